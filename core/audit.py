@@ -1,0 +1,694 @@
+"""The Celador's audit log: an append-only, hash-chained SQLite journal (seed 001 §7).
+
+One record per execution, chat turn, plan edit, ETL load, rollback or settings change.
+Records live in ``<audit_dir>/audit.sqlite3`` (WAL mode, ``busy_timeout``) so the Streamlit
+app and CLI commands can append at the same time. Triggers forbid UPDATE and DELETE; every
+record carries ``hash = sha256(prev_hash + canonical_json(fields))`` over all its fields
+except ``seq`` and ``hash``, so ``verify`` finds an edited or removed record even when an
+attacker drops the triggers. Reading the chain head and inserting happen in one
+``BEGIN IMMEDIATE`` transaction, so concurrent writers never fork the chain.
+
+The schema changes only through the numbered files in ``core/audit_migrations``
+(``0001_init.sql``, ``0002_…``), applied in order at open and recorded in
+``schema_migrations``. The free-form ``payload`` keeps the normalized plan (seed 000 §6),
+``timings_ms`` per step, row counts, effective date ranges and errors.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Sequence, TextIO
+
+from core.clock import Clock, iso_utc
+from core.config import load_settings
+from core.errors import CasandraError, RangoFueraDeCorte, ValidacionError
+
+DB_FILENAME = "audit.sqlite3"
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "audit_migrations"
+GENESIS_HASH = "sha256:" + "0" * 64
+BUSY_TIMEOUT_MS = 30_000
+
+_TABLE = "audit_records"
+_COLUMNS = (
+    "seq",
+    "job_id",
+    "ts",
+    "kind",
+    "user",
+    "role",
+    "question",
+    "status",
+    "query_hash",
+    "catalog_version",
+    "dataset_version",
+    "tools",
+    "payload",
+    "prev_hash",
+    "hash",
+)
+_HASHED = tuple(c for c in _COLUMNS if c not in ("seq", "hash"))
+_MIGRATION_NAME = re.compile(r"^(\d{4})_([A-Za-z0-9_]+)\.sql$")
+_FILTERS = ("since", "until", "user", "status", "kind", "tool", "dataset_version", "text")
+
+
+def canonical_json(obj: Any) -> str:
+    """The one canonical JSON form used for payloads and hashes (sorted keys, compact)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def record_hash(prev_hash: str, fields: dict) -> str:
+    """``sha256:<hex>`` of ``prev_hash`` + canonical JSON of a record's hashed fields."""
+    body = canonical_json({name: fields[name] for name in _HASHED})
+    return "sha256:" + hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One stored audit record, as read back from the log."""
+
+    seq: int
+    job_id: str
+    ts: str
+    kind: str
+    user: str
+    role: str
+    question: str | None
+    status: str
+    query_hash: str | None
+    catalog_version: str | None
+    dataset_version: str | None
+    tools: tuple[str, ...]
+    payload: dict
+    prev_hash: str
+    hash: str
+
+    def as_dict(self) -> dict:
+        """JSON-ready form (``tools`` as a list); the shape of the JSON export."""
+        return {name: (list(self.tools) if name == "tools" else getattr(self, name)) for name in _COLUMNS}
+
+    def hashed_fields(self) -> dict:
+        """The fields covered by ``hash`` (everything except ``seq`` and ``hash``)."""
+        data = self.as_dict()
+        return {name: data[name] for name in _HASHED}
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """Outcome of checking the hash chain; ``reason`` explains a failure in Spanish."""
+
+    ok: bool
+    checked: int
+    first_bad_seq: int | None = None
+    first_bad_job_id: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One numbered schema migration file."""
+
+    version: int
+    name: str
+    path: Path
+
+    def statements(self) -> list[str]:
+        """The file's SQL split into complete statements (triggers kept whole)."""
+        out: list[str] = []
+        pending = ""
+        for line in self.path.read_text(encoding="utf-8").splitlines(keepends=True):
+            if not pending and (not line.strip() or line.lstrip().startswith("--")):
+                continue
+            pending += line
+            if sqlite3.complete_statement(pending):
+                out.append(pending.strip())
+                pending = ""
+        if pending.strip():
+            raise RuntimeError(f"Migración {self.path.name}: sentencia SQL incompleta al final del archivo")
+        return out
+
+
+def discover_migrations(folder: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """The ``NNNN_name.sql`` files of ``folder`` in version order (versions must be unique)."""
+    found: dict[int, Migration] = {}
+    for path in sorted(folder.glob("*.sql")):
+        match = _MIGRATION_NAME.match(path.name)
+        if not match:
+            raise RuntimeError(f"Nombre de migración inválido: {path.name} (se espera NNNN_nombre.sql)")
+        version = int(match.group(1))
+        if version in found:
+            raise RuntimeError(f"Versión de migración repetida: {version}")
+        found[version] = Migration(version, match.group(2), path)
+    return [found[v] for v in sorted(found)]
+
+
+def _tools_column(tools: tuple[str, ...]) -> str | None:
+    return ",".join(tools) if tools else None
+
+
+def _tools_tuple(column: str | None) -> tuple[str, ...]:
+    return tuple(column.split(",")) if column else ()
+
+
+def _like_pattern(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _bound(value: str, *, end: bool) -> str:
+    """A ``since``/``until`` value as a comparable ISO-8601 UTC string (dates cover the day)."""
+    text = str(value).strip()
+    try:
+        if len(text) == 10:
+            day = date.fromisoformat(text)
+            return f"{day.isoformat()}T{'23:59:59' if end else '00:00:00'}Z"
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValidacionError(
+            f"Fecha inválida en el filtro de auditoría: {text!r}.",
+            hints=["Use AAAA-MM-DD o AAAA-MM-DDTHH:MM:SSZ."],
+            path="until" if end else "since",
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return iso_utc(moment)
+
+
+def _where(
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    user: str | None = None,
+    status: str | None = None,
+    kind: str | None = None,
+    tool: str | None = None,
+    dataset_version: str | None = None,
+    text: str | None = None,
+) -> tuple[str, list[Any]]:
+    """The WHERE clause and its parameters for the list filters (always parameterized)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    low = _bound(since, end=False) if since else None
+    high = _bound(until, end=True) if until else None
+    if low and high and low > high:
+        raise RangoFueraDeCorte(
+            f"El rango de fechas está invertido: desde {low} hasta {high}.", path="since"
+        )
+    if low:
+        clauses.append("ts >= ?")
+        params.append(low)
+    if high:
+        clauses.append("ts <= ?")
+        params.append(high)
+    for column, value in (("user", user), ("status", status), ("kind", kind), ("dataset_version", dataset_version)):
+        if value is not None:
+            clauses.append(f"{column} = ?")  # column names come from this fixed list only
+            params.append(value)
+    if tool is not None:
+        clauses.append("instr(',' || coalesce(tools, '') || ',', ',' || ? || ',') > 0")
+        params.append(tool)
+    if text:
+        clauses.append("(question LIKE ? ESCAPE '\\' OR payload LIKE ? ESCAPE '\\')")
+        pattern = _like_pattern(text)
+        params.extend([pattern, pattern])
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _record(row: sqlite3.Row | tuple) -> AuditRecord:
+    values = dict(zip(_COLUMNS, row))
+    try:
+        payload = json.loads(values["payload"])
+        if not isinstance(payload, dict):
+            raise ValueError
+    except (TypeError, ValueError):
+        # A tampered row must not break the viewer; verify() reports it.
+        payload = {"_payload_invalido": values["payload"]}
+    values["payload"] = payload
+    values["tools"] = _tools_tuple(values["tools"])
+    return AuditRecord(**values)
+
+
+class AuditLog:
+    """Append-only, hash-chained audit log in one SQLite file (safe across processes)."""
+
+    def __init__(self, path: Path, clock: Clock | None = None):
+        """Open (creating and migrating if needed) the log at ``path``."""
+        self.path = Path(path)
+        self.clock = clock or Clock()
+        self._local = threading.local()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._migrate()
+
+    @classmethod
+    def for_settings(cls, settings, clock: Clock | None = None) -> "AuditLog":
+        """The log of a Settings object: ``<settings.audit_dir>/audit.sqlite3``."""
+        return cls(Path(settings.audit_dir) / DB_FILENAME, clock=clock)
+
+    # -- connections -------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        """This thread's connection (a fresh one after a fork)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and self._local.pid == os.getpid():
+            return conn
+        conn = sqlite3.connect(
+            str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=True
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_MS)}")
+        self._set_wal(conn)
+        # Under WAL, NORMAL is durable against application crashes and avoids an fsync per
+        # commit; that is what keeps several concurrent writers fast.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        self._local.conn = conn
+        self._local.pid = os.getpid()
+        return conn
+
+    @staticmethod
+    def _set_wal(conn: sqlite3.Connection) -> None:
+        """Switch to WAL; retried because the switch can answer 'locked' without waiting."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        delay = 0.005
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() == "wal":
+                    return
+                raise sqlite3.OperationalError(f"no se pudo activar WAL (modo {mode})")
+            except sqlite3.OperationalError as exc:
+                transient = "locked" in str(exc) or "busy" in str(exc)
+                if not transient or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+
+    def close(self) -> None:
+        """Close this thread's connection (a later call opens a new one)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            if self._local.pid == os.getpid():
+                conn.close()
+            self._local.conn = None
+
+    def __enter__(self) -> "AuditLog":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # -- migrations --------------------------------------------------------------------
+
+    def _applied_versions(self, conn: sqlite3.Connection) -> set[int]:
+        exists = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+        if not exists:
+            return set()
+        return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+
+    def _migrate(self) -> None:
+        """Apply pending migrations in order, once, even with several processes opening."""
+        migrations = discover_migrations(MIGRATIONS_DIR)
+        conn = self._conn()
+        if {m.version for m in migrations} <= self._applied_versions(conn):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            applied = self._applied_versions(conn)  # re-read under the write lock
+            for migration in migrations:
+                if migration.version in applied:
+                    continue
+                for statement in migration.statements():
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, iso_utc(self.clock.now())),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def schema_version(self) -> int:
+        """Highest applied migration version (0 for an empty database)."""
+        row = self._conn().execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+        return int(row[0])
+
+    def migrations(self) -> list[tuple[int, str, str]]:
+        """Applied migrations as ``(version, name, applied_at)`` in order."""
+        return [
+            tuple(row)
+            for row in self._conn().execute(
+                "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
+            )
+        ]
+
+    # -- writing -----------------------------------------------------------------------
+
+    def append(
+        self,
+        *,
+        kind: str,
+        user: str,
+        role: str,
+        status: str,
+        payload: dict,
+        question: str | None = None,
+        query_hash: str | None = None,
+        catalog_version: str | None = None,
+        dataset_version: str | None = None,
+        tools: Sequence[str] = (),
+        job_id: str | None = None,
+    ) -> AuditRecord:
+        """Append one record at the head of the chain and return it as stored."""
+        for name, value in (("kind", kind), ("user", user), ("role", role), ("status", status)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"Campo de auditoría '{name}' vacío o no es texto")
+        for name, value in (
+            ("question", question),
+            ("query_hash", query_hash),
+            ("catalog_version", catalog_version),
+            ("dataset_version", dataset_version),
+        ):
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"Campo de auditoría '{name}' debe ser texto o None")
+        if not isinstance(payload, dict):
+            raise ValueError("El payload de auditoría debe ser un dict")
+        if isinstance(tools, str):
+            tools = (tools,)
+        tool_names = tuple(tools)
+        for tool in tool_names:
+            if not isinstance(tool, str) or not tool or "," in tool:
+                raise ValueError(f"Nombre de herramienta inválido para auditoría: {tool!r}")
+        job_id = uuid.uuid4().hex if job_id is None else job_id
+        if not isinstance(job_id, str) or not job_id:
+            raise ValueError("job_id vacío o no es texto")
+        payload_text = canonical_json(payload)
+        normalized_payload = json.loads(payload_text)  # what reading the row back gives
+
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            head = conn.execute(f"SELECT hash FROM {_TABLE} ORDER BY seq DESC LIMIT 1").fetchone()
+            fields = {
+                "job_id": job_id,
+                "ts": iso_utc(self.clock.now()),
+                "kind": kind,
+                "user": user,
+                "role": role,
+                "question": question,
+                "status": status,
+                "query_hash": query_hash,
+                "catalog_version": catalog_version,
+                "dataset_version": dataset_version,
+                "tools": list(tool_names),
+                "payload": normalized_payload,
+                "prev_hash": head[0] if head else GENESIS_HASH,
+            }
+            digest = record_hash(fields["prev_hash"], fields)
+            row = dict(fields, tools=_tools_column(tool_names), payload=payload_text, hash=digest)
+            cursor = conn.execute(
+                f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS[1:])}) "
+                f"VALUES ({', '.join('?' for _ in _COLUMNS[1:])})",
+                [row[name] for name in _COLUMNS[1:]],
+            )
+            seq = cursor.lastrowid
+            conn.execute("COMMIT")
+        except sqlite3.IntegrityError as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if "job_id" in str(exc):
+                raise ValueError(f"job_id duplicado en la bitácora de auditoría: {job_id}") from exc
+            raise
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return AuditRecord(
+            seq=seq,
+            **dict(fields, tools=tool_names, payload=normalized_payload),
+            hash=digest,
+        )
+
+    # -- reading -----------------------------------------------------------------------
+
+    def get(self, job_id: str) -> AuditRecord | None:
+        """The record with this ``job_id``, or None."""
+        row = self._conn().execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} WHERE job_id = ?", (job_id,)
+        ).fetchone()
+        return _record(row) if row else None
+
+    def _select(
+        self, filters: dict, *, newest_first: bool, limit: int | None, offset: int
+    ) -> Iterator[AuditRecord]:
+        unknown = set(filters) - set(_FILTERS)
+        if unknown:
+            raise TypeError(f"Filtros de auditoría desconocidos: {sorted(unknown)}")
+        for name, value in (("limit", limit), ("offset", offset)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"'{name}' debe ser un entero no negativo")
+        where, params = _where(**filters)
+        sql = (
+            f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE}{where} "
+            f"ORDER BY seq {'DESC' if newest_first else 'ASC'} LIMIT ? OFFSET ?"
+        )
+        params += [-1 if limit is None else limit, offset]
+        for row in self._conn().execute(sql, params):
+            yield _record(row)
+
+    def list(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        user: str | None = None,
+        status: str | None = None,
+        kind: str | None = None,
+        tool: str | None = None,
+        dataset_version: str | None = None,
+        text: str | None = None,
+        limit: int | None = 200,
+        offset: int = 0,
+    ) -> list[AuditRecord]:
+        """Records matching every filter, newest first (``text`` searches question and payload; limit None = all)."""
+        filters = dict(
+            since=since, until=until, user=user, status=status, kind=kind,
+            tool=tool, dataset_version=dataset_version, text=text,
+        )
+        return [*self._select(filters, newest_first=True, limit=limit, offset=offset)]
+
+    def count(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        user: str | None = None,
+        status: str | None = None,
+        kind: str | None = None,
+        tool: str | None = None,
+        dataset_version: str | None = None,
+        text: str | None = None,
+    ) -> int:
+        """Number of records matching the same filters as ``list``."""
+        where, params = _where(
+            since=since, until=until, user=user, status=status, kind=kind,
+            tool=tool, dataset_version=dataset_version, text=text,
+        )
+        return int(self._conn().execute(f"SELECT count(*) FROM {_TABLE}{where}", params).fetchone()[0])
+
+    # -- checking ----------------------------------------------------------------------
+
+    def verify(self) -> VerifyResult:
+        """Recompute every hash in seq order; name the first record that does not match."""
+        conn = self._conn()
+        conn.execute("BEGIN")  # one consistent snapshot while other processes append
+        rows = conn.cursor()
+        try:
+            expected_prev = GENESIS_HASH
+            previous_seq: int | None = None
+            checked = 0
+            for row in rows.execute(f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} ORDER BY seq"):
+                values = dict(zip(_COLUMNS, row))
+                checked += 1
+                seq, job_id = values["seq"], values["job_id"]
+                where = f"seq={seq} (job_id={job_id})"
+                if values["prev_hash"] != expected_prev:
+                    before = f"el registro seq={previous_seq}" if previous_seq is not None else "el inicio de la cadena"
+                    return VerifyResult(
+                        False, checked, seq, job_id,
+                        f"El registro {where} no enlaza con {before}: su prev_hash no coincide; "
+                        "se borró, insertó o alteró un registro anterior.",
+                    )
+                try:
+                    payload = json.loads(values["payload"])
+                except (TypeError, ValueError):
+                    return VerifyResult(
+                        False, checked, seq, job_id,
+                        f"El registro {where} tiene un payload que no es JSON válido: fue alterado.",
+                    )
+                fields = dict(values, tools=list(_tools_tuple(values["tools"])), payload=payload)
+                if record_hash(values["prev_hash"], fields) != values["hash"]:
+                    return VerifyResult(
+                        False, checked, seq, job_id,
+                        f"El hash del registro {where} no coincide con su contenido: el registro fue alterado.",
+                    )
+                expected_prev = values["hash"]
+                previous_seq = seq
+            # AUTOINCREMENT never reuses a seq: a head below the counter means removed tail records.
+            counter = conn.execute(
+                "SELECT seq FROM sqlite_sequence WHERE name = ?", (_TABLE,)
+            ).fetchone()
+            last = previous_seq or 0
+            if counter and int(counter[0]) > last:
+                return VerifyResult(
+                    False, checked, last + 1, None,
+                    f"Faltan registros al final de la cadena: el último es seq={last} "
+                    f"pero se asignaron hasta seq={int(counter[0])}.",
+                )
+            return VerifyResult(True, checked)
+        finally:
+            rows.close()
+            conn.execute("COMMIT")
+
+    # -- exporting ---------------------------------------------------------------------
+
+    def export(self, fmt: str, out: TextIO, **filters) -> int:
+        """Write matching records in chain order as ``json`` (a list) or ``csv``; return rows written."""
+        if fmt not in ("json", "csv"):
+            raise ValueError(f"Formato de exportación desconocido: {fmt!r} (use json o csv)")
+        records = self._select(filters, newest_first=False, limit=None, offset=0)
+        written = 0
+        if fmt == "json":
+            out.write("[")
+            for record in records:
+                out.write(",\n" if written else "\n")
+                out.write(json.dumps(record.as_dict(), ensure_ascii=False, sort_keys=True, default=str))
+                written += 1
+            out.write("\n]\n" if written else "]\n")
+            return written
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(_COLUMNS)
+        for record in records:
+            row = record.as_dict()
+            row["tools"] = _tools_column(record.tools)
+            row["payload"] = canonical_json(record.payload)
+            writer.writerow(["" if row[name] is None else row[name] for name in _COLUMNS])
+            written += 1
+        return written
+
+
+# -- CLI ---------------------------------------------------------------------------------
+
+
+def _add_filters(parser, *, with_limit: bool) -> None:
+    parser.add_argument("--since", help="desde (AAAA-MM-DD o ISO-8601 UTC, inclusive)")
+    parser.add_argument("--until", help="hasta (AAAA-MM-DD o ISO-8601 UTC, inclusive)")
+    parser.add_argument("--user", help="usuario exacto")
+    parser.add_argument("--status", help="estado exacto (ok, error, refused…)")
+    parser.add_argument("--kind", help="tipo exacto (execute, ask, plan_edit, etl…)")
+    parser.add_argument("--tool", help="registros que usaron esta herramienta")
+    parser.add_argument("--dataset-version", dest="dataset_version", help="versión de datos exacta")
+    parser.add_argument("--text", help="texto en la pregunta o el payload")
+    if with_limit:
+        parser.add_argument("--limit", type=int, default=200, help="máximo de registros (200)")
+        parser.add_argument("--offset", type=int, default=0, help="registros a saltar")
+
+
+def _filters_from(args) -> dict:
+    return {name: getattr(args, name, None) for name in _FILTERS}
+
+
+def _log_for(args, settings) -> AuditLog:
+    if settings is None:
+        settings = load_settings(getattr(args, "data_dir", None))
+    return AuditLog.for_settings(settings)
+
+
+def _cli_list(args, settings) -> int:
+    """``audit list``: newest records first, as a table or JSON."""
+    try:
+        with _log_for(args, settings) as log:
+            records = log.list(**_filters_from(args), limit=args.limit, offset=args.offset)
+    except (CasandraError, ValueError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump([r.as_dict() for r in records], sys.stdout, ensure_ascii=False, indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0
+    if not records:
+        print("Sin registros de auditoría para esos filtros.")
+        return 0
+    print("seq\tts\tkind\tstatus\tuser\trole\tjob_id\tquestion")
+    for r in records:
+        question = (r.question or "").replace("\t", " ").replace("\n", " ")
+        print(f"{r.seq}\t{r.ts}\t{r.kind}\t{r.status}\t{r.user}\t{r.role}\t{r.job_id}\t{question}")
+    return 0
+
+
+def _cli_verify(args, settings) -> int:
+    """``audit verify``: exit 0 when the chain is intact, 1 naming the first bad record."""
+    with _log_for(args, settings) as log:
+        result = log.verify()
+    if result.ok:
+        print(f"Cadena de auditoría íntegra: {result.checked} registros verificados.")
+        return 0
+    print(
+        f"Cadena de auditoría ROTA en seq={result.first_bad_seq} "
+        f"(job_id={result.first_bad_job_id}): {result.reason}"
+    )
+    return 1
+
+
+def _cli_export(args, settings) -> int:
+    """``audit export``: every matching record as JSON or CSV, to a file or stdout."""
+    try:
+        with _log_for(args, settings) as log:
+            if args.output:
+                target = Path(args.output)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with target.open("w", encoding="utf-8", newline="") as handle:
+                    written = log.export(args.format, handle, **_filters_from(args))
+                print(f"Exportados {written} registros de auditoría a {target}.", file=sys.stderr)
+            else:
+                written = log.export(args.format, sys.stdout, **_filters_from(args))
+    except (CasandraError, ValueError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def register_cli(subparsers) -> None:
+    """Add the ``audit`` command (``list``, ``verify``, ``export``) to an argparse subparsers object."""
+    audit = subparsers.add_parser("audit", help="bitácora de auditoría: listar, verificar, exportar")
+    commands = audit.add_subparsers(dest="audit_command", metavar="{list,verify,export}")
+    commands.required = True
+
+    listing = commands.add_parser("list", help="lista registros, el más reciente primero")
+    _add_filters(listing, with_limit=True)
+    listing.add_argument("--json", action="store_true", help="salida en JSON")
+    listing.set_defaults(handler=_cli_list)
+
+    verify = commands.add_parser("verify", help="verifica la cadena de hashes")
+    verify.set_defaults(handler=_cli_verify)
+
+    export = commands.add_parser("export", help="exporta registros en JSON o CSV")
+    export.add_argument("--format", choices=("json", "csv"), required=True, help="formato de salida")
+    export.add_argument("--output", help="archivo de salida (por omisión, la salida estándar)")
+    _add_filters(export, with_limit=False)
+    export.set_defaults(handler=_cli_export)

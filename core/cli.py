@@ -1,0 +1,141 @@
+"""Command line: ``python -m core <command>``. Every command takes ``--data-dir``.
+
+Exit codes: 0 done, 2 refused (clear Spanish message on stderr, data untouched),
+1 for other failures.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from core.clock import Clock, iso_utc
+from core.config import DEFAULT_DATA_DIR, load_settings
+from core.errors import CasandraError, DatosFaltantesError, ValidacionError
+from core.etl import SourceSpec, run_etl
+from core.etl.publish import Depot
+
+# Modules that add their own sub-commands (datasette-style: built-ins use the same hook).
+COMMAND_MODULES = ("core.audit",)
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def _stderr_progress(stage: str, fraction: float, message: str) -> None:
+    sys.stderr.write(f"[{stage} {int(fraction * 100):3d}%] {message}\n")
+    sys.stderr.flush()
+
+
+def cmd_etl(args, settings) -> int:
+    """Load files into a new dataset version."""
+    specs = [SourceSpec(Path(p), coverage=args.coverage, annual_cut=args.annual_cut) for p in args.files]
+    result = run_etl(specs, settings, progress=None if args.quiet else _stderr_progress)
+    _print_json(result.summary)
+    return 0
+
+
+def load_manifest(raw_dir: Path) -> list[SourceSpec]:
+    """The bundled files and their per-file options from ``raw/manifest.json``."""
+    manifest = raw_dir / "manifest.json"
+    if not manifest.is_file():
+        raise ValidacionError(f"No existe {manifest}.", ["El manifiesto lista los archivos de data/raw."])
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    return [
+        SourceSpec(raw_dir / item["path"], coverage=item.get("coverage"), annual_cut=item.get("annual_cut"),
+                   procedencia=item.get("procedencia"))
+        for item in data["files"]
+    ]
+
+
+def cmd_build(args, settings) -> int:
+    """Build the default store from the bundled files listed in data/raw/manifest.json."""
+    depot = Depot(settings.store_dir)
+    if args.if_missing and depot.current_id():
+        sys.stderr.write(f"El almacén ya existe ({depot.current_id()}); no se reconstruye.\n")
+        return 0
+    raw = Path(args.raw_dir) if args.raw_dir else settings.raw_dir
+    if not args.raw_dir and not (raw / "manifest.json").is_file():
+        raw = DEFAULT_DATA_DIR / "raw"  # an empty data folder builds from the bundled files
+    result = run_etl(load_manifest(raw), settings, progress=None if args.quiet else _stderr_progress)
+    _print_json({k: result.summary.get(k) for k in ("status", "dataset_version", "min_date", "max_date", "row_counts", "cuarentena")})
+    return 0
+
+
+def cmd_metadata(args, settings) -> int:
+    """Print the current version's metadata JSON."""
+    meta = Depot(settings.store_dir).metadata()
+    if meta is None:
+        raise DatosFaltantesError("No hay datos publicados en esta carpeta.",
+                                  ["Cargue archivos con `python -m core etl ARCHIVO`."])
+    _print_json(meta)
+    return 0
+
+
+def cmd_versions(args, settings) -> int:
+    """List the published versions, newest first."""
+    _print_json(Depot(settings.store_dir).versions())
+    return 0
+
+
+def cmd_rollback(args, settings) -> int:
+    """Make an earlier version current again."""
+    meta = Depot(settings.store_dir).rollback(args.version_id, iso_utc(Clock().now()))
+    _print_json({"status": "rolled_back", "dataset_version": meta["dataset_version"], "max_date": meta["max_date"]})
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse tree of every command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", default=argparse.SUPPRESS,
+                        help="carpeta de datos (por defecto data/; CASANDRA_DATA_DIR la cambia)")
+    parser = argparse.ArgumentParser(prog="python -m core", description="Casandra: motor y datos.", parents=[common])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("etl", parents=[common], help="cargar archivos CSV/ZIP en una nueva versión")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--coverage", help="AAAA-MM:AAAA-MM para archivos largos sin ceros")
+    p.add_argument("--annual-cut", help="AAAA-MM: último mes incluido en los totales anuales")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(handler=cmd_etl)
+    p = sub.add_parser("build", parents=[common], help="construir el almacén con los archivos de data/raw")
+    p.add_argument("--if-missing", action="store_true")
+    p.add_argument("--raw-dir")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(handler=cmd_build)
+    sub.add_parser("metadata", parents=[common], help="metadatos de la versión vigente").set_defaults(handler=cmd_metadata)
+    sub.add_parser("versions", parents=[common], help="versiones publicadas").set_defaults(handler=cmd_versions)
+    p = sub.add_parser("rollback", parents=[common], help="volver a una versión anterior")
+    p.add_argument("version_id")
+    p.set_defaults(handler=cmd_rollback)
+    import importlib
+
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # a module still being written must not break the others
+            continue
+        register = getattr(module, "register_cli", None)
+        if register:
+            register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "data_dir"):
+        args.data_dir = None
+    settings = load_settings(args.data_dir)
+    try:
+        return int(args.handler(args, settings) or 0)
+    except CasandraError as exc:
+        sys.stderr.write(f"Error [{exc.code}]: {exc.details}\n")
+        for hint in exc.hints:
+            sys.stderr.write(f"  - {hint}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130

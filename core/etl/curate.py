@@ -1,0 +1,290 @@
+"""Curador: turn staged cells into curated monthly rows, or quarantine them with a reason.
+
+Labels and codes are resolved once per distinct value in Python (a few hundred at most)
+and joined back in SQL, so the per-row work stays inside DuckDB. Every row problem
+(unknown municipality, non-numeric or negative count, bad month…) becomes a quarantine
+entry with its source file and line; structural problems were refused earlier.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+
+from core import entities, taxonomy
+from core.etl.layouts import MONTHS
+from core.names import municipality_id, slug_key
+
+QUARANTINE_DDL = """
+CREATE TABLE IF NOT EXISTS quarantine_batch (
+    load_seq INTEGER, source_file VARCHAR, source_row BIGINT, motivo VARCHAR, valores VARCHAR
+)
+"""
+
+CURATED_DDL = """
+CREATE TABLE IF NOT EXISTS curated_batch (
+    load_seq INTEGER, row_id BIGINT, fecha DATE, cve_municipio VARCHAR, cve_ent VARCHAR,
+    estado_id VARCHAR, estado VARCHAR, entidad_id VARCHAR, municipio VARCHAR,
+    bien_juridico VARCHAR, tipo VARCHAR, tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR,
+    modalidad VARCHAR, metodo VARCHAR, eventos BIGINT, source_file VARCHAR, source_row BIGINT
+)
+"""
+
+# Row id: a stable 63-bit integer derived from the cell's key (it is the evidence id).
+ROW_ID_SQL = (
+    "(md5_number_lower(concat_ws('|', cve_municipio, strftime(fecha, '%Y-%m'), delito, metodo))"
+    " & 9223372036854775807::UBIGINT)::BIGINT"
+)
+
+
+@dataclass
+class KnownEntities:
+    """Municipalities known before this load: the catalog plus the current store."""
+
+    by_code: dict[str, tuple[str, str]] = field(default_factory=dict)  # code -> (entidad_id, label)
+    by_id: dict[str, tuple[str, str]] = field(default_factory=dict)  # entidad_id -> (code, label)
+
+    def add(self, code: str, entidad_id: str, label: str) -> None:
+        """Remember one municipality."""
+        self.by_code.setdefault(code, (entidad_id, label))
+        self.by_id.setdefault(entidad_id, (code, label))
+
+
+def known_entities(extra: list[tuple[str, str, str]] = ()) -> KnownEntities:
+    """Catalog municipalities plus ``extra`` (code, entidad_id, label) from the store."""
+    known = KnownEntities()
+    for m in entities.load_municipalities():
+        known.add(m.cve_municipio, m.entidad_id, m.nombre)
+    for code, eid, label in extra:
+        known.add(code, eid, label)
+    return known
+
+
+def _entity_row(raw: tuple, known: KnownEntities) -> tuple:
+    """Resolve one distinct (clave_ent, entidad, cve_municipio, municipio, entidad_id)."""
+    clave_ent, _entidad, cve, mun, eid = raw
+    if eid:
+        hit = known.by_id.get(eid.strip())
+        if not hit:
+            return raw + (None,) * 6 + (f"entidad_id desconocido ({eid.strip()[:60]})",)
+        code = hit[0]
+        label = hit[1]
+    else:
+        code = entities.pad_municipality_code(cve) if cve is not None else None
+        if code is None:
+            return raw + (None,) * 6 + (f"clave de municipio inválida ({str(cve)[:30]})",)
+        label = None
+    state = entities.state_by_code(entities.state_of_municipality_code(code))
+    if state is None:
+        return raw + (None,) * 6 + (f"clave de municipio desconocida ({code}, estado inexistente)",)
+    if clave_ent and not eid:
+        try:
+            if int(float(clave_ent)) != int(state.cve_ent):
+                return raw + (None,) * 6 + (
+                    f"clave de municipio de otra entidad ({code} no pertenece a {clave_ent[:10]})",)
+        except ValueError:
+            return raw + (None,) * 6 + (f"clave de entidad inválida ({clave_ent[:30]})",)
+    if label is None:
+        hit = known.by_code.get(code)
+        if hit:
+            eid_out, label = hit
+        elif mun and mun.strip():
+            label = mun.strip()
+            eid_out = municipality_id(state.abreviatura, label)
+        else:
+            return raw + (None,) * 6 + (f"clave de municipio desconocida ({code})",)
+    else:
+        eid_out = eid.strip()
+    return raw + (code, state.cve_ent, state.abreviatura, state.nombre, eid_out, label, None)
+
+
+def _crime_row(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
+    """Resolve one distinct (bien, tipo, subtipo, modalidad, delito, metodo)."""
+    bien, tipo, subtipo, modalidad, delito, metodo = raw
+    none = (None,) * 9
+    if delito:  # canonical layout: keys, not labels
+        crime = known_crimes.get(delito.strip())
+        if crime is None:
+            return raw + none + (f"delito desconocido ({delito.strip()[:60]})",)
+        if metodo and metodo.strip():
+            method = known_methods.get(metodo.strip())
+            if method is None:
+                return raw + none + (f"método desconocido ({metodo.strip()[:60]})",)
+        else:
+            method = taxonomy.method_for_label(None, crime.subtipo)
+    else:
+        if not tipo or not tipo.strip():
+            return raw + none + ("tipo de delito vacío",)
+        crime = taxonomy.crime_for_labels(bien, tipo.strip(), subtipo.strip() if subtipo else None)
+        method = taxonomy.method_for_label(modalidad.strip() if modalidad else None, crime.subtipo)
+    return raw + (
+        crime.bien_juridico or (bien or None), crime.tipo, crime.tipo_key, crime.subtipo,
+        crime.delito, method.modalidad, method.metodo, method.violencia, None, None,
+    )
+
+
+def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crimes: dict, known_methods: dict) -> None:
+    """Create ``ent_map`` and ``crime_map`` for the distinct raw values of ``cells``."""
+    ent_raw = con.execute(
+        "SELECT DISTINCT clave_ent, entidad, cve_municipio, municipio, entidad_id FROM cells"
+    ).fetchall()
+    con.execute(
+        """CREATE OR REPLACE TABLE ent_map (
+            k_clave_ent VARCHAR, k_entidad VARCHAR, k_cve VARCHAR, k_mun VARCHAR, k_eid VARCHAR,
+            cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR, estado VARCHAR,
+            entidad_id VARCHAR, municipio VARCHAR, motivo VARCHAR)"""
+    )
+    rows = [_entity_row(r, known) for r in ent_raw]
+    if rows:
+        con.executemany("INSERT INTO ent_map VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    crime_raw = con.execute(
+        "SELECT DISTINCT bien, tipo, subtipo, modalidad, delito, metodo FROM cells"
+    ).fetchall()
+    con.execute(
+        """CREATE OR REPLACE TABLE crime_map (
+            k_bien VARCHAR, k_tipo VARCHAR, k_subtipo VARCHAR, k_modalidad VARCHAR,
+            k_delito VARCHAR, k_metodo VARCHAR, bien_juridico VARCHAR, tipo VARCHAR,
+            tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR, modalidad VARCHAR, metodo VARCHAR,
+            violencia VARCHAR, _unused VARCHAR, motivo VARCHAR)"""
+    )
+    rows = [_crime_row(r, known_crimes, known_methods) for r in crime_raw]
+    if rows:
+        con.executemany("INSERT INTO crime_map VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+
+
+_MONTH_NAMES = "[" + ", ".join(f"'{m}'" for m in MONTHS) + "]"
+
+PARSE_SQL = f"""
+CREATE OR REPLACE TABLE parsed AS
+SELECT c.load_seq, c.source_file, c.source_row, c.columna, c.valor,
+       e.cve_municipio, e.cve_ent, e.estado_id, e.estado, e.entidad_id, e.municipio,
+       m.bien_juridico, m.tipo, m.tipo_key, m.subtipo, m.delito, m.modalidad, m.metodo,
+       coalesce(e.motivo, m.motivo) AS ref_motivo,
+       TRY_CAST(trim(c.anio) AS DOUBLE) AS anio_d,
+       coalesce(TRY_CAST(split_part(trim(c.mes), '-', 1) AS INTEGER),
+                list_position({_MONTH_NAMES}, lower(strip_accents(trim(split_part(c.mes, '-', -1)))))
+       ) AS mes_i,
+       date_trunc('month', TRY_CAST(trim(c.fecha) AS DATE))::DATE AS fecha_d,
+       TRY_CAST(trim(c.fecha) AS DATE) AS fecha_raw,
+       TRY_CAST(trim(c.valor) AS DOUBLE) AS v
+FROM cells c
+LEFT JOIN ent_map e
+  ON c.clave_ent IS NOT DISTINCT FROM e.k_clave_ent AND c.entidad IS NOT DISTINCT FROM e.k_entidad
+ AND c.cve_municipio IS NOT DISTINCT FROM e.k_cve AND c.municipio IS NOT DISTINCT FROM e.k_mun
+ AND c.entidad_id IS NOT DISTINCT FROM e.k_eid
+LEFT JOIN crime_map m
+  ON c.bien IS NOT DISTINCT FROM m.k_bien AND c.tipo IS NOT DISTINCT FROM m.k_tipo
+ AND c.subtipo IS NOT DISTINCT FROM m.k_subtipo AND c.modalidad IS NOT DISTINCT FROM m.k_modalidad
+ AND c.delito IS NOT DISTINCT FROM m.k_delito AND c.metodo IS NOT DISTINCT FROM m.k_metodo
+"""
+
+CHECK_SQL = """
+CREATE OR REPLACE TABLE checked AS
+SELECT *,
+  CASE
+    WHEN ref_motivo IS NOT NULL THEN ref_motivo
+    WHEN fecha IS NULL AND columna = 'eventos' THEN 'fecha inválida'
+    WHEN fecha IS NULL AND (anio_d IS NULL OR anio_d <> floor(anio_d) OR anio_d < 1990 OR anio_d > 2100)
+      THEN 'año inválido'
+    WHEN fecha IS NULL THEN 'mes inválido'
+    WHEN v IS NULL THEN 'conteo no numérico'
+    WHEN v < 0 THEN 'conteo negativo'
+    WHEN v <> floor(v) THEN 'conteo no entero'
+    WHEN v > 1e9 THEN 'conteo fuera de rango'
+    ELSE NULL
+  END AS motivo
+FROM (
+  SELECT *,
+    CASE
+      WHEN columna = 'eventos' THEN fecha_d
+      WHEN anio_d IS NOT NULL AND anio_d = floor(anio_d) AND anio_d BETWEEN 1990 AND 2100
+           AND mes_i BETWEEN 1 AND 12
+        THEN make_date(anio_d::INTEGER, mes_i, 1)
+    END AS fecha
+  FROM parsed
+)
+"""
+
+
+def curate(con: duckdb.DuckDBPyConnection, reduced_seqs: set[int]) -> dict[int, dict]:
+    """Split ``cells`` into ``curated_batch`` and ``quarantine_batch``; per-file counts."""
+    con.execute(QUARANTINE_DDL)
+    con.execute(CURATED_DDL)
+    con.execute(PARSE_SQL)
+    con.execute(CHECK_SQL)
+    con.execute(
+        """INSERT INTO quarantine_batch
+           SELECT load_seq, source_file, source_row,
+                  motivo || CASE WHEN columna NOT IN ('cantidad', 'eventos') THEN ' (' || columna || ')' ELSE '' END,
+                  left(coalesce(valor, ''), 200)
+           FROM checked WHERE motivo IS NOT NULL"""
+    )
+    reduced = sorted(reduced_seqs) or [-1]
+    # Same key twice in one file: reduced layouts lost a distinguishing column upstream,
+    # so their rows are summed (with a warning); elsewhere a repeat is a duplicate row.
+    con.execute(
+        f"""
+        CREATE OR REPLACE TABLE keyed AS
+        SELECT *, {ROW_ID_SQL} AS row_id,
+               count(*) OVER (PARTITION BY load_seq, cve_municipio, fecha, delito, metodo) AS n_key,
+               row_number() OVER (PARTITION BY load_seq, cve_municipio, fecha, delito, metodo
+                                  ORDER BY source_row) AS k_rank,
+               min(source_row) OVER (PARTITION BY load_seq, cve_municipio, fecha, delito, metodo)
+                   AS first_row
+        FROM checked WHERE motivo IS NULL
+        """
+    )
+    con.execute(
+        f"""INSERT INTO quarantine_batch
+            SELECT load_seq, source_file, source_row, 'fila duplicada (misma clave que la línea ' ||
+                   first_row::VARCHAR || ')', left(coalesce(valor, ''), 200)
+            FROM keyed WHERE n_key > 1 AND k_rank > 1 AND load_seq NOT IN ({', '.join(map(str, reduced))})"""
+    )
+    con.execute(
+        f"""
+        INSERT INTO curated_batch
+        SELECT load_seq, any_value(row_id), fecha, cve_municipio, any_value(cve_ent),
+               any_value(estado_id), any_value(estado), any_value(entidad_id), any_value(municipio),
+               any_value(bien_juridico), any_value(tipo), any_value(tipo_key), any_value(subtipo),
+               delito, any_value(modalidad), metodo, sum(v)::BIGINT, any_value(source_file),
+               min(source_row)
+        FROM keyed
+        WHERE load_seq IN ({', '.join(map(str, reduced))}) OR k_rank = 1
+        GROUP BY load_seq, cve_municipio, fecha, delito, metodo
+        """
+    )
+    stats: dict[int, dict] = {}
+    for seq, cells, summed in con.execute(
+        """SELECT load_seq, count(*), count(*) FILTER (WHERE n_key > 1 AND k_rank = 1)
+           FROM keyed GROUP BY load_seq"""
+    ).fetchall():
+        stats.setdefault(seq, {})["celdas_validas"] = cells
+        stats[seq]["claves_repetidas"] = summed
+    for seq, n_rows, n_cells in con.execute(
+        "SELECT load_seq, count(DISTINCT source_row), count(*) FROM quarantine_batch GROUP BY load_seq"
+    ).fetchall():
+        stats.setdefault(seq, {})["filas_en_cuarentena"] = n_rows
+        stats[seq]["celdas_en_cuarentena"] = n_cells
+    return stats
+
+
+def quarantine_reasons(con: duckdb.DuckDBPyConnection, seq: int) -> dict[str, int]:
+    """Quarantined cells of one file, counted by reason (without the month detail)."""
+    rows = con.execute(
+        """SELECT split_part(motivo, ' (', 1) AS m, count(*) FROM quarantine_batch
+           WHERE load_seq = ? GROUP BY m ORDER BY count(*) DESC""",
+        [seq],
+    ).fetchall()
+    return {m: n for m, n in rows}
+
+
+def keys_of(items) -> dict:
+    """Index crimes or methods by their key attribute."""
+    out = {}
+    for item in items:
+        key = getattr(item, "delito", None) or getattr(item, "metodo", None)
+        out[key] = item
+    return out
+
+
+__all__ = ["curate", "build_maps", "known_entities", "quarantine_reasons", "keys_of", "slug_key"]

@@ -1,0 +1,282 @@
+"""Merge a load into the current version: slice ownership, new tables, diff and digest.
+
+A file *owns* the (state, crime, month) slices it publishes: the months with a value in
+a wide file, or every month of the declared/inferred coverage of a long file (where an
+absent cell is a zero). The newest owner of a slice wins, so reloading the same content
+changes nothing and a revised file replaces exactly the months it republishes.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import duckdb
+
+from core import entities, taxonomy
+from core.etl.publish import Depot
+
+EMPTY_DDL = {
+    "incidents": """row_id BIGINT, fecha DATE, cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR,
+        estado VARCHAR, entidad_id VARCHAR, municipio VARCHAR, bien_juridico VARCHAR, tipo VARCHAR,
+        tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR, modalidad VARCHAR, metodo VARCHAR,
+        eventos BIGINT, source_file VARCHAR, source_row BIGINT""",
+    "annual": """row_id BIGINT, anio INTEGER, cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR,
+        entidad_id VARCHAR, municipio VARCHAR, delito VARCHAR, eventos BIGINT, metodologia VARCHAR,
+        parcial BOOLEAN, meses INTEGER, source_file VARCHAR, source_row BIGINT""",
+    "population": """cve_municipio VARCHAR, entidad_id VARCHAR, estado_id VARCHAR, anio INTEGER,
+        poblacion BIGINT, fuente VARCHAR, source_file VARCHAR, source_row BIGINT""",
+    "entities": """entidad_id VARCHAR, nivel VARCHAR, cve VARCHAR, cve_ent VARCHAR, estado_id VARCHAR,
+        label VARCHAR, nombre_corto VARCHAR, aliases VARCHAR, parent_id VARCHAR""",
+    "crimes": """delito VARCHAR, subtipo VARCHAR, tipo VARCHAR, tipo_key VARCHAR, bien_juridico VARCHAR,
+        sinonimos VARCHAR, descripcion VARCHAR, granularity VARCHAR, nivel VARCHAR, incluye VARCHAR,
+        en_datos BOOLEAN""",
+    "methods": """metodo VARCHAR, modalidad VARCHAR, violencia VARCHAR, sinonimos VARCHAR, en_datos BOOLEAN""",
+    "coverage": """estado_id VARCHAR, delito VARCHAR, granularity VARCHAR, desde DATE, hasta DATE, meses INTEGER""",
+    "quarantine": """load_id VARCHAR, source_file VARCHAR, source_row BIGINT, motivo VARCHAR,
+        valores VARCHAR, loaded_at VARCHAR""",
+}
+
+
+def sql_literal(path: Path | str) -> str:
+    """A file path as a quoted SQL string literal (for statements without parameters)."""
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def attach_current(con: duckdb.DuckDBPyConnection, depot: Depot) -> None:
+    """Expose the current version's tables as ``cur_<table>`` (empty tables if none)."""
+    for table, ddl in EMPTY_DDL.items():
+        path = depot.table_path(table)
+        if path is None:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE cur_{table} ({ddl})")
+        else:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW cur_{table} AS SELECT * FROM read_parquet({sql_literal(path)})")
+
+
+def ensure_batches(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the batch tables a load may not have filled."""
+    from core.etl import curate, reference
+
+    con.execute(curate.CURATED_DDL)
+    con.execute(curate.QUARANTINE_DDL)
+    con.execute(reference.ANNUAL_DDL)
+    con.execute(reference.POPULATION_DDL)
+    con.execute(reference.ENTITY_DDL)
+    con.execute("CREATE TABLE IF NOT EXISTS owned (load_seq INTEGER, estado_id VARCHAR, delito VARCHAR, fecha DATE, kind VARCHAR)")
+
+
+def add_owned_observed(con: duckdb.DuckDBPyConnection, seq: int) -> None:
+    """A wide file owns exactly the cells it carries; its months join the coverage."""
+    con.execute(
+        "INSERT INTO owned SELECT DISTINCT load_seq, estado_id, delito, fecha, 'cells' FROM curated_batch WHERE load_seq = ?",
+        [seq],
+    )
+
+
+def add_owned_range(con: duckdb.DuckDBPyConnection, seq: int, first: str, last: str) -> None:
+    """A long file owns every month of its coverage for each (state, crime) it carries:
+    an absent cell there is a zero, so older cells in those slices must go."""
+    con.execute(
+        """INSERT INTO owned
+           SELECT DISTINCT c.load_seq, c.estado_id, c.delito, m.fecha::DATE, 'slice'
+           FROM (SELECT DISTINCT load_seq, estado_id, delito FROM curated_batch WHERE load_seq = ?) c,
+                (SELECT unnest(generate_series(?::DATE, ?::DATE, INTERVAL 1 MONTH)) AS fecha) m""",
+        [seq, first, last],
+    )
+
+
+def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str) -> None:
+    """Build the ``new_<table>`` tables of the next version."""
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE cur_slices AS
+           SELECT 0 AS load_seq, estado_id, delito, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
+           FROM cur_coverage WHERE granularity = 'month'"""
+    )
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE owner AS
+           SELECT estado_id, delito, fecha,
+                  coalesce(max(load_seq) FILTER (WHERE kind = 'slice'), 0) AS slice_owner
+           FROM (SELECT *, 'cur' AS kind FROM cur_slices UNION ALL SELECT * FROM owned) GROUP BY ALL"""
+    )
+    cols = "row_id, fecha, cve_municipio, cve_ent, estado_id, estado, entidad_id, municipio, bien_juridico, tipo, tipo_key, subtipo, delito, modalidad, metodo, eventos, source_file, source_row"
+    # A cell survives when no newer file carries the same key and no newer long file
+    # owns its (state, crime, month) slice.
+    con.execute(
+        f"""CREATE OR REPLACE TABLE new_incidents AS
+            SELECT {cols} FROM (
+                SELECT *, max(load_seq) OVER (PARTITION BY row_id) AS key_owner FROM (
+                    SELECT 0 AS load_seq, {cols} FROM cur_incidents
+                    UNION ALL SELECT load_seq, {cols} FROM curated_batch)
+            ) i LEFT JOIN owner o USING (estado_id, delito, fecha)
+            WHERE i.load_seq = i.key_owner AND i.load_seq >= coalesce(o.slice_owner, 0)
+            ORDER BY delito, fecha, cve_municipio"""
+    )
+    # Consecutive owned months collapse into coverage runs (usually one per crime).
+    con.execute(
+        """CREATE OR REPLACE TABLE new_coverage_month AS
+           SELECT estado_id, delito, 'month' AS granularity, min(fecha) AS desde, max(fecha) AS hasta,
+                  count(*)::INTEGER AS meses
+           FROM (SELECT *, (year(fecha) * 12 + month(fecha))
+                        - row_number() OVER (PARTITION BY estado_id, delito ORDER BY fecha) AS grp
+                 FROM owner)
+           GROUP BY estado_id, delito, grp"""
+    )
+    acols = "row_id, anio, cve_municipio, cve_ent, estado_id, entidad_id, municipio, delito, eventos, metodologia, parcial, meses, source_file, source_row"
+    con.execute(
+        f"""CREATE OR REPLACE TABLE new_annual AS
+            SELECT {acols} FROM (
+              SELECT *, max(load_seq) OVER (PARTITION BY cve_municipio, anio, delito) AS owner FROM (
+                SELECT 0 AS load_seq, {acols} FROM cur_annual
+                UNION ALL SELECT load_seq, {acols} FROM annual_batch))
+            WHERE load_seq = owner ORDER BY delito, anio, cve_municipio"""
+    )
+    pcols = "cve_municipio, entidad_id, estado_id, anio, poblacion, fuente, source_file, source_row"
+    con.execute(
+        f"""CREATE OR REPLACE TABLE new_population AS
+            SELECT {pcols} FROM (
+              SELECT *, max(load_seq) OVER (PARTITION BY cve_municipio, anio, fuente) AS owner FROM (
+                SELECT 0 AS load_seq, {pcols} FROM cur_population
+                UNION ALL SELECT load_seq, {pcols} FROM population_batch))
+            WHERE load_seq = owner ORDER BY fuente, cve_municipio, anio"""
+    )
+    con.execute(
+        """CREATE OR REPLACE TABLE new_coverage AS
+           SELECT * FROM new_coverage_month
+           UNION ALL
+           SELECT estado_id, delito, 'year', make_date(min(anio), 1, 1), make_date(max(anio), 1, 1),
+                  (max(anio) - min(anio) + 1)::INTEGER
+           FROM new_annual GROUP BY estado_id, delito
+           ORDER BY delito, estado_id, desde"""
+    )
+    _assemble_entities(con)
+    _assemble_taxonomy(con)
+    con.execute(
+        """CREATE OR REPLACE TABLE new_quarantine AS
+           SELECT * FROM cur_quarantine
+           UNION ALL SELECT ?, source_file, source_row, motivo, valores, ? FROM quarantine_batch
+           ORDER BY loaded_at, source_file, source_row""",
+        [load_id, loaded_at],
+    )
+
+
+def _assemble_entities(con: duckdb.DuckDBPyConnection) -> None:
+    """Municipalities seen anywhere in the data, their states, and catalog names/aliases."""
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE seen_mun AS
+           SELECT cve_municipio, any_value(cve_ent) AS cve_ent, any_value(estado_id) AS estado_id,
+                  any_value(entidad_id) AS entidad_id, any_value(municipio) AS label
+           FROM (SELECT cve, cve_ent, estado_id, entidad_id, label FROM cur_entities WHERE nivel = 'municipio'
+                 UNION ALL SELECT cve_municipio, cve_ent, estado_id, entidad_id, municipio FROM entity_batch
+                 UNION ALL SELECT DISTINCT cve_municipio, cve_ent, estado_id, entidad_id, municipio FROM curated_batch
+                 UNION ALL SELECT DISTINCT cve_municipio, cve_ent, estado_id, entidad_id, municipio FROM annual_batch
+                 UNION ALL SELECT DISTINCT cve_municipio, left(cve_municipio, 2), estado_id, entidad_id, NULL FROM population_batch
+                ) t(cve_municipio, cve_ent, estado_id, entidad_id, municipio)
+           GROUP BY cve_municipio"""
+    )
+    cat = [(m.cve_municipio, m.nombre, m.nombre_corto, "|".join(m.aliases)) for m in entities.load_municipalities()]
+    con.execute("CREATE OR REPLACE TEMP TABLE cat_mun (cve VARCHAR, nombre VARCHAR, corto VARCHAR, aliases VARCHAR)")
+    if cat:
+        con.executemany("INSERT INTO cat_mun VALUES (?,?,?,?)", cat)
+    states = [(s.cve_ent, s.abreviatura, s.nombre, "|".join(s.aliases)) for s in entities.load_states()]
+    con.execute("CREATE OR REPLACE TEMP TABLE cat_est (cve_ent VARCHAR, abbr VARCHAR, nombre VARCHAR, aliases VARCHAR)")
+    con.executemany("INSERT INTO cat_est VALUES (?,?,?,?)", states)
+    con.execute(
+        """CREATE OR REPLACE TABLE new_entities AS
+           SELECT e.abbr AS entidad_id, 'estado' AS nivel, e.cve_ent AS cve, e.cve_ent, e.abbr AS estado_id,
+                  e.nombre AS label, e.nombre AS nombre_corto, e.aliases, NULL AS parent_id
+           FROM cat_est e WHERE e.abbr IN (SELECT estado_id FROM seen_mun)
+           UNION ALL
+           SELECT s.entidad_id, 'municipio', s.cve_municipio, s.cve_ent, s.estado_id,
+                  coalesce(c.nombre, s.label, s.entidad_id), coalesce(c.corto, c.nombre, s.label),
+                  coalesce(c.aliases, ''), s.estado_id
+           FROM seen_mun s LEFT JOIN cat_mun c ON c.cve = s.cve_municipio
+           ORDER BY nivel DESC, cve"""
+    )
+
+
+def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
+    """Catalog crimes and methods, extended by what the data carries, flagged ``en_datos``."""
+    con.execute("""CREATE OR REPLACE TEMP TABLE cat_crimes (delito VARCHAR, subtipo VARCHAR, tipo VARCHAR,
+                   tipo_key VARCHAR, bien_juridico VARCHAR, sinonimos VARCHAR, descripcion VARCHAR,
+                   granularity VARCHAR, nivel VARCHAR, incluye VARCHAR)""")
+    rows = [(c.delito, c.subtipo, c.tipo, c.tipo_key, c.bien_juridico, "|".join(c.sinonimos), c.descripcion, "month",
+             c.nivel, "|".join(c.incluye)) for c in taxonomy.load_crimes()]
+    rows += [(s.delito, s.label, s.label, s.delito, None, "|".join(s.sinonimos), s.descripcion, s.granularity,
+              "serie", "") for s in taxonomy.load_series()]
+    con.executemany("INSERT INTO cat_crimes VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+    con.execute(
+        """CREATE OR REPLACE TABLE new_crimes AS
+           WITH data AS (
+             SELECT delito, any_value(subtipo) AS subtipo, any_value(tipo) AS tipo, any_value(tipo_key) AS tipo_key,
+                    any_value(bien_juridico) AS bien_juridico
+             FROM (SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM curated_batch
+                   UNION ALL SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM cur_crimes)
+             GROUP BY delito)
+           SELECT coalesce(c.delito, d.delito) AS delito, coalesce(c.subtipo, d.subtipo) AS subtipo,
+                  coalesce(c.tipo, d.tipo) AS tipo, coalesce(c.tipo_key, d.tipo_key) AS tipo_key,
+                  coalesce(c.bien_juridico, d.bien_juridico) AS bien_juridico,
+                  coalesce(c.sinonimos, '') AS sinonimos, coalesce(c.descripcion, '') AS descripcion,
+                  coalesce(c.granularity, 'month') AS granularity,
+                  coalesce(c.nivel, 'subtipo') AS nivel, coalesce(c.incluye, '') AS incluye,
+                  coalesce(c.delito, d.delito) IN (SELECT delito FROM new_coverage) AS en_datos
+           FROM cat_crimes c FULL OUTER JOIN data d ON c.delito = d.delito
+           ORDER BY delito"""
+    )
+    con.execute("CREATE OR REPLACE TEMP TABLE cat_methods (metodo VARCHAR, modalidad VARCHAR, violencia VARCHAR, sinonimos VARCHAR)")
+    con.executemany("INSERT INTO cat_methods VALUES (?,?,?,?)",
+                    [(m.metodo, m.modalidad, m.violencia, "|".join(m.sinonimos)) for m in taxonomy.load_methods()])
+    con.execute(
+        """CREATE OR REPLACE TABLE new_methods AS
+           WITH data AS (SELECT DISTINCT metodo, modalidad FROM new_incidents)
+           SELECT coalesce(c.metodo, d.metodo) AS metodo, coalesce(c.modalidad, d.modalidad) AS modalidad,
+                  c.violencia, coalesce(c.sinonimos, '') AS sinonimos, d.metodo IS NOT NULL AS en_datos
+           FROM cat_methods c FULL OUTER JOIN (SELECT metodo, any_value(modalidad) AS modalidad FROM data GROUP BY metodo) d
+             ON c.metodo = d.metodo
+           ORDER BY 1"""
+    )
+
+
+DIGEST_SQL = {
+    "incidents": "SELECT count(*), coalesce(sum(eventos), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', row_id, eventos))), 0) FROM new_incidents",
+    "annual": "SELECT count(*), coalesce(sum(eventos), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', row_id, eventos, metodologia, parcial, meses))), 0) FROM new_annual",
+    "population": "SELECT count(*), coalesce(sum(poblacion), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', cve_municipio, anio, fuente, poblacion))), 0) FROM new_population",
+    "coverage": "SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', estado_id, delito, granularity, desde, hasta))), 0) FROM new_coverage",
+    "entities": "SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', entidad_id, label, cve))), 0) FROM new_entities",
+}
+
+
+def content_digest(con: duckdb.DuckDBPyConnection, extra: dict | None = None) -> str:
+    """sha256 over order-independent digests of the data tables (not sources or quarantine)."""
+    parts = {name: [str(v) for v in con.execute(sql).fetchone()] for name, sql in DIGEST_SQL.items()}
+    if extra:
+        parts["extra"] = extra
+    blob = json.dumps(parts, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def diff_incidents(con: duckdb.DuckDBPyConnection) -> dict:
+    """Cells added, changed and removed against the current version, per crime."""
+    rows = con.execute(
+        """SELECT coalesce(n.delito, o.delito) AS delito,
+                  count(*) FILTER (WHERE o.row_id IS NULL) AS agregadas,
+                  count(*) FILTER (WHERE n.row_id IS NULL) AS eliminadas,
+                  count(*) FILTER (WHERE n.row_id IS NOT NULL AND o.row_id IS NOT NULL AND n.eventos <> o.eventos) AS cambiadas,
+                  count(*) FILTER (WHERE n.row_id IS NOT NULL AND o.row_id IS NOT NULL AND n.eventos = o.eventos) AS iguales
+           FROM new_incidents n FULL OUTER JOIN cur_incidents o ON n.row_id = o.row_id
+           GROUP BY 1 ORDER BY 1"""
+    ).fetchall()
+    per = {d: {"agregadas": a, "eliminadas": e, "cambiadas": c, "iguales": i} for d, a, e, c, i in rows}
+    totals = {k: sum(v[k] for v in per.values()) for k in ("agregadas", "eliminadas", "cambiadas", "iguales")}
+    changed = {d: v for d, v in per.items() if v["agregadas"] or v["eliminadas"] or v["cambiadas"]}
+    return {"totales": totals, "por_delito": changed}
+
+
+def write_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, int]:
+    """Write every ``new_<table>`` as Parquet into ``folder``; returns row counts."""
+    counts = {}
+    for table in EMPTY_DDL:
+        path = folder / f"{table}.parquet"
+        # COPY and CREATE VIEW take no prepared parameters: our own paths, quoted.
+        con.execute(f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd)")
+        counts[table] = con.execute(f"SELECT count(*) FROM new_{table}").fetchone()[0]
+    return counts

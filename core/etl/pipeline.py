@@ -1,0 +1,439 @@
+"""The ETL run: load → curate → publish, with progress reports and one summary.
+
+A batch of files is all-or-nothing: if any file is refused, nothing is published and
+the current version stays byte-for-byte as it was.
+"""
+from __future__ import annotations
+
+import calendar
+import json
+import re
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Callable, Sequence
+
+import duckdb
+
+from core.clock import Clock, iso_utc
+from core.config import Settings
+from core.errors import CasandraError, DatosFaltantesError, ValidacionError
+from core.etl import curate, load, merge, reference, sources
+from core.etl.layouts import LAYOUT_LABELS
+from core.etl.publish import Depot
+from core import taxonomy
+
+STAGES = ("load", "curate", "publish")
+
+Progress = Callable[[str, float, str], None]
+
+_MONTH_RE = re.compile(r"^\s*(\d{4})-(\d{1,2})\s*$")
+
+
+def parse_month(text: str) -> tuple[int, int]:
+    """'2015-01' → (2015, 1); refuses anything else with INVALID_PAYLOAD."""
+    m = _MONTH_RE.match(text or "")
+    if not m or not 1 <= int(m.group(2)) <= 12:
+        raise ValidacionError(f"Mes inválido: {text!r}; use AAAA-MM.", ["Ejemplo: 2015-01"])
+    return int(m.group(1)), int(m.group(2))
+
+
+def parse_coverage(text: str | None) -> tuple[date, date] | None:
+    """'2015-01:2024-12' → (2015-01-01, 2024-12-01)."""
+    if not text:
+        return None
+    parts = text.split(":")
+    if len(parts) != 2:
+        raise ValidacionError(f"Cobertura inválida: {text!r}; use AAAA-MM:AAAA-MM.", ["Ejemplo: 2015-01:2024-12"])
+    (y1, m1), (y2, m2) = parse_month(parts[0]), parse_month(parts[1])
+    first, last = date(y1, m1, 1), date(y2, m2, 1)
+    if first > last:
+        raise ValidacionError(f"Cobertura invertida: {text!r}.", ["El primer mes debe ser anterior o igual al último."])
+    return first, last
+
+
+@dataclass
+class SourceSpec:
+    """One input file and the options that belong to it."""
+
+    path: Path
+    display_name: str | None = None
+    coverage: str | None = None  # 'YYYY-MM:YYYY-MM' for long non-zero-only files
+    annual_cut: str | None = None  # 'YYYY-MM': last month included in the yearly totals
+    procedencia: str | None = None  # provenance text for the metadata
+
+
+@dataclass
+class EtlResult:
+    """What a load did; ``summary`` is the JSON the CLI prints."""
+
+    published: bool
+    dataset_version: str | None
+    summary: dict = field(default_factory=dict)
+
+
+def _noop(stage: str, fraction: float, message: str) -> None:
+    return None
+
+
+def last_day(d: date) -> date:
+    """Last day of the month of ``d``."""
+    return date(d.year, d.month, calendar.monthrange(d.year, d.month)[1])
+
+
+def run_etl(specs: Sequence[SourceSpec], settings: Settings, clock: Clock | None = None,
+            progress: Progress | None = None) -> EtlResult:
+    """Load, curate and publish a batch of files; raise a CasandraError on refusal."""
+    clock = clock or Clock()
+    progress = progress or _noop
+    depot = Depot(settings.store_dir)
+    if not specs:
+        raise ValidacionError("No se indicó ningún archivo para cargar.")
+    for spec in specs:  # bad options are refused before any file is read
+        parse_coverage(spec.coverage)
+        if spec.annual_cut:
+            parse_month(spec.annual_cut)
+    with depot.lock():
+        work = depot.new_work_dir()
+        try:
+            return _run_locked(specs, settings, clock, progress, depot, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _connect(settings: Settings, work: Path) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(str(work / "staging.duckdb"))
+    con.execute(f"SET memory_limit = '{settings.etl_memory_limit}'")
+    con.execute("SET temp_directory = ?", [str(work / "spill")])
+    con.execute(f"SET threads = {int(settings.etl_threads)}")
+    con.execute("SET preserve_insertion_order = true")
+    return con
+
+
+def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, depot: Depot, work: Path) -> EtlResult:
+    now = clock.now()
+    loaded_at = iso_utc(now)
+    load_id = uuid.uuid4().hex[:12]
+    progress("load", 0.0, "Revisando archivos")
+    names = [s.display_name or Path(s.path).name for s in specs]
+    files = sources.open_sources([s.path for s in specs], work / "in", settings.limits, display_names=names)
+    # A ZIP may expand into several files: each inherits its archive's options.
+    spec_by_name = {n: s for n, s in zip(names, specs)}
+    con = _connect(settings, work)
+    try:
+        curate_known = _known_from_store(depot)
+        reports: list[dict] = []
+        geo_files: list[sources.SourceFile] = []
+        reduced: set[int] = set()
+        monthly: dict[int, tuple[sources.SourceFile, str, SourceSpec]] = {}
+        merge.ensure_batches(con)
+        con.execute(curate.QUARANTINE_DDL)
+        for seq, src in enumerate(files, start=1):
+            spec = spec_by_name.get(src.container or src.name) or spec_by_name.get(src.name) or specs[0]
+            progress("load", seq / (len(files) + 1), f"Leyendo {src.name}")
+            if src.kind == "geojson":
+                geo_files.append(src)
+                reports.append(_report(src, "geojson", spec))
+                continue
+            loaded = load.read_raw(con, src, seq, settings.limits)
+            report = _report(src, loaded.layout.name, spec)
+            report["filas"] = loaded.rows + loaded.rejected_rows
+            load.stage_rejects(con, loaded, seq)
+            if loaded.layout.is_monthly:
+                report["celdas"] = load.stage_cells(con, loaded, seq)
+                monthly[seq] = (src, loaded.layout.name, spec)
+                if loaded.layout.name == "reducido":
+                    reduced.add(seq)
+            else:
+                cut = parse_month(spec.annual_cut) if spec.annual_cut else None
+                report["filas_aceptadas"] = reference.stage_reference(con, loaded, seq, curate_known, cut)
+                if loaded.layout.name == "totales_anuales" and not cut:
+                    report["advertencias"].append(
+                        "No se declaró el corte del último año: todos los años se toman como completos.")
+            report["_seq"] = seq
+            reports.append(report)
+        progress("curate", 0.0, "Curando celdas")
+        con.execute(load.CELLS_DDL)
+        crimes = curate.keys_of(taxonomy.load_crimes() + _store_crimes(depot))
+        methods = curate.keys_of(taxonomy.load_methods())
+        curate.build_maps(con, curate_known, crimes, methods)
+        stats = curate.curate(con, reduced)
+        merge.attach_current(con, depot)
+        _known_views(con)
+        for seq, (src, layout, spec) in monthly.items():
+            _own(con, seq, layout, spec, _find(reports, seq))
+        _finish_reports(con, reports, stats)
+        progress("publish", 0.0, "Preparando versión")
+        merge.assemble(con, load_id, loaded_at)
+        digest = merge.content_digest(con, extra={"geo": sorted(g.sha256 for g in geo_files)} if geo_files else None)
+        previous = depot.metadata()
+        summary = {
+            "load_id": load_id,
+            "archivos": [{k: v for k, v in r.items() if not k.startswith("_")} for r in reports],
+            "cuarentena": {
+                "filas": sum(r.get("filas_en_cuarentena", 0) for r in reports),
+                "celdas": sum(r.get("celdas_en_cuarentena", 0) for r in reports),
+            },
+            "previous_version": previous["dataset_version"] if previous else None,
+        }
+        if previous and previous.get("content_hash") == digest and not _new_geo(previous, geo_files):
+            summary.update(status="unchanged", dataset_version=previous["dataset_version"],
+                           cambios=merge.diff_incidents(con),
+                           mensaje="Sin cambios: el contenido ya estaba publicado.")
+            progress("publish", 1.0, "Sin cambios")
+            return EtlResult(False, previous["dataset_version"], summary)
+        summary["cambios"] = merge.diff_incidents(con)
+        vid = f"gx-{now:%Y.%m.%d}-{digest[:8]}"
+        staging = depot.new_staging_version()
+        try:
+            counts = merge.write_tables(con, staging)
+            geo_meta = _copy_geo(depot, previous, geo_files, staging)
+            meta = _metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo_meta)
+            (staging / "metadata.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
+            progress("publish", 0.8, "Publicando versión")
+            depot.commit_version(staging, vid)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        depot.switch(vid)
+        depot.record({"event": "publish", "dataset_version": vid, "from": summary["previous_version"],
+                      "at": loaded_at, "load_id": load_id, "files": [r["archivo"] for r in reports]})
+        summary.update(status="published", dataset_version=vid, row_counts=counts,
+                       min_date=meta["min_date"], max_date=meta["max_date"])
+        progress("publish", 1.0, f"Publicada {vid}")
+        return EtlResult(True, vid, summary)
+    except duckdb.OutOfMemoryException as exc:
+        from core.errors import LimiteRecursosError
+        raise LimiteRecursosError("La carga excedió la memoria disponible.", [str(exc)[:200]]) from exc
+    except duckdb.Error as exc:
+        raise DatosFaltantesError(f"No se pudo procesar la carga: {str(exc).splitlines()[0][:300]}") from exc
+    finally:
+        con.close()
+
+
+def _known_views(con) -> None:
+    """Municipalities and coverage of the current version, for the load's warnings."""
+    con.execute("""CREATE OR REPLACE TEMP VIEW cur_entities_known AS
+                   SELECT estado_id, cve FROM cur_entities WHERE nivel = 'municipio'""")
+    con.execute("""CREATE OR REPLACE TEMP VIEW cur_coverage_known AS
+                   SELECT estado_id, delito, desde, hasta FROM cur_coverage WHERE granularity = 'month'""")
+
+
+def _known_from_store(depot: Depot) -> curate.KnownEntities:
+    path = depot.table_path("entities")
+    extra = []
+    if path:
+        extra = duckdb.sql(
+            "SELECT cve, entidad_id, label FROM read_parquet(?) WHERE nivel = 'municipio'", params=[str(path)]
+        ).fetchall()
+    return curate.known_entities(extra)
+
+
+def _store_crimes(depot: Depot) -> list:
+    """Crimes a previous load added to the store (not in the catalog files)."""
+    path = depot.table_path("crimes")
+    if not path:
+        return []
+    rows = duckdb.sql(
+        "SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM read_parquet(?) WHERE granularity = 'month'",
+        params=[str(path)],
+    ).fetchall()
+    known = {c.delito for c in taxonomy.load_crimes()}
+    return [taxonomy.Crime(d, s, t, tk, b, (), "") for d, s, t, tk, b in rows if d not in known]
+
+
+def _report(src: sources.SourceFile, layout: str, spec: SourceSpec) -> dict:
+    return {
+        "archivo": src.name, "formato": layout, "formato_descripcion": LAYOUT_LABELS.get(layout, layout),
+        "codificacion": src.encoding, "fin_de_linea": "CRLF" if src.newline == "\r\n" else "LF",
+        "sha256": src.sha256, "bytes": src.size_bytes, "contenedor": src.container,
+        "procedencia": spec.procedencia, "advertencias": [],
+    }
+
+
+def _find(reports: list[dict], seq: int) -> dict:
+    return next(r for r in reports if r.get("_seq") == seq)
+
+
+def _own(con, seq: int, layout: str, spec: SourceSpec, report: dict) -> None:
+    """Record the slices a monthly file owns and report its coverage."""
+    if layout in ("idm_nm", "reducido"):
+        merge.add_owned_observed(con, seq)
+        first, last = con.execute("SELECT min(fecha), max(fecha) FROM curated_batch WHERE load_seq = ?", [seq]).fetchone()
+        report["cobertura"] = {"origen": "observada", "desde": _d(first), "hasta": _d(last)}
+        _warn_partial_extension(con, seq, report)
+        return
+    declared = parse_coverage(spec.coverage)
+    if declared:
+        first, last = declared
+        outside = con.execute(
+            """SELECT count(*) FROM curated_batch WHERE load_seq = ? AND (fecha < ? OR fecha > ?)""",
+            [seq, first, last]).fetchone()[0]
+        if outside:
+            con.execute(
+                """INSERT INTO quarantine_batch SELECT load_seq, source_file, source_row,
+                   'fuera de la cobertura declarada', eventos::VARCHAR FROM curated_batch
+                   WHERE load_seq = ? AND (fecha < ? OR fecha > ?)""", [seq, first, last])
+            con.execute("DELETE FROM curated_batch WHERE load_seq = ? AND (fecha < ? OR fecha > ?)", [seq, first, last])
+        origin = "declarada"
+    else:
+        if layout == "largo_no_cero":
+            # These files hold whole years: the coverage runs from January of the first
+            # year to December of the last one seen.
+            y1, y2 = con.execute(
+                "SELECT min(year(fecha)), max(year(fecha)) FROM curated_batch WHERE load_seq = ?", [seq]).fetchone()
+            first, last = (date(y1, 1, 1), date(y2, 12, 1)) if y1 else (None, None)
+        else:
+            first, last = con.execute(
+                "SELECT min(fecha), max(fecha) FROM curated_batch WHERE load_seq = ?", [seq]).fetchone()
+        origin = "inferida"
+        if first:
+            report["advertencias"].append(
+                f"Cobertura inferida {first:%Y-%m}..{last:%Y-%m}: los meses ausentes dentro de ella cuentan como 0. "
+                "Declárela con --coverage si el archivo cubre otro periodo.")
+    if first:
+        merge.add_owned_range(con, seq, first, last)
+    report["cobertura"] = {"origen": origin, "desde": _d(first), "hasta": _d(last)}
+
+
+def _warn_partial_extension(con, seq: int, report: dict) -> None:
+    """Months new to a crime's coverage count as 0 for every municipality the file lacks."""
+    rows = con.execute(
+        """WITH f AS (SELECT estado_id, delito, fecha, count(DISTINCT cve_municipio) AS n
+                      FROM curated_batch WHERE load_seq = ? GROUP BY ALL),
+                known AS (SELECT estado_id, count(*) AS n FROM cur_entities_known GROUP BY estado_id),
+                cov AS (SELECT estado_id, delito, desde, hasta FROM cur_coverage_known)
+           SELECT f.delito, count(*) FROM f JOIN known k USING (estado_id)
+           WHERE f.n < k.n AND NOT EXISTS (SELECT 1 FROM cov c WHERE c.estado_id = f.estado_id
+                 AND c.delito = f.delito AND f.fecha BETWEEN c.desde AND c.hasta)
+           GROUP BY f.delito""", [seq]).fetchall()
+    for delito, months in rows:
+        report["advertencias"].append(
+            f"{delito}: {months} meses nuevos con menos municipios que los conocidos; "
+            "los municipios ausentes contarán como 0 en esos meses.")
+
+
+def _d(value) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _finish_reports(con, reports: list[dict], stats: dict) -> None:
+    """Fill per-file counts and refuse files whose every row was quarantined."""
+    for r in reports:
+        seq = r.get("_seq")
+        if seq is None:
+            continue
+        s = stats.get(seq, {})
+        q_rows, q_cells = con.execute(
+            "SELECT count(DISTINCT source_row), count(*) FROM quarantine_batch WHERE load_seq = ?", [seq]).fetchone()
+        r["filas_en_cuarentena"] = q_rows
+        r["celdas_en_cuarentena"] = q_cells
+        r["motivos_cuarentena"] = curate.quarantine_reasons(con, seq)
+        if r["formato"] in ("idm_nm", "reducido", "largo_no_cero", "canonico"):
+            valid = con.execute("SELECT count(*) FROM curated_batch WHERE load_seq = ?", [seq]).fetchone()[0]
+            r["celdas_validas"] = valid
+            delitos = con.execute(
+                "SELECT delito, min(fecha), max(fecha), sum(eventos) FROM curated_batch WHERE load_seq = ? GROUP BY delito ORDER BY delito",
+                [seq]).fetchall()
+            r["delitos"] = [{"delito": d, "desde": _d(a), "hasta": _d(b), "eventos": int(e)} for d, a, b, e in delitos]
+            if s.get("claves_repetidas"):
+                r["advertencias"].append(
+                    f"{s['claves_repetidas']} claves repetidas en formato reducido: sus filas se sumaron.")
+            accepted = valid
+        else:
+            accepted = r.get("filas_aceptadas", 0)
+        if accepted == 0 and (q_rows or r.get("filas")):
+            reasons = ", ".join(f"{k} ({v})" for k, v in list(r["motivos_cuarentena"].items())[:3])
+            raise DatosFaltantesError(
+                f"Se rechaza {r['archivo']}: todas sus filas quedaron en cuarentena ({reasons or 'sin datos válidos'}).",
+                ["Revise las claves de municipio y los conteos del archivo.", "No se publicó nada; la versión vigente sigue igual."],
+            )
+
+
+def _new_geo(previous: dict, geo_files) -> bool:
+    have = {g.get("sha256") for g in previous.get("geo", {}).values()}
+    return any(g.sha256 not in have for g in geo_files)
+
+
+def _copy_geo(depot: Depot, previous: dict | None, geo_files, staging: Path) -> dict:
+    """Carry the previous version's maps forward and add the new ones."""
+    out: dict = {}
+    (staging / "geo").mkdir(exist_ok=True)
+    if previous:
+        for key, info in previous.get("geo", {}).items():
+            src = depot.version_dir(previous["dataset_version"]) / info["path"]
+            if src.is_file():
+                shutil.copyfile(src, staging / info["path"])
+                out[key] = info
+    for g in geo_files:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(g.name.split(":")[-1]).name)
+        shutil.copyfile(g.path, staging / "geo" / safe)
+        out[Path(safe).stem] = {"path": f"geo/{safe}", "sha256": g.sha256, "archivo": g.name}
+    return out
+
+
+def _metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo) -> dict:
+    """The version's metadata.json (seed 001 §8-§9)."""
+    cov_rows = con.execute(
+        """SELECT c.delito, c.granularity, c.estado_id, c.desde, c.hasta, c.meses,
+                  coalesce(k.subtipo, c.delito)
+           FROM new_coverage c LEFT JOIN new_crimes k USING (delito) ORDER BY c.delito, c.estado_id, c.desde"""
+    ).fetchall()
+    coverage: dict = {}
+    for delito, gran, estado, desde, hasta, meses, label in cov_rows:
+        end = last_day(hasta) if gran == "month" else date(hasta.year, 12, 31)
+        item = coverage.setdefault(delito, {"label": label, "granularity": gran, "desde": desde.isoformat(),
+                                            "hasta": end.isoformat(), "estados": {}})
+        item["desde"] = min(item["desde"], desde.isoformat())
+        item["hasta"] = max(item["hasta"], end.isoformat())
+        item["estados"].setdefault(estado, []).append({"desde": desde.isoformat(), "hasta": end.isoformat(), "meses": meses})
+    monthly = [v for v in coverage.values() if v["granularity"] == "month"]
+    span = monthly or list(coverage.values())
+    min_date = min((v["desde"] for v in span), default=None)
+    max_date = max((v["hasta"] for v in span), default=None)
+    annual = con.execute(
+        "SELECT anio, any_value(metodologia), bool_or(parcial), min(meses) FROM new_annual GROUP BY anio ORDER BY anio"
+    ).fetchall()
+    sources_list = list(previous.get("sources", [])) if previous else []
+    seen = {(s["archivo"], s["sha256"]) for s in sources_list}
+    for r in reports:
+        key = (r["archivo"], r["sha256"])
+        if key in seen:
+            continue
+        seen.add(key)
+        sources_list.append({
+            "archivo": r["archivo"], "sha256": r["sha256"], "bytes": r["bytes"], "formato": r["formato"],
+            "codificacion": r["codificacion"], "contenedor": r["contenedor"], "procedencia": r["procedencia"],
+            "cargado_en": loaded_at, "load_id": load_id, "filas": r.get("filas"),
+            "cobertura": r.get("cobertura"),
+        })
+    return {
+        "schema_version": "1.0.0",
+        "dataset_version": vid,
+        "content_hash": digest,
+        "min_date": min_date,
+        "max_date": max_date,
+        "data_available_until": max_date,
+        "updated_at": loaded_at,
+        "previous_version": previous["dataset_version"] if previous else None,
+        "granularity": "month",
+        "coverage": coverage,
+        "annual_series": {
+            "total_delitos": {
+                "granularity": "year",
+                "years": {str(y): {"metodologia": m, "parcial": bool(p), "meses": int(n)} for y, m, p, n in annual},
+                "nota": "Agregado anual de todos los delitos; nunca se suma a las series mensuales.",
+            }
+        } if annual else {},
+        "row_counts": counts,
+        "sources": sources_list,
+        "geo": geo,
+        "loads": ((previous or {}).get("loads", []) + [{"load_id": load_id, "at": loaded_at}])[-50:],
+    }
+
+
+def is_refusal(exc: BaseException) -> bool:
+    """Whether an exception is a deliberate refusal (exit code 2 in the CLI)."""
+    return isinstance(exc, CasandraError)

@@ -1,0 +1,67 @@
+"""The command line contract: JSON on stdout, exit 2 with a Spanish message on refusal."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES, RAW
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args, data_dir: Path, env_dir: bool = False):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "core", *args]
+    if env_dir:
+        env["CASANDRA_DATA_DIR"] = str(data_dir)
+    else:
+        argv += ["--data-dir", str(data_dir)]
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_etl_metadata_versions_rollback(tmp_path):
+    data = tmp_path / "data"
+    first = run("etl", str(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"), data_dir=data)
+    assert first.returncode == 0, first.stderr
+    summary = json.loads(first.stdout)
+    assert summary["status"] == "published"
+    assert "[load" in first.stderr and "[publish 100%]" in first.stderr  # progress on stderr
+    meta = json.loads(run("metadata", data_dir=data, env_dir=True).stdout)
+    assert meta["dataset_version"] == summary["dataset_version"]
+    assert meta["max_date"] == meta["data_available_until"] == "2025-11-30"
+    second = run("etl", str(FIXTURES / "etl" / "leon_revision.csv"), "--quiet", data_dir=data)
+    assert second.returncode == 0 and second.stderr == ""
+    versions = json.loads(run("versions", data_dir=data).stdout)
+    assert [v["current"] for v in versions] == [True, False]
+    back = run("rollback", summary["dataset_version"], data_dir=data)
+    assert back.returncode == 0
+    assert json.loads(run("metadata", data_dir=data).stdout)["dataset_version"] == summary["dataset_version"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["etl", str(FIXTURES / "etl" / "header_only.csv")], "solo tiene encabezado"),
+    (["etl", str(FIXTURES / "etl" / "all_bad.csv")], "cuarentena"),
+    (["etl", "/no/such/file.csv"], "No se encontró"),
+    (["etl", str(RAW / "sesnsp" / "gto_feminicidio_2015-2024.csv"), "--coverage", "2024-13:2024-01"], "Mes inválido"),
+    (["rollback", "gx-1999.01.01-00000000"], "no existe"),
+    (["metadata"], "No hay datos publicados"),
+])
+def test_refusals_exit_2_with_a_spanish_message(tmp_path, args, needle):
+    data = tmp_path / "data"
+    proc = run(*args, data_dir=data)
+    assert proc.returncode == 2, proc.stderr
+    assert "Error [" in proc.stderr and needle in proc.stderr
+    assert proc.stdout == ""
+    assert not (data / "store" / "CURRENT").exists()
+
+
+def test_build_if_missing_is_a_no_op_the_second_time(tmp_path):
+    data = tmp_path / "data"
+    assert run("build", "--quiet", data_dir=data).returncode == 0
+    again = run("build", "--if-missing", data_dir=data)
+    assert again.returncode == 0 and "ya existe" in again.stderr
