@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import duckdb
 
 from core.config import Limits
-from core.errors import DatosFaltantesError, ValidacionError
+from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
 from core.etl.layouts import MONTHS, Layout, detect_layout
 from core.etl.sources import SourceFile
 
@@ -85,6 +85,14 @@ def read_raw(con: duckdb.DuckDBPyConnection, source: SourceFile, seq: int, limit
         raise DatosFaltantesError(
             f"El archivo {source.name} solo tiene encabezado: no contiene filas de datos.",
             ["Exporte de nuevo el archivo con sus filas."],
+        )
+    too_long = " OR ".join(f"length({_quote(c)}) > {int(limits.max_field_chars)}" for c in names)
+    first_long = con.execute(f"SELECT min(rowid) FROM {table} WHERE {too_long}").fetchone()[0]
+    if first_long is not None:
+        raise LimiteRecursosError(
+            f"El archivo {source.name} tiene un campo de más de {limits.max_field_chars} caracteres "
+            f"(fila de datos {first_long + 1}).",
+            ["Revise que el separador y las comillas del CSV sean correctos."],
         )
     if rejected:
         # Rejected lines shift rowid against the file's line numbers; thresholds restore them.

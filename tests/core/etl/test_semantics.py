@@ -216,6 +216,18 @@ def test_hostile_zips_are_refused(homicide_store, clock, tmp_path, entries, erro
     assert snapshot(homicide_store.store_dir) == before
 
 
+def test_an_oversized_field_is_refused(homicide_store, clock, tmp_path):
+    from dataclasses import replace
+    before = snapshot(homicide_store.store_dir)
+    settings = replace(homicide_store, limits=replace(homicide_store.limits, max_field_chars=50))
+    bad = tmp_path / "long_field.csv"
+    lines = (ETL / "leon_revision.csv").read_text(encoding="utf-8").splitlines()
+    bad.write_text(lines[0] + "\n" + lines[1].replace("León", "L" * 60) + "\n", encoding="utf-8")
+    with pytest.raises(LimiteRecursosError, match="más de 50 caracteres"):
+        load(settings, bad, clock=clock)
+    assert snapshot(homicide_store.store_dir) == before
+
+
 def test_a_batch_is_all_or_nothing(homicide_store, clock, tmp_path):
     before = snapshot(homicide_store.store_dir)
     with pytest.raises(DatosFaltantesError):

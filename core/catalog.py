@@ -1,0 +1,186 @@
+"""The versioned tool catalog (seed 001 Annex C): ToolSpecs loaded from ``catalogs/tools``.
+
+Built-in tools are registered exactly as a new one would be: a JSON ToolSpec file whose
+``implementation`` names ``module:function``. The CatalogSpec adds the entity and crime
+catalogs of the current dataset, resolves ``x-enum-source`` into closed ``enum`` lists,
+and carries a sha256 checksum of its canonical JSON.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from core.config import CATALOGS_DIR
+
+CATALOG_SCHEMA_VERSION = "1.0.0"
+ENVELOPE_SCHEMA_VERSION = "1.0.0"
+_SEMVER = r"^\d+\.\d+\.\d+$"
+
+
+class Requires(BaseModel):
+    """What a tool needs (C.4)."""
+
+    model_config = ConfigDict(extra="forbid")
+    dataset: bool
+    entity: bool
+    date_range: bool
+    evidence_capable: bool
+
+
+class ToolSpec(BaseModel):
+    """One tool's contract (C.2-C.7)."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool_id: int = Field(ge=1)
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    version: str = Field(pattern=_SEMVER)
+    summary: str = Field(min_length=10)
+    kind: Literal["filter", "analysis", "metricas", "patrones", "evidence"]
+    status: Literal["stable", "experimental"]
+    requires: Requires
+    args_schema: dict[str, Any]
+    output_contract: dict[str, Any]
+    deterministic: bool
+    implementation: str = Field(pattern=r"^[a-zA-Z_][\w.]*:[a-zA-Z_]\w*$")
+
+    @field_validator("args_schema")
+    @classmethod
+    def _closed_object(cls, value: dict) -> dict:
+        if value.get("type") != "object" or value.get("additionalProperties") is not False:
+            raise ValueError("args_schema must be an object schema with additionalProperties: false")
+        return value
+
+    @property
+    def identity(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+    @property
+    def spec_hash(self) -> str:
+        """sha256 of the canonical ToolSpec: part of the tool's identity."""
+        return "sha256:" + hashlib.sha256(canonical_json(self.model_dump()).encode()).hexdigest()
+
+    @property
+    def arg_names(self) -> set[str]:
+        """Names of the arguments the tool accepts."""
+        return set(self.args_schema.get("properties", {}))
+
+    def load_implementation(self) -> Callable:
+        """Import the function named by ``implementation``."""
+        module, func = self.implementation.split(":")
+        return getattr(importlib.import_module(module), func)
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no whitespace, UTF-8 text: the form every hash is computed on."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+@lru_cache(maxsize=8)
+def _load_specs(folder: str) -> tuple[ToolSpec, ...]:
+    specs = []
+    for path in sorted(Path(folder).glob("*.json")):
+        specs.append(ToolSpec.model_validate_json(path.read_text(encoding="utf-8")))
+    ids = [s.tool_id for s in specs]
+    names = [s.name for s in specs]
+    if len(set(ids)) != len(ids) or len(set(names)) != len(names):
+        raise ValueError("tool_id and name must be unique in catalogs/tools")
+    return tuple(sorted(specs, key=lambda s: s.tool_id))
+
+
+def load_tool_specs(catalogs_dir: Path = CATALOGS_DIR) -> list[ToolSpec]:
+    """Every ToolSpec under ``catalogs/tools``, by tool_id."""
+    return list(_load_specs(str(Path(catalogs_dir) / "tools")))
+
+
+class Catalog:
+    """Tool specs plus the dataset's entities and taxonomy: what plans are validated against."""
+
+    def __init__(self, specs: list[ToolSpec], entities: list[dict], crimes: list[dict], methods: list[dict],
+                 generated_at: str, dataset_version: str | None):
+        self.specs = specs
+        self.by_id = {s.tool_id: s for s in specs}
+        self.by_name = {s.name: s for s in specs}
+        self.entities = entities
+        self.crimes = crimes
+        self.methods = methods
+        self.dataset_version = dataset_version
+        self.generated_at = generated_at
+        self._enums = {
+            "entidades": sorted(e["entidad_id"] for e in entities),
+            "delitos": sorted(c["delito"] for c in crimes if c.get("granularity", "month") == "month"),
+            "metodos": sorted(m["metodo"] for m in methods),
+        }
+        self.resolved_schemas = {s.tool_id: self._resolve(s.args_schema) for s in specs}
+        body = self._body()
+        self.checksum = "sha256:" + hashlib.sha256(canonical_json(body).encode()).hexdigest()
+        self.catalog_version = f"cat-{self.checksum[7:19]}"
+
+    def _resolve(self, schema: Any) -> Any:
+        """Replace every ``x-enum-source`` with the closed list of current values."""
+        if isinstance(schema, list):
+            return [self._resolve(s) for s in schema]
+        if not isinstance(schema, dict):
+            return schema
+        out = {k: self._resolve(v) for k, v in schema.items() if k != "x-enum-source"}
+        source = schema.get("x-enum-source")
+        if source:
+            out["enum"] = list(self._enums[source])
+        return out
+
+    def _body(self) -> dict:
+        return {
+            "schema_version": CATALOG_SCHEMA_VERSION,
+            "tools": [dict(s.model_dump(), args_schema=self.resolved_schemas[s.tool_id]) for s in self.specs],
+            "entities": self.entities,
+            "taxonomy": {"delitos": self.crimes, "metodos": self.methods},
+        }
+
+    def spec_for(self, tool: int | str) -> ToolSpec | None:
+        """A spec by tool_id or name (None when unknown)."""
+        if isinstance(tool, int) or (isinstance(tool, str) and tool.isdigit()):
+            return self.by_id.get(int(tool))
+        return self.by_name.get(str(tool))
+
+    def enum(self, source: str) -> list[str]:
+        """Current allowed values of an enum source (entidades, delitos, metodos)."""
+        return list(self._enums[source])
+
+    def as_dict(self) -> dict:
+        """The CatalogSpec (C.9) as JSON-ready data."""
+        body = self._body()
+        return {"catalog_version": self.catalog_version, "schema_version": CATALOG_SCHEMA_VERSION,
+                "generated_at": self.generated_at, "checksum": self.checksum,
+                "dataset_version": self.dataset_version, **{k: v for k, v in body.items() if k != "schema_version"}}
+
+
+def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catalog:
+    """The CatalogSpec for the store's current dataset (cached per dataset version)."""
+    from core.clock import Clock, iso_utc
+
+    vid = store.dataset_version
+    cached = _CACHE.get((str(catalogs_dir), vid))
+    if cached is not None:
+        return cached
+    entities, crimes, methods = [], [], []
+    if vid:
+        cols = ["entidad_id", "nivel", "cve", "estado_id", "label", "nombre_corto", "aliases", "parent_id"]
+        entities = [dict(zip(cols, r)) for r in store.query(f"SELECT {', '.join(cols)} FROM entities ORDER BY nivel DESC, cve")]
+        ccols = ["delito", "subtipo", "tipo", "tipo_key", "bien_juridico", "sinonimos", "granularity", "nivel", "incluye", "en_datos"]
+        crimes = [dict(zip(ccols, r)) for r in store.query(f"SELECT {', '.join(ccols)} FROM crimes ORDER BY delito")]
+        mcols = ["metodo", "modalidad", "violencia", "en_datos"]
+        methods = [dict(zip(mcols, r)) for r in store.query(f"SELECT {', '.join(mcols)} FROM methods ORDER BY metodo")]
+    catalog = Catalog(load_tool_specs(catalogs_dir), entities, crimes, methods,
+                      iso_utc((clock or Clock()).now()), vid)
+    _CACHE[(str(catalogs_dir), vid)] = catalog
+    return catalog
+
+
+_CACHE: dict[tuple[str, str | None], Catalog] = {}
+
