@@ -1,0 +1,96 @@
+"""Plan API (seed 001 §4.1) as Python functions: catalog, metadata, execute_plan.
+
+Every execution writes one audit record (the Celador). The Job API adapter lives in
+``core.jobs``; the CLI and the UI call these functions, never the internals.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from core.audit import AuditLog
+from core.catalog import build_catalog
+from core.clock import Clock
+from core.config import Settings, load_settings
+from core.errors import DatosFaltantesError
+from core.execute import Execution, run_plan
+from core.plan import canonical_plan
+from core.store import get_store
+
+
+def _settings(settings: Settings | None) -> Settings:
+    return settings or load_settings()
+
+
+def catalog(settings: Settings | None = None) -> dict:
+    """The CatalogSpec (tools, entities, taxonomy, catalog_version, checksum)."""
+    return build_catalog(get_store(_settings(settings))).as_dict()
+
+
+def metadata(settings: Settings | None = None) -> dict:
+    """``/dataset/metadata``: dataset_version, min_date, max_date, updated_at."""
+    meta = get_store(_settings(settings)).metadata()
+    return {k: meta[k] for k in ("dataset_version", "min_date", "max_date", "updated_at")}
+
+
+def dataset_info(settings: Settings | None = None) -> dict:
+    """``/dataset/info``: the superset with both names (max_date and data_available_until)."""
+    meta = get_store(_settings(settings)).metadata()
+    return {**metadata(settings), "data_available_until": meta["max_date"], "coverage": meta["coverage"],
+            "annual_series": meta.get("annual_series", {}), "row_counts": meta["row_counts"],
+            "sources": meta["sources"]}
+
+
+def audit_payload(result: Execution, question: str | None, extra: dict | None = None) -> dict:
+    """What the audit keeps of one execution (seed 001 §7)."""
+    vp = result.validated
+    return {
+        "plan": canonical_plan(vp.plan) if vp else None,
+        "timings_ms": result.timings_ms,
+        "row_counts": {e["tool"]: e["data"]["inline"]["limit_notice"]["total_rows"]
+                       for e in result.envelopes if e["status"] == "ok"},
+        "effective_ranges": {e["tool"]: e["meta"].get("date_range_effective") for e in result.envelopes if e["status"] == "ok"},
+        "range_adjusted": any(e["meta"].get("range_adjusted") for e in result.envelopes if e["status"] == "ok"),
+        "errors": result.errors,
+        "warnings": sorted({w for e in result.envelopes for w in e["meta"].get("warnings", [])}),
+        **(extra or {}),
+    }
+
+
+def execute_plan(plan: Any, strict_time: bool = False, return_all: bool = False, *,
+                 settings: Settings | None = None, user: str = "local", role: str = "analista",
+                 question: str | None = None, kind: str = "execute", audit_extra: dict | None = None,
+                 clock: Clock | None = None) -> dict | list[dict]:
+    """Validate and run a plan; the last envelope (or all) — errors come back as error envelopes."""
+    result = execute(plan, strict_time=strict_time, settings=settings, user=user, role=role,
+                     question=question, kind=kind, audit_extra=audit_extra, clock=clock)
+    return result.envelopes if return_all else result.last
+
+
+def execute(plan: Any, *, strict_time: bool | None = None, settings: Settings | None = None, user: str = "local",
+            role: str = "analista", question: str | None = None, kind: str = "execute",
+            audit_extra: dict | None = None, clock: Clock | None = None) -> Execution:
+    """Like execute_plan but returns the whole Execution (envelopes, timings, validated plan)."""
+    settings = _settings(settings)
+    clock = clock or Clock()
+    store = get_store(settings)
+    cat = build_catalog(store)
+    day = clock.now().strftime("%Y-%m-%d")
+    result = run_plan(plan, store=store, catalog=cat, artifacts_dir=settings.artifacts_dir, day=day,
+                      strict_time=strict_time or None)
+    job_id = uuid.uuid4().hex
+    for env in result.envelopes:
+        env["meta"]["job_id"] = job_id
+    vp = result.validated
+    with AuditLog.for_settings(settings, clock=clock) as log:
+        log.append(kind=kind, user=user, role=role, status=result.status, question=question,
+                   query_hash=vp.query_hash if vp else None, catalog_version=cat.catalog_version,
+                   dataset_version=store.dataset_version, tools=[e["tool"].split("@")[0] for e in result.envelopes],
+                   job_id=job_id, payload=audit_payload(result, question, audit_extra))
+    return result
+
+
+def require_data(settings: Settings | None = None) -> None:
+    """Raise the Spanish 'no data' error when nothing is published."""
+    if get_store(_settings(settings)).is_empty():
+        raise DatosFaltantesError("No hay datos publicados todavía.")

@@ -1,0 +1,109 @@
+"""Catalog tools: plain functions ``fn(ctx, step) -> ToolOutput`` named by the ToolSpecs.
+
+Filters narrow the working set (entity, window, crimes, methods, frequency); analyses
+read it and return a table. Tools never build SQL from user text: values travel as
+parameters, identifiers come from the validated catalog.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from core.catalog import ToolSpec
+
+
+@dataclass(frozen=True)
+class Entity:
+    """An entity of the store: the state or one municipality."""
+
+    entidad_id: str
+    nivel: str  # "estado" | "municipio"
+    estado_id: str
+    label: str
+    cve: str
+
+
+@dataclass
+class Scope:
+    """The working set an analysis reads, after validation resolved every value."""
+
+    entity: Entity | None = None
+    nivel: str = "hijos"
+    date_from: date | None = None
+    date_to: date | None = None
+    requested: tuple[str | None, str | None] = (None, None)
+    adjustments: list[str] = field(default_factory=list)  # Spanish reasons for range_adjusted
+    delitos: list[str] = field(default_factory=list)  # keys as asked
+    delito_keys: list[str] = field(default_factory=list)  # keys to filter (tipo-level expanded)
+    metodos: list[str] = field(default_factory=list)
+    violencia: str | None = None
+    frecuencia: dict | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def range_adjusted(self) -> bool:
+        """Whether alignment or clamping changed the requested window."""
+        return bool(self.adjustments)
+
+    def copy(self) -> "Scope":
+        """An independent copy (each step gets its own)."""
+        return Scope(self.entity, self.nivel, self.date_from, self.date_to, self.requested,
+                     list(self.adjustments), list(self.delitos), list(self.delito_keys),
+                     list(self.metodos), self.violencia, dict(self.frecuencia) if self.frecuencia else None,
+                     list(self.warnings))
+
+
+@dataclass
+class ResolvedStep:
+    """A validated plan step: its spec, normalized args and the scope it runs on."""
+
+    index: int
+    spec: ToolSpec
+    args: dict[str, Any]
+    scope: Scope
+
+
+@dataclass
+class Evidence:
+    """How to find the curated rows behind a result (re-queried by listar_evidencia)."""
+
+    where: str
+    params: list[Any]
+    table: str = "incidents"
+
+
+@dataclass
+class ToolOutput:
+    """What a tool computed; the executor turns it into an envelope."""
+
+    columns: list[tuple[str, str]]
+    rows: list[list[Any]]
+    headline: str
+    highlights: list[str] = field(default_factory=list)
+    evidence: Evidence | None = None
+    metrics: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+    artifact_name: str | None = None
+    extra_meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use: the read-only store, the catalog, earlier outputs."""
+
+    store: Any
+    catalog: Any
+    metadata: dict
+    outputs: list[tuple[ResolvedStep, ToolOutput]] = field(default_factory=list)
+
+    def query(self, sql: str, params: list | tuple = ()) -> list[tuple]:
+        """Parameterized, fully fetched query on the current version."""
+        return self.store.query(sql, params)
+
+    def previous(self, kind: str | None = None, name: str | None = None) -> tuple[ResolvedStep, ToolOutput] | None:
+        """The latest earlier output, optionally of a tool kind or name."""
+        for step, out in reversed(self.outputs):
+            if (kind is None or step.spec.kind == kind) and (name is None or step.spec.name == name):
+                return step, out
+        return None

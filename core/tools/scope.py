@@ -1,0 +1,114 @@
+"""SQL fragments shared by the analysis tools: scope filters, grouping and population."""
+from __future__ import annotations
+
+from datetime import date
+
+from core.tools import Entity, Scope, ToolContext
+
+
+def where(scope: Scope, alias: str = "i", with_window: bool = True,
+          window: tuple[date, date] | None = None) -> tuple[str, list]:
+    """WHERE clause (without the keyword) and parameters for a scope."""
+    a = f"{alias}." if alias else ""
+    parts: list[str] = []
+    params: list = []
+    entity = scope.entity
+    if entity is not None:
+        if entity.nivel == "estado":
+            parts.append(f"{a}estado_id = ?")
+            params.append(entity.estado_id)
+        else:
+            parts.append(f"{a}entidad_id = ?")
+            params.append(entity.entidad_id)
+    if with_window:
+        start, end = window or (scope.date_from, scope.date_to)
+        if start is not None and end is not None:
+            parts.append(f"{a}fecha BETWEEN ? AND ?")
+            params += [start, end]
+    if scope.delito_keys:
+        parts.append(f"{a}delito IN ({', '.join('?' for _ in scope.delito_keys)})")
+        params += list(scope.delito_keys)
+    if scope.metodos:
+        parts.append(f"{a}metodo IN ({', '.join('?' for _ in scope.metodos)})")
+        params += list(scope.metodos)
+    if scope.violencia:
+        parts.append(f"{a}metodo IN (SELECT metodo FROM methods WHERE violencia = ?)")
+        params.append(scope.violencia)
+    return (" AND ".join(parts) or "TRUE"), params
+
+
+def children(ctx: ToolContext, scope: Scope) -> list[Entity]:
+    """The entities a result is about: the municipalities (nivel hijos of a state) or the entity itself."""
+    entity = scope.entity
+    if entity is None:
+        return []
+    if entity.nivel == "estado" and scope.nivel == "hijos":
+        rows = ctx.query(
+            "SELECT entidad_id, nivel, estado_id, label, cve FROM entities WHERE nivel = 'municipio' AND estado_id = ? ORDER BY cve",
+            [entity.estado_id])
+        return [Entity(*r) for r in rows]
+    return [entity]
+
+
+def population(ctx: ToolContext, entities: list[Entity], year: int) -> dict[str, int | None]:
+    """CONAPO mid-year population of ``year`` for each entity (states: sum of municipalities)."""
+    out: dict[str, int | None] = {}
+    muni = [e.entidad_id for e in entities if e.nivel == "municipio"]
+    if muni:
+        rows = ctx.query(
+            f"""SELECT entidad_id, poblacion FROM population WHERE fuente = 'CONAPO' AND anio = ?
+                AND entidad_id IN ({', '.join('?' for _ in muni)})""", [year, *muni])
+        out.update({eid: int(p) for eid, p in rows})
+    for e in entities:
+        if e.nivel == "estado":
+            rows = ctx.query(
+                "SELECT sum(poblacion), count(*) FROM population WHERE fuente = 'CONAPO' AND anio = ? AND estado_id = ?",
+                [year, e.estado_id])
+            out[e.entidad_id] = int(rows[0][0]) if rows and rows[0][1] else None
+    return {e.entidad_id: out.get(e.entidad_id) for e in entities}
+
+
+def rate(count: int | None, pop: int | None) -> float | None:
+    """Events per 100,000 inhabitants, rounded to 2 decimals (None without population)."""
+    if count is None or not pop:
+        return None
+    return round(count / pop * 100_000, 2)
+
+
+def counts_by_entity(ctx: ToolContext, scope: Scope, entities: list[Entity],
+                     window: tuple[date, date] | None = None) -> dict[str, int]:
+    """Events in the window per result entity (0 for entities without rows)."""
+    cond, params = where(scope, window=window)
+    if scope.entity is not None and scope.entity.nivel == "estado" and scope.nivel == "hijos":
+        rows = ctx.query(f"SELECT entidad_id, sum(eventos) FROM incidents i WHERE {cond} GROUP BY 1", params)
+        got = {eid: int(n) for eid, n in rows}
+        return {e.entidad_id: got.get(e.entidad_id, 0) for e in entities}
+    rows = ctx.query(f"SELECT coalesce(sum(eventos), 0) FROM incidents i WHERE {cond}", params)
+    return {entities[0].entidad_id: int(rows[0][0])} if entities else {}
+
+
+def frequency_ok(scope: Scope, count: int, tasa: float | None) -> bool:
+    """Whether a row passes the filtro_frecuencia minimums (por entidad)."""
+    f = scope.frecuencia
+    if not f or f.get("por", "entidad") != "entidad":
+        return True
+    if f.get("min_eventos") is not None and count < f["min_eventos"]:
+        return False
+    if f.get("min_tasa") is not None and (tasa is None or tasa < f["min_tasa"]):
+        return False
+    return True
+
+
+def period_label(scope: Scope) -> str:
+    """'2024-01..2024-12' for headlines."""
+    if scope.date_from is None or scope.date_to is None:
+        return "todo el periodo"
+    return f"{scope.date_from:%Y-%m}..{scope.date_to:%Y-%m}"
+
+
+def crime_label(ctx: ToolContext, scope: Scope) -> str:
+    """Readable name(s) of the crimes in scope."""
+    if not scope.delitos:
+        return "todos los delitos"
+    names = {c["delito"]: c["subtipo"] for c in ctx.catalog.crimes}
+    return ", ".join(names.get(d, d) for d in scope.delitos)
