@@ -87,6 +87,48 @@ def cmd_rollback(args, settings) -> int:
     return 0
 
 
+def _read_input(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValidacionError(f"No se pudo leer {path}: {exc.__class__.__name__}.") from exc
+
+
+def cmd_catalog(args, settings) -> int:
+    """Print the CatalogSpec JSON."""
+    from core import api
+
+    _print_json(api.catalog(settings))
+    return 0
+
+
+def cmd_execute(args, settings) -> int:
+    """Run a plan (text or JSON) and print its envelopes; exit 2 when the result is an error."""
+    from core import api
+
+    envs = api.execute_plan(_read_input(args.plan), strict_time=args.strict_time, return_all=not args.last,
+                            settings=settings, user=args.user, role="analista")
+    _print_json(envs)
+    last = envs if isinstance(envs, dict) else envs[-1]
+    return 0 if last["status"] == "ok" else 2
+
+
+def cmd_job(args, settings) -> int:
+    """Run a JobRequest JSON file and print the JobResult."""
+    from core.jobs import run_job
+
+    text = _read_input(args.job)
+    try:
+        request = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidacionError(f"JSON inválido: {exc.msg} (línea {exc.lineno}).") from exc
+    result = run_job(request, settings=settings, user=args.user)
+    _print_json(result.model_dump())
+    return 0 if result.ok else 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse tree of every command."""
     common = argparse.ArgumentParser(add_help=False)
@@ -110,6 +152,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rollback", parents=[common], help="volver a una versión anterior")
     p.add_argument("version_id")
     p.set_defaults(handler=cmd_rollback)
+    sub.add_parser("catalog", parents=[common], help="catálogo de herramientas (CatalogSpec)").set_defaults(handler=cmd_catalog)
+    p = sub.add_parser("execute", parents=[common], help="ejecutar un plan (texto o JSON; '-' = stdin)")
+    p.add_argument("plan")
+    p.add_argument("--strict-time", action="store_true")
+    p.add_argument("--last", action="store_true", help="solo el último sobre")
+    p.add_argument("--user", default="cli")
+    p.set_defaults(handler=cmd_execute)
+    p = sub.add_parser("job", parents=[common], help="ejecutar un JobRequest JSON (API de compatibilidad)")
+    p.add_argument("job")
+    p.add_argument("--user", default="cli")
+    p.set_defaults(handler=cmd_job)
     import importlib
 
     for name in COMMAND_MODULES:
@@ -123,12 +176,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _split_data_dir(argv: list[str]) -> tuple[str | None, list[str]]:
+    """Take ``--data-dir`` from anywhere in argv, so plugin commands accept it too."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--data-dir", default=None)
+    known, rest = pre.parse_known_args(argv)
+    return known.data_dir, rest
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
+    data_dir, rest = _split_data_dir(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "data_dir"):
-        args.data_dir = None
+    args = parser.parse_args(rest)
+    args.data_dir = data_dir
     settings = load_settings(args.data_dir)
     try:
         return int(args.handler(args, settings) or 0)

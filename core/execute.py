@@ -54,7 +54,7 @@ def _run_step(ctx: ToolContext, step: ResolvedStep) -> tuple[ToolOutput, dict | 
     fn = step.spec.load_implementation()
     out = fn(ctx, step)
     retry = None
-    if step.spec.kind != "filter" and not out.rows and (step.scope.metodos or step.scope.violencia):
+    if step.spec.kind != "filter" and (not out.rows or out.empty) and (step.scope.metodos or step.scope.violencia):
         for attempt in range(MAX_RETRIES):
             relaxed = step.scope.copy()
             dropped = [f"metodo={','.join(relaxed.metodos)}" if relaxed.metodos else None,
@@ -65,7 +65,7 @@ def _run_step(ctx: ToolContext, step: ResolvedStep) -> tuple[ToolOutput, dict | 
             out.warnings.append("Sin resultados con el filtro de método; se muestra el resultado sin ese filtro ("
                                 + ", ".join(retry["relaxed"]) + ").")
             step.scope = relaxed
-            if out.rows:
+            if out.rows and not out.empty:
                 break
     return out, retry
 
@@ -111,7 +111,7 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
         }
         if retry:
             meta["retry"] = retry
-        if not out.rows and spec.kind != "filter":
+        if (not out.rows or out.empty) and spec.kind != "filter":
             meta["empty_result"] = {"code": "EMPTY_RESULT", "details": "La consulta no devolvió filas."}
         envelopes.append(ok_envelope(tool=spec.identity, tool_version=spec.version, headline=out.headline,
                                      highlights=out.highlights, columns=out.columns, rows=out.rows, max_rows=max_rows,

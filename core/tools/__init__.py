@@ -86,6 +86,7 @@ class ToolOutput:
     warnings: list[str] = field(default_factory=list)
     artifact_name: str | None = None
     extra_meta: dict[str, Any] = field(default_factory=dict)
+    empty: bool = False  # rows exist but carry no events (all zeros): counts as an empty result
 
 
 @dataclass

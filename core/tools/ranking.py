@@ -54,8 +54,8 @@ def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Ranking of entities for a crime (nivel hijos) or the entity's own total (nivel actual)."""
     rows, total, ids, warnings, medida = _ranked(ctx, step, with_share=False)
     scope = step.scope
-    who = f"Hijos de {scope.entity.entidad_id}" if scope.entity.nivel == "estado" and scope.nivel == "hijos" \
-        else scope.entity.entidad_id
+    who = f"Hijos de {scope.entity.entidad_id} ({scope.entity.label})" \
+        if scope.entity.nivel == "estado" and scope.nivel == "hijos" else f"{scope.entity.label} ({scope.entity.entidad_id})"
     if scope.nivel == "hijos" and scope.entity.nivel == "municipio":
         warnings.append(f"{scope.entity.label} es un municipio: no tiene hijos; se muestra el municipio.")
     highlights = [f"Top-1: {rows[0][1]} ({rows[0][2]:,} eventos)"] if rows else []
@@ -64,7 +64,7 @@ def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         columns=list(COLUMNS), rows=rows,
         headline=f"Top {crime_label(ctx, scope)} ({medida}) — {who}, {period_label(scope)}",
         highlights=highlights, evidence=_evidence(step, ids), warnings=warnings,
-        metrics={"total_conteo": total, "entidades": len(rows)},
+        metrics={"total_conteo": total, "entidades": len(rows)}, empty=total == 0,
     )
 
 
@@ -79,5 +79,5 @@ def top_entidades_por_total(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         headline=f"Entidades con más eventos ({crime_label(ctx, scope)}), {period_label(scope)}",
         highlights=([f"Top-1: {rows[0][1]} con {rows[0][4]}% del total"] if rows and rows[0][4] is not None else [])
         + [f"Total {total:,} eventos"],
-        evidence=_evidence(step, ids), warnings=warnings, metrics={"total_conteo": total},
+        evidence=_evidence(step, ids), warnings=warnings, metrics={"total_conteo": total}, empty=total == 0,
     )

@@ -65,3 +65,27 @@ def test_build_if_missing_is_a_no_op_the_second_time(tmp_path):
     assert run("build", "--quiet", data_dir=data).returncode == 0
     again = run("build", "--if-missing", data_dir=data)
     assert again.returncode == 0 and "ya existe" in again.stderr
+
+
+def test_catalog_execute_and_job_commands(tmp_path):
+    data = tmp_path / "data"
+    assert run("etl", str(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"), "--quiet", data_dir=data).returncode == 0
+    cat = json.loads(run("catalog", data_dir=data).stdout)
+    assert cat["catalog_version"] and len(cat["tools"]) >= 13
+    plan = tmp_path / "plan.txt"
+    plan.write_text("[6,9]\nentidad_id: GTO\ndelito: homicidio_doloso\nfrom: 2024-01-01\nto: 2024-12-31\ntop_k: 3\n")
+    out = run("execute", str(plan), data_dir=data)
+    assert out.returncode == 0, out.stderr
+    envs = json.loads(out.stdout)
+    assert [e["tool"] for e in envs] == ["rank_por_delito@1.1.0", "listar_evidencia@1.0.0"]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"plan": [{"tool_id": 6, "args": {"top_k": "x"}}]}')
+    out = run("execute", str(bad), "--last", data_dir=data)
+    assert out.returncode == 2 and json.loads(out.stdout)["status"] == "error"
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"intent": "consulta", "params": {"municipio": "Celaya", "fecha_inicio": "2024-01-01",
+                                                                "fecha_fin": "2024-12-31", "delito": "homicidio_doloso"}}))
+    out = run("job", str(job), data_dir=data)
+    assert out.returncode == 0 and json.loads(out.stdout)["payload"]["rows"][0][2] == 443
+    audit = run("audit", "verify", data_dir=data)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
