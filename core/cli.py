@@ -129,6 +129,16 @@ def cmd_job(args, settings) -> int:
     return 0 if result.ok else 2
 
 
+def cmd_contracts(args, settings) -> int:
+    """Export the contracts' JSON Schemas to catalogs/contracts."""
+    from core.config import CATALOGS_DIR
+    from core.contracts import export_schemas
+
+    names = export_schemas(Path(args.output) if args.output else CATALOGS_DIR / "contracts")
+    _print_json(names)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse tree of every command."""
     common = argparse.ArgumentParser(add_help=False)
@@ -163,6 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("job")
     p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_job)
+    p = sub.add_parser("contracts", parents=[common], help="exportar los JSON Schema de los contratos")
+    p.add_argument("--output")
+    p.set_defaults(handler=cmd_contracts)
     import importlib
 
     for name in COMMAND_MODULES:
