@@ -174,7 +174,7 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
         entities = [dict(zip(cols, r)) for r in store.query(f"SELECT {', '.join(cols)} FROM entities ORDER BY nivel DESC, cve")]
         ccols = ["delito", "subtipo", "tipo", "tipo_key", "bien_juridico", "sinonimos", "granularity", "nivel", "incluye", "en_datos"]
         crimes = [dict(zip(ccols, r)) for r in store.query(f"SELECT {', '.join(ccols)} FROM crimes ORDER BY delito")]
-        mcols = ["metodo", "modalidad", "violencia", "en_datos"]
+        mcols = ["metodo", "modalidad", "violencia", "sinonimos", "en_datos"]
         methods = [dict(zip(mcols, r)) for r in store.query(f"SELECT {', '.join(mcols)} FROM methods ORDER BY metodo")]
     catalog = Catalog(load_tool_specs(catalogs_dir), entities, crimes, methods,
                       iso_utc((clock or Clock()).now()), vid)
