@@ -60,7 +60,7 @@ def _run_step(ctx: ToolContext, step: ResolvedStep) -> tuple[ToolOutput, dict | 
             dropped = [f"metodo={','.join(relaxed.metodos)}" if relaxed.metodos else None,
                        f"violencia={relaxed.violencia}" if relaxed.violencia else None]
             relaxed.metodos, relaxed.violencia = [], None
-            out = fn(ctx, ResolvedStep(step.index, step.spec, step.args, relaxed))
+            out = fn(ctx, ResolvedStep(step.index, step.spec, step.args, relaxed, step.given))
             retry = {"attempts": attempt + 2, "relaxed": [d for d in dropped if d], "rows": len(out.rows)}
             out.warnings.append("Sin resultados con el filtro de método; se muestra el resultado sin ese filtro ("
                                 + ", ".join(retry["relaxed"]) + ").")

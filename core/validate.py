@@ -163,12 +163,17 @@ def _coverage_runs(metadata: dict, delito: str, estado_id: str | None) -> list[t
     return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
 
 
-def apply_coverage(scope: Scope, metadata: dict, problems: ProblemCollector, path: str, labels: dict) -> None:
-    """Clamp the window to the selected crimes' coverage; outside it there is no number."""
-    if scope.date_from is None or not scope.delito_keys:
+def apply_coverage(scope: Scope, metadata: dict, problems: ProblemCollector, path: str, labels: dict,
+                   includes: dict[str, list[str]] | None = None) -> None:
+    """Clamp the window to the selected crimes' coverage; outside it there is no number.
+
+    A tipo-level key (``homicidio``) is covered where any of its subtipos is."""
+    if scope.date_from is None or not scope.delitos:
         return
+    includes = includes or {}
     estado = scope.entity.estado_id if scope.entity else None
-    runs = {k: _coverage_runs(metadata, k, estado) for k in scope.delito_keys}
+    runs = {k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado)})
+            for k in scope.delitos}
     overlapping = {k: [r for r in rs if r[0] <= scope.date_to and r[1] >= scope.date_from] for k, rs in runs.items()}
     if not any(overlapping.values()):
         spans = "; ".join(f"{labels.get(k, k)}: " + (", ".join(f"{a:%Y-%m}..{b:%Y-%m}" for a, b in rs) or "sin datos")
@@ -185,8 +190,7 @@ def apply_coverage(scope: Scope, metadata: dict, problems: ProblemCollector, pat
         scope.adjustments.append(f"recortada a la cobertura del delito: {a}..{b}")
         scope.date_from, scope.date_to = a, b
     for k, rs in overlapping.items():
-        covered = any(r[0] <= a and r[1] >= b for r in rs)
-        if not covered:
+        if not any(r[0] <= a and r[1] >= b for r in rs):
             scope.warnings.append(f"{labels.get(k, k)} no cubre toda la ventana {a:%Y-%m}..{b:%Y-%m}"
                                   + (": sin datos en ella." if not rs else "."))
 
@@ -224,6 +228,7 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
         warnings.append(f"El plan se escribió para los datos {plan.meta.dataset_version}; se ejecuta con {metadata['dataset_version']}.")
     statics = [_static_step(i, s, catalog, problems, warnings) for i, s in enumerate(plan.plan)]
     labels = {c["delito"]: c["subtipo"] for c in catalog.crimes}
+    includes = {c["delito"]: [x for x in (c.get("incluye") or "").split("|") if x] for c in catalog.crimes}
     scope = Scope()
     resolved: list[ResolvedStep] = []
     seen_kinds: list[str] = []
@@ -290,14 +295,14 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
                     args["_base_window"] = (res[0], res[1])
                     step_scope.adjustments += [f"base {n}" for n in res[2]]
         if spec.kind != "filter" and spec.name not in ("listar_evidencia", "total_anual") and step_scope.date_from:
-            apply_coverage(step_scope, metadata, problems, path, labels)
+            apply_coverage(step_scope, metadata, problems, path, labels, includes)
         if spec.name == "total_anual" and step_scope.date_from:
             _annual_window(step_scope, metadata, problems, path)
         if step_scope.date_from and step_scope.date_to:
             months = (step_scope.date_to.year - step_scope.date_from.year) * 12 + step_scope.date_to.month - step_scope.date_from.month + 1
             n_entities = sum(1 for e in catalog.entities if e["nivel"] == "municipio") or 1
             cells += months * n_entities * max(1, len(step_scope.delito_keys)) * 10
-        resolved.append(ResolvedStep(i, spec, args, step_scope))
+        resolved.append(ResolvedStep(i, spec, args, step_scope, given=frozenset(plan.plan[i].args)))
         if spec.kind == "filter":
             scope = step_scope.copy()
             scope.warnings = []

@@ -62,6 +62,7 @@ class ResolvedStep:
     spec: ToolSpec
     args: dict[str, Any]
     scope: Scope
+    given: frozenset[str] = frozenset()  # argument names the plan wrote (the rest are defaults)
 
 
 @dataclass

@@ -56,7 +56,7 @@ def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     scope = step.scope
     who = f"Hijos de {scope.entity.entidad_id} ({scope.entity.label})" \
         if scope.entity.nivel == "estado" and scope.nivel == "hijos" else f"{scope.entity.label} ({scope.entity.entidad_id})"
-    if scope.nivel == "hijos" and scope.entity.nivel == "municipio":
+    if scope.nivel == "hijos" and scope.entity.nivel == "municipio" and "nivel" in step.given:
         warnings.append(f"{scope.entity.label} es un municipio: no tiene hijos; se muestra el municipio.")
     highlights = [f"Top-1: {rows[0][1]} ({rows[0][2]:,} eventos)"] if rows else []
     highlights.append(f"Ventana {scope.date_from}..{scope.date_to}")

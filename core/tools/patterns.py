@@ -1,0 +1,386 @@
+"""detectar_patrones (tool 8): crime co-occurrence in municipality-months, or seasonality.
+
+Co-occurrence (``tipo: coocurrencia``) treats every municipality-month of the window as a
+transaction and every crime with events that month as an item. A pair (A, B) is only
+evaluated on the months where *both* crimes are published (inside both coverages: an
+absent cell there is a zero, a month outside it has no number). With N those
+transactions::
+
+    support    = n(A∧B) / N
+    confidence = n(A∧B) / n(A)
+    lift       = support / (P(A) · P(B)),   P(X) = n(X) / N
+    score      = round(support × lift, 4)
+
+Pairs with ``support >= min_support`` and ``lift > 1`` are kept, ordered by score. A is the
+first crime of the pair by key, or the asked crime when exactly one was asked (then it
+is paired with every other monthly crime published in the window).
+
+Seasonality (``tipo: estacionalidad``): for each crime, the month-of-year index is the
+mean monthly count of that calendar month over the mean monthly count of every month,
+both over the crime's published months in the window (at least 24 of them).
+
+Counts are computed in SQL over the per-month presence table; values travel as parameters.
+"""
+from __future__ import annotations
+
+import calendar
+from dataclasses import dataclass
+from datetime import date
+
+from core.errors import ValidacionError
+from core.tools import Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
+from core.tools.scope import period_label, where
+
+MIN_SEASON_MONTHS = 24
+MESES = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre",
+         "octubre", "noviembre", "diciembre")
+
+COOC_COLUMNS = [("patron", "string"), ("delito_a", "string"), ("delito_b", "string"), ("support", "float"),
+                ("confidence", "float"), ("lift", "float"), ("score", "float"), ("n", "int"),
+                ("transacciones", "int")]
+SEASON_COLUMNS = [("patron", "string"), ("delito_a", "string"), ("mes", "int"), ("indice", "float"),
+                  ("promedio", "float"), ("score", "float"), ("support", "float")]
+
+Run = tuple[date, date]
+
+
+@dataclass
+class Item:
+    """One crime of the analysis: the asked key, the store crimes it sums and its published months."""
+
+    key: str
+    label: str
+    delitos: list[str]
+    runs: list[Run]  # published months inside the window, first-of-month bounds
+
+    @property
+    def months(self) -> int:
+        return sum((b.year - a.year) * 12 + b.month - a.month + 1 for a, b in self.runs)
+
+
+# -- coverage --------------------------------------------------------------------------
+
+def _month(d: date) -> date:
+    return d.replace(day=1)
+
+
+def _runs(ctx: ToolContext, delito: str, estado_id: str) -> list[Run]:
+    """Monthly coverage runs of one store crime in a state (first-of-month bounds)."""
+    info = (ctx.metadata.get("coverage") or {}).get(delito)
+    if not info or info.get("granularity", "month") != "month":
+        return []
+    return sorted((_month(date.fromisoformat(r["desde"])), _month(date.fromisoformat(r["hasta"])))
+                  for r in info.get("estados", {}).get(estado_id, []))
+
+
+def _intersect(a: list[Run], b: list[Run]) -> list[Run]:
+    out = []
+    for a1, a2 in a:
+        for b1, b2 in b:
+            lo, hi = max(a1, b1), min(a2, b2)
+            if lo <= hi:
+                out.append((lo, hi))
+    return sorted(out)
+
+
+def _clip(runs: list[Run], start: date, end: date) -> list[Run]:
+    return _intersect(runs, [(_month(start), _month(end))])
+
+
+def _labels(ctx: ToolContext) -> dict[str, str]:
+    names = {c["delito"]: c["subtipo"] for c in ctx.catalog.crimes}
+    for key, info in (ctx.metadata.get("coverage") or {}).items():
+        names.setdefault(key, info.get("label") or key)
+    return names
+
+
+def _expand(ctx: ToolContext, key: str) -> list[str]:
+    """A tipo-level key sums the subtipos it includes (as validation expands it)."""
+    by_key = {c["delito"]: c for c in ctx.catalog.crimes}
+    incl = (by_key.get(key) or {}).get("incluye") or ""
+    return sorted({key, *[x for x in incl.split("|") if x]})
+
+
+def _item(ctx: ToolContext, key: str, scope: Scope, names: dict[str, str]) -> Item:
+    """An item's published months: those where every component with coverage is published."""
+    estado = scope.entity.estado_id
+    delitos = _expand(ctx, key)
+    covered = [r for r in (_runs(ctx, d, estado) for d in delitos) if r]
+    runs: list[Run] = []
+    if covered:
+        runs = covered[0]
+        for other in covered[1:]:
+            runs = _intersect(runs, other)
+        runs = _clip(runs, scope.date_from, scope.date_to)
+    return Item(key, names.get(key, key), delitos, runs)
+
+
+def _monthly_crimes(ctx: ToolContext) -> list[str]:
+    return sorted(k for k, v in (ctx.metadata.get("coverage") or {}).items() if v.get("granularity", "month") == "month")
+
+
+def _select(ctx: ToolContext, step: ResolvedStep, tipo: str) -> tuple[list[Item], str | None, list[str]]:
+    """The crimes to analyse, the anchor crime (co-occurrence with one asked crime) and warnings."""
+    scope = step.scope
+    names = _labels(ctx)
+    warnings: list[str] = []
+    asked = list(scope.delitos)
+    anchor = None
+    if asked:
+        items = [_item(ctx, k, scope, names) for k in asked]
+        empty = [i for i in items if not i.runs]
+        if empty:
+            warnings.append("Sin meses publicados en la ventana para: " + ", ".join(i.label for i in empty) + ".")
+        items = [i for i in items if i.runs]
+        if tipo == "coocurrencia" and len(asked) == 1:
+            if not items:
+                return [], None, warnings
+            anchor = items[0].key
+            taken = set(items[0].delitos)
+            others = [_item(ctx, k, scope, names) for k in _monthly_crimes(ctx) if k not in taken]
+            items += [i for i in others if i.runs]
+    else:
+        items = [i for i in (_item(ctx, k, scope, names) for k in _monthly_crimes(ctx)) if i.runs]
+        _clamp_to_coverage(scope, items)
+        partial = [i for i in items if i.months < _span(scope)]
+        if partial:
+            groups: dict[str, list[str]] = {}
+            for i in partial:
+                spans = ", ".join(f"{a:%Y-%m}..{b:%Y-%m}" for a, b in i.runs)
+                groups.setdefault(spans, []).append(i.label)
+            detail = "; ".join(f"{', '.join(labels)} {spans}" for spans, labels in sorted(groups.items()))
+            warnings.append(f"Cada delito tiene su propia cobertura y solo se evalúa en sus meses publicados: {detail}.")
+    return items, anchor, warnings
+
+
+def _span(scope: Scope) -> int:
+    a, b = scope.date_from, scope.date_to
+    return (b.year - a.year) * 12 + b.month - a.month + 1
+
+
+def _clamp_to_coverage(scope: Scope, items: list[Item]) -> None:
+    """Without ``delito`` validation cannot clamp the window: shrink it to the crimes' published months."""
+    if not items:
+        return
+    lo = min(r[0] for i in items for r in i.runs)
+    hi = max(r[1] for i in items for r in i.runs)
+    a = max(scope.date_from, lo)
+    b = min(scope.date_to, hi.replace(day=calendar.monthrange(hi.year, hi.month)[1]))
+    if (a, b) != (scope.date_from, scope.date_to):
+        scope.adjustments.append(f"recortada a la cobertura de los delitos: {a}..{b}")
+        scope.date_from, scope.date_to = a, b
+
+
+# -- SQL pieces --------------------------------------------------------------------------
+
+def _item_params(items: list[Item]) -> list:
+    """Parameters of the ``sel`` (item → store crime) and ``pub`` (item → published run) CTEs."""
+    sel_item = [i.key for i in items for _ in i.delitos]
+    sel_delito = [d for i in items for d in i.delitos]
+    pub_item = [i.key for i in items for _ in i.runs]
+    pub_from = [a for i in items for a, _ in i.runs]
+    pub_to = [b for i in items for _, b in i.runs]
+    return [sel_item, sel_delito, pub_item, pub_from, pub_to]
+
+
+_BASE_CTES = """
+    sel AS (SELECT unnest(?::VARCHAR[]) AS item, unnest(?::VARCHAR[]) AS delito),
+    pub AS (SELECT unnest(?::VARCHAR[]) AS item, unnest(?::DATE[]) AS desde, unnest(?::DATE[]) AS hasta),
+    item_months AS (
+        SELECT DISTINCT item, CAST(unnest(generate_series(CAST(desde AS TIMESTAMP), CAST(hasta AS TIMESTAMP),
+                                                          INTERVAL 1 MONTH)) AS DATE) AS fecha
+        FROM pub)"""
+
+
+def _unfiltered(scope: Scope) -> Scope:
+    """The scope without its crime filter: the items say which crimes are read."""
+    s = scope.copy()
+    s.delito_keys = []
+    return s
+
+
+# -- co-occurrence ---------------------------------------------------------------------
+
+def _cooccurrence_counts(ctx: ToolContext, scope: Scope, items: list[Item], anchor: str | None):
+    """Per pair: months both published, N, n(A), n(B), n(A∧B); plus months with any pair."""
+    entity = scope.entity
+    if entity.nivel == "estado":
+        ent_cond, ent_params = "nivel = 'municipio' AND estado_id = ?", [entity.estado_id]
+    else:
+        ent_cond, ent_params = "entidad_id = ?", [entity.entidad_id]
+    cond, params = where(_unfiltered(scope), with_window=True)
+    anchor_cond = "AND (a.item = ? OR b.item = ?)" if anchor else ""
+    sql = f"""
+        WITH {_BASE_CTES},
+        munis AS (SELECT entidad_id FROM entities WHERE {ent_cond}),
+        pres AS (
+            SELECT s.item, i.entidad_id, i.fecha
+            FROM incidents i
+            JOIN sel s ON s.delito = i.delito
+            JOIN munis m ON m.entidad_id = i.entidad_id
+            JOIN item_months im ON im.item = s.item AND im.fecha = i.fecha
+            WHERE {cond}
+            GROUP BY ALL
+            HAVING sum(i.eventos) > 0),
+        pair_months AS (
+            SELECT a.item AS ia, b.item AS ib, a.fecha
+            FROM item_months a JOIN item_months b ON a.fecha = b.fecha AND a.item < b.item {anchor_cond}),
+        tm AS (SELECT ia, ib, count(*) AS meses FROM pair_months GROUP BY ALL),
+        na AS (SELECT pm.ia, pm.ib, count(*) AS n FROM pair_months pm
+               JOIN pres p ON p.item = pm.ia AND p.fecha = pm.fecha GROUP BY ALL),
+        nb AS (SELECT pm.ia, pm.ib, count(*) AS n FROM pair_months pm
+               JOIN pres p ON p.item = pm.ib AND p.fecha = pm.fecha GROUP BY ALL),
+        nab AS (SELECT a.item AS ia, b.item AS ib, count(*) AS n FROM pres a
+                JOIN pres b ON a.entidad_id = b.entidad_id AND a.fecha = b.fecha AND a.item < b.item
+                GROUP BY ALL)
+        SELECT tm.ia, tm.ib, tm.meses, tm.meses * (SELECT count(*) FROM munis) AS transacciones,
+               coalesce(na.n, 0), coalesce(nb.n, 0), coalesce(nab.n, 0),
+               (SELECT count(DISTINCT fecha) FROM pair_months) * (SELECT count(*) FROM munis) AS union_tx
+        FROM tm LEFT JOIN na USING (ia, ib) LEFT JOIN nb USING (ia, ib) LEFT JOIN nab USING (ia, ib)
+        ORDER BY tm.ia, tm.ib"""
+    all_params = _item_params(items) + ent_params + params + ([anchor, anchor] if anchor else [])
+    return ctx.query(sql, all_params)
+
+
+def _cooccurrence(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
+    scope = step.scope
+    items, anchor, warnings = _select(ctx, step, "coocurrencia")
+    if len(items) < 2:
+        warnings.append("La co-ocurrencia necesita al menos dos delitos con meses publicados en la ventana.")
+    by_key = {i.key: i for i in items}
+    min_support = float(step.args.get("min_support", 0.01))
+    top_k = int(step.args.get("top_k", 10))
+    rows: list[list] = []
+    evaluated = 0
+    union_tx = 0
+    overlapping = 0
+    if len(items) >= 2:
+        for ia, ib, _meses, n_tx, n_a, n_b, n_ab, union in _cooccurrence_counts(ctx, scope, items, anchor):
+            union_tx = int(union)
+            if set(by_key[ia].delitos) & set(by_key[ib].delitos):
+                overlapping += 1  # a tipo and one of its subtipos: trivially together
+                continue
+            if anchor and ib == anchor:  # the asked crime is always A
+                ia, ib, n_a, n_b = ib, ia, n_b, n_a
+            evaluated += 1
+            if not n_tx or not n_a or not n_b:
+                continue
+            support = n_ab / n_tx
+            lift = support / ((n_a / n_tx) * (n_b / n_tx))
+            if support < min_support or lift <= 1:
+                continue
+            a, b = by_key[ia], by_key[ib]
+            rows.append([f"{a.label} + {b.label}", a.key, b.key, round(support, 4), round(n_ab / n_a, 4),
+                         round(lift, 4), round(support * lift, 4), int(n_ab), int(n_tx)])
+    if overlapping:
+        warnings.append("Se omitieron pares de un tipo de delito con sus propios subtipos.")
+    rows.sort(key=lambda r: (-r[6], -r[3], r[0]))
+    rows = rows[:top_k]
+    if items and len(items) >= 2 and not rows:
+        warnings.append(f"Ningún par alcanza support ≥ {min_support} con lift > 1 en la ventana.")
+    where_txt = scope.entity.label
+    unit = "municipio-mes" if scope.entity.nivel == "estado" else "meses del municipio"
+    highlights = []
+    if rows:
+        highlights.append(f"Top-1: {rows[0][0]} (lift {rows[0][5]}, support {rows[0][3]})")
+    highlights += [f"{union_tx:,} transacciones ({unit})", f"Ventana {scope.date_from}..{scope.date_to}"]
+    return ToolOutput(
+        columns=list(COOC_COLUMNS), rows=rows,
+        headline=f"Co-ocurrencia de delitos por {unit} — {where_txt}, {period_label(scope)}",
+        highlights=highlights,
+        evidence=_evidence(scope, items, {r[1] for r in rows} | {r[2] for r in rows}),
+        warnings=warnings,
+        metrics={"transacciones": union_tx, "pares_evaluados": evaluated, "patrones": len(rows)},
+        extra_meta={"definiciones": {
+            "support": "n(A∧B)/N", "confidence": "n(A∧B)/n(A)", "lift": "support/(P(A)·P(B))",
+            "score": "round(support×lift, 4)",
+            "transaccion": "municipio-mes en que ambos delitos están publicados"}},
+    )
+
+
+# -- seasonality -----------------------------------------------------------------------
+
+def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
+    scope = step.scope
+    items, _, warnings = _select(ctx, step, "estacionalidad")
+    top_k = int(step.args.get("top_k", 10))
+    short = [i for i in items if i.months < MIN_SEASON_MONTHS]
+    if short:
+        warnings.append(f"La estacionalidad requiere al menos {MIN_SEASON_MONTHS} meses publicados; se omiten: "
+                        + ", ".join(f"{i.label} ({i.months} meses)" for i in short) + ".")
+    items = [i for i in items if i.months >= MIN_SEASON_MONTHS]
+    rows: list[list] = []
+    used: list[Item] = []
+    months_seen: set[date] = set()
+    if items:
+        cond, params = where(_unfiltered(scope), with_window=True)
+        sql = f"""
+            WITH {_BASE_CTES},
+            counts AS (SELECT s.item, i.fecha, sum(i.eventos) AS n
+                       FROM incidents i JOIN sel s ON s.delito = i.delito
+                       WHERE {cond} GROUP BY ALL),
+            series AS (SELECT im.item, im.fecha, coalesce(c.n, 0) AS n
+                       FROM item_months im LEFT JOIN counts c USING (item, fecha)),
+            tot AS (SELECT item, count(*) AS meses, avg(n) AS media, sum(n) AS total FROM series GROUP BY item)
+            SELECT s.item, month(s.fecha) AS mes, avg(s.n) AS promedio, sum(s.n) AS eventos,
+                   t.meses, t.media, t.total
+            FROM series s JOIN tot t USING (item)
+            GROUP BY ALL ORDER BY 1, 2"""
+        result = ctx.query(sql, _item_params(items) + params)
+        by_key = {i.key: i for i in items}
+        silent = set()
+        for item, mes, promedio, eventos, _meses, media, total in result:
+            if not total:
+                silent.add(by_key[item].label)
+                continue
+            it = by_key[item]
+            indice = round(float(promedio) / float(media), 3)
+            rows.append([f"{it.label} — {MESES[int(mes) - 1]}", it.key, int(mes), indice, round(float(promedio), 3),
+                         indice, round(float(eventos) / float(total), 4)])
+        used = [i for i in items if i.label not in silent]
+        if silent:
+            warnings.append("Sin eventos en la ventana (no hay estacionalidad que medir): " + ", ".join(sorted(silent)) + ".")
+        for i in used:
+            for a, b in i.runs:
+                d = a
+                while d <= b:
+                    months_seen.add(d)
+                    d = date(d.year + (d.month == 12), d.month % 12 + 1, 1)
+    rows.sort(key=lambda r: (-r[3], r[1], r[2]))
+    rows = rows[:top_k]
+    crimes = ", ".join(i.label for i in used) if used else f"ningún delito con {MIN_SEASON_MONTHS} meses publicados"
+    highlights = [f"Pico: {rows[0][0]} (índice {rows[0][3]})"] if rows else []
+    highlights.append(f"Ventana {scope.date_from}..{scope.date_to}")
+    return ToolOutput(
+        columns=list(SEASON_COLUMNS), rows=rows,
+        headline=f"Estacionalidad por mes del año: {crimes} — {scope.entity.label}, {period_label(scope)}",
+        highlights=highlights,
+        evidence=_evidence(scope, used, {r[1] for r in rows}),
+        warnings=warnings,
+        metrics={"meses": len(months_seen), "delitos": len(used), "patrones": len(rows)},
+        extra_meta={"definiciones": {
+            "indice": "promedio del mes calendario / promedio mensual de toda la ventana publicada",
+            "support": "proporción de los eventos del delito en ese mes calendario"}},
+    )
+
+
+# -- evidence and entry point ------------------------------------------------------------
+
+def _evidence(scope: Scope, items: list[Item], keys: set[str]) -> Evidence | None:
+    """The scope's incidents of the crimes behind the returned patterns."""
+    delitos = sorted({d for i in items if i.key in keys for d in i.delitos})
+    if not delitos:
+        return None
+    cond, params = where(_unfiltered(scope))
+    cond += f" AND i.delito IN ({', '.join('?' for _ in delitos)})"
+    return Evidence(cond, params + delitos)
+
+
+def detectar_patrones(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
+    """Co-occurrence of crimes in municipality-months, or month-of-year seasonality."""
+    if step.scope.entity is None or step.scope.date_from is None:
+        raise ValidacionError("detectar_patrones necesita entidad y ventana.", ["Ejemplo: entidad_id: GTO"])
+    tipo = step.args.get("tipo", "coocurrencia")
+    if tipo == "estacionalidad":
+        return _seasonality(ctx, step)
+    return _cooccurrence(ctx, step)
