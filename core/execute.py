@@ -54,7 +54,8 @@ def _run_step(ctx: ToolContext, step: ResolvedStep) -> tuple[ToolOutput, dict | 
     fn = step.spec.load_implementation()
     out = fn(ctx, step)
     retry = None
-    if step.spec.kind != "filter" and (not out.rows or out.empty) and (step.scope.metodos or step.scope.violencia):
+    # Only counting tools relax: for anomalies or patterns, no rows is itself the answer.
+    if step.spec.kind in ("analysis", "metricas") and (not out.rows or out.empty) and (step.scope.metodos or step.scope.violencia):
         for attempt in range(MAX_RETRIES):
             relaxed = step.scope.copy()
             dropped = [f"metodo={','.join(relaxed.metodos)}" if relaxed.metodos else None,

@@ -300,6 +300,7 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
             _annual_window(step_scope, metadata, problems, path)
         if step_scope.date_from and step_scope.date_to:
             months = (step_scope.date_to.year - step_scope.date_from.year) * 12 + step_scope.date_to.month - step_scope.date_from.month + 1
+            months += int(args.get("window", 0)) if spec.name == "detectar_anomalias" else 0  # its history
             n_entities = sum(1 for e in catalog.entities if e["nivel"] == "municipio") or 1
             cells += months * n_entities * max(1, len(step_scope.delito_keys)) * 10
         resolved.append(ResolvedStep(i, spec, args, step_scope, given=frozenset(plan.plan[i].args)))
