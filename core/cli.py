@@ -139,6 +139,39 @@ def cmd_contracts(args, settings) -> int:
     return 0
 
 
+def cmd_ask(args, settings) -> int:
+    """Answer questions as one conversation (or several, from --conversations)."""
+    from core.assistant import Assistant
+    from core.pipeline import Conversation
+
+    assistant = Assistant(settings=settings, user=args.user, role="analista")
+    if args.conversations:
+        try:
+            convs = json.loads(_read_input(args.conversations))
+            assert isinstance(convs, list) and all(isinstance(c, list) and all(isinstance(q, str) for q in c) for c in convs)
+        except (json.JSONDecodeError, AssertionError) as exc:
+            raise ValidacionError("--conversations espera una lista JSON de conversaciones (listas de preguntas).") from exc
+    else:
+        if not args.questions:
+            raise ValidacionError("Escriba al menos una pregunta.", ["Ejemplo: python -m core ask '¿Cuántos homicidios hubo en León en 2024?'"])
+        convs = [[" ".join(args.questions)]] if args.one else [args.questions]
+    results = []
+    for questions in convs:
+        conversation = Conversation()
+        turns = [assistant.ask(q, conversation, domain_hint=args.domain_hint, planner=args.planner) for q in questions]
+        results.append(turns)
+    if args.json:
+        if args.conversations:
+            _print_json({"conversations": [{"turns": [t.as_dict() for t in turns]} for turns in results]})
+        else:
+            _print_json({"turns": [t.as_dict() for t in results[0]]})
+    else:
+        for turns in results:
+            for t in turns:
+                sys.stdout.write(t.answer.text + "\n\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse tree of every command."""
     common = argparse.ArgumentParser(add_help=False)
@@ -173,6 +206,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("job")
     p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_job)
+    p = sub.add_parser("ask", parents=[common], help="preguntar en español (una conversación)")
+    p.add_argument("questions", nargs="*")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--planner", choices=["auto", "rules", "llm"], default="auto")
+    p.add_argument("--domain-hint", default="auto",
+                   choices=["auto", "incidencia", "tendencias", "comparacion", "patrones", "anomalias", "evidencia",
+                            "metodologia", "lab"])
+    p.add_argument("--conversations", help="archivo JSON: lista de conversaciones (listas de preguntas)")
+    p.add_argument("--one", action="store_true", help="unir las palabras en una sola pregunta")
+    p.add_argument("--user", default="cli")
+    p.set_defaults(handler=cmd_ask)
     p = sub.add_parser("contracts", parents=[common], help="exportar los JSON Schema de los contratos")
     p.add_argument("--output")
     p.set_defaults(handler=cmd_contracts)
