@@ -94,3 +94,78 @@ def require_data(settings: Settings | None = None) -> None:
     """Raise the Spanish 'no data' error when nothing is published."""
     if get_store(_settings(settings)).is_empty():
         raise DatosFaltantesError("No hay datos publicados todavía.")
+
+
+def load_files(specs, *, settings: Settings | None = None, user: str = "local", role: str = "steward",
+               dry_run: bool = False, progress=None, clock: Clock | None = None) -> dict:
+    """Run the ETL (or its preview) and audit who loaded what; refusals are audited and re-raised."""
+    from core.errors import CasandraError, error_payload
+    from core.etl import run_etl
+
+    settings = _settings(settings)
+    clock = clock or Clock()
+    names = [getattr(s, "display_name", None) or str(getattr(s, "path", s)) for s in specs]
+    try:
+        result = run_etl(specs, settings, clock=clock, progress=progress, dry_run=dry_run)
+    except CasandraError as exc:
+        if not dry_run:
+            with AuditLog.for_settings(settings, clock=clock) as log:
+                log.append(kind="etl", user=user, role=role, status="refused",
+                           dataset_version=get_store(settings).dataset_version,
+                           payload={"files": names, "error": error_payload(exc)})
+        raise
+    if not dry_run:
+        with AuditLog.for_settings(settings, clock=clock) as log:
+            log.append(kind="etl", user=user, role=role, status=result.summary.get("status", "ok"),
+                       dataset_version=result.dataset_version,
+                       payload={"files": names, "summary": {k: v for k, v in result.summary.items() if k != "archivos"},
+                                "archivos": [{k: a.get(k) for k in ("archivo", "formato", "sha256", "filas",
+                                                                      "filas_en_cuarentena")} for a in result.summary["archivos"]]})
+        get_store(settings).refresh()
+    return result.summary
+
+
+def rollback(version_id: str, *, settings: Settings | None = None, user: str = "local", role: str = "steward",
+             clock: Clock | None = None) -> dict:
+    """Make an earlier version current again and audit it."""
+    from core.clock import iso_utc
+    from core.etl.publish import Depot
+
+    settings = _settings(settings)
+    clock = clock or Clock()
+    before = Depot(settings.store_dir).current_id()
+    meta = Depot(settings.store_dir).rollback(version_id, iso_utc(clock.now()))
+    with AuditLog.for_settings(settings, clock=clock) as log:
+        log.append(kind="rollback", user=user, role=role, status="ok", dataset_version=version_id,
+                   payload={"from": before, "to": version_id})
+    get_store(settings).refresh()
+    return meta
+
+
+def versions(settings: Settings | None = None) -> list[dict]:
+    """Published versions, newest first."""
+    from core.etl.publish import Depot
+
+    return Depot(_settings(settings).store_dir).versions()
+
+
+def quarantine(settings: Settings | None = None, limit: int = 5000) -> list[dict]:
+    """Quarantined rows of the current version (reason, file, line)."""
+    store = get_store(_settings(settings))
+    if store.is_empty():
+        return []
+    cols = ["load_id", "source_file", "source_row", "motivo", "valores", "loaded_at"]
+    return [dict(zip(cols, r)) for r in store.query(
+        f"SELECT {', '.join(cols)} FROM quarantine ORDER BY loaded_at DESC, source_file, source_row LIMIT ?", [limit])]
+
+
+def set_lab_approval(approved: bool, *, settings: Settings | None = None, user: str = "local",
+                     role: str = "supervisor", clock: Clock | None = None) -> dict:
+    """The supervisor's lab setting the Governor reads; audited."""
+    from core.governor import set_lab_approved
+
+    settings = _settings(settings)
+    data = set_lab_approved(settings, approved, user)
+    with AuditLog.for_settings(settings, clock=clock or Clock()) as log:
+        log.append(kind="settings", user=user, role=role, status="ok", payload={"lab_approved": bool(approved)})
+    return data

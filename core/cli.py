@@ -31,9 +31,12 @@ def _stderr_progress(stage: str, fraction: float, message: str) -> None:
 
 def cmd_etl(args, settings) -> int:
     """Load files into a new dataset version."""
+    from core import api
+
     specs = [SourceSpec(Path(p), coverage=args.coverage, annual_cut=args.annual_cut) for p in args.files]
-    result = run_etl(specs, settings, progress=None if args.quiet else _stderr_progress)
-    _print_json(result.summary)
+    summary = api.load_files(specs, settings=settings, user=args.user, role="steward", dry_run=args.dry_run,
+                             progress=None if args.quiet else _stderr_progress)
+    _print_json(summary)
     return 0
 
 
@@ -82,7 +85,9 @@ def cmd_versions(args, settings) -> int:
 
 def cmd_rollback(args, settings) -> int:
     """Make an earlier version current again."""
-    meta = Depot(settings.store_dir).rollback(args.version_id, iso_utc(Clock().now()))
+    from core import api
+
+    meta = api.rollback(args.version_id, settings=settings, user=args.user, role="steward")
     _print_json({"status": "rolled_back", "dataset_version": meta["dataset_version"], "max_date": meta["max_date"]})
     return 0
 
@@ -184,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--coverage", help="AAAA-MM:AAAA-MM para archivos largos sin ceros")
     p.add_argument("--annual-cut", help="AAAA-MM: último mes incluido en los totales anuales")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="revisar sin publicar (vista previa)")
+    p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_etl)
     p = sub.add_parser("build", parents=[common], help="construir el almacén con los archivos de data/raw")
     p.add_argument("--if-missing", action="store_true")
@@ -194,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("versions", parents=[common], help="versiones publicadas").set_defaults(handler=cmd_versions)
     p = sub.add_parser("rollback", parents=[common], help="volver a una versión anterior")
     p.add_argument("version_id")
+    p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_rollback)
     sub.add_parser("catalog", parents=[common], help="catálogo de herramientas (CatalogSpec)").set_defaults(handler=cmd_catalog)
     p = sub.add_parser("execute", parents=[common], help="ejecutar un plan (texto o JSON; '-' = stdin)")

@@ -84,8 +84,11 @@ def last_day(d: date) -> date:
 
 
 def run_etl(specs: Sequence[SourceSpec], settings: Settings, clock: Clock | None = None,
-            progress: Progress | None = None) -> EtlResult:
-    """Load, curate and publish a batch of files; raise a CasandraError on refusal."""
+            progress: Progress | None = None, dry_run: bool = False) -> EtlResult:
+    """Load, curate and publish a batch of files; raise a CasandraError on refusal.
+
+    With ``dry_run`` everything is checked and the summary (layouts, crimes, periods,
+    quarantine, changes) is returned, but nothing is published: the upload preview."""
     clock = clock or Clock()
     progress = progress or _noop
     depot = Depot(settings.store_dir)
@@ -98,7 +101,7 @@ def run_etl(specs: Sequence[SourceSpec], settings: Settings, clock: Clock | None
     with depot.lock():
         work = depot.new_work_dir()
         try:
-            return _run_locked(specs, settings, clock, progress, depot, work)
+            return _run_locked(specs, settings, clock, progress, depot, work, dry_run)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -112,7 +115,8 @@ def _connect(settings: Settings, work: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, depot: Depot, work: Path) -> EtlResult:
+def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, depot: Depot, work: Path,
+                dry_run: bool = False) -> EtlResult:
     now = clock.now()
     loaded_at = iso_utc(now)
     load_id = uuid.uuid4().hex[:12]
@@ -185,6 +189,11 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
             progress("publish", 1.0, "Sin cambios")
             return EtlResult(False, previous["dataset_version"], summary)
         summary["cambios"] = merge.diff_incidents(con)
+        if dry_run:
+            summary.update(status="preview", dataset_version=None,
+                           mensaje="Vista previa: nada se publicó todavía.")
+            progress("publish", 1.0, "Vista previa lista")
+            return EtlResult(False, None, summary)
         vid = f"gx-{now:%Y.%m.%d}-{digest[:8]}"
         staging = depot.new_staging_version()
         try:
