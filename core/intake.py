@@ -17,6 +17,7 @@ SOCIAL = ("hola", "buenos dias", "buenas tardes", "buenas noches", "gracias", "m
 SUPPORT = ("que puedes hacer", "como te uso", "como funciona", "ayuda", "que sabes hacer", "que preguntas",
            "como pregunto", "que datos tienes", "que delitos tienes", "que informacion tienes", "quien eres")
 DEFINITION = ("que es ", "que son ", "que significa", "que quiere decir", "definicion", "diferencia entre",
+              "que diferencia", "diferencia hay", "en que se diferencia", "se distingue",
               "como se calcula", "como calculan", "como se mide", "de donde vienen", "de donde salen",
               "que fuente", "que fuentes", "por que no hay", "que cubre", "metodologia", "que cuenta",
               "que es la tasa", "como se define", "que incluye")

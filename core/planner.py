@@ -67,6 +67,7 @@ def plan_state(*, goal: str, category: str, refusal_tag: str | None, clarify: li
     if refusal_tag:
         strategy, rounds = "defer_or_refuse", []
         tags = tags + [refusal_tag]
+        clarify = []  # nothing to clarify in a request we will not answer
     elif clarify and any(q.blocking for q in clarify):
         strategy, rounds = "clarify_then_retrieve", []
     elif category == "social":

@@ -83,6 +83,8 @@ def _refusal_tag(turn) -> str | None:
 def analyze(turn, ctx, conv) -> None:
     """AnalystPlan (002) and the refusal decision."""
     turn.refusal = _refusal_tag(turn)
+    if turn.refusal:
+        turn.clarify = []
     kind = turn.understanding.kind if turn.understanding else "unknown"
     question = turn.clarify[0].question if turn.clarify else None
     turn.analyst_plan, turn.route_reason = analyst.analyze(turn.intake.category, kind, turn.query_plan.mode, question,
@@ -179,9 +181,9 @@ def execute(turn, ctx, conv) -> None:
     vp = turn.validated
     if turn.done or vp is None:
         return
-    key = f"{turn.intake.cache_key}|{vp.query_hash}"
+    key = turn.intake.cache_key
     cached = ctx.cache.get(key) if ctx.use_cache else None
-    if cached is not None:
+    if cached is not None and cached["query_hash"] == vp.query_hash:
         turn.envelopes = [dict(e) for e in cached["envelopes"]]
     else:
         result = run_validated(vp, ToolContext(store=ctx.store, catalog=ctx.catalog, metadata=ctx.metadata),
@@ -189,7 +191,7 @@ def execute(turn, ctx, conv) -> None:
         turn.envelopes = result.envelopes
         turn.timings_ms.update({f"tool:{k}": v for k, v in result.timings_ms.items()})
         if result.status == "ok" and ctx.use_cache:
-            ctx.cache.put(key, {"envelopes": result.envelopes})
+            ctx.cache.put(key, {"envelopes": result.envelopes, "query_hash": vp.query_hash})
     for env in turn.envelopes:
         env["meta"]["job_id"] = turn.job_id
     analyses = [i for i, e in enumerate(turn.envelopes) if not e["tool"].startswith("listar_evidencia")]
