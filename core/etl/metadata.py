@@ -1,0 +1,97 @@
+"""The metadata of a published version (seed 001 §8-§9) and the maps it carries."""
+from __future__ import annotations
+
+import calendar
+import re
+import shutil
+from datetime import date
+from pathlib import Path
+
+from core.etl.publish import Depot
+
+
+def last_day(d: date) -> date:
+    """Last day of the month of ``d``."""
+    return date(d.year, d.month, calendar.monthrange(d.year, d.month)[1])
+
+
+def new_geo(previous: dict, geo_files) -> bool:
+    have = {g.get("sha256") for g in previous.get("geo", {}).values()}
+    return any(g.sha256 not in have for g in geo_files)
+
+
+def copy_geo(depot: Depot, previous: dict | None, geo_files, staging: Path) -> dict:
+    """Carry the previous version's maps forward and add the new ones."""
+    out: dict = {}
+    (staging / "geo").mkdir(exist_ok=True)
+    if previous:
+        for key, info in previous.get("geo", {}).items():
+            src = depot.version_dir(previous["dataset_version"]) / info["path"]
+            if src.is_file():
+                shutil.copyfile(src, staging / info["path"])
+                out[key] = info
+    for g in geo_files:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(g.name.split(":")[-1]).name)
+        shutil.copyfile(g.path, staging / "geo" / safe)
+        out[Path(safe).stem] = {"path": f"geo/{safe}", "sha256": g.sha256, "archivo": g.name}
+    return out
+
+
+def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo) -> dict:
+    """The version's metadata.json (seed 001 §8-§9)."""
+    cov_rows = con.execute(
+        """SELECT c.delito, c.granularity, c.estado_id, c.desde, c.hasta, c.meses,
+                  coalesce(k.subtipo, c.delito)
+           FROM new_coverage c LEFT JOIN new_crimes k USING (delito) ORDER BY c.delito, c.estado_id, c.desde"""
+    ).fetchall()
+    coverage: dict = {}
+    for delito, gran, estado, desde, hasta, meses, label in cov_rows:
+        end = last_day(hasta) if gran == "month" else date(hasta.year, 12, 31)
+        item = coverage.setdefault(delito, {"label": label, "granularity": gran, "desde": desde.isoformat(),
+                                            "hasta": end.isoformat(), "estados": {}})
+        item["desde"] = min(item["desde"], desde.isoformat())
+        item["hasta"] = max(item["hasta"], end.isoformat())
+        item["estados"].setdefault(estado, []).append({"desde": desde.isoformat(), "hasta": end.isoformat(), "meses": meses})
+    monthly = [v for v in coverage.values() if v["granularity"] == "month"]
+    span = monthly or list(coverage.values())
+    min_date = min((v["desde"] for v in span), default=None)
+    max_date = max((v["hasta"] for v in span), default=None)
+    annual = con.execute(
+        "SELECT anio, any_value(metodologia), bool_or(parcial), min(meses) FROM new_annual GROUP BY anio ORDER BY anio"
+    ).fetchall()
+    sources_list = list(previous.get("sources", [])) if previous else []
+    seen = {(s["archivo"], s["sha256"]) for s in sources_list}
+    for r in reports:
+        key = (r["archivo"], r["sha256"])
+        if key in seen:
+            continue
+        seen.add(key)
+        sources_list.append({
+            "archivo": r["archivo"], "sha256": r["sha256"], "bytes": r["bytes"], "formato": r["formato"],
+            "codificacion": r["codificacion"], "contenedor": r["contenedor"], "procedencia": r["procedencia"],
+            "cargado_en": loaded_at, "load_id": load_id, "filas": r.get("filas"),
+            "cobertura": r.get("cobertura"),
+        })
+    return {
+        "schema_version": "1.0.0",
+        "dataset_version": vid,
+        "content_hash": digest,
+        "min_date": min_date,
+        "max_date": max_date,
+        "data_available_until": max_date,
+        "updated_at": loaded_at,
+        "previous_version": previous["dataset_version"] if previous else None,
+        "granularity": "month",
+        "coverage": coverage,
+        "annual_series": {
+            "total_delitos": {
+                "granularity": "year",
+                "years": {str(y): {"metodologia": m, "parcial": bool(p), "meses": int(n)} for y, m, p, n in annual},
+                "nota": "Agregado anual de todos los delitos; nunca se suma a las series mensuales.",
+            }
+        } if annual else {},
+        "row_counts": counts,
+        "sources": sources_list,
+        "geo": geo,
+        "loads": ((previous or {}).get("loads", []) + [{"load_id": load_id, "at": loaded_at}])[-50:],
+    }
