@@ -17,7 +17,7 @@ from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
 
 # Modules that add their own sub-commands (datasette-style: built-ins use the same hook).
-COMMAND_MODULES = ("core.audit",)
+COMMAND_MODULES = ("core.audit", "core.evaluation")
 
 
 def _print_json(obj) -> None:

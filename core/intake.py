@@ -35,6 +35,14 @@ DESTRUCTIVE = ("borra ", "borrar ", "elimina los datos", "eliminar los datos", "
                "truncate", "modifica los datos", "cambia los datos", "alterar los datos", "update incidents",
                "rm -rf")
 _WORD = re.compile(r"[a-z0-9ñ]+")
+# "elimina la tabla de homicidios", "borra los registros": a destructive verb aimed at the data.
+_DESTRUCTIVE_RE = re.compile(
+    r"\b(borra\w*|elimin\w*|modific\w*|alter\w*|trunca\w*|destru\w*|sobrescrib\w*|reemplaza\w*|vacia\w*)\b"
+    r".{0,40}\b(tabla|tablas|datos|registros|base|bases|informacion|archivo|archivos|cifras|bitacora|auditoria)\b")
+# Methodology questions: a question word near a methodology noun.
+_METHOD_RE = re.compile(
+    r"\b(que|como|cual|cuales|por que|donde)\b.{0,40}\b(poblacion|tasa|tasas|fuente|fuentes|metodologia|cobertura|"
+    r"significa|definicion|calcul\w*|vienen|provienen|publica\w*|cuenta|cuentan|carpetas?|cifra negra|rnid|sesnsp)\b")
 
 
 def _has(text: str, phrases) -> bool:
@@ -44,7 +52,8 @@ def _has(text: str, phrases) -> bool:
 def moderate(normalized: str) -> Moderation:
     """PII requests, offensive text, instruction overrides and destructive requests."""
     return Moderation(pii_request=_has(normalized, PII), offensive=_has(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
-                      instruction_override=_has(normalized, OVERRIDE), destructive=_has(normalized, DESTRUCTIVE))
+                      instruction_override=_has(normalized, OVERRIDE),
+                      destructive=_has(normalized, DESTRUCTIVE) or bool(_DESTRUCTIVE_RE.search(normalized)))
 
 
 def classify(normalized: str, has_domain_signal: bool) -> str:
@@ -53,9 +62,12 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
     words = _WORD.findall(stripped)
     if stripped in SOCIAL or (len(words) <= 4 and _has(stripped, SOCIAL) and not has_domain_signal):
         return "social"
+    if "gracias" in words and not has_domain_signal and len(words) <= 8:
+        return "social"
     if _has(stripped, SUPPORT) and not has_domain_signal:
         return "support"
-    if _has(f"{stripped} ", DEFINITION) and not re.search(r"\b(cuant[oa]s|20[12]\d|top|ranking|mas|menos)\b", stripped):
+    numeric = re.search(r"\b(cuant[oa]s|20[12]\d|top|ranking|mas|menos)\b", stripped)
+    if (_has(f"{stripped} ", DEFINITION) or _METHOD_RE.search(stripped)) and not numeric:
         return "definition"
     if _has(stripped, OFF_TOPIC) or not has_domain_signal:
         return "irrelevant"

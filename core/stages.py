@@ -47,13 +47,9 @@ def route(turn, ctx, conv) -> None:
     turn.clarify = []
     if cat == "relevant" and u is not None and ctx.metadata:
         needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total"
-        turn.clarify = planner_rules.clarifications(u, ctx.catalog, needs_crime and not _generic_total(u))
+        turn.clarify = planner_rules.clarifications(u, ctx.catalog, needs_crime and not toolplan.asks_all_crimes(u))
     turn.query_plan = router.route(u, cat, turn.domain_hint, normalize_text(turn.question), ctx.clock.now(),
                                    needs_clarification=bool(turn.clarify))
-
-
-def _generic_total(u) -> bool:
-    return any(c.delito == "total_delitos" for c in u.crimes)
 
 
 def govern(turn, ctx, conv) -> None:
@@ -98,10 +94,12 @@ def plan(turn, ctx, conv) -> None:
     if u is not None and u.group_by_municipio:
         tags.append("b4_group_by")
     mode = "rules"
-    if cat == "relevant" and not turn.refusal and not turn.clarify:
-        from core.llm import planner_mode
+    if cat == "relevant" and not turn.refusal and not turn.clarify and turn.planner_requested != "rules":
+        from core.llm import planner_choice
 
-        mode = planner_mode(turn.planner_requested, ctx.llm_config)
+        mode, why = planner_choice(turn.planner_requested, ctx.llm_config)
+        if why:
+            turn.llm = {"planner_choice": why}
     turn.planner_state = planner_rules.plan_state(
         goal=turn.intake.rewritten_question, category=cat, refusal_tag=turn.refusal, clarify=turn.clarify, u=u,
         question=turn.intake.rewritten_question, deep=turn.query_plan.mode == "deep", mode=mode, tags=tags)
@@ -137,12 +135,15 @@ def _tool_plan(turn, ctx, u, mode: str) -> None:
 
         outcome = propose_plan(turn.intake.rewritten_question, ctx.catalog, ctx.metadata, ctx.llm_config,
                                allowed_status=tuple(turn.governor.allowed_tool_status))
-        turn.llm = {"model": outcome.model, "mode_used": outcome.mode_used, "attempts": outcome.attempts,
-                    "latency_ms": outcome.total_latency_ms, "fallback_reason": outcome.fallback_reason}
+        turn.llm = outcome.as_audit()
         if outcome.plan is not None:
             turn.plan, turn.planner_used = outcome.plan, "llm"
             return
         turn.plan_notes.append("El planificador LLM no dio un plan válido; se usó el planificador local.")
+        meta = turn.planner_state.planner_meta
+        tags = meta.rationale_tags + [f"llm_fallback:{outcome.fallback_reason}"]
+        turn.planner_state = turn.planner_state.model_copy(
+            update={"planner_meta": meta.model_copy(update={"rationale_tags": tags})})
     built = toolplan.build(u, ctx.metadata, includes)
     turn.plan, turn.plan_notes, turn.planner_used = built.plan, turn.plan_notes + built.notes, "rules"
 

@@ -6,12 +6,22 @@ published months (said in a warning), never the wall clock.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from core.understand import Understanding
 
 STATE_DEFAULT = "GTO"
+# "¿Cuántos delitos hubo…?", "incidencia delictiva", "denuncias": every crime, i.e. the yearly series.
+_ALL_CRIMES = re.compile(r"\b(delitos?|denuncias?|incidencia|carpetas de investigacion|fuero comun|criminalidad|"
+                         r"delincuencia)\b")
+
+
+def asks_all_crimes(u: Understanding) -> bool:
+    """No specific crime, but the question is about crime in general."""
+    return not [c for c in u.crimes if c.delito != "total_delitos"] and (
+        any(c.delito == "total_delitos" for c in u.crimes) or bool(_ALL_CRIMES.search(u.normalized)))
 
 
 @dataclass
@@ -77,20 +87,24 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
     crimes = [c.delito for c in u.crimes if c.in_data]
     delito: str | list[str] | None = (crimes[0] if len(crimes) == 1 else sorted(crimes)) if crimes else None
     kind = u.kind if u.kind != "unknown" else ("ranking" if u.group_by_municipio else "single_value")
-    if kind == "single_value" and not crimes and "total_delitos" in {c.delito for c in u.crimes}:
+    if kind in ("single_value", "ranking", "unknown") and not crimes and asks_all_crimes(u):
         kind = "annual_total"
     steps: list[dict] = []
     if kind == "annual_total":
         eid, _ = _entity(u)
         start, end = u.window or (date(2015, 1, 1), date.fromisoformat(metadata["max_date"]))
-        nivel = "hijos" if u.group_by_municipio else "actual"
+        nivel = "hijos" if (u.group_by_municipio or u.kind == "ranking") else "actual"
         args = {"entidad_id": eid if nivel == "actual" else _state_of(u), "nivel": nivel,
                 "from": _iso(start), "to": _iso(end)}
         if nivel == "hijos":
             args.update(top_k=u.top_k or 10, orden=u.order)
         steps.append({"tool_id": 14, "args": args})
         return ToolPlan({"plan": steps}, notes, kind)
-    window = u.window or _default_window(u, metadata, includes, 24 if kind in ("series", "anomalies") else 12, notes)
+    if u.window is None and kind == "patterns":
+        # Patterns need history: the whole published span (the tool keeps each crime's coverage).
+        window = (date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"]))
+    else:
+        window = u.window or _default_window(u, metadata, includes, 24 if kind in ("series", "anomalies") else 12, notes)
     base = {"from": _iso(window[0]), "to": _iso(window[1])}
     if delito is not None:
         base["delito"] = delito
@@ -120,6 +134,8 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
             args["top_k"] = u.top_k or 10
         steps.append({"tool_id": 13, "args": args})
     elif kind == "share":
+        if method_args:  # agrupar_por_entidad has no method argument: a filter step carries it
+            steps.append({"tool_id": 4, "args": dict(method_args)})
         municipalities = [p for p in u.places if p.nivel == "municipio"]
         args = {"entidad_id": _state_of(u), "nivel": "hijos", "aggregate_by": "porcentaje",
                 "top_k": 46 if municipalities else (u.top_k or 10), **base}
@@ -127,13 +143,17 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         if municipalities:
             notes.append(f"focus:{municipalities[0].entidad_id}")
     elif kind == "anomalies":
+        if method_args:
+            steps.append({"tool_id": 4, "args": dict(method_args)})
         municipalities = [p for p in u.places if p.nivel == "municipio"]
         eid = municipalities[0].entidad_id if municipalities else _state_of(u)
-        args = {"entidad_id": eid, "nivel": "actual" if municipalities else "hijos", **base}
+        args = {"entidad_id": eid, "nivel": "actual" if (municipalities or u.whole_state) else "hijos", **base}
         if u.top_k:
             args["top_k"] = u.top_k
         steps.append({"tool_id": 10, "args": args})
     elif kind == "patterns":
+        if method_args:
+            steps.append({"tool_id": 4, "args": dict(method_args)})
         eid, _ = _entity(u)
         tipo = "estacionalidad" if any(s.startswith("kind:seasonality") for s in u.signals) else "coocurrencia"
         args = {"entidad_id": eid, "from": base["from"], "to": base["to"], "tipo": tipo}

@@ -193,3 +193,39 @@ def test_ask_cli_json_contract(bundled_settings, tmp_path):
     plain = subprocess.run([sys.executable, "-m", "core", "ask", "--planner", "rules", "hola"], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=120)
     assert plain.stdout.startswith("¡Hola!")
+
+
+def _llm_assistant(settings, monkeypatch, port):
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("CASANDRA_LLM_MODEL", "stub-model")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    monkeypatch.setenv("CASANDRA_LLM_TIMEOUT", "5")
+    return Assistant(settings=settings, use_cache=False)
+
+
+def test_llm_planner_proposal_is_validated_and_used(bundled_settings, monkeypatch):
+    from tests.core.llm_stub import plan_reply, stub_server
+
+    good = [{"tool_id": 6, "args": {"entidad_id": "GTO.MUN.LEON", "nivel": "actual", "delito": "homicidio_doloso",
+                                     "from": "2024-01-01", "to": "2024-12-31"}}]
+    with stub_server([plan_reply(good)]) as server:
+        assistant = _llm_assistant(bundled_settings, monkeypatch, server.port)
+        turn = assistant.ask("¿Cuántos homicidios dolosos hubo en León en 2024?", Conversation(), planner="llm")
+    assert turn.planner_used == "llm" and rows(turn)[0][2] == 596
+    assert turn.llm["model"] == "stub-model" and "sk-test-secret" not in json.dumps(turn.as_dict())
+    rec = AuditLog.for_settings(bundled_settings).get(turn.job_id)
+    assert rec.payload["llm"]["prompt_tokens"] >= 0 and rec.payload["planner"] == "llm"
+
+
+def test_llm_failures_fall_back_to_the_offline_planner(bundled_settings, monkeypatch):
+    from tests.core.llm_stub import stub_server, text_reply
+
+    with stub_server([text_reply("no es json")] * 3) as server:
+        assistant = _llm_assistant(bundled_settings, monkeypatch, server.port)
+        turn = assistant.ask("¿Cuántos homicidios dolosos hubo en León en 2024?", Conversation(), planner="llm")
+    assert turn.planner_used == "rules" and rows(turn)[0][2] == 596
+    assert turn.llm["fallback_reason"] == "validation_failed_after_retries" and len(server.requests) == 3
+    assert any(t.startswith("llm_fallback:") for t in turn.planner_state.planner_meta.rationale_tags)
+    assert any("planificador local" in w for w in turn.answer.warnings)
+    rec = AuditLog.for_settings(bundled_settings).get(turn.job_id)
+    assert rec.payload["llm"]["fallback_reason"] == "validation_failed_after_retries"
