@@ -10,7 +10,6 @@ import json
 import sys
 from pathlib import Path
 
-from core.clock import Clock, iso_utc
 from core.config import DEFAULT_DATA_DIR, load_settings
 from core.errors import CasandraError, DatosFaltantesError, ValidacionError
 from core.etl import SourceSpec, run_etl

@@ -50,6 +50,13 @@ def _evidence(ctx: ToolContext, out: ToolOutput) -> list[dict]:
     return [{"table": ev.table, "ids": ids[:MAX_EVIDENCE_IDS], "total": int(total), "truncated": total > MAX_EVIDENCE_IDS}]
 
 
+def _filters(scope) -> dict:
+    """What the step actually filtered on (seed 001 §4.5 provenance)."""
+    return {"entidad_id": scope.entity.entidad_id if scope.entity else None, "nivel": scope.nivel,
+            "delito": list(scope.delitos), "metodo": list(scope.metodos), "violencia": scope.violencia,
+            "frecuencia": scope.frecuencia}
+
+
 def _run_step(ctx: ToolContext, step: ResolvedStep) -> tuple[ToolOutput, dict | None]:
     fn = step.spec.load_implementation()
     out = fn(ctx, step)
@@ -90,7 +97,7 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
             envelopes.append(error_envelope(exc, tool=spec.identity, tool_version=spec.version, meta=meta_base))
             timings[f"{step.index}:{spec.name}"] = round((time.perf_counter() - t0) * 1000, 2)
             return Execution(envelopes, vp, "error", timings, [envelopes[-1]["error"]])
-        except Exception as exc:  # a tool bug must become a COMPUTE_ERROR envelope, never a crash
+        except Exception:  # a tool bug must become a COMPUTE_ERROR envelope, never a crash
             log.exception("tool %s failed", spec.identity)
             envelopes.append(error_envelope(HerramientaError(f"{spec.name} no pudo calcular el resultado."),
                                             tool=spec.identity, tool_version=spec.version, meta=meta_base))
@@ -108,6 +115,7 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
             "range_adjusted_reason": "; ".join(scope.adjustments) or None,
             "timing_ms": elapsed,
             "warnings": warnings,
+            "filters_applied": _filters(scope),
             **out.extra_meta,
         }
         if retry:

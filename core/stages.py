@@ -204,17 +204,18 @@ def compose(turn, ctx, conv) -> None:
     from core.answer import compose as compose_answer, evaluate
 
     clarifying = [q.question for q in turn.clarify]
-    answer = compose_answer(
-        turn.intake.rewritten_question, turn.envelopes, result_index=turn.result_index, metadata=ctx.metadata or {},
-        passages=turn.passages, clarifying=clarifying,
-        refusal=turn.reply if turn.planner_state.strategy == "defer_or_refuse" else None,
-        social=turn.reply if turn.planner_state.strategy == "direct_answer" or (turn.done and turn.reply and
-                                                                                 turn.planner_state.strategy != "defer_or_refuse") else None)
-    options = turn.clarify[0].options if turn.clarify else []
     notes = [n for n in turn.plan_notes if not n.startswith("focus:")]
+    metadata = {**(ctx.metadata or {}), "notes": notes, "plan": turn.plan}
+    strategy = turn.planner_state.strategy
+    answer = compose_answer(
+        turn.intake.rewritten_question, turn.envelopes, result_index=None, metadata=metadata,
+        passages=turn.passages, clarifying=clarifying,
+        refusal=turn.reply if strategy == "defer_or_refuse" else None,
+        social=turn.reply if strategy != "defer_or_refuse" and turn.reply else None)
+    options = turn.clarify[0].options if turn.clarify else []
     answer = answer.model_copy(update={"warnings": list(dict.fromkeys(notes + answer.warnings)),
                                        "clarifying_options": answer.clarifying_options or options})
-    turn.answer = evaluate(answer)
+    turn.answer = evaluate(answer, turn.envelopes, turn.passages)
 
 
 def _status(turn) -> str:

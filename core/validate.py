@@ -142,7 +142,7 @@ def resolve_window(start: date, end: date, metadata: dict, strict: bool, problem
     lo, hi = date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"])
     if b < lo or a > hi:
         problems.add("INVALID_DATE_RANGE", f"La ventana {a}..{b} está fuera de los datos ({lo}..{hi}).",
-                     ["Consulte los metadatos del conjunto de datos (python -m core metadata)."], path)
+                     ["Consulte la cobertura de cada delito en la página Datos."], path)
         return None
     if a < lo or b > hi:
         if strict:

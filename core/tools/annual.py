@@ -102,7 +102,9 @@ def total_anual(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     comparable = [r for r in rows if r[4] != "RNID" and not r[5]]
     metrics = {"anios": years_label, "filas": len(rows),
                "ultimo_anio_completo": comparable[-1][2] if comparable else None,
-               "conteo_ultimo_anio_completo": comparable[-1][3] if comparable else None}
+               "conteo_ultimo_anio_completo": comparable[-1][3] if comparable else None,
+               # the sum of the comparable years only: a partial RNID year is never added to them
+               "total_comparable": sum(r[3] for r in comparable), "anios_comparables": len(comparable)}
     return ToolOutput(
         columns=list(COLUMNS), rows=rows,
         headline=f"Total anual de delitos (fuero común) — {entity.label}, {years_label}",

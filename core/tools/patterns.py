@@ -11,7 +11,7 @@ transactions::
     lift       = support / (P(A) · P(B)),   P(X) = n(X) / N
     score      = round(support × lift, 4)
 
-Pairs with ``support >= min_support`` and ``lift > 1`` are kept, ordered by score. A is the
+Pairs with ``support >= min_support`` are kept, those with ``lift > 1`` first, by score. A is the
 first crime of the pair by key, or the asked crime when exactly one was asked (then it
 is paired with every other monthly crime published in the window).
 
@@ -267,17 +267,20 @@ def _cooccurrence(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
                 continue
             support = n_ab / n_tx
             lift = support / ((n_a / n_tx) * (n_b / n_tx))
-            if support < min_support or lift <= 1:
+            if support < min_support or not n_ab:  # never together: not a pattern
                 continue
             a, b = by_key[ia], by_key[ib]
             rows.append([f"{a.label} + {b.label}", a.key, b.key, round(support, 4), round(n_ab / n_a, 4),
                          round(lift, 4), round(support * lift, 4), int(n_ab), int(n_tx)])
     if overlapping:
         warnings.append("Se omitieron pares de un tipo de delito con sus propios subtipos.")
-    rows.sort(key=lambda r: (-r[6], -r[3], r[0]))
+    # Pairs that co-occur more than chance (lift > 1) first; the rest still answer "¿qué se asocia con X?".
+    rows.sort(key=lambda r: (r[5] <= 1, -r[6], -r[3], r[0]))
     rows = rows[:top_k]
     if items and len(items) >= 2 and not rows:
-        warnings.append(f"Ningún par alcanza support ≥ {min_support} con lift > 1 en la ventana.")
+        warnings.append(f"Ningún par alcanza support ≥ {min_support} en la ventana.")
+    elif rows and rows[0][5] <= 1:
+        warnings.append("Ningún par coincide más de lo esperado por azar (lift ≤ 1): no hay asociación marcada.")
     where_txt = scope.entity.label
     unit = "municipio-mes" if scope.entity.nivel == "estado" else "meses del municipio"
     highlights = []

@@ -39,7 +39,7 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
     if medida == "tasa_per_100k" and any(r[3] is None for r in rows):
         warnings.append("Algunas entidades no tienen población CONAPO para calcular la tasa.")
     ids = [r[0] for r in rows[:top_k]]
-    return rows[:top_k], total, ids, warnings, medida
+    return rows[:top_k], total, ids, warnings, medida, len(rows)
 
 
 def _evidence(step: ResolvedStep, ids: list[str]) -> Evidence:
@@ -52,7 +52,7 @@ def _evidence(step: ResolvedStep, ids: list[str]) -> Evidence:
 
 def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Ranking of entities for a crime (nivel hijos) or the entity's own total (nivel actual)."""
-    rows, total, ids, warnings, medida = _ranked(ctx, step, with_share=False)
+    rows, total, ids, warnings, medida, ranked = _ranked(ctx, step, with_share=False)
     scope = step.scope
     who = f"Hijos de {scope.entity.entidad_id} ({scope.entity.label})" \
         if scope.entity.nivel == "estado" and scope.nivel == "hijos" else f"{scope.entity.label} ({scope.entity.entidad_id})"
@@ -64,13 +64,13 @@ def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         columns=list(COLUMNS), rows=rows,
         headline=f"Top {crime_label(ctx, scope)} ({medida}) — {who}, {period_label(scope)}",
         highlights=highlights, evidence=_evidence(step, ids), warnings=warnings,
-        metrics={"total_conteo": total, "entidades": len(rows)}, empty=total == 0,
+        metrics={"total_conteo": total, "entidades": ranked}, empty=total == 0,
     )
 
 
 def top_entidades_por_total(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Entities with most events over every crime in scope, with their share of the total."""
-    rows, total, ids, warnings, medida = _ranked(ctx, step, with_share=True)
+    rows, total, ids, warnings, medida, ranked = _ranked(ctx, step, with_share=True)
     scope = step.scope
     if not scope.delitos:
         warnings.append("Suma todos los delitos cargados; cada delito tiene su propia cobertura.")
@@ -79,5 +79,6 @@ def top_entidades_por_total(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         headline=f"Entidades con más eventos ({crime_label(ctx, scope)}), {period_label(scope)}",
         highlights=([f"Top-1: {rows[0][1]} con {rows[0][4]}% del total"] if rows and rows[0][4] is not None else [])
         + [f"Total {total:,} eventos"],
-        evidence=_evidence(step, ids), warnings=warnings, metrics={"total_conteo": total}, empty=total == 0,
+        evidence=_evidence(step, ids), warnings=warnings, metrics={"total_conteo": total, "entidades": ranked},
+        empty=total == 0,
     )

@@ -167,7 +167,7 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         if scope.frecuencia and not frequency_ok(scope, n, rate(n, pops.get(e.entidad_id))):
             continue
         rows.append([e.entidad_id, e.label, n, nb, n - nb, _pct(n - nb, nb)])
-    rows.sort(key=lambda r: (-r[4], r[0]))
+    rows.sort(key=lambda r: (-abs(r[4]), -r[4], r[0]))  # biggest change first, rises before falls
     top_k = int(step.args.get("top_k", 10))
     rows = rows[:top_k] if hijos else rows
     total, total_base = sum(now.values()), sum(before.values())

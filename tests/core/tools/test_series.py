@@ -317,10 +317,10 @@ def test_compare_municipalities_top5_against_raw_sql(bundled_settings, raw, deli
     expected = {label: (now[label], before[label], now[label] - before[label],
                         round(100 * (now[label] - before[label]) / before[label], 2) if before[label] else None)
                 for label in now}
-    ranked = sorted(expected.values(), key=lambda r: -r[2])
+    ranked = sorted(expected.values(), key=lambda r: (-abs(r[2]), -r[2]))
     rows = env["data"]["inline"]["rows"]
     assert len(rows) == 5
-    assert [r[4] for r in rows] == [r[2] for r in ranked[:5]]  # ordered by cambio desc (ties either way)
+    assert [r[4] for r in rows] == [r[2] for r in ranked[:5]]  # biggest change first, rises before falls
     for r in rows:
         assert r[0].startswith("GTO.MUN.")
         assert tuple(r[2:]) == expected[r[1]]

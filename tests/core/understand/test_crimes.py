@@ -1,0 +1,112 @@
+"""Crimes and methods: labels, synonyms, plurals, typos, tipo-level keys, keys not in the store."""
+from __future__ import annotations
+
+import pytest
+
+CRIMES = [
+    ("¿Cuántos homicidios dolosos hubo en León?", ["homicidio_doloso"]),
+    ("homicidio doloso en Celaya", ["homicidio_doloso"]),
+    ("asesinatos en León", ["homicidio_doloso"]),
+    ("ejecuciones en Celaya", ["homicidio_doloso"]),
+    ("homicidios intencionales", ["homicidio_doloso"]),
+    ("homicidios en León", ["homicidio"]),  # tipo level: doloso + culposo
+    ("homicidios culposos", ["homicidio_culposo"]),
+    ("homisidios dolosos en Irapuato", ["homicidio_doloso"]),
+    ("homisidios en Irapuato", ["homicidio"]),
+    ("feminicidios en 2024", ["feminicidio"]),
+    ("feminisidios en Salamanca", ["feminicidio"]),
+    ("femicidios", ["feminicidio"]),
+    ("violencia familiar en Irapuato", ["violencia_familiar"]),
+    ("violencia familar en Irapuato", ["violencia_familiar"]),
+    ("violencia intrafamiliar", ["violencia_familiar"]),
+    ("violencia domestica en León", ["violencia_familiar"]),
+    ("secuestros en Celaya", ["secuestro"]),
+    ("plagios", ["secuestro"]),
+    ("robos en León", ["robo"]),
+    ("robo de vehículos en León", ["robo_de_vehiculo_automotor"]),
+    ("robos de autos", ["robo_de_vehiculo_automotor"]),
+    ("robo a casa habitación", ["robo_a_casa_habitacion"]),
+    ("robos a bancos", ["robo_a_institucion_bancaria"]),
+    ("lesiones dolosas", ["lesiones_dolosas"]),
+    ("violaciones en León", ["violacion"]),
+    ("abuso sexual en Celaya", ["abuso_sexual"]),
+    ("trata de personas", ["trata_de_personas"]),
+    ("narcomenudeo en León", ["narcomenudeo"]),
+    ("extorsión y fraude en León", ["extorsion", "fraude"]),
+    ("cobro de piso", ["extorsion"]),
+    ("feminicidios y homicidios dolosos en León", ["feminicidio", "homicidio_doloso"]),
+    ("total de delitos en León", ["total_delitos"]),
+    ("todos los delitos en 2024", ["total_delitos"]),
+    ("incidencia total del estado", ["total_delitos"]),
+    ("¿Cuántos delitos hubo en León?", ["total_delitos"]),  # no crime named: the yearly total
+    ("¿Qué municipio tuvo más delitos en total en 2024?", ["total_delitos"]),
+    ("Los 5 municipios con más delitos del fuero común en 2022", ["total_delitos"]),
+    ("¿Qué delitos ocurren juntos en León?", []),
+    ("¿Cuántos casos hubo en Celaya?", []),
+    ("homicidio dolozo en penjamo en 2023", ["homicidio_doloso"]),  # exact "homicidio" + a misspelled qualifier
+    ("homicidios dolosos y culposos en León", ["homicidio_doloso", "homicidio_culposo"]),
+    ("¿Cuántos homicidios, dolosos y culposos juntos, hubo en Salamanca?", ["homicidio"]),
+    ("lesiones dolosas y culposas", ["lesiones_dolosas", "lesiones_culposas"]),
+    ("¿cuántos homicidios hubo en Celaya en los últimos 12 meses?", ["homicidio"]),
+]
+
+
+@pytest.mark.parametrize("question,expected", CRIMES)
+def test_crimes(ask, question, expected):
+    assert [c.delito for c in ask(question).crimes] == expected
+
+
+IN_DATA = [
+    ("homicidios dolosos", True),
+    ("homicidios", True),  # a tipo is answerable when a subtype it sums is in the store
+    ("robos", True),
+    ("robo de vehículos", False),
+    ("robo a casa habitación", False),
+    ("narcomenudeo", False),
+    ("feminicidios", True),
+    ("total de delitos", True),
+]
+
+
+@pytest.mark.parametrize("question,in_data", IN_DATA)
+def test_in_data(ask, question, in_data):
+    u = ask(question)
+    assert u.crimes[0].in_data is in_data
+    assert ("crime:not_in_data" in u.signals) is (not in_data)
+
+
+def test_crime_match_keeps_text_and_score(ask):
+    c = ask("¿Cuántos homisidios dolosos hubo?").crimes[0]
+    assert c.text == "homisidios dolosos" and 84 <= c.score < 100 and c.label == "Homicidio doloso"
+    c = ask("asesinatos").crimes[0]
+    assert (c.text, c.score) == ("asesinatos", 100.0)
+
+
+METHODS = [
+    ("homicidios con arma de fuego en León", ["con_arma_de_fuego"], None),
+    ("homicidios a balazos en Celaya", ["con_arma_de_fuego"], None),
+    ("homicidios con armas de fuego", ["con_arma_de_fuego"], None),
+    ("homicidios con arma blanca", ["con_arma_blanca"], None),
+    ("homicidios a puñaladas", ["con_arma_blanca"], None),
+    ("robos con violencia en Celaya", ["con_violencia"], "con"),
+    ("robos sin violencia en León", ["sin_violencia"], "sin"),
+    ("robos violentos", ["con_violencia"], "con"),
+    ("homicidios culposos en accidentes de tránsito", ["en_accidente_de_transito"], None),
+    ("robo de auto con violencia", ["robo_de_coche_de_4_ruedas_con_violencia"], "con"),
+    ("secuestro extorsivo", ["secuestro_extorsivo"], None),
+    ("homicidios en León", [], None),
+    ("¿Cuáles son los municipios más violentos?", [], None),  # a ranking, not a "con violencia" filter
+]
+
+
+@pytest.mark.parametrize("question,methods,violencia", METHODS)
+def test_methods(ask, question, methods, violencia):
+    u = ask(question)
+    assert u.methods == methods
+    assert u.violencia == violencia
+
+
+def test_method_and_crime_from_one_phrase(ask):
+    u = ask("robo de auto con violencia en León")
+    assert [c.delito for c in u.crimes] == ["robo_de_vehiculo_automotor"]
+    assert u.violencia == "con"
