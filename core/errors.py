@@ -6,7 +6,7 @@ collects several ``Problem`` objects and raises them together in one ``ErrorGrou
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Iterable
 
 CRITICAL_CODES = (
