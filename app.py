@@ -1,7 +1,8 @@
-"""Casandra: page config and routing only (sign-in and roles arrive with the dashboard issue)."""
+"""Casandra: page config, sign-in and role-based routing only (DESIGN §3-§4)."""
 import streamlit as st
 
-st.set_page_config(page_title="Casandra", page_icon="🔎", layout="wide")
+from ui import auth, navigation
 
-pages = [st.Page("pages/datos.py", title="Datos", icon="🗂️", default=True)]
-st.navigation(pages).run()
+st.set_page_config(page_title="Casandra", page_icon="🔎", layout="wide")
+email, roles = auth.sign_in()
+st.navigation(navigation.navigation(roles)).run()

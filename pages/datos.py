@@ -1,33 +1,54 @@
-"""Datos: the current dataset version, its coverage per crime and its sources."""
-import pandas as pd
+"""Datos: the current dataset version, its coverage per crime, the yearly series and the sources."""
 import streamlit as st
 
+from core import api
 from core.errors import CasandraError
-from core.store import get_store
+from ui import auth, session
+from ui.datasets import (
+    annual_frame,
+    coverage_figure,
+    coverage_frame,
+    row_counts_frame,
+    sources_frame,
+)
+from ui.feedback import show_error
 
+auth.require(auth.EVERYONE)
 st.title("Datos")
-store = get_store()
 try:
-    meta = store.metadata()
+    info = api.dataset_info(session.settings())
 except CasandraError as exc:
-    st.warning(exc.details)
-    for hint in exc.hints:
-        st.caption(hint)
+    show_error(exc, warning=True)
     st.stop()
 
-st.caption(f"Versión {meta['dataset_version']} · datos hasta {meta['data_available_until']} · actualizada {meta['updated_at']}")
+st.caption(f"Versión {info['dataset_version']} · datos hasta {info['data_available_until']} · "
+           f"actualizada {info['updated_at']}")
 c1, c2, c3 = st.columns(3)
-c1.metric("Desde", meta["min_date"])
-c2.metric("Hasta", meta["max_date"])
-c3.metric("Celdas mensuales", f"{meta['row_counts']['incidents']:,}")
+c1.metric("Desde", info["min_date"])
+c2.metric("Datos hasta", info["data_available_until"])
+c3.metric("Celdas mensuales", f"{info['row_counts'].get('incidents', 0):,}")
+with st.expander("Filas por tabla"):
+    st.dataframe(row_counts_frame(info["row_counts"]), hide_index=True, width="stretch")
 
 st.subheader("Cobertura por delito")
-coverage = pd.DataFrame(
-    [{"delito": k, "nombre": v["label"], "granularidad": "mensual" if v["granularity"] == "month" else "anual",
-      "desde": v["desde"], "hasta": v["hasta"]} for k, v in meta["coverage"].items()]
-)
-st.dataframe(coverage, hide_index=True, width="stretch")
+st.caption("Cada barra es el periodo publicado de un delito; fuera de ella no hay dato (no es cero).")
+if info["coverage"]:
+    st.plotly_chart(coverage_figure(info["coverage"]), width="stretch")
+    with st.expander("Tabla de cobertura"):
+        st.dataframe(coverage_frame(info["coverage"]), hide_index=True, width="stretch")
+else:
+    st.info("La versión no tiene series de delitos.")
+
+st.subheader("Serie anual (total de delitos)")
+annual, notes = annual_frame(info.get("annual_series", {}))
+if annual.empty:
+    st.info("Esta versión no incluye la serie anual del total de delitos.")
+else:
+    st.caption(info["annual_series"]["total_delitos"].get("nota", ""))
+    for note in notes:
+        st.info(note)
+    st.dataframe(annual, hide_index=True, width="stretch")
 
 st.subheader("Fuentes")
-sources = pd.DataFrame(meta["sources"])[["archivo", "formato", "codificacion", "sha256", "cargado_en", "procedencia"]]
-st.dataframe(sources, hide_index=True, width="stretch")
+st.caption("Archivos cargados con su procedencia y huella sha256.")
+st.dataframe(sources_frame(info["sources"]), hide_index=True, width="stretch")

@@ -1,0 +1,102 @@
+"""Carga de datos (stewards): upload, preview, publish with progress, quarantine, versions and rollback."""
+import streamlit as st
+
+from core import api
+from core.errors import CasandraError
+from ui import auth, session, upload
+from ui.feedback import error_text, show_error
+
+email, role = auth.require(auth.STEWARDS)
+settings = session.settings()
+st.title("Carga de datos")
+st.caption("CSV, ZIP o GeoJSON (SESNSP, CONAPO, INEGI). El formato y la codificación se detectan solos; "
+           "primero verá una vista previa y nada se publica hasta que la confirme.")
+
+files = st.file_uploader("Archivos", type=upload.UPLOAD_TYPES, accept_multiple_files=True, key="carga_archivos")
+files = files or []
+options: dict[str, dict] = {}
+for f in files:
+    with st.expander(f"Opciones de {f.name}"):
+        c1, c2 = st.columns(2)
+        options[f.name] = {
+            "coverage": c1.text_input("Cobertura (AAAA-MM:AAAA-MM)", key=f"carga_cov::{f.name}",
+                                      help="Para archivos largos que omiten los ceros: el periodo que cubren. "
+                                           "Dentro de él, un mes ausente cuenta como 0."),
+            "annual_cut": c2.text_input("Corte anual (AAAA-MM)", key=f"carga_cut::{f.name}",
+                                        help="Totales anuales: último mes incluido en el último año (parcial)."),
+            "procedencia": st.text_input("Procedencia", value=f"Subido por {email} en Carga de datos",
+                                         key=f"carga_prov::{f.name}"),
+        }
+
+batch = upload.fingerprint(files, options)
+state = st.session_state
+c1, c2 = st.columns(2)
+if c1.button("Vista previa", disabled=not files, width="stretch"):
+    state.pop("carga_result", None)
+    try:
+        with st.spinner("Revisando archivos…"):
+            state["carga_preview"] = (batch, upload.load_uploads(files, options, settings=settings, user=email,
+                                                                 role=role, dry_run=True))
+        state.pop("carga_error", None)
+    except CasandraError as exc:
+        state.pop("carga_preview", None)
+        state["carga_error"] = (batch, error_text(exc))
+preview = state.get("carga_preview")
+ready = bool(files) and preview is not None and preview[0] == batch
+if c2.button("Publicar", type="primary", disabled=not ready, width="stretch",
+             help=None if ready else "Primero pida la vista previa de estos archivos."):
+    bar = st.progress(0.0, text="Iniciando la carga…")
+    try:
+        state["carga_result"] = upload.load_uploads(files, options, settings=settings, user=email, role=role,
+                                                    dry_run=False, progress=upload.progress_callback(bar))
+        state.pop("carga_preview", None)
+        state.pop("carga_error", None)
+        ready = False
+    except CasandraError as exc:
+        state["carga_error"] = (batch, error_text(exc))
+
+error = state.get("carga_error")
+if error and error[0] == batch:
+    st.error(f"{error[1]}\n\n{upload.NOTHING_LOST}")
+if ready:
+    st.subheader("Vista previa")
+    upload.render_summary(preview[1])
+elif state.get("carga_result"):
+    st.subheader("Resultado de la carga")
+    upload.render_summary(state["carga_result"])
+
+st.divider()
+st.subheader("Versiones publicadas")
+if message := state.pop("carga_rollback_done", None):
+    st.success(message)
+versions = api.versions(settings)
+if not versions:
+    st.info("Todavía no hay versiones publicadas.")
+    st.stop()
+st.dataframe(upload.versions_frame(versions), hide_index=True, width="stretch")
+quarantine = api.quarantine(settings)
+st.download_button(f"Descargar cuarentena de la versión vigente (CSV, {len(quarantine)} registros)",
+                   data=upload.quarantine_csv(quarantine), file_name="cuarentena.csv", mime="text/csv",
+                   key="carga_cuarentena")
+
+older = [v["dataset_version"] for v in versions if not v.get("current")]
+if older:
+    st.markdown("**Volver a una versión anterior**")
+    for vid in older:
+        if st.button(f"Volver a {vid}", key=f"carga_rb::{vid}"):
+            state["carga_confirm"] = vid
+target = state.get("carga_confirm")
+if target:
+    st.warning(f"¿Volver a la versión **{target}**? La versión vigente deja de usarse (puede volver a ella después).")
+    b1, b2 = st.columns(2)
+    if b1.button("Confirmar", type="primary", key="carga_rb_ok"):
+        state.pop("carga_confirm", None)
+        try:
+            api.rollback(target, settings=settings, user=email, role=role)
+            state["carga_rollback_done"] = f"Versión vigente: {target}."
+            st.rerun()
+        except CasandraError as exc:
+            show_error(exc)
+    if b2.button("Cancelar", key="carga_rb_no"):
+        state.pop("carga_confirm", None)
+        st.rerun()

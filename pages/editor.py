@@ -1,0 +1,68 @@
+"""Editor de plan: edit a tool plan as a form or as text/JSON, validated on every change, diffed
+against the original, and run through the audited Plan API with both plans' hashes."""
+import streamlit as st
+
+from core.api import execute
+from ui import plan_form as pf
+from ui.auth import ANALYSTS, require
+from ui.render import geo_for, render_envelopes, render_problems
+from ui.session import assistant, settings
+
+email, role = require(ANALYSTS)
+engine = assistant()
+catalog, metadata = engine.catalog, engine.metadata
+state = st.session_state
+turns = list(state.get("turns") or [])
+
+incoming = state.pop("plan_to_edit", None)
+if incoming is not None:
+    pf.load_into(state, incoming, catalog, metadata, "plan elegido")
+elif "editor_steps" not in state:
+    pf.load_into(state, pf.last_plan(turns), catalog, metadata, "última respuesta" if pf.last_plan(turns) else "cero")
+
+st.title("Editor de plan")
+if metadata is None:
+    st.warning("No hay datos publicados todavía: los planes no se pueden validar ni ejecutar.")
+left, mid, _ = st.columns([3, 2, 4])
+left.button("Cargar el plan de la última respuesta", key="ed_load_last", disabled=pf.last_plan(turns) is None,
+            on_click=pf.load_into, args=(state, pf.last_plan(turns), catalog, metadata, "última respuesta"))
+mid.button("Empezar desde cero", key="ed_scratch", on_click=pf.load_into, args=(state, None, catalog, metadata, "cero"))
+st.caption(f"Origen: {state['editor_source']}"
+           + (f" · query_hash original `{state['editor_original_hash']}`" if state.get("editor_original_hash") else ""))
+
+st.radio("Editar como", ["form", "text"], key="editor_mode", horizontal=True,
+         format_func={"form": "Formulario", "text": "Texto / JSON"}.get, on_change=pf.switch_mode, args=(state, catalog))
+if state.get("editor_notice"):
+    st.info(state["editor_notice"])
+if state["editor_mode"] == "form":
+    raw = pf.draw_form(state, catalog, pf.option_labels(catalog))
+else:
+    raw = st.text_area("Plan (texto `[6,9]` + `clave: valor`, o JSON)", key="editor_text", height=240)
+
+check = pf.check_plan(raw, catalog, metadata)
+if check.ok:
+    st.success(f"Plan válido · query_hash `{check.query_hash}`")
+    for warning in check.warnings:
+        st.caption(warning)
+else:
+    st.markdown(f"**{len(check.problems)} problema(s) de validación**")
+    render_problems(check.problems)
+
+with st.expander("Diferencias con el plan original", expanded=False):
+    diff = pf.plan_diff(state.get("editor_original"), check.canonical)
+    st.code(diff or "Sin cambios.", language="diff")
+
+if st.button("Ejecutar plan", key="ed_run", type="primary", disabled=not check.ok):
+    result = execute(raw, settings=settings(), user=email, role=role, kind="plan_edit",
+                     audit_extra={"original_query_hash": state.get("editor_original_hash"),
+                                  "edited_query_hash": check.query_hash, "original_plan": state.get("editor_original")})
+    state["editor_result"] = {"envelopes": result.envelopes, "status": result.status,
+                              "query_hash": result.validated.query_hash if result.validated else None}
+
+run = state.get("editor_result")
+if run:
+    st.subheader("Resultado")
+    st.caption(f"Estado: {run['status']} · query_hash `{run['query_hash']}` · registrado en la auditoría")
+    if run["query_hash"] != check.query_hash:
+        st.warning("El plan cambió después de esta ejecución: vuelve a ejecutarlo para ver su resultado.")
+    render_envelopes(run["envelopes"], "ed_result", geo_for(engine))

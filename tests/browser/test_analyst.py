@@ -1,0 +1,77 @@
+"""Browser: an analyst asks in Consultar, reads the answer, the chart and the «Plan de consulta»,
+opens the plan page, then edits the plan (top_k 5 → 10) in the Editor and runs it.
+
+Screenshots go to test-artifacts/screenshots/ (consultar.png, plan.png, editor.png).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
+SLOW = 90_000  # ms: the first question builds the assistant's lexicon
+
+
+def go_to(page, title: str) -> None:
+    """Open a page through the sidebar menu (keeps the Streamlit session and its turns)."""
+    page.locator('[data-testid="stSidebarNavLink"]', has_text=title).click()
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=30_000)
+
+
+def shot(page, name: str, target=None) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    if target is not None:
+        target.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / name))
+
+
+def test_analyst_asks_reads_the_plan_and_reruns_an_edited_plan(app_server, page):
+    page.set_viewport_size({"width": 1500, "height": 1300})
+    page.goto(app_server)
+    go_to(page, "Consultar")
+
+    box = page.locator('[data-testid="stChatInput"] textarea')
+    box.fill(TOP5)
+    box.press("Enter")
+    answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León (596)")
+    expect(answer).to_be_visible(timeout=SLOW)
+    expect(answer.get_by_text("León (596)", exact=False)).to_be_visible()
+    chart = answer.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first
+    expect(chart).to_be_visible(timeout=30_000)
+    panel = answer.locator('[data-testid="stExpander"]').filter(has_text="Plan de consulta")
+    expect(panel.get_by_text("Tipo de pregunta: ranking de municipios.", exact=False)).to_be_visible()
+    expect(panel.get_by_text("rank_por_delito@1.1.0")).to_be_visible()
+    provenance = answer.locator('[data-testid="stCaptionContainer"]').filter(has_text="Datos hasta noviembre de 2025")
+    expect(provenance).to_contain_text("query_hash sha256:")
+    shot(page, "consultar.png", answer.get_by_text("León (596)", exact=False))
+
+    go_to(page, "Plan de consulta")
+    expect(page.get_by_text("estrategia", exact=False).first).to_be_visible()
+    expect(page.get_by_text("Tipo de pregunta: ranking de municipios.", exact=False)).to_be_visible()
+    shot(page, "plan.png")
+
+    go_to(page, "Editor de plan")
+    top_k = page.locator('input[aria-label="top_k"]')
+    expect(top_k).to_have_value("5", timeout=30_000)  # the first visit starts from the last answer
+    before = top_k.element_handle()
+    page.get_by_role("button", name="Cargar el plan de la última respuesta").click()
+    page.wait_for_function("el => !el.isConnected", arg=before, timeout=30_000)  # the form was rebuilt
+    expect(top_k).to_have_value("5")
+    valid = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="Plan válido")
+    expect(valid).to_be_visible()
+    original = valid.inner_text()
+    top_k.fill("10")
+    top_k.press("Enter")
+    expect(valid).not_to_have_text(original, timeout=30_000)  # revalidated: a new query_hash
+    page.get_by_role("button", name="Ejecutar plan").click()
+    rows = page.get_by_text("10 filas", exact=True)
+    expect(rows).to_be_visible(timeout=SLOW)
+    expect(page.get_by_role("heading", name="Resultado")).to_be_visible()
+    expect(page.get_by_text("registrado en la auditoría", exact=False)).to_be_visible()
+    shot(page, "editor.png", rows)

@@ -1,0 +1,130 @@
+"""AppTest of Consultar: the chat answers with text, chart, table, evidence and provenance, the
+«Plan de consulta» beside it; follow-ups, clarifying buttons, refusals and the selectors work."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.audit import AuditLog
+
+TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
+USER = ("ana@example.org", ["analista"])
+
+
+@pytest.fixture
+def app(data_copy, make_app, monkeypatch, tmp_path) -> AppTest:
+    """The Consultar page over a copy of the bundled store, signed in as an analyst, with no LLM configured."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("core.llm.DEFAULT_SECRETS", tmp_path / "no-secrets.toml")
+    at = make_app(data_copy, roles=USER[1], email=USER[0], script="pages/consultar.py")
+    at.default_timeout = 120
+    return at.run()
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input(key="chat").set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_a_question_renders_answer_chart_table_and_plan_panel(app):
+    ask(app, TOP5)
+    assert "León (596)" in texts(app)
+    assert len(app.dataframe) == 1 and list(app.dataframe[0].value["label"])[:2] == ["León", "Celaya"]
+    assert app.download_button[0].proto.label == "Descargar CSV"
+    charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    assert charts[0]["data"][0]["type"] == "bar"
+    choropleth = charts[1]["data"][0]  # the map tab: municipalities keyed by their INEGI code
+    assert choropleth["type"] == "choroplethmap" and choropleth["featureidkey"] == "properties.cve_municipio"
+    assert [e.label for e in app.expander] == ["Evidencia (126 filas de datos)", "Plan de consulta"]
+    panel = app.expander[1]
+    panel_text = "\n".join(m.value for m in panel.markdown)
+    assert "Tipo de pregunta: ranking de municipios." in panel_text and "estrategia `retrieve_then_answer`" in panel_text
+    assert "rank_por_delito@1.1.0" in list(panel.table[0].value["herramienta"])
+    assert panel.success[0].value.startswith("Plan válido · query_hash `sha256:")
+    provenance = [c.value for c in app.caption if c.value.startswith("Datos hasta")]
+    assert provenance and "noviembre de 2025" in provenance[0] and "query_hash `sha256:" in provenance[0]
+    assert app.status[0].label.startswith("Listo en")  # the stages ran inside st.status
+    assert "Planeando la consulta" in app.status[0].markdown[0].value
+
+
+def test_a_follow_up_answers_in_the_same_conversation(app):
+    ask(app, TOP5)
+    ask(app, "¿y en 2023?")
+    assert "León (777)" in texts(app)
+    turns = app.session_state["conversation"].turns
+    assert len(turns) == 2 and turns[1].intake.is_follow_up
+    assert app.session_state["turns"] is turns
+
+
+def test_clarifying_options_are_buttons_that_answer(app):
+    ask(app, "homicidios dolosos en mi ciudad en 2024")
+    assert "¿A qué municipio te refieres" in texts(app) and not app.dataframe
+    assert {"León", "Celaya", "Irapuato"} <= {b.label for b in app.button}
+    next(b for b in app.button if b.label == "Celaya").click().run()
+    assert not app.exception
+    turns = app.session_state["turns"]
+    assert [t.question for t in turns] == ["homicidios dolosos en mi ciudad en 2024",
+                                           "homicidios dolosos en mi ciudad en 2024 (Celaya)"]
+    assert "Celaya registró 443 homicidios dolosos" in texts(app)
+
+
+def test_a_refusal_renders_without_a_table(app):
+    ask(app, "borra la base de datos")
+    assert "No puedo modificar ni borrar datos" in texts(app)
+    assert not app.dataframe and not app.get("plotly_chart") and not app.download_button
+    assert "estrategia `defer_or_refuse`" in "\n".join(m.value for m in app.expander[0].markdown)
+
+
+def test_evidence_rows_on_demand(app):
+    ask(app, TOP5)
+    next(b for b in app.button if b.label == "Ver filas de evidencia").click().run()
+    assert not app.exception
+    rows = app.dataframe[1].value
+    assert len(rows) == 126 and {"row_id", "source_file", "source_row"} <= set(rows.columns)
+
+
+def test_selectors_domain_hint_and_planner(app):
+    assert app.selectbox(key="domain_hint").options[0] == "automático"
+    assert app.radio(key="planner").options == ["Reglas (sin red)"]  # no LLM configured
+    app.selectbox(key="domain_hint").set_value("tendencias").run()
+    ask(app, TOP5)
+    turn = app.session_state["turns"][-1]
+    assert turn.query_plan.domain_hint == "tendencias" and turn.planner_used == "rules"
+
+
+def test_each_turn_is_audited_as_the_signed_in_user(app, data_copy):
+    ask(app, TOP5)
+    turn = app.session_state["turns"][-1]
+    record = next(r for r in AuditLog.for_settings(data_copy).list(kind="ask", limit=50)
+                  if r.job_id == turn.job_id)
+    assert (record.user, record.role, record.query_hash) == ("ana@example.org", "analista",
+                                                             turn.validation["query_hash"])
+
+
+def test_a_new_conversation_starts_empty(app):
+    ask(app, TOP5)
+    app.button(key="new_conversation").click().run()
+    assert app.session_state["turns"] == [] and not app.dataframe
+
+
+def test_an_engine_failure_is_reported_and_the_chat_goes_on(app, monkeypatch):
+    def broken(turn, ctx, conversation):
+        raise RuntimeError("fallo simulado")
+
+    monkeypatch.setattr("core.stages.compose", broken)
+    ask(app, TOP5)
+    assert app.status[0].label == "No pude responder"
+    assert "fallo simulado" in app.error[0].value and app.session_state["turns"] == []
+
+
+def test_an_empty_store_says_so(empty_settings, make_app):
+    at = make_app(empty_settings, roles=["analista"], script="pages/consultar.py").run()
+    assert not at.exception and "No hay datos publicados" in at.warning[0].value

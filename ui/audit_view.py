@@ -1,0 +1,94 @@
+"""Auditoría helpers: filter choices, the records table, a record's contracts, exports and the lab setting."""
+from __future__ import annotations
+
+import io
+from datetime import date
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core import api
+from core.audit import AuditLog
+
+KIND_LABELS = {"ask": "pregunta", "execute": "ejecución de plan", "plan_edit": "edición de plan",
+               "etl": "carga de datos", "rollback": "reversión de versión", "settings": "configuración"}
+# Every contract a record's payload may carry, in pipeline order (seed 000/001).
+CONTRACTS = (
+    ("intake", "Intake"), ("query_plan", "QueryPlan (enrutador)"), ("governor", "Gobernador"),
+    ("analyst_plan", "AnalystPlan"), ("planner_state", "PlannerState"), ("plan", "Plan"),
+    ("validation", "Validación"), ("timings_ms", "Tiempos (ms)"), ("timings", "Tiempos"), ("errors", "Errores"),
+    ("envelopes", "Sobres"), ("answer", "Respuesta"), ("summary", "Resumen de carga"), ("archivos", "Archivos"),
+)
+CHOICE_FIELDS = ("user", "status", "kind", "tool", "dataset_version")
+SCAN_FOR_CHOICES = 5000
+
+
+def open_log(settings) -> AuditLog:
+    return AuditLog.for_settings(settings)
+
+
+def filter_choices(log: AuditLog) -> dict[str, list[str]]:
+    """Values seen in the newest records, for the filter select boxes."""
+    seen: dict[str, set[str]] = {name: set() for name in CHOICE_FIELDS}
+    for record in log.list(limit=SCAN_FOR_CHOICES):
+        for name in ("user", "status", "kind", "dataset_version"):
+            if getattr(record, name):
+                seen[name].add(getattr(record, name))
+        seen["tool"].update(record.tools)
+    return {name: sorted(values) for name, values in seen.items()}
+
+
+def clean_filters(*, since: date | None = None, until: date | None = None, **values: Any) -> dict:
+    """AuditLog filters without the empty ones (dates as AAAA-MM-DD, whole days)."""
+    out = {k: v for k, v in values.items() if v not in (None, "")}
+    if since:
+        out["since"] = since.isoformat()
+    if until:
+        out["until"] = until.isoformat()
+    return out
+
+
+def records_frame(records) -> pd.DataFrame:
+    rows = [{"seq": r.seq, "fecha (UTC)": r.ts, "tipo": KIND_LABELS.get(r.kind, r.kind), "estado": r.status,
+             "usuario": r.user, "rol": r.role, "pregunta": r.question or "", "herramientas": ", ".join(r.tools),
+             "versión de datos": r.dataset_version or "", "job_id": r.job_id} for r in records]
+    return pd.DataFrame(rows, columns=["seq", "fecha (UTC)", "tipo", "estado", "usuario", "rol", "pregunta",
+                                       "herramientas", "versión de datos", "job_id"])
+
+
+def record_label(record) -> str:
+    return f"seq {record.seq} · {record.ts} · {KIND_LABELS.get(record.kind, record.kind)} · {record.user}"
+
+
+def contract_sections(payload: dict) -> list[tuple[str, Any]]:
+    """(title, value) for each contract present in the payload, then the remaining fields."""
+    known = dict(CONTRACTS)
+    sections = [(title, payload[key]) for key, title in CONTRACTS if payload.get(key) is not None]
+    rest = {k: v for k, v in payload.items() if k not in known}
+    if rest:
+        sections.append(("Otros campos", rest))
+    return sections
+
+
+def export_bytes(log: AuditLog, fmt: str, filters: dict) -> bytes:
+    """The matching records, in chain order, as CSV or JSON (``AuditLog.export``)."""
+    buffer = io.StringIO()
+    log.export(fmt, buffer, **filters)
+    return buffer.getvalue().encode("utf-8")
+
+
+def verify_text(result) -> tuple[bool, str]:
+    """The chain's state in Spanish, naming the first bad record."""
+    if result.ok:
+        return True, f"Cadena de auditoría íntegra: {result.checked} registros verificados."
+    job = f", job_id={result.first_bad_job_id}" if result.first_bad_job_id else ""
+    return False, f"Cadena de auditoría ROTA en el registro seq={result.first_bad_seq}{job}: {result.reason}"
+
+
+def on_lab_toggle(settings, user: str, role: str, key: str) -> None:
+    """Toggle callback: store the supervisor's lab decision (audited by core.api)."""
+    approved = bool(st.session_state[key])
+    api.set_lab_approval(approved, settings=settings, user=user, role=role)
+    st.session_state["aud_lab_msg"] = ("Laboratorio aprobado: el Gobernador permitirá herramientas experimentales."
+                                       if approved else "Laboratorio bloqueado: solo herramientas estables.")

@@ -1,0 +1,93 @@
+"""Consultar's engine calls, without Streamlit: run a turn stage by stage, complete a clarified
+question, list a turn's evidence rows. Every function here is plain Python (tests/ui)."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, get_args
+
+from core.contracts import DomainHint
+from core.pipeline import Conversation, Turn, stages
+
+STAGE_LABELS = {
+    "intake": "Leyendo la pregunta", "route": "Eligiendo dominios", "govern": "Revisando permisos",
+    "analyze": "Analizando la intención", "plan": "Planeando la consulta", "validate": "Validando el plan",
+    "execute": "Consultando los datos", "compose": "Redactando la respuesta", "audit": "Registrando en la auditoría",
+}
+DOMAIN_HINTS: tuple[str, ...] = get_args(DomainHint)
+PLANNERS = {"rules": "Reglas (sin red)", "llm": "LLM"}
+EVIDENCE_TOOL_ID = 9
+EVIDENCE_LIMIT = 200
+
+
+def planner_options(llm_config: Any) -> list[str]:
+    """Planners the user may choose: the rules, plus the LLM only when one is configured."""
+    return ["rules"] + (["llm"] if llm_config is not None else [])
+
+
+def run_stages(ctx: Any, conversation: Conversation, question: str, *, domain_hint: str = "auto",
+               planner: str = "rules", on_stage: Callable[[str, str, float | None], None] | None = None) -> Turn:
+    """``Assistant.ask`` one stage at a time: ``on_stage(name, "start"|"done", ms)`` around each.
+
+    Timings and the conversation update follow ``core.pipeline.run_turn`` exactly.
+    """
+    ctx.store.refresh()
+    turn = Turn(question=question, domain_hint=domain_hint, planner_requested=planner)
+    t0 = time.perf_counter()
+    for name, stage in stages():
+        if on_stage:
+            on_stage(name, "start", None)
+        s0 = time.perf_counter()
+        stage(turn, ctx, conversation)
+        turn.timings_ms[name] = round((time.perf_counter() - s0) * 1000, 2)
+        if on_stage:
+            on_stage(name, "done", turn.timings_ms[name])
+    turn.timings_ms["total"] = round((time.perf_counter() - t0) * 1000, 2)
+    conversation.turns.append(turn)
+    if turn.understanding is not None and turn.intake and turn.intake.category == "relevant":
+        conversation.last_understanding = turn.understanding
+    return turn
+
+
+def completed_question(turn: Turn, option: str) -> str:
+    """The question a clarifying option sends: the (rewritten) question with the chosen option."""
+    base = turn.intake.rewritten_question if turn.intake else turn.question
+    return f"{base.strip()} ({option})"
+
+
+def turn_status(turn: Turn) -> str:
+    """ok | clarify | refused | social | error, for labels."""
+    strategy = turn.planner_state.strategy if turn.planner_state else None
+    if strategy == "defer_or_refuse":
+        return "refused"
+    if strategy == "clarify_then_retrieve":
+        return "clarify"
+    if turn.result is not None and turn.result.get("status") == "error":
+        return "error"
+    return "ok" if turn.envelopes else "social"
+
+
+def evidence_plan(plan: dict) -> dict | None:
+    """The turn's plan with ``listar_evidencia`` at the end (None when the turn ran no plan)."""
+    if not plan or not plan.get("plan"):
+        return None
+    steps = [{k: v for k, v in s.items() if k in ("tool_id", "tool_version", "args")} for s in plan["plan"]]
+    if steps[-1]["tool_id"] != EVIDENCE_TOOL_ID:
+        steps.append({"tool_id": EVIDENCE_TOOL_ID, "args": {"limit": EVIDENCE_LIMIT}})
+    return {"plan": steps, "meta": {"strict_time": bool((plan.get("meta") or {}).get("strict_time"))}}
+
+
+def evidence_envelope(turn: Turn, settings, user: str, role: str) -> dict | None:
+    """The ``listar_evidencia`` rows behind a turn's answer (an audited run of its plan + tool 9)."""
+    ready = [e for e in turn.envelopes if str(e.get("tool", "")).startswith("listar_evidencia")]
+    if ready:
+        return ready[-1]
+    plan = evidence_plan(turn.plan)
+    if plan is None:
+        return None
+    from core.api import execute
+
+    result = execute(plan, settings=settings, user=user, role=role, kind="evidence", question=turn.question[:2000],
+                     audit_extra={"source_job_id": turn.job_id,
+                                  "source_query_hash": (turn.validation or {}).get("query_hash")})
+    return result.envelopes[-1]

@@ -1,0 +1,31 @@
+"""Spanish error display for ``core.errors.CasandraError`` (code, details, hints)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.errors import CasandraError
+
+CODE_LABELS = {
+    "INVALID_PAYLOAD": "Datos de entrada inválidos",
+    "INVALID_FILTER": "Filtro inválido",
+    "INVALID_DATE_RANGE": "Rango de fechas inválido",
+    "DATA_QUALITY_ISSUE": "Problema de datos",
+    "COMPUTE_ERROR": "Error de cálculo",
+    "RESOURCE_LIMIT": "Límite de recursos",
+    "EMPTY_RESULT": "Resultado vacío",
+}
+
+
+def error_text(exc: CasandraError) -> str:
+    """One Markdown text with every problem of the error and its hints."""
+    blocks = []
+    for problem in exc.problems:
+        head = f"**{CODE_LABELS.get(problem.code, problem.code)}** ({problem.code}): {problem.details}"
+        blocks.append("\n".join([head, *(f"- {hint}" for hint in problem.hints)]))
+    return "\n\n".join(blocks)
+
+
+def show_error(exc: CasandraError, *, note: str | None = None, warning: bool = False) -> None:
+    """``st.error`` (or ``st.warning``) with the error's Spanish details, hints and an optional note."""
+    text = error_text(exc) + (f"\n\n{note}" if note else "")
+    (st.warning if warning else st.error)(text)

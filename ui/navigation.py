@@ -1,0 +1,57 @@
+"""The page registry: which page each role may see (DESIGN §4), in menu order.
+
+A page is listed only when its file exists, so the app starts while pages are being
+written. Each page also calls ``ui.auth.require`` with the same roles, which refuses
+a page reached by URL or run directly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from ui.auth import ANALYSTS, EVERYONE, STEWARDS, SUPERVISORS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page: file (relative to the project root), title, icon, roles and menu section."""
+
+    path: str
+    title: str
+    icon: str
+    roles: frozenset[str]
+    section: str
+
+    @property
+    def url_path(self) -> str:
+        return Path(self.path).stem
+
+
+PAGES = (
+    PageSpec("pages/consultar.py", "Consultar", ":material/forum:", ANALYSTS, "Análisis"),
+    PageSpec("pages/plan.py", "Plan de consulta", ":material/account_tree:", ANALYSTS, "Análisis"),
+    PageSpec("pages/editor.py", "Editor de plan", ":material/edit_note:", ANALYSTS, "Análisis"),
+    PageSpec("pages/datos.py", "Datos", ":material/database:", EVERYONE, "Datos"),
+    PageSpec("pages/catalogo.py", "Catálogo", ":material/menu_book:", EVERYONE, "Datos"),
+    PageSpec("pages/carga.py", "Carga de datos", ":material/upload_file:", STEWARDS, "Datos"),
+    PageSpec("pages/auditoria.py", "Auditoría", ":material/fact_check:", SUPERVISORS, "Supervisión"),
+)
+
+
+def visible_pages(roles, root: Path = ROOT) -> list[PageSpec]:
+    """The pages these roles may open whose files exist, in menu order."""
+    have = set(roles)
+    return [p for p in PAGES if p.roles & have and (root / p.path).is_file()]
+
+
+def navigation(roles) -> dict[str, list[st.Page]]:
+    """``st.navigation`` input: allowed pages by section; the first one is the default."""
+    sections: dict[str, list[st.Page]] = {}
+    for i, spec in enumerate(visible_pages(roles)):
+        page = st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path, default=i == 0)
+        sections.setdefault(spec.section, []).append(page)
+    return sections

@@ -1,0 +1,146 @@
+"""Carga de datos helpers: uploaded files → temp folder → ``core.api.load_files``, and the summaries.
+
+``load_uploads`` is the page's upload handler; it takes any objects with ``name`` and a
+file interface (Streamlit's ``UploadedFile``, or an open file in tests), writes them under
+a temporary folder with safe names and passes the original names as ``display_name``.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core import api
+from core.etl import SourceSpec
+
+UPLOAD_TYPES = ["csv", "zip", "geojson", "json"]
+NOTHING_LOST = "No se publicó nada: la versión vigente sigue igual y sus archivos siguen seleccionados."
+STAGE_SPAN = {"load": (0.0, 0.45), "curate": (0.45, 0.7), "publish": (0.7, 1.0)}
+STAGE_LABEL = {"load": "Lectura", "curate": "Curación", "publish": "Publicación"}
+
+
+def safe_name(index: int, name: str) -> str:
+    """A file name that cannot leave the temp folder (the original stays as display_name)."""
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(str(name)).name).lstrip(".") or "archivo"
+    return f"{index:02d}_{base}"
+
+
+def _read_into(upload: Any, target: Path) -> None:
+    if hasattr(upload, "seek"):
+        upload.seek(0)
+    with target.open("wb") as out:
+        shutil.copyfileobj(upload, out, length=4 * 1024 * 1024)
+
+
+def make_specs(uploads: Iterable[Any], options: dict[str, dict], folder: Path) -> list[SourceSpec]:
+    """Write each upload into ``folder`` and describe it as a SourceSpec with its options."""
+    specs = []
+    for i, upload in enumerate(uploads, start=1):
+        name = Path(str(upload.name)).name
+        path = folder / safe_name(i, name)
+        _read_into(upload, path)
+        opts = options.get(name, {})
+        specs.append(SourceSpec(path, display_name=name, coverage=(opts.get("coverage") or "").strip() or None,
+                                annual_cut=(opts.get("annual_cut") or "").strip() or None,
+                                procedencia=(opts.get("procedencia") or "").strip() or None))
+    return specs
+
+
+def load_uploads(uploads: Iterable[Any], options: dict[str, dict], *, settings, user: str, role: str,
+                 dry_run: bool, progress: Callable[[str, float, str], None] | None = None) -> dict:
+    """Preview (``dry_run``) or publish the uploaded files; CasandraError on refusal."""
+    with tempfile.TemporaryDirectory(prefix="casandra-carga-") as tmp:
+        specs = make_specs(uploads, options, Path(tmp))
+        return api.load_files(specs, settings=settings, user=user, role=role, dry_run=dry_run, progress=progress)
+
+
+def fingerprint(uploads: Iterable[Any], options: dict) -> str:
+    """Identifies a batch (files and options): a preview is valid only for its own batch."""
+    parts = [f"{getattr(u, 'file_id', '')}|{u.name}|{getattr(u, 'size', '')}" for u in uploads]
+    parts.append(repr(sorted((k, sorted(v.items())) for k, v in options.items())))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def progress_callback(bar) -> Callable[[str, float, str], None]:
+    """Feed ``st.progress`` from the ETL's ``progress(stage, fraction, message)``."""
+    def report(stage: str, fraction: float, message: str) -> None:
+        lo, hi = STAGE_SPAN.get(stage, (0.0, 1.0))
+        value = min(1.0, max(0.0, lo + (hi - lo) * float(fraction)))
+        bar.progress(value, text=f"{STAGE_LABEL.get(stage, stage)}: {message}")
+    return report
+
+
+def files_frame(summary: dict) -> pd.DataFrame:
+    """One row per file: layout, encoding, rows, valid cells, quarantine, crimes, period."""
+    rows = []
+    for f in summary.get("archivos", []):
+        cov = f.get("cobertura") or {}
+        rows.append({
+            "archivo": f.get("archivo"), "formato": f.get("formato_descripcion") or f.get("formato"),
+            "codificación": f.get("codificacion"), "filas": f.get("filas"), "celdas válidas": f.get("celdas_validas"),
+            "filas en cuarentena": f.get("filas_en_cuarentena", 0),
+            "delitos": ", ".join(d["delito"] for d in f.get("delitos", [])),
+            "periodo": f"{cov.get('desde')} a {cov.get('hasta')} ({cov.get('origen')})" if cov.get("desde") else "",
+        })
+    return pd.DataFrame(rows)
+
+
+def changes_frame(summary: dict) -> pd.DataFrame:
+    per = (summary.get("cambios") or {}).get("por_delito", {})
+    return pd.DataFrame([{"delito": k, **v} for k, v in per.items()],
+                        columns=["delito", "agregadas", "cambiadas", "eliminadas", "iguales"])
+
+
+def render_summary(summary: dict) -> None:
+    """What a preview or a load found: status, files, quarantine reasons, warnings, changes."""
+    status = summary.get("status")
+    if status == "published":
+        st.success(f"Publicada la versión **{summary['dataset_version']}** (antes: {summary.get('previous_version') or 'ninguna'}).")
+    elif status == "unchanged":
+        st.info(summary.get("mensaje", "Sin cambios."))
+    else:
+        st.info(summary.get("mensaje", "Vista previa: nada se publicó todavía."))
+    totals = (summary.get("cambios") or {}).get("totales", {})
+    q = summary.get("cuarentena", {})
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Archivos", len(summary.get("archivos", [])))
+    c2.metric("Celdas nuevas", f"{totals.get('agregadas', 0):,}")
+    c3.metric("Celdas reemplazadas", f"{totals.get('cambiadas', 0):,}")
+    c4.metric("Filas en cuarentena", f"{q.get('filas', 0):,}")
+    st.dataframe(files_frame(summary), hide_index=True, width="stretch")
+    for f in summary.get("archivos", []):
+        for warning in f.get("advertencias", []):
+            st.warning(f"{f['archivo']}: {warning}")
+        reasons = f.get("motivos_cuarentena") or {}
+        if reasons:
+            with st.expander(f"Cuarentena de {f['archivo']}: {f.get('filas_en_cuarentena', 0)} filas"):
+                st.dataframe(pd.DataFrame([{"motivo": k, "celdas": v} for k, v in reasons.items()]),
+                             hide_index=True, width="stretch")
+    changes = changes_frame(summary)
+    if not changes.empty:
+        st.markdown("**Cambios por delito** (celdas municipio × mes)")
+        st.dataframe(changes, hide_index=True, width="stretch")
+
+
+def quarantine_csv(rows: list[dict]) -> bytes:
+    """The quarantined rows as CSV (UTF-8 with BOM so spreadsheets read the accents)."""
+    buffer = io.StringIO()
+    pd.DataFrame(rows, columns=["load_id", "source_file", "source_row", "motivo", "valores", "loaded_at"]).rename(
+        columns={"source_file": "archivo", "source_row": "linea", "loaded_at": "cargado_en"}).to_csv(buffer, index=False)
+    return buffer.getvalue().encode("utf-8-sig")
+
+
+def versions_frame(versions: list[dict]) -> pd.DataFrame:
+    rows = [{"versión": v["dataset_version"], "vigente": "sí" if v.get("current") else "",
+             "publicada": v.get("updated_at"), "desde": v.get("min_date"), "hasta": v.get("max_date"),
+             "celdas": (v.get("row_counts") or {}).get("incidents"), "anterior": v.get("previous_version")}
+            for v in versions]
+    return pd.DataFrame(rows, columns=["versión", "vigente", "publicada", "desde", "hasta", "celdas", "anterior"])
