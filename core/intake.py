@@ -39,6 +39,13 @@ _WORD = re.compile(r"[a-z0-9ñ]+")
 _DESTRUCTIVE_RE = re.compile(
     r"\b(borra\w*|elimin\w*|modific\w*|alter\w*|trunca\w*|destru\w*|sobrescrib\w*|reemplaza\w*|vacia\w*)\b"
     r".{0,40}\b(tabla|tablas|datos|registros|base|bases|informacion|archivo|archivos|cifras|bitacora|auditoria)\b")
+# "el nombre de las víctimas", "teléfono del sospechoso": personal data of people involved.
+_PII_RE = re.compile(
+    r"\b(nombres?|apellidos?|telefonos?|celular(es)?|direccion(es)?|domicilios?|identidad(es)?|fotos?|curp|rfc|"
+    r"correos?|placas?|edad(es)?|quien(es)? (es|son|fue|fueron))\b.{0,40}"
+    r"\b(victimas?|sospechos[oa]s?|detenid[oa]s?|culpables?|agresor(es|as?)?|asesin[oa]s?|responsables?|"
+    r"implicad[oa]s?|acusad[oa]s?|delincuentes?|ofendid[oa]s?|denunciantes?)\b")
+
 # Methodology questions: a question word near a methodology noun.
 _METHOD_RE = re.compile(
     r"\b(que|como|cual|cuales|por que|donde)\b.{0,40}\b(poblacion|tasa|tasas|fuente|fuentes|metodologia|cobertura|"
@@ -51,7 +58,7 @@ def _has(text: str, phrases) -> bool:
 
 def moderate(normalized: str) -> Moderation:
     """PII requests, offensive text, instruction overrides and destructive requests."""
-    return Moderation(pii_request=_has(normalized, PII), offensive=_has(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
+    return Moderation(pii_request=_has(normalized, PII) or bool(_PII_RE.search(normalized)), offensive=_has(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
                       instruction_override=_has(normalized, OVERRIDE),
                       destructive=_has(normalized, DESTRUCTIVE) or bool(_DESTRUCTIVE_RE.search(normalized)))
 

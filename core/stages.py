@@ -30,7 +30,9 @@ def intake(turn, ctx, conv) -> None:
     if follow:
         u = merge_follow_up(u, conv.last_understanding)
         rewritten = describe(u, lex)
-    has_signal = bool(u and (u.crimes or u.places or u.window or u.generic_place or u.kind != "unknown"))
+    # Without data there is no lexicon to understand with: treat the question as on-topic so the
+    # answer is "no hay datos publicados", not an off-topic refusal.
+    has_signal = lex is None or bool(u and (u.crimes or u.places or u.window or u.generic_place or u.kind != "unknown"))
     category = "relevant" if follow else intake_rules.classify(normalized, has_signal)
     if category == "irrelevant" and u is not None and "delito" in normalized:
         category = "relevant"

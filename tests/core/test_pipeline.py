@@ -229,3 +229,9 @@ def test_llm_failures_fall_back_to_the_offline_planner(bundled_settings, monkeyp
     assert any("planificador local" in w for w in turn.answer.warnings)
     rec = AuditLog.for_settings(bundled_settings).get(turn.job_id)
     assert rec.payload["llm"]["fallback_reason"] == "validation_failed_after_retries"
+
+
+def test_an_empty_store_says_there_is_no_data(empty_settings):
+    turn = Assistant(settings=empty_settings).ask("¿Cuántos homicidios hubo en León en 2024?", Conversation(),
+                                                  planner="rules")
+    assert "No hay datos publicados" in turn.answer.text and turn.envelopes == []
