@@ -33,5 +33,8 @@ test: dev
 	$(PY) -m pytest -q -n 2 tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest no ejecutó ninguna prueba"; exit 1; fi; exit $$rc
 
+bench: dev
+	$(PY) -m bench.run
+
 clean:
 	rm -rf $(VENV) data/store data/artifacts

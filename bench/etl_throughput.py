@@ -1,0 +1,143 @@
+"""Item 4: ETL throughput on a national-size IDM_NM file (latin-1) against DuckDB's bare CSV → Parquet copy.
+
+Both run as subprocesses of this one; their wall time and the peak RSS of the whole
+process tree are sampled every 50 ms with psutil. Runs alternate (ETL, copy, ETL, copy…)
+so that load from neighbouring processes hits both alike. A statement-level breakdown of
+one load (``bench.etl_profile``) runs afterwards on a reduced file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bench import synth
+from bench.common import GB, MB, ROOT, ratio, run_measured, stats
+
+ETL_RATIO = 1.5
+ETL_RSS_GB = 2.0
+
+COPY_SCRIPT = """
+import sys, duckdb
+src, dst = sys.argv[1], sys.argv[2]
+con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
+q = lambda p: "'" + p.replace("'", "''") + "'"
+con.execute(f"COPY (SELECT * FROM read_csv({q(src)}, encoding = 'latin-1', header = true)) TO {q(dst)} (FORMAT parquet)")
+print(con.execute(f"SELECT count(*) FROM read_parquet({q(dst)})").fetchone()[0])
+"""
+
+
+@dataclass
+class EtlConfig:
+    """The national file and how often to run each side."""
+
+    per_state: dict[str, int] = field(default_factory=lambda: dict(synth.MUNICIPALITIES_PER_STATE))
+    years: list[int] = field(default_factory=lambda: list(range(2015, 2025)))
+    crimes: str | list[str] = "all"
+    etl_repeats: int = 1
+    copy_repeats: int = 3
+    profile_fraction: float | None = 0.1  # statement breakdown on ~10 % of the municipalities (None: skip)
+    seed: int = 20260115
+
+
+def _fraction(per_state: dict[str, int], f: float) -> dict[str, int]:
+    return {k: max(1, round(n * f)) for k, n in per_state.items()}
+
+
+def _etl_once(csv: Path, data_dir: Path) -> dict:
+    if data_dir.exists():
+        shutil.rmtree(data_dir)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "core", "--data-dir", str(data_dir), "etl", str(csv), "--quiet", "--user", "bench"]
+    s = run_measured(cmd, env=env, cwd=ROOT)
+    out = {"wall_s": round(s.wall_s, 2), "peak_rss_mb": round(s.peak_rss_bytes / MB, 1), "cpu_s": s.cpu_s,
+           "returncode": s.returncode, "muestras": s.samples}
+    if s.returncode == 0:
+        try:
+            summary = json.loads(s.stdout)
+            out["dataset_version"] = summary.get("dataset_version")
+            out["row_counts"] = summary.get("row_counts")
+            out["cuarentena"] = summary.get("cuarentena")
+        except json.JSONDecodeError:
+            out["stdout"] = s.stdout[-800:]
+    else:
+        out["stderr"] = s.stderr[-1500:]
+    shutil.rmtree(data_dir, ignore_errors=True)
+    return out
+
+
+def _copy_once(csv: Path, work: Path) -> dict:
+    dst = work / "copia.parquet"
+    dst.unlink(missing_ok=True)
+    s = run_measured([sys.executable, "-c", COPY_SCRIPT, str(csv), str(dst)], cwd=work)
+    out = {"wall_s": round(s.wall_s, 2), "peak_rss_mb": round(s.peak_rss_bytes / MB, 1), "cpu_s": s.cpu_s,
+           "returncode": s.returncode, "filas": s.stdout.strip()[-20:] if s.returncode == 0 else None}
+    if s.returncode != 0:
+        out["stderr"] = s.stderr[-1500:]
+    dst.unlink(missing_ok=True)
+    return out
+
+
+def run(cfg: EtlConfig, work: Path, profile: synth.Profile, log=print) -> dict:
+    """Generate the file, time the ETL and the bare copy, and break one load down by statement."""
+    work = Path(work)
+    work.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    info = synth.generate(work, profile, cfg.per_state, cfg.years, cfg.crimes, cfg.seed, name="IDM_NM_nacional",
+                          population=False)
+    gen_s = time.perf_counter() - t0
+    csv = Path(info["path"])
+    log(f"[etl] archivo {info['bytes'] / MB:.0f} MB, {info['rows']:,} filas, {info['cells']:,} celdas "
+        f"(generado en {gen_s:.1f} s)")
+    etl, copy = [], []
+    for i in range(max(cfg.etl_repeats, cfg.copy_repeats)):
+        if i < cfg.etl_repeats:
+            etl.append(_etl_once(csv, work / "data"))
+            log(f"[etl] python -m core etl: {etl[-1]['wall_s']} s, pico RSS {etl[-1]['peak_rss_mb']} MB "
+                f"(rc {etl[-1]['returncode']})")
+        if i < cfg.copy_repeats:
+            copy.append(_copy_once(csv, work))
+            log(f"[etl] DuckDB read_csv → Parquet: {copy[-1]['wall_s']} s, pico RSS {copy[-1]['peak_rss_mb']} MB")
+    ok_etl = [r for r in etl if r["returncode"] == 0]
+    ok_copy = [r for r in copy if r["returncode"] == 0]
+    e_wall, c_wall = stats([r["wall_s"] for r in ok_etl]), stats([r["wall_s"] for r in ok_copy])
+    e_rss = max((r["peak_rss_mb"] for r in ok_etl), default=None)
+    res = {
+        "config": {k: v for k, v in asdict(cfg).items() if k != "per_state"} | {"municipios": sum(cfg.per_state.values())},
+        "archivo": {k: v for k, v in info.items() if k not in ("path", "delitos")} | {"generacion_s": round(gen_s, 2)},
+        "etl": {"corridas": etl, "wall_s": e_wall, "pico_rss_mb_max": e_rss,
+                "celdas_por_s": round(info["cells"] / e_wall["p50"]) if e_wall["p50"] else None,
+                "mb_por_s": round(info["bytes"] / MB / e_wall["p50"], 2) if e_wall["p50"] else None},
+        "copia_duckdb": {"corridas": copy, "wall_s": c_wall,
+                         "pico_rss_mb_max": max((r["peak_rss_mb"] for r in ok_copy), default=None),
+                         "mb_por_s": round(info["bytes"] / MB / c_wall["p50"], 2) if c_wall["p50"] else None},
+        "ratio_p50": ratio(e_wall["p50"], c_wall["p50"]),
+        "objetivos": {"ratio_max": ETL_RATIO, "pico_rss_gb_max": ETL_RSS_GB},
+    }
+    res["cumple_ratio"] = res["ratio_p50"] is not None and res["ratio_p50"] <= ETL_RATIO
+    res["cumple_rss"] = e_rss is not None and e_rss <= ETL_RSS_GB * GB / MB
+    csv.unlink(missing_ok=True)
+    if cfg.profile_fraction:
+        from bench import etl_profile
+
+        part = _fraction(cfg.per_state, cfg.profile_fraction)
+        pinfo = synth.generate(work / "perfil", profile, part, cfg.years, cfg.crimes, cfg.seed, name="IDM_NM_perfil",
+                               population=False)
+        log(f"[etl] perfil por sentencia en {pinfo['cells']:,} celdas ({cfg.profile_fraction:.0%} de los municipios)")
+        prof = etl_profile.profile_load(Path(pinfo["path"]), work / "perfil" / "data")
+        cp = _copy_once(Path(pinfo["path"]), work / "perfil")
+        prof["una_pasada"] = etl_profile.single_pass(Path(pinfo["path"]), work / "perfil" / "ref")
+        log(f"[etl] perfil: ETL {prof['total_s']} s, una pasada de referencia {prof['una_pasada']['total_s']} s, "
+            f"copia {cp['wall_s']} s")
+        prof["archivo"] = {"bytes": pinfo["bytes"], "filas": pinfo["rows"], "celdas": pinfo["cells"],
+                           "municipios": pinfo["municipios"]}
+        prof["copia_duckdb_s"] = cp["wall_s"]
+        prof["sentencias"] = prof["sentencias"][:15]
+        res["perfil"] = prof
+        shutil.rmtree(work / "perfil", ignore_errors=True)
+    return res

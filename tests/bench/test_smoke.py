@@ -1,0 +1,64 @@
+"""Smoke run of the benchmarks at toy size: 3 municipalities × 2 crimes × 1 year and a ~1 MB CSV.
+
+Not a measurement: it checks that every benchmark function runs, that the JSON has its
+shape, that each tool's answer equals the hand-written SQL, and that the report renders.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import etl_throughput, national, report, synth
+from bench import run as bench_run
+from core.etl.publish import Depot
+
+
+@pytest.fixture(scope="module")
+def profile_dir(bundled_settings):
+    depot = Depot(bundled_settings.store_dir)
+    return depot.version_dir(depot.current_id())
+
+
+def test_generator_is_deterministic_latin1_idm_nm(tmp_path, profile_dir):
+    profile = synth.load_profile(profile_dir)
+    a = synth.generate(tmp_path / "a", profile, {"15": 2}, [2024], ["homicidio_doloso"], population=False)
+    b = synth.generate(tmp_path / "b", profile, {"15": 2}, [2024], ["homicidio_doloso"], population=False)
+    data = (tmp_path / "a" / "IDM_NM_sintetico.csv").read_bytes()
+    assert data == (tmp_path / "b" / "IDM_NM_sintetico.csv").read_bytes()
+    header = data.split(b"\n", 1)[0].decode("latin-1")
+    assert header.split(",") == synth.HEADER
+    assert "México" in data.decode("latin-1") and b"M\xe9xico" in data  # latin-1, not UTF-8
+    assert a["rows"] == 2 * 4 and a["cells"] == a["rows"] * 12 == b["cells"]
+    assert len(synth.sesnsp_rows()) == 98
+
+
+def test_benchmarks_toy_size(tmp_path, profile_dir):
+    profile = synth.load_profile(profile_dir)
+    sc = bench_run.scale("toy")
+    nat = national.run(sc.national, tmp_path / "national", log=lambda m: None, profile=profile,
+                       profile_dir=profile_dir, reuse=False)
+    assert nat["store"]["row_counts"]["incidents"] == 3 * 1 * 5 * 12  # 3 munis × 1 year × (4 + 1) IDM_NM rows × 12 months
+    bad = [(c["caso"], c.get("error") or c.get("diferencia")) for c in nat["casos"] if not c.get("respuestas_iguales")]
+    assert not bad, bad
+    for c in nat["casos"]:
+        assert {"tool_ms", "execute_ms", "sql_ms", "ratio_p50", "ratio_p95", "desglose"} <= set(c)
+        assert c["tool_ms"]["n"] == sc.national.runs and c["sql_ms"]["p95"] is not None
+    etl = etl_throughput.run(sc.etl, tmp_path / "etl", profile, log=lambda m: None)
+    assert 0.5e6 < etl["archivo"]["bytes"] < 2e6
+    assert [r["returncode"] for r in etl["etl"]["corridas"]] == [0]
+    assert etl["etl"]["corridas"][0]["row_counts"]["incidents"] == etl["archivo"]["cells"]
+    assert [r["returncode"] for r in etl["copia_duckdb"]["corridas"]] == [0]
+    assert etl["ratio_p50"] > 0 and etl["etl"]["pico_rss_mb_max"] > 0
+    results = {"generado": "hoy", "escala": "toy", "maquina": bench_run.machine(), "duracion_total_s": 1.0,
+               "secciones": {"national": nat, "etl": etl, "browser": {"omitido": bench_run.NOT_YET}}}
+    json.dumps(results, default=str)
+    md = report.render(results)
+    assert "## Objetivos" in md and "### Razones" in md and "## Pendientes" in md
+
+
+def test_placeholder_sections_are_skipped(tmp_path, capsys):
+    assert bench_run.main(["--only", "browser", "--scale", "toy", "--out", str(tmp_path), "--md", ""]) == 0
+    assert "no implementado aún" in capsys.readouterr().out
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert data["secciones"]["browser"]["omitido"].startswith("no implementado aún")
