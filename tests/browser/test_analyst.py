@@ -75,3 +75,16 @@ def test_analyst_asks_reads_the_plan_and_reruns_an_edited_plan(app_server, page)
     expect(page.get_by_role("heading", name="Resultado")).to_be_visible()
     expect(page.get_by_text("registrado en la auditoría", exact=False)).to_be_visible()
     shot(page, "editor.png", rows)
+
+    # A supervisor (local mode grants every role) sees both runs in Auditoría.
+    go_to(page, "Auditoría")
+    expect(page.get_by_text("Cadena de auditoría íntegra", exact=False).first).to_be_visible(timeout=30_000)
+    detail = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text="edición de plan")
+    expect(detail.first).to_be_visible(timeout=30_000)  # the newest record: the edited run
+    page.get_by_label("Texto libre (en la pregunta o el contenido)").fill("5 municipios")
+    page.get_by_label("Texto libre (en la pregunta o el contenido)").press("Enter")
+    asked = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text="pregunta")
+    expect(asked.first).to_be_visible(timeout=30_000)
+    quote = page.locator('[data-testid="stMarkdownContainer"] blockquote').filter(has_text="5 municipios")
+    expect(quote.first).to_be_visible(timeout=30_000)  # the record's detail quotes the analyst's question
+    shot(page, "auditoria.png")
