@@ -1,9 +1,9 @@
 """Postfetch (seed 004 §4): compose the Spanish answer from envelopes — numbers first, then period,
 «datos hasta», version, warnings and sources — and evaluate it before it is shown.
 
-Every number in the text is read from an envelope (or a cited passage); nothing is estimated.
-An error envelope gives an explanation and never a number. The evaluation pass blocks
-personal data and internal details and flags numbers it cannot trace.
+Every number in the text is read from an envelope (or a cited passage); nothing is estimated. An error
+envelope gives an explanation and never a number. The evaluation pass blocks personal data and
+internal details and flags numbers it cannot trace.
 """
 from __future__ import annotations
 
@@ -137,16 +137,11 @@ def _lead_annual(env, rows, noun, per) -> list[str]:
     if len(entities) == 1:
         # Sums only comparable years: a partial RNID year is reported on its own below.
         comparable = [r for r in rows if not r.get("parcial") and r.get("metodologia") != "RNID"] or rows
-        label = rows[0]["label"]
-        if len(comparable) == 1:
-            out.append(f"{label} registró {fmt_int(comparable[0]['conteo'])} delitos del fuero común en "
-                       f"{comparable[0]['anio']}.")
-        else:
-            total = sum(r["conteo"] for r in comparable)
-            per_year = ", ".join(f"{r['anio']}: {fmt_int(r['conteo'])}" for r in comparable)
-            years = f" ({per_year})" if len(comparable) <= 6 else ""
-            out.append(f"{label} registró {fmt_int(total)} delitos del fuero común entre {comparable[0]['anio']} y "
-                       f"{comparable[-1]['anio']}{years}.")
+        first, last, total = comparable[0], comparable[-1], sum(r["conteo"] for r in comparable)
+        per_year = ", ".join(f"{r['anio']}: {fmt_int(r['conteo'])}" for r in comparable) if len(comparable) <= 6 else ""
+        out.append(f"{rows[0]['label']} registró {fmt_int(total)} delitos del fuero común "
+                   + (f"en {first['anio']}." if first is last else
+                      f"entre {first['anio']} y {last['anio']}" + (f" ({per_year})." if per_year else ".")))
     else:  # one row per municipality: the sum of every year of the window, labelled with the last one
         years = sorted({int(env["meta"]["date_range_effective"][k][:4]) for k in ("from", "to")})
         span = f"en {years[0]}" if len(years) == 1 else f"entre {years[0]} y {years[-1]}"

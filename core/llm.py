@@ -1,8 +1,8 @@
 """The LLM planner: an OpenAI-compatible endpoint proposes a tool plan (JSON, never SQL).
 
-Every proposal goes through ``validate_plan``; invalid output is retried at most ``max_retries`` times
-with the Spanish problems, then ``fallback_reason`` tells the caller to use the offline planner. The
-response mode is negotiated (json_schema → json_object + schema → by instruction) and remembered.
+Every proposal goes through ``validate_plan``; invalid output is retried at most ``max_retries`` times with
+the Spanish problems, then ``fallback_reason`` sends the caller to the offline planner. The response mode
+(json_schema → json_object + schema → by instruction) is negotiated and remembered.
 """
 from __future__ import annotations
 
@@ -323,7 +323,6 @@ def propose_plan(question: str, catalog: Catalog, metadata: dict | None, config:
         out.fallback_reason = "no_config" if config is None else "no_data"
         return out
     import openai  # imported here: the client library is slow to import and the rules planner never needs it
-
     t0, own = time.perf_counter(), client is None
     try:
         client = client or openai.OpenAI(api_key=config.api_key or LOCAL_KEY, base_url=config.base_url,
@@ -345,7 +344,6 @@ def _negotiate(out: LlmOutcome, question: str, catalog: Catalog, metadata: dict,
                allowed_status, client, modes: EndpointModes) -> None:
     """The request loop: mode negotiation plus at most ``max_retries`` corrective retries."""
     import openai
-
     schema = plan_json_schema(catalog, allowed_status)
     allowed_ids = {s.tool_id for s in _allowed(catalog, allowed_status)}
     order, mi, schema_tries, failures = modes.candidates(config), 0, 0, 0
