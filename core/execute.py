@@ -43,10 +43,10 @@ def _evidence(ctx: ToolContext, out: ToolOutput) -> list[dict]:
     if out.evidence is None:
         return []
     ev = out.evidence
-    ids = [r[0] for r in ctx.query(
-        f"SELECT row_id FROM {ev.table} i WHERE {ev.where} AND eventos > 0 ORDER BY row_id LIMIT {MAX_EVIDENCE_IDS + 1}",
-        ev.params)]
-    total = ctx.query(f"SELECT count(*) FROM {ev.table} i WHERE {ev.where} AND eventos > 0", ev.params)[0][0]
+    # One pass: the first ids and the total together (each query re-reads the Parquet files).
+    ids, total = ctx.query(
+        f"""SELECT coalesce(min(row_id, {MAX_EVIDENCE_IDS + 1}), []), count(*)
+            FROM {ev.table} i WHERE {ev.where} AND eventos > 0""", ev.params)[0]  # min(x, n): the n smallest, sorted
     return [{"table": ev.table, "ids": ids[:MAX_EVIDENCE_IDS], "total": int(total), "truncated": total > MAX_EVIDENCE_IDS}]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import duckdb
+import pyarrow as pa
 
 from core import entities, taxonomy
 from core.etl.layouts import MONTHS
@@ -123,6 +124,20 @@ def _crime_row(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
     )
 
 
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
+    """Bulk-insert text rows through Arrow (``executemany`` pays a round trip per row)."""
+    if not rows:
+        return
+    width = len(rows[0])
+    arrow = pa.table({f"c{i}": pa.array([None if r[i] is None else str(r[i]) for r in rows], pa.string())
+                      for i in range(width)})
+    con.register("_bulk_rows", arrow)
+    try:
+        con.execute(f"INSERT INTO {table} SELECT * FROM _bulk_rows")
+    finally:
+        con.unregister("_bulk_rows")
+
+
 def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crimes: dict, known_methods: dict) -> None:
     """Create ``ent_map`` and ``crime_map`` for the distinct raw values of ``cells``."""
     ent_raw = con.execute(
@@ -134,9 +149,7 @@ def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crime
             cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR, estado VARCHAR,
             entidad_id VARCHAR, municipio VARCHAR, motivo VARCHAR)"""
     )
-    rows = [_entity_row(r, known) for r in ent_raw]
-    if rows:
-        con.executemany("INSERT INTO ent_map VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    insert_rows(con, "ent_map", [_entity_row(r, known) for r in ent_raw])
     crime_raw = con.execute(
         "SELECT DISTINCT bien, tipo, subtipo, modalidad, delito, metodo FROM cells"
     ).fetchall()
@@ -147,9 +160,7 @@ def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crime
             tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR, modalidad VARCHAR, metodo VARCHAR,
             violencia VARCHAR, _unused VARCHAR, motivo VARCHAR)"""
     )
-    rows = [_crime_row(r, known_crimes, known_methods) for r in crime_raw]
-    if rows:
-        con.executemany("INSERT INTO crime_map VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    insert_rows(con, "crime_map", [_crime_row(r, known_crimes, known_methods) for r in crime_raw])
 
 
 _MONTH_NAMES = "[" + ", ".join(f"'{m}'" for m in MONTHS) + "]"
@@ -220,46 +231,47 @@ def curate(con: duckdb.DuckDBPyConnection, reduced_seqs: set[int]) -> dict[int, 
            FROM checked WHERE motivo IS NOT NULL"""
     )
     reduced = sorted(reduced_seqs) or [-1]
-    # Same key twice in one file: reduced layouts lost a distinguishing column upstream,
-    # so their rows are summed (with a warning); elsewhere a repeat is a duplicate row.
+    in_reduced = f"load_seq IN ({', '.join(map(str, reduced))})"
+    key = "load_seq, cve_municipio, fecha, delito, metodo"
+    # Repeated keys are rare: find them with a narrow aggregation instead of windows over wide rows.
     con.execute(
-        f"""
-        CREATE OR REPLACE TABLE keyed AS
-        SELECT *, {ROW_ID_SQL} AS row_id,
-               count(*) OVER (PARTITION BY load_seq, cve_municipio, fecha, delito, metodo) AS n_key,
-               row_number() OVER (PARTITION BY load_seq, cve_municipio, fecha, delito, metodo
-                                  ORDER BY source_row) AS k_rank,
-               min(source_row) OVER (PARTITION BY load_seq, cve_municipio, fecha, delito, metodo)
-                   AS first_row
-        FROM checked WHERE motivo IS NULL
-        """
+        f"""CREATE OR REPLACE TABLE dups AS
+            SELECT {key}, count(*) AS n_key, min(source_row) AS first_row
+            FROM checked WHERE motivo IS NULL GROUP BY ALL HAVING count(*) > 1"""
     )
+    labels = ("cve_ent", "estado_id", "estado", "entidad_id", "municipio", "bien_juridico", "tipo", "tipo_key",
+              "subtipo")
+    # Reduced layouts lost a distinguishing column upstream, so their repeated keys are summed
+    # (with a warning); anywhere else a repeat is a duplicate row and goes to quarantine.
     con.execute(
         f"""INSERT INTO quarantine_batch
-            SELECT load_seq, source_file, source_row, 'fila duplicada (misma clave que la línea ' ||
-                   first_row::VARCHAR || ')', left(coalesce(valor, ''), 200)
-            FROM keyed WHERE n_key > 1 AND k_rank > 1 AND load_seq NOT IN ({', '.join(map(str, reduced))})"""
+            SELECT c.load_seq, c.source_file, c.source_row,
+                   'fila duplicada (misma clave que la línea ' || d.first_row::VARCHAR || ')',
+                   left(coalesce(c.valor, ''), 200)
+            FROM checked c JOIN dups d USING ({key})
+            WHERE c.motivo IS NULL AND NOT c.{in_reduced} AND c.source_row <> d.first_row"""
     )
-    con.execute(
-        f"""
-        INSERT INTO curated_batch
-        SELECT load_seq, any_value(row_id), fecha, cve_municipio, any_value(cve_ent),
-               any_value(estado_id), any_value(estado), any_value(entidad_id), any_value(municipio),
-               any_value(bien_juridico), any_value(tipo), any_value(tipo_key), any_value(subtipo),
-               delito, any_value(modalidad), metodo, sum(v)::BIGINT, any_value(source_file),
-               min(source_row)
-        FROM keyed
-        WHERE load_seq IN ({', '.join(map(str, reduced))}) OR k_rank = 1
-        GROUP BY load_seq, cve_municipio, fecha, delito, metodo
-        """
+    con.execute(  # the usual case: a key seen once, copied as it is
+        f"""INSERT INTO curated_batch
+            SELECT load_seq, {ROW_ID_SQL}, fecha, cve_municipio, {', '.join(labels)}, delito, modalidad, metodo,
+                   v::BIGINT, source_file, source_row
+            FROM checked c ANTI JOIN dups d USING ({key})
+            WHERE c.motivo IS NULL"""
+    )
+    con.execute(  # repeated keys: summed in reduced files, first row elsewhere
+        f"""INSERT INTO curated_batch
+            SELECT c.load_seq, any_value({ROW_ID_SQL}), c.fecha, c.cve_municipio,
+                   {', '.join(f'any_value(c.{x})' for x in labels)}, c.delito, any_value(c.modalidad), c.metodo,
+                   sum(c.v)::BIGINT, any_value(c.source_file), min(c.source_row)
+            FROM checked c JOIN dups d USING ({key})
+            WHERE c.motivo IS NULL AND (c.{in_reduced} OR c.source_row = d.first_row)
+            GROUP BY c.load_seq, c.cve_municipio, c.fecha, c.delito, c.metodo"""
     )
     stats: dict[int, dict] = {}
-    for seq, cells, summed in con.execute(
-        """SELECT load_seq, count(*), count(*) FILTER (WHERE n_key > 1 AND k_rank = 1)
-           FROM keyed GROUP BY load_seq"""
-    ).fetchall():
+    for seq, cells in con.execute("SELECT load_seq, count(*) FROM curated_batch GROUP BY load_seq").fetchall():
         stats.setdefault(seq, {})["celdas_validas"] = cells
-        stats[seq]["claves_repetidas"] = summed
+    for seq, summed in con.execute(f"SELECT load_seq, count(*) FROM dups WHERE {in_reduced} GROUP BY load_seq").fetchall():
+        stats.setdefault(seq, {})["claves_repetidas"] = summed
     for seq, n_rows, n_cells in con.execute(
         "SELECT load_seq, count(DISTINCT source_row), count(*) FROM quarantine_batch GROUP BY load_seq"
     ).fetchall():

@@ -99,16 +99,22 @@ def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str) -> No
            FROM (SELECT *, 'cur' AS kind FROM cur_slices UNION ALL SELECT * FROM owned) GROUP BY ALL"""
     )
     cols = "row_id, fecha, cve_municipio, cve_ent, estado_id, estado, entidad_id, municipio, bien_juridico, tipo, tipo_key, subtipo, delito, modalidad, metodo, eventos, source_file, source_row"
-    # A cell survives when no newer file carries the same key and no newer long file
-    # owns its (state, crime, month) slice.
+    # A cell survives when no newer file carries the same key and no newer long file owns its
+    # (state, crime, month) slice. Only keys seen twice need a decision: a narrow aggregation
+    # finds them, instead of a window over every wide row.
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE key_owner AS
+           SELECT row_id, max(load_seq) AS owner
+           FROM (SELECT row_id, 0 AS load_seq FROM cur_incidents UNION ALL SELECT row_id, load_seq FROM curated_batch)
+           GROUP BY row_id HAVING count(*) > 1"""
+    )
     con.execute(
         f"""CREATE OR REPLACE TABLE new_incidents AS
             SELECT {cols} FROM (
-                SELECT *, max(load_seq) OVER (PARTITION BY row_id) AS key_owner FROM (
-                    SELECT 0 AS load_seq, {cols} FROM cur_incidents
-                    UNION ALL SELECT load_seq, {cols} FROM curated_batch)
-            ) i LEFT JOIN owner o USING (estado_id, delito, fecha)
-            WHERE i.load_seq = i.key_owner AND i.load_seq >= coalesce(o.slice_owner, 0)
+                SELECT 0 AS load_seq, {cols} FROM cur_incidents
+                UNION ALL SELECT load_seq, {cols} FROM curated_batch
+            ) i LEFT JOIN key_owner k USING (row_id) LEFT JOIN owner o USING (estado_id, delito, fecha)
+            WHERE (k.owner IS NULL OR i.load_seq = k.owner) AND i.load_seq >= coalesce(o.slice_owner, 0)
             ORDER BY delito, fecha, cve_municipio"""
     )
     # Consecutive owned months collapse into coverage runs (usually one per crime).
