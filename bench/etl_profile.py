@@ -93,8 +93,11 @@ def instrumented(log: list):
         pipeline._connect, sources._scan = orig_connect, orig_scan
 
 
-def profile_load(csv_path: Path, data_dir: Path) -> dict:
-    """Run ``run_etl`` on one file with every statement timed; returns the sorted breakdown."""
+def profile_load(csv_path: Path, data_dir: Path, allow_error: bool = False) -> dict:
+    """Run ``run_etl`` on one file with every statement timed; returns the sorted breakdown.
+
+    With ``allow_error`` a refused or failed load still returns its breakdown, the error
+    and the statement that was running when it failed."""
     from core.config import load_settings
     from core.etl import SourceSpec, run_etl
 
@@ -103,11 +106,21 @@ def profile_load(csv_path: Path, data_dir: Path) -> dict:
         shutil.rmtree(data_dir)
     settings = load_settings(data_dir)
     log: list = []
-    t0 = time.perf_counter()
     from bench.common import quiet_fds
 
-    with instrumented(log), quiet_fds():
-        result = run_etl([SourceSpec(Path(csv_path))], settings)
+    error = None
+    peak = [0]
+    t0 = time.perf_counter()
+    with _rss_watch(peak), instrumented(log), quiet_fds():
+        try:
+            result = run_etl([SourceSpec(Path(csv_path))], settings)
+        except Exception as exc:  # noqa: BLE001 - reported, not hidden
+            if not allow_error:
+                raise
+            result, error = None, f"{type(exc).__name__}: {exc}"
+            detail = getattr(exc, "hints", None)
+            if detail:
+                error += " | " + " ".join(map(str, detail))[:400]
     total = time.perf_counter() - t0
     agg: dict[tuple[str, str], dict] = {}
     for item in log:
@@ -121,8 +134,44 @@ def profile_load(csv_path: Path, data_dir: Path) -> dict:
         a["s"] = round(a["s"], 3)
         a["pct"] = round(100 * a["s"] / total, 1) if total else None
     shutil.rmtree(data_dir, ignore_errors=True)
-    return {"total_s": round(total, 2), "medido_s": round(timed, 2), "otros_s": round(total - timed, 2),
-            "celdas": (result.summary.get("row_counts") or {}).get("incidents"), "sentencias": rows}
+    out = {"total_s": round(total, 2), "medido_s": round(timed, 2), "otros_s": round(total - timed, 2),
+           "celdas": (result.summary.get("row_counts") or {}).get("incidents") if result else None,
+           "pico_rss_mb": round(peak[0] / 2**20, 1), "sentencias": rows}
+    if error:
+        last = log[-1] if log else {}
+        out["error"] = error
+        out["fallo_en"] = {"sentencia": last.get("sql"), "donde": last.get("donde"), "s": round(last.get("s", 0), 2),
+                           "inicio_s": round(sum(x["s"] for x in log[:-1]), 1)}
+        out["orden"] = [{"sentencia": x["sql"], "donde": x["donde"], "s": round(x["s"], 2)} for x in log
+                        if x["s"] >= 1.0]
+    return out
+
+
+@contextlib.contextmanager
+def _rss_watch(peak: list, interval: float = 0.05):
+    """Record this process's peak RSS (sampled) while the block runs."""
+    import threading
+
+    import psutil
+
+    proc = psutil.Process()
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            try:
+                peak[0] = max(peak[0], proc.memory_info().rss)
+            except psutil.Error:
+                pass
+            stop.wait(interval)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        th.join()
 
 
 MONTHS = ("Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre", "Octubre",

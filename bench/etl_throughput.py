@@ -42,6 +42,8 @@ class EtlConfig:
     etl_repeats: int = 1
     copy_repeats: int = 3
     profile_fraction: float | None = 0.1  # statement breakdown on ~10 % of the municipalities (None: skip)
+    diagnose_failure: bool = True  # a failed load is re-run in-process with every statement timed
+    retry_memory_limit: str | None = "4GB"  # and, if it ran out of memory, measured again with this limit
     seed: int = 20260115
 
 
@@ -49,10 +51,12 @@ def _fraction(per_state: dict[str, int], f: float) -> dict[str, int]:
     return {k: max(1, round(n * f)) for k, n in per_state.items()}
 
 
-def _etl_once(csv: Path, data_dir: Path) -> dict:
+def _etl_once(csv: Path, data_dir: Path, memory_limit: str | None = None) -> dict:
     if data_dir.exists():
         shutil.rmtree(data_dir)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if memory_limit:
+        env["CASANDRA_ETL_MEMORY_LIMIT"] = memory_limit
     cmd = [sys.executable, "-m", "core", "--data-dir", str(data_dir), "etl", str(csv), "--quiet", "--user", "bench"]
     s = run_measured(cmd, env=env, cwd=ROOT)
     out = {"wall_s": round(s.wall_s, 2), "peak_rss_mb": round(s.peak_rss_bytes / MB, 1), "cpu_s": s.cpu_s,
@@ -121,6 +125,25 @@ def run(cfg: EtlConfig, work: Path, profile: synth.Profile, log=print) -> dict:
     }
     res["cumple_ratio"] = res["ratio_p50"] is not None and res["ratio_p50"] <= ETL_RATIO
     res["cumple_rss"] = e_rss is not None and e_rss <= ETL_RSS_GB * GB / MB
+    failed = [r for r in etl if r["returncode"] != 0]
+    if failed:
+        res["falla"] = {"corridas_fallidas": len(failed), "stderr": failed[0].get("stderr", "")[:600]}
+        if cfg.diagnose_failure:
+            from bench import etl_profile
+
+            log("[etl] la ETL falló: se repite en este proceso con cada sentencia cronometrada")
+            diag = etl_profile.profile_load(csv, work / "diagnostico", allow_error=True)
+            diag["sentencias"] = diag["sentencias"][:15]
+            res["falla"]["diagnostico"] = diag
+            log(f"[etl] diagnóstico: {diag.get('error', 'sin error')[:160]}; falló en {diag.get('fallo_en')}")
+        oom = "RESOURCE_LIMIT" in failed[0].get("stderr", "") or "memoria" in failed[0].get("stderr", "")
+        if oom and cfg.retry_memory_limit:
+            r = _etl_once(csv, work / "data", memory_limit=cfg.retry_memory_limit)
+            r["memory_limit"] = cfg.retry_memory_limit
+            res["falla"]["reintento"] = r
+            res["falla"]["ratio_reintento"] = ratio(r["wall_s"], c_wall["p50"]) if r["returncode"] == 0 else None
+            log(f"[etl] con CASANDRA_ETL_MEMORY_LIMIT={cfg.retry_memory_limit}: {r['wall_s']} s, "
+                f"pico RSS {r['peak_rss_mb']} MB (rc {r['returncode']})")
     csv.unlink(missing_ok=True)
     if cfg.profile_fraction:
         from bench import etl_profile

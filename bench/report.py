@@ -114,15 +114,38 @@ def _national(n: dict) -> list[str]:
         d = c.get("desglose")
         if not d:
             continue
+        sql50 = c["sql_ms"]["p50"]
         rows.append([c["caso"], _f(d["tool_ms"]), f"{d['consultas_herramienta']} / {_f(d['sql_herramienta'])}",
                      f"{d['consultas_evidencia']} / {_f(d['evidencia'])}", _f(d["artefacto"]), _f(d["python"]),
-                     f"{100 * d['evidencia'] / d['tool_ms']:.0f} %" if d["tool_ms"] else "—"])
+                     f"{100 * d['evidencia'] / d['tool_ms']:.0f} %" if d["tool_ms"] else "—",
+                     f"{(d['tool_ms'] - d['evidencia']) / sql50:.2f}×" if sql50 else "—"])
     out += _table(["caso", "total ms", "consultas propias (n / ms)", "evidencia (n / ms)", "artefacto ms",
-                   "Python ms", "evidencia / total"], rows)
+                   "Python ms", "evidencia / total", "(total − evidencia) ÷ SQL p50"], rows)
+    out.append("La última columna estima la razón si la evidencia no se calculara en cada ejecución (ver "
+               "«Pendientes»); es una cuenta sobre la corrida instrumentada, no una medida de código cambiado.")
+    out.append("")
     return out
 
 
 def _etl_summary(e: dict) -> list[list]:
+    f = e.get("falla")
+    if f and e["etl"]["wall_s"]["n"] == 0:
+        run = next(r for r in e["etl"]["corridas"] if r["returncode"] != 0)
+        re_ = f.get("reintento") or {}
+        retry = ""
+        if re_:
+            retry = (f"; con `CASANDRA_ETL_MEMORY_LIMIT={re_['memory_limit']}`: "
+                     + (f"{_f(re_['wall_s'])} s = {_f(f.get('ratio_reintento'), 1)}× la copia, pico RSS "
+                        f"{_f(re_['peak_rss_mb'], 0)} MB" if re_.get("returncode") == 0 else f"también falla (rc {re_.get('returncode')})"))
+        return [
+            ["4", "ETL ≤ 1.5× la copia `read_csv` → Parquet de DuckDB",
+             f"**la carga falla** sin memoria (`RESOURCE_LIMIT`) tras {_f(run['wall_s'])} s con el límite por omisión "
+             f"(1GB); la copia tarda {_f(e['copia_duckdb']['wall_s']['p50'])} s{retry}", NO],
+            ["4", "pico de RSS de la ETL ≤ 2 GB", f"{_f(run['peak_rss_mb'], 0)} MB hasta fallar"
+             + (f"; {_f(re_['peak_rss_mb'], 0)} MB con {re_['memory_limit']}" if re_ else ""),
+             "❌ no (no termina)" if not re_ or re_.get("returncode") != 0 or re_["peak_rss_mb"] > 2048
+             else "✅ sí"],
+        ]
     return [
         ["4", "ETL ≤ 1.5× la copia `read_csv` → Parquet de DuckDB",
          f"{_f(e.get('ratio_p50'), 1)}× ({_f(e['etl']['wall_s']['p50'])} s frente a "
@@ -161,6 +184,42 @@ def _etl(e: dict) -> list[str]:
                      _f(e["etl"].get("celdas_por_s")) if key == "etl" else "—"])
     out += _table(["proceso", "corridas", "pared p50 (s)", "mín (s)", "máx (s)", "pico RSS (MB)", "CPU p50 (s)",
                    "MB/s", "celdas/s"], rows)
+    f = e.get("falla")
+    if f:
+        out.append("### La carga nacional no termina")
+        out.append("")
+        run = next((r for r in e["etl"]["corridas"] if r["returncode"] != 0), {})
+        out.append(f"`python -m core etl` sale con código {run.get('returncode')} tras {_f(run.get('wall_s'))} s "
+                   f"(pico RSS {_f(run.get('peak_rss_mb'), 0)} MB, CPU {_f(run.get('cpu_s'))} s):")
+        out.append("")
+        out.append("```")
+        out.append(f.get("stderr", "").strip()[:500])
+        out.append("```")
+        out.append("")
+        d = f.get("diagnostico")
+        if d:
+            fe = d.get("fallo_en") or {}
+            out.append(f"Repetida en el proceso del benchmark con cada sentencia cronometrada "
+                       f"(`bench/etl_profile.py`, mismo límite de 1GB): falla en **`{fe.get('sentencia')}`** "
+                       f"(`{fe.get('donde')}`), que empieza a los {_f(fe.get('inicio_s'))} s de carga y corre "
+                       f"{_f(fe.get('s'))} s antes del error; pico RSS del proceso {_f(d.get('pico_rss_mb'), 0)} MB. "
+                       f"Error: `{(d.get('error') or '')[:220]}`.")
+            out.append("")
+            rows = [[f"`{x['sentencia']}`", f"`{x['donde']}`", _f(x["s"], 1)] for x in d.get("orden", [])]
+            if rows:
+                out.append("Sentencias de ≥ 1 s, en orden de ejecución hasta la falla:")
+                out.append("")
+                out += _table(["sentencia", "función", "s"], rows)
+        re_ = f.get("reintento")
+        if re_:
+            ok = re_.get("returncode") == 0
+            out.append(f"Con `CASANDRA_ETL_MEMORY_LIMIT={re_['memory_limit']}` (subproceso medido igual): "
+                       + (f"termina en **{_f(re_['wall_s'])} s = {_f(f.get('ratio_reintento'), 1)}× la copia**, "
+                          f"pico RSS {_f(re_['peak_rss_mb'], 0)} MB, CPU {_f(re_.get('cpu_s'))} s, "
+                          f"{_f((re_.get('row_counts') or {}).get('incidents'))} celdas publicadas."
+                          if ok else f"también falla (código {re_.get('returncode')}): "
+                                     f"`{(re_.get('stderr') or '')[:200]}`"))
+            out.append("")
     prof = e.get("perfil")
     if prof:
         pa = prof["archivo"]
@@ -203,6 +262,10 @@ def _pipeline(p: dict | None) -> list[str]:
     if cats:
         rows = [[k, v["passed"], v["total"], f"{100 * v['accuracy']:.1f} %" if v["accuracy"] is not None else "—"]
                 for k, v in cats.items()]
+        ok, tot = sum(v["passed"] for v in cats.values()), sum(v["total"] for v in cats.values())
+        rows.append(["**total**", ok, tot, f"{100 * ok / tot:.1f} %" if tot else "—"])
+        out.append("Exactitud por categoría (última pasada medida, verificadores de `core.evaluation`):")
+        out.append("")
         out += _table(["categoría", "bien", "total", "exactitud"], rows)
     return out
 
@@ -252,15 +315,75 @@ def _pendientes(r: dict) -> list[str]:
                    "causa, pero podría escribirse perezosamente igual que la evidencia.")
         out.append("")
         out.append("Con (1) y (2) cada herramienta de conteo queda en una consulta sobre `incidents` más una sobre "
-                   "tablas pequeñas, la misma forma que el SQL escrito a mano; detectar_anomalias y "
-                   "detectar_patrones ya hacen una sola consulta propia y solo pagan la evidencia.")
+                   "tablas pequeñas, la misma forma que el SQL escrito a mano. detectar_patrones ya hace una sola "
+                   "consulta propia y detectar_anomalias dos (`children` y la serie); ambas pagan sobre todo la "
+                   "evidencia. La columna «(total − evidencia) ÷ SQL p50» del desglose da el orden de lo que (1) "
+                   "recupera.")
+        out.append("")
+    fa = (e or {}).get("falla")
+    if fa:
+        items += 1
+        d = fa.get("diagnostico") or {}
+        fe = d.get("fallo_en") or {}
+        re_ = fa.get("reintento") or {}
+        out.append(f"### {items}. La ETL no carga el archivo nacional: se queda sin memoria (límite 1GB)")
+        out.append("")
+        out.append(f"`python -m core etl` sobre el archivo nacional ({e['archivo']['bytes'] / 2**20:,.0f} MB, "
+                   f"{e['archivo']['cells']:,} celdas) termina con `RESOURCE_LIMIT` («La carga excedió la memoria "
+                   "disponible»), nada se publica. Es el caso de uso principal (el archivo IDM_NM completo de "
+                   "~380 MB), así que este es el pendiente más importante.")
+        out.append("")
+        if fe.get("sentencia") == "CREATE new_incidents":
+            out.append(f"**Causa.** Falla `CREATE TABLE new_incidents` en `core/etl/merge.py`, `assemble()`, a los "
+                       f"{_f(fe.get('inicio_s'))} s de carga y tras {_f(fe.get('s'))} s dentro de la sentencia "
+                       "(`failed to pin block … 953.6 MiB/953.6 MiB used`): `max(load_seq) OVER (PARTITION BY "
+                       "row_id)` sobre la unión de `cur_incidents` y `curated_batch` — una partición por celda, "
+                       f"{e['archivo']['cells']:,} particiones — con las 18 columnas (11 de texto) de cada fila, "
+                       "más el `LEFT JOIN owner` y el `ORDER BY delito, fecha, cve_municipio` de la tabla ancha, "
+                       "todo en una sentencia y con `preserve_insertion_order = true` (`pipeline.py:_connect`). El "
+                       "operador de ventana necesita tener fijados en memoria los bloques de la partición que "
+                       "ordena y no los puede desalojar al disco: con 1 GB no alcanza. Las etapas anteriores "
+                       "(`keyed`, `curated_batch`) sí terminan, más lentas, porque sus agregaciones y ordenamientos "
+                       "derraman a `spill/`.")
+            out.append("")
+            out.append("**Cambio** (`merge.py:assemble`): decidir qué fila sobrevive con columnas angostas y unir lo "
+                       "ancho una sola vez: (a) `winners AS (SELECT row_id, max(load_seq) AS key_owner FROM "
+                       "(SELECT row_id, 0 AS load_seq FROM cur_incidents UNION ALL SELECT row_id, load_seq FROM "
+                       "curated_batch) GROUP BY row_id)` — una agregación de dos columnas que DuckDB derrama a "
+                       "disco — o, más simple, un anti-join `NOT EXISTS (SELECT 1 FROM curated_batch b WHERE "
+                       "b.row_id = i.row_id AND b.load_seq > i.load_seq)`; (b) en una primera carga "
+                       "(`cur_incidents` vacía y un solo archivo) no hace falta nada de eso; (c) "
+                       "`SET preserve_insertion_order = false` después de `load.read_raw` (solo ahí importa el orden "
+                       "del archivo, para `rowid` → línea); el `ORDER BY` explícito sigue ordenando el Parquet.")
+        else:
+            out.append(f"**Causa.** Falla `{fe.get('sentencia')}` en `{fe.get('donde')}` a los "
+                       f"{_f(fe.get('inicio_s'))} s de carga ({(d.get('error') or '')[:200]}).")
+        out.append("")
+        if re_:
+            if re_.get("returncode") == 0:
+                out.append(f"Con `CASANDRA_ETL_MEMORY_LIMIT={re_['memory_limit']}` la misma carga termina en "
+                           f"{_f(re_['wall_s'])} s con pico RSS {_f(re_['peak_rss_mb'], 0)} MB: subir el límite "
+                           "esconde la falla pero rompe el otro objetivo (RSS ≤ 2 GB) y el comentario de "
+                           "`core/config.py` («keeps RSS under 2 GB»).")
+            else:
+                out.append(f"Con `CASANDRA_ETL_MEMORY_LIMIT={re_['memory_limit']}` también falla "
+                           f"(código {re_.get('returncode')}).")
+            out.append("")
+        out.append("Aparte: con un límite de memoria muy bajo, un `OutOfMemoryException` dentro de `read_csv` "
+                   "(`core/etl/load.py`, `read_raw`) se informa como «No se pudo leer … como CSV» "
+                   "(`ValidacionError`), un mensaje engañoso; debería dejar pasar `duckdb.OutOfMemoryException` "
+                   "para que `_run_locked` la convierta en `RESOURCE_LIMIT`.")
         out.append("")
     if e and not e.get("cumple_ratio"):
         items += 1
         prof = e.get("perfil") or {}
-        top = prof.get("sentencias", [])[:6]
+        top = prof.get("sentencias", [])
         share = lambda name: next((s["pct"] for s in top if s["sentencia"].endswith(name)), None)  # noqa: E731
-        out.append(f"### {items}. ETL {_f(e.get('ratio_p50'), 1)}× más lenta que la copia de DuckDB (objetivo ≤ 1.5×)")
+        fa = e.get("falla") or {}
+        r_ = e.get("ratio_p50") or fa.get("ratio_reintento")
+        if r_ is None and prof.get("copia_duckdb_s"):
+            r_ = round(prof["total_s"] / prof["copia_duckdb_s"], 1)
+        out.append(f"### {items}. ETL {_f(r_, 1)}× más lenta que la copia de DuckDB (objetivo ≤ 1.5×)")
         out.append("")
         out.append("**Causa** (perfil por sentencia arriba): la lectura del CSV (`CREATE raw_1`) y la escritura del "
                    "Parquet son una fracción mínima; el tiempo se va en **materializar la tabla completa cinco veces, "
@@ -356,6 +479,102 @@ def _pendientes(r: dict) -> list[str]:
     return out + [""]
 
 
+def summarize(r: dict) -> dict:
+    """The compact numbers of a run that a later run is compared with (``results.json["antes"]``)."""
+    out: dict = {"generado": r.get("generado"), "carga_promedio": r.get("maquina", {}).get("carga_promedio"),
+                 "nota": r.get("nota_antes")}
+    n = r["secciones"].get("national")
+    if n:
+        out["national"] = {"etl_s": n["store"].get("etl_s"), "casos": {
+            c["caso"]: {"tool_p50": c["tool_ms"]["p50"], "tool_p95": c["tool_ms"]["p95"], "sql_p50": c["sql_ms"]["p50"],
+                        "ratio_p50": c["ratio_p50"], "ratio_p95": c["ratio_p95"],
+                        "evidencia": [c.get("desglose", {}).get("consultas_evidencia"),
+                                      c.get("desglose", {}).get("evidencia")]}
+            for c in n["casos"] if "error" not in c}}
+    e = r["secciones"].get("etl")
+    if e:
+        runs = e["etl"]["corridas"]
+        out["etl"] = {"corridas": [{k: x.get(k) for k in ("wall_s", "peak_rss_mb", "returncode")} for x in runs],
+                      "copia_p50": e["copia_duckdb"]["wall_s"]["p50"], "ratio_p50": e.get("ratio_p50"),
+                      "falla": {k: v for k, v in (e.get("falla") or {}).items() if k in ("stderr", "fallo_en")}
+                      or None}
+        d = (e.get("falla") or {}).get("diagnostico")
+        if d:
+            out["etl"]["falla"]["fallo_en"] = d.get("fallo_en")
+        prof = e.get("perfil")
+        if prof:
+            out["etl"]["perfil"] = {"total_s": prof["total_s"], "copia_s": prof.get("copia_duckdb_s"),
+                                    "una_pasada_s": (prof.get("una_pasada") or {}).get("total_s"),
+                                    "sentencias": [[x["sentencia"], x["s"]] for x in prof["sentencias"][:6]]}
+    p = r["secciones"].get("pipeline")
+    if p and "omitido" not in p:
+        out["pipeline"] = {k: p["etapas_ms"][k] for k in ("total", "execute", "audit") if k in p["etapas_ms"]}
+    return out
+
+
+def _before_after(r: dict) -> list[str]:
+    a = r.get("antes")
+    if not a:
+        return []
+    out = ["## Antes y después de un cambio hecho mientras se medía", ""]
+    out.append(f"Mientras corría este benchmark otra persona cambió `core/` ({a.get('nota') or 'ver git log'}). "
+               f"«Antes» es la corrida completa del {a['generado']} (carga 1 min {a['carga_promedio'][0]}), "
+               f"«después» esta ({r['generado']}, carga {r['maquina']['carga_promedio'][0]}); misma máquina, mismos "
+               "datos, misma semilla. Con otra carga de la máquina, compare las **razones** más que los ms.")
+    out.append("")
+    n, na = r["secciones"].get("national"), a.get("national")
+    if n and na:
+        rows = []
+        for c in n["casos"]:
+            b = na["casos"].get(c["caso"])
+            if not b or "error" in c:
+                continue
+            d = c.get("desglose", {})
+            rows.append([c["caso"], _f(b["tool_p50"]), _f(c["tool_ms"]["p50"]), f"{_f(b['ratio_p50'], 2)}×",
+                         f"{_f(c['ratio_p50'], 2)}×", f"{_f(b['ratio_p95'], 2)}×", f"{_f(c['ratio_p95'], 2)}×",
+                         f"{b['evidencia'][0]} / {_f(b['evidencia'][1])}",
+                         f"{d.get('consultas_evidencia')} / {_f(d.get('evidencia'))}"])
+        out += _table(["caso", "herramienta p50 antes (ms)", "después", "razón p50 antes", "después", "razón p95 antes",
+                       "después", "evidencia antes (n / ms)", "después"], rows)
+        out.append(f"Carga del almacén nacional (33 filas por municipio-año, {n['store']['row_counts']['incidents']:,} "
+                   f"celdas, `run_etl` en el proceso): antes {_f(na.get('etl_s'))} s, después "
+                   f"{_f(n['store'].get('etl_s'))} s{' (reutilizado)' if n['store'].get('reutilizado') else ''}.")
+        out.append("")
+    e, ea = r["secciones"].get("etl"), a.get("etl")
+    if e and ea:
+        def outcome(runs, falla):
+            ok = [x for x in runs if x["returncode"] == 0]
+            if ok:
+                return f"termina: {', '.join(_f(x['wall_s']) + ' s' for x in ok)} (pico RSS {_f(max(x['peak_rss_mb'] for x in ok), 0)} MB)"
+            fe = (falla or {}).get("fallo_en") or {}
+            return (f"**falla** sin memoria: {', '.join(_f(x['wall_s']) + ' s' for x in runs)} (pico RSS "
+                    f"{_f(max(x['peak_rss_mb'] for x in runs), 0)} MB)"
+                    + (f"; en `{fe.get('sentencia')}` (`{fe.get('donde')}`)" if fe else ""))
+        now_runs = [{k: x.get(k) for k in ("wall_s", "peak_rss_mb", "returncode")} for x in e["etl"]["corridas"]]
+        fe_now = {"fallo_en": ((e.get("falla") or {}).get("diagnostico") or {}).get("fallo_en")}
+        rows = [["archivo nacional, `python -m core etl` (1GB)", outcome(ea["corridas"], ea.get("falla")),
+                 outcome(now_runs, fe_now if e.get("falla") else None)],
+                ["razón ETL ÷ copia (p50)", f"{_f(ea.get('ratio_p50'), 1)}×", f"{_f(e.get('ratio_p50'), 1)}×"]]
+        pa, pn = ea.get("perfil"), e.get("perfil")
+        if pa and pn:
+            rows.append(["perfil 10 %: ETL / una pasada / copia (s)",
+                         f"{_f(pa['total_s'])} / {_f(pa.get('una_pasada_s'))} / {_f(pa.get('copia_s'), 2)}",
+                         f"{_f(pn['total_s'])} / {_f((pn.get('una_pasada') or {}).get('total_s'))} / "
+                         f"{_f(pn.get('copia_duckdb_s'), 2)}"])
+            rows.append(["perfil 10 %: sentencias más caras (s)",
+                         "; ".join(f"`{x}` {_f(y, 1)}" for x, y in pa["sentencias"][:4]),
+                         "; ".join(f"`{x['sentencia']}` {_f(x['s'], 1)}" for x in pn["sentencias"][:4])])
+        out += _table(["", "antes", "después"], rows)
+    p, pa_ = r["secciones"].get("pipeline"), a.get("pipeline")
+    if p and pa_ and "omitido" not in p:
+        rows = [[k, f"{_f(pa_[k]['p50'])} / {_f(pa_[k]['p95'])}", f"{_f(p['etapas_ms'][k]['p50'])} / "
+                 f"{_f(p['etapas_ms'][k]['p95'])}"] for k in ("execute", "audit", "total") if k in pa_]
+        out.append("Pipeline de preguntas (p50 / p95 ms):")
+        out.append("")
+        out += _table(["etapa", "antes", "después"], rows)
+    return out
+
+
 def render(r: dict) -> str:
     """The whole BENCHMARKS.md."""
     secs = r["secciones"]
@@ -389,5 +608,6 @@ def render(r: dict) -> str:
         out += _etl(secs["etl"])
     out += _pipeline(secs.get("pipeline"))
     out += ["## 5. Navegador", "", "No implementado aún (lo prepara otra persona).", ""]
+    out += _before_after(r)
     out += _pendientes(r)
     return "\n".join(out)

@@ -146,11 +146,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--md", default=str(ROOT / "BENCHMARKS.md"), help="dónde escribir BENCHMARKS.md ('' = no escribir)")
     p.add_argument("--fresh", action="store_true", help="reconstruir el almacén nacional aunque exista")
     p.add_argument("--report-only", action="store_true", help="solo reescribir BENCHMARKS.md desde results.json")
+    p.add_argument("--antes", help="con --report-only: results.json de una corrida anterior para la sección "
+                                   "«Antes y después» (se guarda resumido en results.json)")
+    p.add_argument("--nota-antes", default=None, help="qué cambió entre «antes» y esta corrida (texto libre)")
     args = p.parse_args(argv)
     if args.report_only:
         from bench.report import render
 
-        results = json.loads((Path(args.out) / "results.json").read_text(encoding="utf-8"))
+        path = Path(args.out) / "results.json"
+        results = json.loads(path.read_text(encoding="utf-8"))
+        if args.antes:
+            from bench.report import summarize
+
+            before = json.loads(Path(args.antes).read_text(encoding="utf-8"))
+            if args.nota_antes:
+                before["nota_antes"] = args.nota_antes
+            results["antes"] = summarize(before)
+            path.write_text(json.dumps(results, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
         Path(args.md).write_text(render(results), encoding="utf-8")
         _log(f"[bench] {args.md} reescrito desde {Path(args.out) / 'results.json'}")
         return 0
