@@ -1,9 +1,7 @@
-"""Postfetch (seed 004 §4): compose the Spanish answer from envelopes — numbers first, then period,
-«datos hasta», version, warnings and sources — and evaluate it before it is shown.
-
-Every number in the text is read from an envelope (or a cited passage); nothing is estimated. An error
-envelope gives an explanation and never a number. The evaluation pass blocks personal data and
-internal details and flags numbers it cannot trace.
+"""Postfetch (seed 004 §4): the Spanish answer from envelopes — numbers first, then period, «datos hasta»,
+version, warnings and sources — evaluated before it is shown. Every number is read from an envelope (or a
+cited passage); an error envelope gives an explanation and never a number. The evaluation pass blocks
+personal data and internal details and flags numbers it cannot trace.
 """
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The LLM planner: an OpenAI-compatible endpoint proposes a tool plan (JSON, never SQL).
-
-Every proposal goes through ``validate_plan``; invalid output is retried at most ``max_retries`` times with
-the Spanish problems, then ``fallback_reason`` sends the caller to the offline planner. The response mode
+"""The LLM planner: an OpenAI-compatible endpoint proposes a tool plan (JSON, never SQL). Every proposal
+goes through ``validate_plan``; invalid output is retried at most ``max_retries`` times with the Spanish
+problems, then ``fallback_reason`` sends the caller to the offline planner. The response mode
 (json_schema → json_object + schema → by instruction) is negotiated and remembered.
 """
 from __future__ import annotations
