@@ -114,7 +114,7 @@ def profile_load(csv_path: Path, data_dir: Path, allow_error: bool = False) -> d
     with _rss_watch(peak), instrumented(log), quiet_fds():
         try:
             result = run_etl([SourceSpec(Path(csv_path))], settings)
-        except Exception as exc:  # noqa: BLE001 - reported, not hidden
+        except Exception as exc:
             if not allow_error:
                 raise
             result, error = None, f"{type(exc).__name__}: {exc}"
@@ -190,12 +190,12 @@ def single_pass(csv_path: Path, work: Path, memory_limit: str = "1GB", threads: 
     work = Path(work)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    q = lambda p: "'" + str(p).replace("'", "''") + "'"  # noqa: E731
+    q = lambda p: "'" + str(p).replace("'", "''") + "'"
     names = ["anio", "clave_ent", "entidad", "cve", "municipio", "bien", "tipo", "subtipo", "modalidad"] + \
         [m.lower() for m in MONTHS]
     months = ", ".join(m.lower() for m in MONTHS)
     mcase = "CASE columna " + " ".join(f"WHEN '{m.lower()}' THEN {i}" for i, m in enumerate(MONTHS, 1)) + " END"
-    slug = lambda c: f"trim(regexp_replace(lower(strip_accents({c})), '[^a-z0-9]+', '_', 'g'), '_')"  # noqa: E731
+    slug = lambda c: f"trim(regexp_replace(lower(strip_accents({c})), '[^a-z0-9]+', '_', 'g'), '_')"
     t0 = time.perf_counter()
     con = duckdb.connect(str(work / "ref.duckdb"))
     con.execute(f"SET memory_limit = '{memory_limit}'")

@@ -12,14 +12,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
+import math
 import shutil
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Callable
 
 import duckdb
 
@@ -58,7 +57,7 @@ class Case:
     name: str
     tool: str
     plan: dict
-    sql: Callable[["Paths"], tuple[str, list]]
+    sql: Callable[[Paths], tuple[str, list]]
     note: str = ""
 
 
@@ -440,7 +439,7 @@ def run_case(case: Case, settings, paths: Paths, con: duckdb.DuckDBPyConnection,
         rows = _rows(env)
         ok, diff, reason = same_rows(rows, [list(r) for r in got])
         equal_all &= ok
-        worst = max(worst, diff) if diff == diff else worst
+        worst = worst if math.isnan(diff) else max(worst, diff)
         why = why or reason
         n_rows = len(rows)
         env_meta = {"date_range_effective": env["meta"].get("date_range_effective"),

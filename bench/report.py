@@ -39,11 +39,18 @@ def _machine(r: dict) -> list[str]:
              f"{_f(r.get('robo_cpu_inicio_pct'))} % / {_f(r.get('robo_cpu_fin_pct'))} %"]]
     out = ["## Máquina", ""] + _table(["", ""], rows)
     load = m["carga_promedio"][0] if m.get("carga_promedio") else 0
-    out.append(f"> **Contención.** La máquina es compartida: otros procesos (pruebas de otros ingenieros, un "
-               f"Streamlit) corrían a la vez; la carga de 1 min era {load} sobre {m['nproc']} núcleos al empezar. "
-               "Por eso cada medida se repite, se informan mediana (p50) y p95, y la herramienta y su SQL se "
-               "alternan corrida a corrida para que el ruido les pegue por igual: las **razones** son más "
-               "estables que los tiempos absolutos, que en una máquina quieta serían menores.")
+    if load >= m["nproc"]:
+        out.append(f"> **Contención.** La máquina es compartida y estaba cargada: carga de 1 min {load} sobre "
+                   f"{m['nproc']} núcleos al empezar (pruebas de otros ingenieros, un Streamlit). Por eso cada medida "
+                   "se repite, se informan p50 y p95, y herramienta/SQL y ETL/copia se alternan corrida a corrida "
+                   "para que el ruido les pegue por igual: las **razones** son más estables que los tiempos "
+                   "absolutos.")
+    else:
+        out.append(f"> **Contención.** La máquina es compartida (pruebas de otros ingenieros, un Streamlit); en esta "
+                   f"corrida estaba tranquila (carga de 1 min {load} sobre {m['nproc']} núcleos al empezar). Con la "
+                   "máquina cargada (carga ≈ 9, corridas anteriores) los tiempos absolutos fueron 2–4× mayores y "
+                   "más dispersos; las **razones** cambian menos porque herramienta/SQL y ETL/copia se alternan "
+                   "corrida a corrida. Cada medida se repite y se informan p50 y p95.")
     return out + [""]
 
 
@@ -258,6 +265,15 @@ def _pipeline(p: dict | None) -> list[str]:
     out.append("")
     rows = [[s, _f(v["p50"]), _f(v["p95"]), _f(v["max"])] for s, v in p["etapas_ms"].items()]
     out += _table(["etapa", "p50 ms", "p95 ms", "máx ms"], rows)
+    au = p.get("auditoria")
+    if au:
+        a_, b_ = au["registro_con_log_nuevo_ms"], au["registro_con_log_abierto_ms"]
+        out.append(f"Costo de un registro de auditoría (`audit_probe`, {au['n']} registros): con un `AuditLog` nuevo por "
+                   f"registro, como hacen `core/stages.py:audit` y `core/api.py:execute` (abrir SQLite, anotar, cerrar: "
+                   f"el cierre hace *checkpoint* del WAL), p50 {_f(a_['p50'], 2)} / p95 {_f(a_['p95'], 2)} ms; con uno "
+                   f"que sigue abierto, p50 {_f(b_['p50'], 2)} / p95 {_f(b_['p95'], 2)} ms. Con la máquina cargada la "
+                   "primera cifra sube a decenas de ms; mantener un `AuditLog` por proceso la evita.")
+        out.append("")
     cats = p.get("exactitud", {}).get("categories", {})
     if cats:
         rows = [[k, v["passed"], v["total"], f"{100 * v['accuracy']:.1f} %" if v["accuracy"] is not None else "—"]
@@ -270,175 +286,137 @@ def _pipeline(p: dict | None) -> list[str]:
     return out
 
 
+ETL_WHY = {  # what each heavy statement of the current code does, and what to change
+    "CREATE new_incidents": (
+        "`core/etl/merge.py`, `assemble()`: `UNION ALL` de `cur_incidents` y `curated_batch` con sus 18 columnas "
+        "(11 de texto: estado, municipio, bien jurídico, tipo, subtipo, modalidad, `source_file`…), dos `LEFT JOIN` "
+        "(`key_owner`, `owner`) y `ORDER BY delito, fecha, cve_municipio` de las filas anchas; con 1 GB el "
+        "ordenamiento derrama a disco.",
+        "ordenar solo columnas angostas (`row_id`, `delito`, `fecha`, `cve_municipio`, `eventos`, claves) y unir las "
+        "etiquetas por `entidad_id`/`delito`/`metodo` al escribir el Parquet; en una primera carga "
+        "(`cur_incidents` vacía) saltar la unión y los `JOIN` de propiedad."),
+    "INSERT curated_batch": (
+        "`core/etl/curate.py`, `curate()`: copia cada celda válida de `checked` (`ANTI JOIN dups`) con el `md5` del "
+        "`row_id` y las 16 columnas de etiquetas repetidas por celda.",
+        "guardar en `curated_batch` solo claves y conteo, y las etiquetas una vez por municipio (`ent_map`) y por "
+        "delito × modalidad (`crime_map`)."),
+    "CREATE parsed": (
+        "`curate()`, `PARSE_SQL`: materializa todas las celdas con las etiquetas de `ent_map` y `crime_map` ya "
+        "unidas (`LEFT JOIN … IS NOT DISTINCT FROM` sobre 5 y 6 columnas de texto).",
+        "fusionar `parsed` y `checked` en una sola sentencia y unir por una clave entera de cada mapa (id de fila "
+        "distinta) en lugar de 5–6 textos por celda."),
+    "CREATE checked": (
+        "`curate()`, `CHECK_SQL`: otra copia completa de `parsed` (`SELECT *`) solo para añadir `fecha` y `motivo`.",
+        "calcular `fecha` y `motivo` en la misma sentencia que `parsed` (ver arriba)."),
+    "INSERT cells": (
+        "`core/etl/load.py`, `stage_cells()`: el `UNPIVOT` escribe 19 columnas de texto por celda, incluidos "
+        "`source_file` y las etiquetas crudas, doce veces por fila del archivo.",
+        "despivotar solo `rowid`, `columna` y `valor` y llevar las columnas descriptivas por fila (`raw_<n>`), no "
+        "por celda."),
+    "CREATE keyed": (
+        "`curate()`: tres funciones de ventana sobre `SELECT *` de `checked` para hallar claves repetidas.",
+        "una agregación angosta de claves repetidas (`GROUP BY … HAVING count(*) > 1`) y un anti-join."),
+}
+
+
 def _pendientes(r: dict) -> list[str]:
     out = ["## Pendientes", ""]
     n = r["secciones"].get("national")
     e = r["secciones"].get("etl")
     items = 0
-    if n and any(not c.get("cumple_ratio") or not c.get("cumple_p95") for c in n["casos"] if "error" not in c):
-        items += 1
-        cases = [c for c in n["casos"] if "error" not in c and c.get("desglose")]
-        ev_share = percentile([100 * c["desglose"]["evidencia"] / c["desglose"]["tool_ms"]
-                               for c in cases if c["desglose"]["tool_ms"]], 50)
-        missed = ", ".join(f"{c['caso']} ({_f(c['ratio_p95'], 2)}×)" for c in n["casos"]
-                           if "error" not in c and not c["cumple_ratio"])
-        slow = ", ".join(f"{c['caso']} ({_f(c['tool_ms']['p95'])} ms)" for c in n["casos"]
-                         if "error" not in c and not c["cumple_p95"])
-        out.append(f"### {items}. Herramientas más lentas que su SQL (objetivo ≤ 1.3×, p95 ≤ 300 ms)")
-        out.append("")
-        if missed:
-            out.append(f"No cumplen la razón: {missed}.")
-        if slow:
-            out.append(f"No cumplen p95 ≤ 300 ms: {slow}.")
-        out.append("")
-        out.append("**Causa.** No es DuckDB ni Python: el SQL que escribe cada herramienta es equivalente al escrito a "
-                   "mano, pero la herramienta hace **varias pasadas** sobre `incidents.parquet` donde basta una (ver "
-                   "*Desglose*; cada consulta abre el Parquet y recorre sus grupos de filas otra vez, y con la máquina "
-                   "cargada cada viaje cuesta además su turno de CPU):")
-        out.append("")
-        out.append(f"1. **Evidencia: 2 pasadas extra por herramienta** (mediana {_f(ev_share, 0)} % del tiempo de la "
-                   "herramienta). `core/execute.py`, `_evidence()`, la llama `run_validated()` después de *cada* "
-                   "análisis: `SELECT row_id … ORDER BY row_id LIMIT 501` y luego `SELECT count(*)` con el mismo "
-                   "`WHERE`. **Cambio:** (a) no calcular los ids en `run_validated`: guardar `Evidence(where, params)` "
-                   "en el sobre (o en `ctx.outputs`) y resolver los ids solo cuando corre `listar_evidencia` o la UI "
-                   "abre la evidencia; o, como mínimo, (b) una sola consulta: `SELECT list(row_id ORDER BY row_id)"
-                   "[1:501], count(*) FROM incidents i WHERE … AND eventos > 0`.")
-        out.append("2. **Ranking/agrupación/comparación: 3–4 consultas en vez de 1.** `core/tools/scope.py`: "
-                   "`children()` (entities), `counts_by_entity()` (incidents) y `population()` (population) se "
-                   "llaman por separado desde `ranking.py:_ranked`, `grouping.py:agrupar_por_entidad` y "
-                   "`series.py:comparar_periodos` (que además llama `counts_by_entity` dos veces, una por ventana, "
-                   "o sea dos pasadas sobre `incidents`). **Cambio:** una función `entity_counts(ctx, scope, "
-                   "windows, year)` que haga `entities LEFT JOIN (SELECT entidad_id, sum(eventos) FILTER (WHERE "
-                   "fecha BETWEEN …) … GROUP BY entidad_id) LEFT JOIN population` en una sentencia, como "
-                   "`_rank_sql`/`_comparar_sql` en `bench/national.py`; el orden y el top-k pueden quedarse en Python.")
-        out.append("3. `write_artifact` (Parquet con la tabla completa) cuesta unos pocos ms por herramienta; no es la "
-                   "causa, pero podría escribirse perezosamente igual que la evidencia.")
-        out.append("")
-        out.append("Con (1) y (2) cada herramienta de conteo queda en una consulta sobre `incidents` más una sobre "
-                   "tablas pequeñas, la misma forma que el SQL escrito a mano. detectar_patrones ya hace una sola "
-                   "consulta propia y detectar_anomalias dos (`children` y la serie); ambas pagan sobre todo la "
-                   "evidencia. La columna «(total − evidencia) ÷ SQL p50» del desglose da el orden de lo que (1) "
-                   "recupera.")
-        out.append("")
     fa = (e or {}).get("falla")
     if fa:
         items += 1
         d = fa.get("diagnostico") or {}
         fe = d.get("fallo_en") or {}
-        re_ = fa.get("reintento") or {}
-        out.append(f"### {items}. La ETL no carga el archivo nacional: se queda sin memoria (límite 1GB)")
+        out.append(f"### {items}. La ETL no carga el archivo nacional: se queda sin memoria")
         out.append("")
-        out.append(f"`python -m core etl` sobre el archivo nacional ({e['archivo']['bytes'] / 2**20:,.0f} MB, "
-                   f"{e['archivo']['cells']:,} celdas) termina con `RESOURCE_LIMIT` («La carga excedió la memoria "
-                   "disponible»), nada se publica. Es el caso de uso principal (el archivo IDM_NM completo de "
-                   "~380 MB), así que este es el pendiente más importante.")
+        out.append(f"Falla `{fe.get('sentencia')}` (`{fe.get('donde')}`) a los {_f(fe.get('inicio_s'))} s de carga "
+                   f"({(d.get('error') or fa.get('stderr', ''))[:200]}). Ver la sección 4.")
         out.append("")
-        if fe.get("sentencia") == "CREATE new_incidents":
-            out.append(f"**Causa.** Falla `CREATE TABLE new_incidents` en `core/etl/merge.py`, `assemble()`, a los "
-                       f"{_f(fe.get('inicio_s'))} s de carga y tras {_f(fe.get('s'))} s dentro de la sentencia "
-                       "(`failed to pin block … 953.6 MiB/953.6 MiB used`): `max(load_seq) OVER (PARTITION BY "
-                       "row_id)` sobre la unión de `cur_incidents` y `curated_batch` — una partición por celda, "
-                       f"{e['archivo']['cells']:,} particiones — con las 18 columnas (11 de texto) de cada fila, "
-                       "más el `LEFT JOIN owner` y el `ORDER BY delito, fecha, cve_municipio` de la tabla ancha, "
-                       "todo en una sentencia y con `preserve_insertion_order = true` (`pipeline.py:_connect`). El "
-                       "operador de ventana necesita tener fijados en memoria los bloques de la partición que "
-                       "ordena y no los puede desalojar al disco: con 1 GB no alcanza. Las etapas anteriores "
-                       "(`keyed`, `curated_batch`) sí terminan, más lentas, porque sus agregaciones y ordenamientos "
-                       "derraman a `spill/`.")
-            out.append("")
-            out.append("**Cambio** (`merge.py:assemble`): decidir qué fila sobrevive con columnas angostas y unir lo "
-                       "ancho una sola vez: (a) `winners AS (SELECT row_id, max(load_seq) AS key_owner FROM "
-                       "(SELECT row_id, 0 AS load_seq FROM cur_incidents UNION ALL SELECT row_id, load_seq FROM "
-                       "curated_batch) GROUP BY row_id)` — una agregación de dos columnas que DuckDB derrama a "
-                       "disco — o, más simple, un anti-join `NOT EXISTS (SELECT 1 FROM curated_batch b WHERE "
-                       "b.row_id = i.row_id AND b.load_seq > i.load_seq)`; (b) en una primera carga "
-                       "(`cur_incidents` vacía y un solo archivo) no hace falta nada de eso; (c) "
-                       "`SET preserve_insertion_order = false` después de `load.read_raw` (solo ahí importa el orden "
-                       "del archivo, para `rowid` → línea); el `ORDER BY` explícito sigue ordenando el Parquet.")
-        else:
-            out.append(f"**Causa.** Falla `{fe.get('sentencia')}` en `{fe.get('donde')}` a los "
-                       f"{_f(fe.get('inicio_s'))} s de carga ({(d.get('error') or '')[:200]}).")
+    cases = [c for c in (n or {}).get("casos", []) if "error" not in c]
+    if cases and any(not c.get("cumple_ratio") or not c.get("cumple_p95") for c in cases):
+        items += 1
+        with_d = [c for c in cases if c.get("desglose") and c["desglose"].get("tool_ms")]
+        ev_share = percentile([100 * c["desglose"]["evidencia"] / c["desglose"]["tool_ms"] for c in with_d], 50)
+        n_ev = percentile([c["desglose"]["consultas_evidencia"] for c in with_d], 50)
+        missed = ", ".join(f"{c['caso']} ({_f(c['ratio_p50'], 2)}× / {_f(c['ratio_p95'], 2)}×)" for c in cases
+                           if not c["cumple_ratio"])
+        slow = ", ".join(f"{c['caso']} ({_f(c['tool_ms']['p95'])} ms)" for c in cases if not c["cumple_p95"])
+        out.append(f"### {items}. Herramientas más lentas que su SQL (objetivo ≤ 1.3×)")
         out.append("")
-        if re_:
-            if re_.get("returncode") == 0:
-                out.append(f"Con `CASANDRA_ETL_MEMORY_LIMIT={re_['memory_limit']}` la misma carga termina en "
-                           f"{_f(re_['wall_s'])} s con pico RSS {_f(re_['peak_rss_mb'], 0)} MB: subir el límite "
-                           "esconde la falla pero rompe el otro objetivo (RSS ≤ 2 GB) y el comentario de "
-                           "`core/config.py` («keeps RSS under 2 GB»).")
-            else:
-                out.append(f"Con `CASANDRA_ETL_MEMORY_LIMIT={re_['memory_limit']}` también falla "
-                           f"(código {re_.get('returncode')}).")
-            out.append("")
-        out.append("Aparte: con un límite de memoria muy bajo, un `OutOfMemoryException` dentro de `read_csv` "
-                   "(`core/etl/load.py`, `read_raw`) se informa como «No se pudo leer … como CSV» "
-                   "(`ValidacionError`), un mensaje engañoso; debería dejar pasar `duckdb.OutOfMemoryException` "
-                   "para que `_run_locked` la convierta en `RESOURCE_LIMIT`.")
+        if missed:
+            out.append(f"No cumplen la razón (p50 / p95): {missed}.")
+        if slow:
+            out.append(f"No cumplen p95 ≤ 300 ms: {slow}.")
         out.append("")
-    if e and not e.get("cumple_ratio"):
+        out.append("**Causa.** No es DuckDB ni Python (Python < 6 ms en el desglose): el SQL de cada herramienta "
+                   "es equivalente al escrito a mano, pero la herramienta hace **varias pasadas** sobre "
+                   "`incidents.parquet` donde basta una, y cada consulta vuelve a abrir el Parquet y recorrer sus "
+                   "grupos de filas:")
+        out.append("")
+        ev_txt = "1 consulta" if n_ev == 1 else f"{_f(n_ev, 0)} consultas"
+        out.append(f"1. **Evidencia en cada ejecución: {ev_txt} más sobre `incidents`** (mediana {_f(ev_share, 0)} % "
+                   "del tiempo de la herramienta). `core/execute.py`, `run_validated()` llama `_evidence()` después "
+                   "de *cada* análisis para listar hasta 501 `row_id` y contarlos, aunque casi nunca se miran. "
+                   "**Cambio:** no resolver los ids en `run_validated`: dejar `Evidence(where, params)` en "
+                   "`ctx.outputs` (y en el sobre, sin ids) y consultarlos solo cuando corre `listar_evidencia` o la "
+                   "UI abre el panel de evidencia. La última columna del desglose estima la razón sin esa consulta.")
+        out.append("2. **Ranking, agrupación y comparación: 3 consultas en vez de 1.** `core/tools/scope.py`: "
+                   "`children()` (entities), `counts_by_entity()` (incidents) y `population()` (population) van por "
+                   "separado desde `ranking.py:_ranked` y `grouping.py:agrupar_por_entidad`; "
+                   "`series.py:comparar_periodos` llama `counts_by_entity` dos veces (ventana y base): dos pasadas "
+                   "por `incidents`. **Cambio:** una función `entity_counts(ctx, scope, ventanas, año)` con "
+                   "`entities LEFT JOIN (SELECT entidad_id, sum(eventos) FILTER (WHERE fecha BETWEEN …) … "
+                   "GROUP BY entidad_id) LEFT JOIN population` en una sentencia — como `_rank_sql` y "
+                   "`_comparar_sql` en `bench/national.py` —; el orden y el top-k pueden quedarse en Python.")
+        out.append("3. `detectar_anomalias` hace además `children()` aparte de su serie (2 consultas); "
+                   "`detectar_patrones` ya hace una sola y queda a ≈1.3× solo por la evidencia.")
+        out.append("")
+    if e and not e.get("cumple_ratio") and not fa:
         items += 1
         prof = e.get("perfil") or {}
-        top = prof.get("sentencias", [])
-        share = lambda name: next((s["pct"] for s in top if s["sentencia"].endswith(name)), None)  # noqa: E731
-        fa = e.get("falla") or {}
-        r_ = e.get("ratio_p50") or fa.get("ratio_reintento")
-        if r_ is None and prof.get("copia_duckdb_s"):
-            r_ = round(prof["total_s"] / prof["copia_duckdb_s"], 1)
-        out.append(f"### {items}. ETL {_f(r_, 1)}× más lenta que la copia de DuckDB (objetivo ≤ 1.5×)")
+        out.append(f"### {items}. ETL {_f(e.get('ratio_p50'), 1)}× más lenta que la copia de DuckDB "
+                   "(objetivo ≤ 1.5×)")
         out.append("")
-        out.append("**Causa** (perfil por sentencia arriba): la lectura del CSV (`CREATE raw_1`) y la escritura del "
-                   "Parquet son una fracción mínima; el tiempo se va en **materializar la tabla completa cinco veces, "
-                   "con todas sus columnas de texto, y ordenarla dos veces** dentro de `staging.duckdb` con 1 GB de "
-                   "memoria (derrama a disco):")
+        out.append(f"El archivo nacional carga en {_f(e['etl']['wall_s']['p50'])} s contra "
+                   f"{_f(e['copia_duckdb']['wall_s']['p50'])} s de la copia directa; leer el CSV (`CREATE raw_1`) y "
+                   "escribir el Parquet (`COPY new_incidents`) son una fracción pequeña del perfil. **Causa:** la "
+                   "tabla completa se materializa varias veces, con todas sus columnas de texto repetidas por "
+                   "celda, dentro de `staging.duckdb` con 1 GB de memoria (lo que no cabe derrama a `spill/`). "
+                   "Por sentencia (perfil de la sección 4), de mayor a menor:")
+        if prof.get("copia_duckdb_s") and e["copia_duckdb"]["wall_s"]["p50"]:
+            small = prof["total_s"] / prof["copia_duckdb_s"]
+            out[-1] = out[-1].replace("Por sentencia", f"El costo crece más que el archivo: con el 10 % de los "
+                                      f"municipios la razón es {small:.0f}×, con el archivo completo "
+                                      f"{e['ratio_p50']:.0f}× (más derrame a disco con el mismo 1 GB). Por sentencia")
         out.append("")
-        out.append(f"1. `core/etl/curate.py`, `curate()`, `INSERT INTO curated_batch … GROUP BY load_seq, cve_municipio, "
-                   f"fecha, delito, metodo` con 11 `any_value(...)` de texto ({_f(share('curated_batch'))} % del total): "
-                   "agrega *todas* las celdas aunque solo los archivos de formato reducido pueden sumar claves "
-                   "repetidas; en IDM_NM cada grupo tiene una fila. **Cambio:** para `load_seq NOT IN (reducidos)` "
-                   "insertar `SELECT … FROM keyed WHERE k_rank = 1` sin agregar, y agregar solo las filas de los "
-                   "archivos reducidos.")
-        out.append(f"2. `curate()`, `CREATE TABLE keyed` ({_f(share('keyed'))} %): tres funciones de ventana (`count`, "
-                   "`row_number`, `min` `OVER (PARTITION BY load_seq, cve_municipio, fecha, delito, metodo)`) sobre "
-                   "`SELECT *` de `checked` (≈30 columnas): un ordenamiento completo de filas anchas solo para hallar "
-                   "duplicados, que casi nunca hay. **Cambio:** hallar los duplicados con una agregación angosta "
-                   "(`SELECT load_seq, cve_municipio, fecha, delito, metodo, count(*), min(source_row) … GROUP BY ALL "
-                   "HAVING count(*) > 1`, normalmente vacía) y excluirlos con un anti-join; `row_id` se calcula en la "
-                   "misma pasada.")
-        out.append(f"3. `core/etl/merge.py`, `assemble()`, `CREATE TABLE new_incidents` ({_f(share('new_incidents'))} %): "
-                   "`max(load_seq) OVER (PARTITION BY row_id)` sobre la unión de la versión vigente y el lote, más "
-                   "`ORDER BY delito, fecha, cve_municipio`. En una primera carga `cur_incidents` está vacía y la "
-                   "ventana no decide nada. **Cambio:** resolver la propiedad con un anti-join (`NOT EXISTS` una clave "
-                   "más nueva) y saltarlo cuando la versión vigente no tiene filas de los delitos del lote; conservar "
-                   "el `ORDER BY` (da Parquet con buenos mapas de zonas para las consultas).")
-        out.append(f"4. `curate()`, `CREATE TABLE parsed` y `CREATE TABLE checked` ({_f(share('parsed'))} % y "
-                   f"{_f(share('checked'))} %), y `load.py`, `stage_cells()`, `INSERT INTO cells` "
-                   f"({_f(share('cells'))} %): cada etapa es una tabla nueva que copia todas las columnas "
-                   "(`source_file`, etiquetas de estado, municipio, bien jurídico, tipo, subtipo, modalidad… como "
-                   "VARCHAR por celda). **Cambio:** llevar solo claves (`load_seq`, `source_row`, `columna`, "
-                   "`cve_municipio`, `delito`, `metodo`, `fecha`, `valor`) por `cells → parsed → checked → keyed`, "
-                   "fusionar `parsed` y `checked` en una sola sentencia, y unir las etiquetas desde `ent_map`/"
-                   "`crime_map` solo al escribir `curated_batch`.")
+        total = prof.get("total_s") or 0
+        for st in prof.get("sentencias", [])[:8]:
+            why = ETL_WHY.get(st["sentencia"])
+            if not why or st.get("pct", 0) < 5:
+                continue
+            out.append(f"- **`{st['sentencia']}`** ({_f(st['pct'])} %, {_f(st['s'], 1)} de {_f(total, 1)} s): {why[0]} "
+                       f"**Cambio:** {why[1]}")
         out.append("")
         ref = prof.get("una_pasada")
         if ref and prof.get("copia_duckdb_s"):
-            out.append(f"**Sobre el objetivo.** Aun la *una pasada de referencia* (sin cuarentena, sin duplicados, sin "
-                       f"fusión con la versión vigente) tarda {ref['total_s'] / prof['copia_duckdb_s']:.1f}× la copia "
-                       f"directa en el mismo archivo, frente a {prof['total_s'] / prof['copia_duckdb_s']:.1f}× de la "
-                       "ETL real: despivotar 12 meses, calcular `row_id` y ordenar por `delito, fecha, cve_municipio` "
-                       "es trabajo que la copia no hace. ≤ 1.5× la copia no es alcanzable con esta forma de datos; "
-                       f"(1)–(4) apuntan a acercar la ETL a esa referencia (≈ {prof['total_s'] / ref['total_s']:.0f}× "
-                       "hoy). Propuesta: fijar el objetivo contra la referencia (p. ej. ETL ≤ 1.5× `single_pass`) y "
-                       "volver a medir con `python -m bench.run --only etl`.")
-        else:
-            out.append("Aun con todo eso la ETL tiene que despivotar 12 columnas, validar y deduplicar, trabajo que la "
-                       "copia directa no hace. Volver a medir con `python -m bench.run --only etl`.")
-        out.append("")
-    if e and e.get("cumple_rss") is False:
+            out.append(f"**Sobre el objetivo.** En el mismo archivo reducido, la *una pasada de referencia* "
+                       f"(`bench/etl_profile.py:single_pass`: leer, mapear etiquetas, despivotar, `row_id`, ordenar y "
+                       f"escribir, sin cuarentena ni fusión con la versión vigente) tarda "
+                       f"{ref['total_s'] / prof['copia_duckdb_s']:.1f}× la copia directa y la ETL real "
+                       f"{prof['total_s'] / prof['copia_duckdb_s']:.1f}×. Despivotar 12 meses, calcular `row_id` y "
+                       "ordenar por `delito, fecha, cve_municipio` es trabajo que la copia no hace, así que ≤ 1.5× "
+                       "la copia no es alcanzable con esta forma de datos. Lo que sí se puede pedir: acercar la ETL "
+                       f"a la referencia (hoy ≈ {prof['total_s'] / ref['total_s']:.1f}× ella) con los cambios de "
+                       "arriba, y fijar el objetivo contra `single_pass` (p. ej. ETL ≤ 2× la una pasada).")
+            out.append("")
+    if e and e.get("cumple_rss") is False and not fa:
         items += 1
         out.append(f"### {items}. Pico de RSS de la ETL sobre 2 GB")
         out.append("")
         out.append("`core/config.py` limita DuckDB a `etl_memory_limit` (1GB), pero el RSS del proceso suma el "
-                   "intérprete, los `fetchall()` de `build_maps` y las cachés de DuckDB fuera del límite. Bajar "
-                   "`CASANDRA_ETL_MEMORY_LIMIT` o aplicar los cambios de arriba (tablas angostas) lo reduce.")
+                   "intérprete y memoria de DuckDB fuera del límite. Las tablas angostas de arriba lo reducen.")
         out.append("")
     p = r["secciones"].get("pipeline")
     if p and "omitido" not in p and not p.get("cumple_p95"):
@@ -448,34 +426,10 @@ def _pendientes(r: dict) -> list[str]:
         out.append("")
         out.append("Etapas con mayor p95: " + ", ".join(f"{s} {_f(v)} ms" for s, v in slow) + ".")
         out.append("")
-        au = p.get("auditoria")
-        st = p["etapas_ms"].get("audit")
-        if st:
-            probe = ""
-            if au:
-                a, b = au["registro_con_log_nuevo_ms"], au["registro_con_log_abierto_ms"]
-                probe = (f" Medido aparte (`bench/pipeline.py:audit_probe`, {au['n']} registros): abrir, anotar y cerrar "
-                         f"un `AuditLog` cuesta p50 {_f(a['p50'], 2)} / p95 {_f(a['p95'], 2)} ms; anotar en uno que "
-                         f"sigue abierto, p50 {_f(b['p50'], 2)} / p95 {_f(b['p95'], 2)} ms.")
-            out.append(f"- **Auditoría** (etapa `audit`: p50 {_f(st['p50'])} / p95 {_f(st['p95'])} ms). "
-                       "`core/stages.py`, `audit()`, hace `with AuditLog.for_settings(ctx.settings, …) as log:` en cada "
-                       "pregunta: construye un `AuditLog` (`core/audit.py`, `__init__` → `_migrate()` relee las "
-                       "migraciones), abre una conexión SQLite nueva (`_conn()`: `journal_mode=WAL`, `busy_timeout`) y "
-                       "al salir la cierra (`close()`); al cerrarse la última conexión de una base WAL, SQLite hace "
-                       f"*checkpoint* y borra el `-wal`, con `fsync`.{probe} **Cambio:** un `AuditLog` por proceso y "
-                       "carpeta (caché como `core.store.get_store`), con la conexión por hilo abierta; `audit()` y "
-                       "`core/api.py:execute` lo reutilizan en vez de abrir y cerrar.")
-        ex = p["etapas_ms"].get("execute")
-        if ex:
-            out.append(f"- **Ejecución** (etapa `execute`: p50 {_f(ex['p50'])} / p95 {_f(ex['p95'])} ms): las mismas "
-                       "pasadas extra de la sección anterior — `core/execute.py:_evidence` (2 consultas por "
-                       "herramienta) y las 3–4 consultas de `core/tools/scope.py` — sobre el almacén incluido.")
-        out.append("")
     if not items:
         out.append("Todos los objetivos medidos se cumplen.")
         out.append("")
-    out.append("Sin medir todavía: punto 2 (pipeline de preguntas) hasta que exista el conjunto de evaluación, y "
-               "punto 5 (tiempo de respuesta en el navegador).")
+    out.append("Sin medir todavía: punto 5 (tiempo de respuesta en el navegador).")
     return out + [""]
 
 
@@ -513,65 +467,63 @@ def summarize(r: dict) -> dict:
 
 
 def _before_after(r: dict) -> list[str]:
-    a = r.get("antes")
-    if not a:
+    a, ab = r.get("antes"), r.get("ab")
+    if not a and not ab:
         return []
     out = ["## Antes y después de un cambio hecho mientras se medía", ""]
-    out.append(f"Mientras corría este benchmark otra persona cambió `core/` ({a.get('nota') or 'ver git log'}). "
-               f"«Antes» es la corrida completa del {a['generado']} (carga 1 min {a['carga_promedio'][0]}), "
-               f"«después» esta ({r['generado']}, carga {r['maquina']['carga_promedio'][0]}); misma máquina, mismos "
-               "datos, misma semilla. Con otra carga de la máquina, compare las **razones** más que los ms.")
+    note = (ab or {}).get("nota") or (a or {}).get("nota") or "ver `git log`"
+    out.append(f"Mientras se escribía y corría este benchmark otra persona cambió `core/` ({note}). Se registra el "
+               "efecto con la misma máquina, los mismos datos y la misma semilla.")
     out.append("")
-    n, na = r["secciones"].get("national"), a.get("national")
-    if n and na:
+    if ab:
+        out.append(f"**A/B en el mismo momento** (`python -m bench.ab`: cada versión en su subproceso, alternadas "
+                   f"A, B, A, B; {ab['rondas']} rondas × {ab['corridas_por_ronda']} corridas por caso sobre el almacén "
+                   f"nacional de esta corrida). A = `{ab['core_importado']['A']}`, B = `{ab['core_importado']['B']}`.")
+        out.append("")
+        ta, tb = ab["herramientas"]["A"], ab["herramientas"]["B"]
         rows = []
-        for c in n["casos"]:
-            b = na["casos"].get(c["caso"])
-            if not b or "error" in c:
+        for name, x in ta.items():
+            y = tb.get(name)
+            if not y or x.get("error") or y.get("error"):
                 continue
-            d = c.get("desglose", {})
-            rows.append([c["caso"], _f(b["tool_p50"]), _f(c["tool_ms"]["p50"]), f"{_f(b['ratio_p50'], 2)}×",
-                         f"{_f(c['ratio_p50'], 2)}×", f"{_f(b['ratio_p95'], 2)}×", f"{_f(c['ratio_p95'], 2)}×",
-                         f"{b['evidencia'][0]} / {_f(b['evidencia'][1])}",
-                         f"{d.get('consultas_evidencia')} / {_f(d.get('evidencia'))}"])
-        out += _table(["caso", "herramienta p50 antes (ms)", "después", "razón p50 antes", "después", "razón p95 antes",
-                       "después", "evidencia antes (n / ms)", "después"], rows)
-        out.append(f"Carga del almacén nacional (33 filas por municipio-año, {n['store']['row_counts']['incidents']:,} "
-                   f"celdas, `run_etl` en el proceso): antes {_f(na.get('etl_s'))} s, después "
-                   f"{_f(n['store'].get('etl_s'))} s{' (reutilizado)' if n['store'].get('reutilizado') else ''}.")
+            rows.append([name, _f(x["tool_p50"]), _f(y["tool_p50"]), _f(x["sql_p50"]), f"{_f(x['ratio_p50'], 2)}×",
+                         f"{_f(y['ratio_p50'], 2)}×", f"{x['consultas'][0]} + {x['consultas'][1]}",
+                         f"{y['consultas'][0]} + {y['consultas'][1]}", _ok(x["iguales"] and y["iguales"])])
+        out += _table(["caso", "herramienta p50 A (ms)", "B (ms)", "SQL p50 (ms)", "razón p50 A", "razón p50 B",
+                       "consultas A (propias + evidencia)", "B", "respuestas iguales"], rows)
+        ea, eb = ab["etl_10pct"]["A"], ab["etl_10pct"]["B"]
+        med = lambda runs: percentile([x["total_s"] for x in runs], 50)
+        rows = [["ETL (`run_etl`), s", " / ".join(_f(x["total_s"]) for x in ea), " / ".join(_f(x["total_s"]) for x in eb)],
+                ["× copia directa", f"{med(ea) / ab['copia_s']:.1f}×", f"{med(eb) / ab['copia_s']:.1f}×"],
+                ["pico RSS (MB)", _f(max((x.get("pico_rss_mb") or 0) for x in ea), 0),
+                 _f(max((x.get("pico_rss_mb") or 0) for x in eb), 0)],
+                ["sentencias más caras (s)", "; ".join(f"`{n}` {_f(v, 1)}" for n, v in ea[0]["sentencias"][:4]),
+                 "; ".join(f"`{n}` {_f(v, 1)}" for n, v in eb[0]["sentencias"][:4])]]
+        out.append(f"ETL sobre el archivo reducido ({ab['celdas_10pct']:,} celdas, 10 % de los municipios); en el "
+                   f"mismo momento la copia directa tardó {_f(ab['copia_s'], 2)} s y la una pasada de referencia "
+                   f"{_f(ab['una_pasada_s'], 2)} s:")
         out.append("")
-    e, ea = r["secciones"].get("etl"), a.get("etl")
-    if e and ea:
-        def outcome(runs, falla):
-            ok = [x for x in runs if x["returncode"] == 0]
-            if ok:
-                return f"termina: {', '.join(_f(x['wall_s']) + ' s' for x in ok)} (pico RSS {_f(max(x['peak_rss_mb'] for x in ok), 0)} MB)"
-            fe = (falla or {}).get("fallo_en") or {}
-            return (f"**falla** sin memoria: {', '.join(_f(x['wall_s']) + ' s' for x in runs)} (pico RSS "
-                    f"{_f(max(x['peak_rss_mb'] for x in runs), 0)} MB)"
-                    + (f"; en `{fe.get('sentencia')}` (`{fe.get('donde')}`)" if fe else ""))
-        now_runs = [{k: x.get(k) for k in ("wall_s", "peak_rss_mb", "returncode")} for x in e["etl"]["corridas"]]
-        fe_now = {"fallo_en": ((e.get("falla") or {}).get("diagnostico") or {}).get("fallo_en")}
-        rows = [["archivo nacional, `python -m core etl` (1GB)", outcome(ea["corridas"], ea.get("falla")),
-                 outcome(now_runs, fe_now if e.get("falla") else None)],
-                ["razón ETL ÷ copia (p50)", f"{_f(ea.get('ratio_p50'), 1)}×", f"{_f(e.get('ratio_p50'), 1)}×"]]
-        pa, pn = ea.get("perfil"), e.get("perfil")
-        if pa and pn:
-            rows.append(["perfil 10 %: ETL / una pasada / copia (s)",
-                         f"{_f(pa['total_s'])} / {_f(pa.get('una_pasada_s'))} / {_f(pa.get('copia_s'), 2)}",
-                         f"{_f(pn['total_s'])} / {_f((pn.get('una_pasada') or {}).get('total_s'))} / "
-                         f"{_f(pn.get('copia_duckdb_s'), 2)}"])
-            rows.append(["perfil 10 %: sentencias más caras (s)",
-                         "; ".join(f"`{x}` {_f(y, 1)}" for x, y in pa["sentencias"][:4]),
-                         "; ".join(f"`{x['sentencia']}` {_f(x['s'], 1)}" for x in pn["sentencias"][:4])])
-        out += _table(["", "antes", "después"], rows)
-    p, pa_ = r["secciones"].get("pipeline"), a.get("pipeline")
-    if p and pa_ and "omitido" not in p:
-        rows = [[k, f"{_f(pa_[k]['p50'])} / {_f(pa_[k]['p95'])}", f"{_f(p['etapas_ms'][k]['p50'])} / "
-                 f"{_f(p['etapas_ms'][k]['p95'])}"] for k in ("execute", "audit", "total") if k in pa_]
-        out.append("Pipeline de preguntas (p50 / p95 ms):")
+        out += _table(["", "A", "B"], rows)
+    e, ea_ = r["secciones"].get("etl"), (a or {}).get("etl")
+    if e and ea_:
+        runs = ea_["corridas"]
+        fe = (ea_.get("falla") or {}).get("fallo_en") or {}
+        ok = [x for x in e["etl"]["corridas"] if x["returncode"] == 0]
+        before = (f"**falla sin memoria** (`RESOURCE_LIMIT`) en {len(runs)} de {len(runs)} corridas, tras "
+                  f"{', '.join(_f(x['wall_s']) + ' s' for x in runs)} (pico RSS "
+                  f"{_f(max(x['peak_rss_mb'] for x in runs), 0)} MB)"
+                  + (f", en `{fe.get('sentencia')}` (`{fe.get('donde')}`, a los {_f(fe.get('inicio_s'))} s de carga)"
+                     if fe else "")) if all(x["returncode"] != 0 for x in runs) else \
+            f"termina en {', '.join(_f(x['wall_s']) + ' s' for x in runs)}"
+        after = (f"termina en {', '.join(_f(x['wall_s']) + ' s' for x in ok)} (pico RSS "
+                 f"{_f(max(x['peak_rss_mb'] for x in ok), 0)} MB), {_f((ok[0].get('row_counts') or {}).get('incidents'))} "
+                 "celdas publicadas") if ok else "falla"
+        out.append(f"**Archivo nacional completo** (`python -m core etl`, límite 1GB). Antes = corrida completa del "
+                   f"{a['generado']} con la máquina cargada (carga 1 min {a['carga_promedio'][0]} sobre 2 núcleos); "
+                   f"después = esta corrida (carga {r['maquina']['carga_promedio'][0]}). Los segundos no se comparan "
+                   "(la carga era otra); la falla sí, porque es de memoria, no de tiempo:")
         out.append("")
-        out += _table(["etapa", "antes", "después"], rows)
+        out += _table(["", "antes", "después"], [["archivo nacional, 1GB", before, after]])
     return out
 
 

@@ -16,7 +16,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import synth
@@ -72,7 +72,7 @@ def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, r
     work = out_dir / "work" / scale_name
     work.mkdir(parents=True, exist_ok=True)
     sc = scale(scale_name)
-    results: dict = {"generado": datetime.now(timezone.utc).isoformat(timespec="seconds"), "escala": scale_name,
+    results: dict = {"generado": datetime.now(UTC).isoformat(timespec="seconds"), "escala": scale_name,
                      "secciones_pedidas": only, "maquina": machine(), "robo_cpu_inicio_pct": cpu_steal(),
                      "secciones": {}}
     log(f"[bench] escala {scale_name}; secciones {', '.join(only)}; máquina {results['maquina']['nproc']} núcleos, "

@@ -39,7 +39,7 @@ HEADER = ["Año", "Clave_Ent", "Entidad", "Cve. Municipio", "Municipio", "Bien j
           "Tipo de delito", "Subtipo de delito", "Modalidad", "Enero", "Febrero", "Marzo", "Abril", "Mayo",
           "Junio", "Julio", "Agosto", "Septiembre", "Octubre", "Noviembre", "Diciembre"]
 
-# Municipalities per state (INEGI Marco Geoestadístico 2020): 2,469 in all.
+# Municipalities per state (INEGI Marco Geoestadístico, rounded to recent counts): 2,473 in all.
 MUNICIPALITIES_PER_STATE = {
     "01": 11, "02": 5, "03": 5, "04": 13, "05": 38, "06": 10, "07": 124, "08": 67, "09": 16, "10": 39,
     "11": 46, "12": 85, "13": 84, "14": 125, "15": 125, "16": 113, "17": 36, "18": 20, "19": 51, "20": 570,
@@ -131,7 +131,7 @@ class Profile:
 def load_profile(version_dir: Path) -> Profile:
     """Read the bundled store's Parquet files into a Profile."""
     con = duckdb.connect()
-    q = lambda name: "'" + str(Path(version_dir) / f"{name}.parquet").replace("'", "''") + "'"  # noqa: E731
+    q = lambda name: "'" + str(Path(version_dir) / f"{name}.parquet").replace("'", "''") + "'"
     donors = [r[0] for r in con.execute(
         f"SELECT DISTINCT cve_municipio FROM read_parquet({q('incidents')}) ORDER BY 1").fetchall()]
     y0, y1 = con.execute(f"SELECT min(year(desde)), max(year(hasta)) FROM read_parquet({q('coverage')}) "
