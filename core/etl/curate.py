@@ -7,6 +7,7 @@ entry with its source file and line; structural problems were refused earlier.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import duckdb
@@ -22,20 +23,44 @@ CREATE TABLE IF NOT EXISTS quarantine_batch (
 )
 """
 
+# Curated cells carry keys only: labels (state and municipality names, crime and method
+# labels) live once per distinct value in ``ent_labels``/``crime_labels``, so a national
+# load writes 29 M narrow rows instead of 29 M rows of repeated text.
 CURATED_DDL = """
 CREATE TABLE IF NOT EXISTS curated_batch (
-    load_seq INTEGER, row_id BIGINT, fecha DATE, cve_municipio VARCHAR, cve_ent VARCHAR,
-    estado_id VARCHAR, estado VARCHAR, entidad_id VARCHAR, municipio VARCHAR,
-    bien_juridico VARCHAR, tipo VARCHAR, tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR,
-    modalidad VARCHAR, metodo VARCHAR, eventos BIGINT, source_file VARCHAR, source_row BIGINT
+    load_seq INTEGER, row_id BIGINT, fecha DATE, cve_municipio VARCHAR, estado_id VARCHAR,
+    entidad_id VARCHAR, delito VARCHAR, metodo VARCHAR, eventos BIGINT, source_file VARCHAR,
+    source_row BIGINT
 )
 """
 
-# Row id: a stable 63-bit integer derived from the cell's key (it is the evidence id).
-ROW_ID_SQL = (
-    "(md5_number_lower(concat_ws('|', cve_municipio, strftime(fecha, '%Y-%m'), delito, metodo))"
-    " & 9223372036854775807::UBIGINT)::BIGINT"
-)
+LABELS_DDL = """
+CREATE TABLE IF NOT EXISTS ent_labels (
+    cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR, estado VARCHAR, entidad_id VARCHAR,
+    municipio VARCHAR);
+CREATE TABLE IF NOT EXISTS crime_labels (
+    delito VARCHAR, subtipo VARCHAR, tipo VARCHAR, tipo_key VARCHAR, bien_juridico VARCHAR,
+    metodo VARCHAR, modalidad VARCHAR, violencia VARCHAR)
+"""
+
+# Row id: a stable 63-bit integer built from the cell's key (it is the evidence id):
+# 34 bits of md5("delito|metodo") (computed once per distinct pair, see key_hash), then
+# the municipality code (5 digits < 2^17) and the month index since 1900 (< 2^12).
+# Integer arithmetic per cell instead of an md5 per cell: the hash dominated the load.
+KEY_SHIFT = 1 << 29
+MONTH_BITS = 1 << 12
+
+
+def row_id_sql(kh: str, cve: str, fecha: str) -> str:
+    """SQL for the row id from a key-hash column, a 5-digit code and a month date."""
+    return (f"({kh} * {KEY_SHIFT} + TRY_CAST({cve} AS BIGINT) * {MONTH_BITS}"
+            f" + (year({fecha}) - 1900) * 12 + month({fecha}) - 1)")
+
+
+def key_hash(delito: str, metodo: str) -> int:
+    """34-bit hash of a (delito, metodo) pair, the high part of its cells' row ids."""
+    digest = hashlib.md5(f"{delito}|{metodo}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 30
 
 
 @dataclass
@@ -102,7 +127,7 @@ def _entity_row(raw: tuple, known: KnownEntities) -> tuple:
 def _crime_row(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
     """Resolve one distinct (bien, tipo, subtipo, modalidad, delito, metodo)."""
     bien, tipo, subtipo, modalidad, delito, metodo = raw
-    none = (None,) * 9
+    none = (None,) * 10
     if delito:  # canonical layout: keys, not labels
         crime = known_crimes.get(delito.strip())
         if crime is None:
@@ -120,7 +145,8 @@ def _crime_row(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
         method = taxonomy.method_for_label(modalidad.strip() if modalidad else None, crime.subtipo)
     return raw + (
         crime.bien_juridico or (bien or None), crime.tipo, crime.tipo_key, crime.subtipo,
-        crime.delito, method.modalidad, method.metodo, method.violencia, None, None,
+        crime.delito, method.modalidad, method.metodo, method.violencia, key_hash(crime.delito, method.metodo),
+        None, None,
     )
 
 
@@ -158,9 +184,19 @@ def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crime
             k_bien VARCHAR, k_tipo VARCHAR, k_subtipo VARCHAR, k_modalidad VARCHAR,
             k_delito VARCHAR, k_metodo VARCHAR, bien_juridico VARCHAR, tipo VARCHAR,
             tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR, modalidad VARCHAR, metodo VARCHAR,
-            violencia VARCHAR, _unused VARCHAR, motivo VARCHAR)"""
+            violencia VARCHAR, kh VARCHAR, _unused VARCHAR, motivo VARCHAR)"""
     )
     insert_rows(con, "crime_map", [_crime_row(r, known_crimes, known_methods) for r in crime_raw])
+    save_labels(con, "ent_map", "crime_map")
+
+
+def save_labels(con: duckdb.DuckDBPyConnection, ent_map: str, crime_map: str) -> None:
+    """Keep the resolved labels of two maps in ``ent_labels`` and ``crime_labels``."""
+    con.execute(LABELS_DDL)
+    con.execute(f"""INSERT INTO ent_labels SELECT DISTINCT cve_municipio, cve_ent, estado_id, estado, entidad_id,
+                    municipio FROM {ent_map} WHERE motivo IS NULL""")
+    con.execute(f"""INSERT INTO crime_labels SELECT DISTINCT delito, subtipo, tipo, tipo_key, bien_juridico, metodo,
+                    modalidad, violencia FROM {crime_map} WHERE motivo IS NULL""")
 
 
 _MONTH_NAMES = "[" + ", ".join(f"'{m}'" for m in MONTHS) + "]"
@@ -169,7 +205,7 @@ PARSE_SQL = f"""
 CREATE OR REPLACE TABLE parsed AS
 SELECT c.load_seq, c.source_file, c.source_row, c.columna, c.valor,
        e.cve_municipio, e.cve_ent, e.estado_id, e.estado, e.entidad_id, e.municipio,
-       m.bien_juridico, m.tipo, m.tipo_key, m.subtipo, m.delito, m.modalidad, m.metodo,
+       m.delito, m.metodo, m.kh::BIGINT AS kh,
        coalesce(e.motivo, m.motivo) AS ref_motivo,
        TRY_CAST(trim(c.anio) AS DOUBLE) AS anio_d,
        coalesce(TRY_CAST(split_part(trim(c.mes), '-', 1) AS INTEGER),
@@ -239,8 +275,7 @@ def curate(con: duckdb.DuckDBPyConnection, reduced_seqs: set[int]) -> dict[int, 
             SELECT {key}, count(*) AS n_key, min(source_row) AS first_row
             FROM checked WHERE motivo IS NULL GROUP BY ALL HAVING count(*) > 1"""
     )
-    labels = ("cve_ent", "estado_id", "estado", "entidad_id", "municipio", "bien_juridico", "tipo", "tipo_key",
-              "subtipo")
+    labels = ("estado_id", "entidad_id")
     # Reduced layouts lost a distinguishing column upstream, so their repeated keys are summed
     # (with a warning); anywhere else a repeat is a duplicate row and goes to quarantine.
     con.execute(
@@ -253,15 +288,15 @@ def curate(con: duckdb.DuckDBPyConnection, reduced_seqs: set[int]) -> dict[int, 
     )
     con.execute(  # the usual case: a key seen once, copied as it is
         f"""INSERT INTO curated_batch
-            SELECT load_seq, {ROW_ID_SQL}, fecha, cve_municipio, {', '.join(labels)}, delito, modalidad, metodo,
-                   v::BIGINT, source_file, source_row
+            SELECT load_seq, {row_id_sql('kh', 'cve_municipio', 'fecha')}, fecha, cve_municipio, {', '.join(labels)},
+                   delito, metodo, v::BIGINT, source_file, source_row
             FROM checked c ANTI JOIN dups d USING ({key})
             WHERE c.motivo IS NULL"""
     )
     con.execute(  # repeated keys: summed in reduced files, first row elsewhere
         f"""INSERT INTO curated_batch
-            SELECT c.load_seq, any_value({ROW_ID_SQL}), c.fecha, c.cve_municipio,
-                   {', '.join(f'any_value(c.{x})' for x in labels)}, c.delito, any_value(c.modalidad), c.metodo,
+            SELECT c.load_seq, any_value({row_id_sql('c.kh', 'c.cve_municipio', 'c.fecha')}), c.fecha, c.cve_municipio,
+                   {', '.join(f'any_value(c.{x})' for x in labels)}, c.delito, c.metodo,
                    sum(c.v)::BIGINT, any_value(c.source_file), min(c.source_row)
             FROM checked c JOIN dups d USING ({key})
             WHERE c.motivo IS NULL AND (c.{in_reduced} OR c.source_row = d.first_row)

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import duckdb
 
 from core import entities, taxonomy
+from core.etl import curate
 from core.etl.publish import Depot
 
 EMPTY_DDL = {
-    "incidents": """row_id BIGINT, fecha DATE, cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR,
-        estado VARCHAR, entidad_id VARCHAR, municipio VARCHAR, bien_juridico VARCHAR, tipo VARCHAR,
-        tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR, modalidad VARCHAR, metodo VARCHAR,
-        eventos BIGINT, source_file VARCHAR, source_row BIGINT""",
+    "incidents": """row_id BIGINT, fecha DATE, cve_municipio VARCHAR, estado_id VARCHAR, entidad_id VARCHAR,
+        delito VARCHAR, metodo VARCHAR, eventos BIGINT, source_file VARCHAR, source_row BIGINT""",
     "annual": """row_id BIGINT, anio INTEGER, cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR,
         entidad_id VARCHAR, municipio VARCHAR, delito VARCHAR, eventos BIGINT, metodologia VARCHAR,
         parcial BOOLEAN, meses INTEGER, source_file VARCHAR, source_row BIGINT""",
@@ -43,21 +43,44 @@ def sql_literal(path: Path | str) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+INCIDENT_COLUMNS = "row_id, fecha, cve_municipio, estado_id, entidad_id, delito, metodo, eventos, source_file, source_row"
+
+
 def attach_current(con: duckdb.DuckDBPyConnection, depot: Depot) -> None:
     """Expose the current version's tables as ``cur_<table>`` (empty tables if none)."""
     for table, ddl in EMPTY_DDL.items():
         path = depot.table_path(table)
         if path is None:
             con.execute(f"CREATE OR REPLACE TEMP TABLE cur_{table} ({ddl})")
+        elif table == "incidents":
+            _attach_incidents(con, path)
         else:
             con.execute(f"CREATE OR REPLACE TEMP VIEW cur_{table} AS SELECT * FROM read_parquet({sql_literal(path)})")
 
 
+def _attach_incidents(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """The current cells with today's row ids (versions before the narrow layout hashed them)."""
+    src = f"read_parquet({sql_literal(path)})"
+    names = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()}
+    if "municipio" not in names:  # narrow layout: row ids already built by curate.row_id_sql
+        con.execute(f"CREATE OR REPLACE TEMP VIEW cur_incidents AS SELECT {INCIDENT_COLUMNS} FROM {src}")
+        return
+    pairs = con.execute(f"SELECT DISTINCT delito, metodo FROM {src}").fetchall()
+    con.execute("CREATE OR REPLACE TEMP TABLE cur_kh (delito VARCHAR, metodo VARCHAR, kh BIGINT)")
+    if pairs:
+        con.executemany("INSERT INTO cur_kh VALUES (?, ?, ?)", [(d, m, curate.key_hash(d, m)) for d, m in pairs])
+    cols = INCIDENT_COLUMNS.replace("row_id", curate.row_id_sql("k.kh", "i.cve_municipio", "i.fecha") + " AS row_id", 1)
+    cols = cols.replace("delito, metodo", "i.delito, i.metodo").replace("fecha, cve_municipio", "i.fecha, i.cve_municipio", 1)
+    con.execute(f"""CREATE OR REPLACE TEMP VIEW cur_incidents AS SELECT {cols}
+                    FROM {src} i JOIN cur_kh k ON i.delito = k.delito AND i.metodo = k.metodo""")
+
+
 def ensure_batches(con: duckdb.DuckDBPyConnection) -> None:
     """Create the batch tables a load may not have filled."""
-    from core.etl import curate, reference
+    from core.etl import reference
 
     con.execute(curate.CURATED_DDL)
+    con.execute(curate.LABELS_DDL)
     con.execute(curate.QUARANTINE_DDL)
     con.execute(reference.ANNUAL_DDL)
     con.execute(reference.POPULATION_DDL)
@@ -65,10 +88,16 @@ def ensure_batches(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS owned (load_seq INTEGER, estado_id VARCHAR, delito VARCHAR, fecha DATE, kind VARCHAR)")
 
 
+def define_curated_all(con: duckdb.DuckDBPyConnection, direct_views: list[str]) -> None:
+    """``curated_all``: the cells curated cell by cell plus those of directly loaded files."""
+    parts = ["SELECT * FROM curated_batch"] + [f"SELECT * FROM {v}" for v in direct_views]
+    con.execute("CREATE OR REPLACE VIEW curated_all AS " + " UNION ALL ".join(parts))
+
+
 def add_owned_observed(con: duckdb.DuckDBPyConnection, seq: int) -> None:
     """A wide file owns exactly the cells it carries; its months join the coverage."""
     con.execute(
-        "INSERT INTO owned SELECT DISTINCT load_seq, estado_id, delito, fecha, 'cells' FROM curated_batch WHERE load_seq = ?",
+        "INSERT INTO owned SELECT DISTINCT load_seq, estado_id, delito, fecha, 'cells' FROM curated_all WHERE load_seq = ?",
         [seq],
     )
 
@@ -85,8 +114,10 @@ def add_owned_range(con: duckdb.DuckDBPyConnection, seq: int, first: str, last: 
     )
 
 
-def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str) -> None:
-    """Build the ``new_<table>`` tables of the next version."""
+def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str, monthly_files: int | None = None,
+             direct_files: list[Path] = ()) -> dict[str, Path]:
+    """Build the ``new_<table>`` tables of the next version; returns tables already written as files."""
+    ready: dict[str, Path] = {}
     con.execute(
         """CREATE OR REPLACE TEMP TABLE cur_slices AS
            SELECT 0 AS load_seq, estado_id, delito, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
@@ -98,25 +129,33 @@ def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str) -> No
                   coalesce(max(load_seq) FILTER (WHERE kind = 'slice'), 0) AS slice_owner
            FROM (SELECT *, 'cur' AS kind FROM cur_slices UNION ALL SELECT * FROM owned) GROUP BY ALL"""
     )
-    cols = "row_id, fecha, cve_municipio, cve_ent, estado_id, estado, entidad_id, municipio, bien_juridico, tipo, tipo_key, subtipo, delito, modalidad, metodo, eventos, source_file, source_row"
-    # A cell survives when no newer file carries the same key and no newer long file owns its
-    # (state, crime, month) slice. Only keys seen twice need a decision: a narrow aggregation
-    # finds them, instead of a window over every wide row.
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE key_owner AS
-           SELECT row_id, max(load_seq) AS owner
-           FROM (SELECT row_id, 0 AS load_seq FROM cur_incidents UNION ALL SELECT row_id, load_seq FROM curated_batch)
-           GROUP BY row_id HAVING count(*) > 1"""
-    )
-    con.execute(
-        f"""CREATE OR REPLACE TABLE new_incidents AS
-            SELECT {cols} FROM (
-                SELECT 0 AS load_seq, {cols} FROM cur_incidents
-                UNION ALL SELECT load_seq, {cols} FROM curated_batch
-            ) i LEFT JOIN key_owner k USING (row_id) LEFT JOIN owner o USING (estado_id, delito, fecha)
-            WHERE (k.owner IS NULL OR i.load_seq = k.owner) AND i.load_seq >= coalesce(o.slice_owner, 0)
-            ORDER BY delito, fecha, cve_municipio"""
-    )
+    if monthly_files is None:
+        monthly_files = con.execute("SELECT count(DISTINCT load_seq) FROM curated_all").fetchone()[0]
+    cols = INCIDENT_COLUMNS
+    if monthly_files <= 1 and current_cells(con) == 0:
+        # A first load of one file: nothing to merge with, the curated cells are the version,
+        # and a directly loaded file's Parquet is already the version's incidents file.
+        con.execute(f"CREATE OR REPLACE VIEW new_incidents AS SELECT {cols} FROM curated_all")
+        if len(direct_files) == 1:
+            ready["incidents"] = Path(direct_files[0])
+    else:
+        # A cell survives when no newer file carries the same key and no newer long file owns
+        # its (state, crime, month) slice. Only keys seen twice need a decision: a narrow
+        # aggregation finds them, instead of a window over every row.
+        con.execute(
+            """CREATE OR REPLACE TEMP TABLE key_owner AS
+               SELECT row_id, max(load_seq) AS owner
+               FROM (SELECT row_id, 0 AS load_seq FROM cur_incidents UNION ALL SELECT row_id, load_seq FROM curated_all)
+               GROUP BY row_id HAVING count(*) > 1"""
+        )
+        con.execute(
+            f"""CREATE OR REPLACE TABLE new_incidents AS
+                SELECT {cols} FROM (
+                    SELECT 0 AS load_seq, {cols} FROM cur_incidents
+                    UNION ALL SELECT load_seq, {cols} FROM curated_all
+                ) i LEFT JOIN key_owner k USING (row_id) LEFT JOIN owner o USING (estado_id, delito, fecha)
+                WHERE (k.owner IS NULL OR i.load_seq = k.owner) AND i.load_seq >= coalesce(o.slice_owner, 0)"""
+        )
     # Consecutive owned months collapse into coverage runs (usually one per crime).
     con.execute(
         """CREATE OR REPLACE TABLE new_coverage_month AS
@@ -163,6 +202,7 @@ def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str) -> No
            ORDER BY loaded_at, source_file, source_row""",
         [load_id, loaded_at],
     )
+    return ready
 
 
 def _assemble_entities(con: duckdb.DuckDBPyConnection) -> None:
@@ -173,7 +213,8 @@ def _assemble_entities(con: duckdb.DuckDBPyConnection) -> None:
                   any_value(entidad_id) AS entidad_id, any_value(municipio) AS label
            FROM (SELECT cve, cve_ent, estado_id, entidad_id, label FROM cur_entities WHERE nivel = 'municipio'
                  UNION ALL SELECT cve_municipio, cve_ent, estado_id, entidad_id, municipio FROM entity_batch
-                 UNION ALL SELECT DISTINCT cve_municipio, cve_ent, estado_id, entidad_id, municipio FROM curated_batch
+                 UNION ALL SELECT cve_municipio, cve_ent, estado_id, entidad_id, municipio FROM ent_labels
+                           WHERE entidad_id IN (SELECT DISTINCT entidad_id FROM curated_all)
                  UNION ALL SELECT DISTINCT cve_municipio, cve_ent, estado_id, entidad_id, municipio FROM annual_batch
                  UNION ALL SELECT DISTINCT cve_municipio, left(cve_municipio, 2), estado_id, entidad_id, NULL FROM population_batch
                 ) t(cve_municipio, cve_ent, estado_id, entidad_id, municipio)
@@ -215,7 +256,8 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
            WITH data AS (
              SELECT delito, any_value(subtipo) AS subtipo, any_value(tipo) AS tipo, any_value(tipo_key) AS tipo_key,
                     any_value(bien_juridico) AS bien_juridico
-             FROM (SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM curated_batch
+             FROM (SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM crime_labels
+                   WHERE delito IN (SELECT DISTINCT delito FROM curated_all)
                    UNION ALL SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM cur_crimes)
              GROUP BY delito)
            SELECT coalesce(c.delito, d.delito) AS delito, coalesce(c.subtipo, d.subtipo) AS subtipo,
@@ -233,17 +275,23 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
                     [(m.metodo, m.modalidad, m.violencia, "|".join(m.sinonimos)) for m in taxonomy.load_methods()])
     con.execute(
         """CREATE OR REPLACE TABLE new_methods AS
-           WITH data AS (SELECT DISTINCT metodo, modalidad FROM new_incidents)
+           WITH used AS (SELECT DISTINCT metodo FROM new_incidents),
+                labels AS (SELECT metodo, any_value(modalidad) AS modalidad
+                           FROM (SELECT metodo, modalidad FROM crime_labels UNION ALL SELECT metodo, modalidad FROM cur_methods)
+                           GROUP BY metodo),
+                d AS (SELECT u.metodo, l.modalidad FROM used u LEFT JOIN labels l USING (metodo))
            SELECT coalesce(c.metodo, d.metodo) AS metodo, coalesce(c.modalidad, d.modalidad) AS modalidad,
                   c.violencia, coalesce(c.sinonimos, '') AS sinonimos, d.metodo IS NOT NULL AS en_datos
-           FROM cat_methods c FULL OUTER JOIN (SELECT metodo, any_value(modalidad) AS modalidad FROM data GROUP BY metodo) d
-             ON c.metodo = d.metodo
+           FROM cat_methods c FULL OUTER JOIN d ON c.metodo = d.metodo
            ORDER BY 1"""
     )
 
 
 DIGEST_SQL = {
-    "incidents": "SELECT count(*), coalesce(sum(eventos), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', row_id, eventos))), 0) FROM new_incidents",
+    # Integer sums instead of an md5 per cell: row ids are already hashes of the keys, and a
+    # changed count moves the weighted sum by (row_id mod p) x the change.
+    "incidents": """SELECT count(*), coalesce(sum(eventos), 0), coalesce(bit_xor(row_id), 0),
+                           coalesce(sum((row_id % 1000000007) * eventos), 0) FROM new_incidents""",
     "annual": "SELECT count(*), coalesce(sum(eventos), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', row_id, eventos, metodologia, parcial, meses))), 0) FROM new_annual",
     "population": "SELECT count(*), coalesce(sum(poblacion), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', cve_municipio, anio, fuente, poblacion))), 0) FROM new_population",
     "coverage": "SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', estado_id, delito, granularity, desde, hasta))), 0) FROM new_coverage",
@@ -260,9 +308,25 @@ def content_digest(con: duckdb.DuckDBPyConnection, extra: dict | None = None) ->
     return hashlib.sha256(blob).hexdigest()
 
 
+def current_cells(con: duckdb.DuckDBPyConnection) -> int:
+    """Cells of the current version (0 for an empty store)."""
+    return con.execute("SELECT count(*) FROM cur_incidents").fetchone()[0]
+
+
 def diff_incidents(con: duckdb.DuckDBPyConnection) -> dict:
     """Cells added, changed and removed against the current version, per crime."""
-    rows = con.execute(
+    if current_cells(con) == 0:  # a first load: every cell is new, no join needed
+        rows = con.execute("SELECT delito, count(*), 0, 0, 0 FROM new_incidents GROUP BY 1 ORDER BY 1").fetchall()
+    else:
+        rows = _diff_rows(con)
+    per = {d: {"agregadas": a, "eliminadas": e, "cambiadas": c, "iguales": i} for d, a, e, c, i in rows}
+    totals = {k: sum(v[k] for v in per.values()) for k in ("agregadas", "eliminadas", "cambiadas", "iguales")}
+    changed = {d: v for d, v in per.items() if v["agregadas"] or v["eliminadas"] or v["cambiadas"]}
+    return {"totales": totals, "por_delito": changed}
+
+
+def _diff_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    return con.execute(
         """SELECT coalesce(n.delito, o.delito) AS delito,
                   count(*) FILTER (WHERE o.row_id IS NULL) AS agregadas,
                   count(*) FILTER (WHERE n.row_id IS NULL) AS eliminadas,
@@ -271,18 +335,19 @@ def diff_incidents(con: duckdb.DuckDBPyConnection) -> dict:
            FROM new_incidents n FULL OUTER JOIN cur_incidents o ON n.row_id = o.row_id
            GROUP BY 1 ORDER BY 1"""
     ).fetchall()
-    per = {d: {"agregadas": a, "eliminadas": e, "cambiadas": c, "iguales": i} for d, a, e, c, i in rows}
-    totals = {k: sum(v[k] for v in per.values()) for k in ("agregadas", "eliminadas", "cambiadas", "iguales")}
-    changed = {d: v for d, v in per.items() if v["agregadas"] or v["eliminadas"] or v["cambiadas"]}
-    return {"totales": totals, "por_delito": changed}
 
 
-def write_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, int]:
-    """Write every ``new_<table>`` as Parquet into ``folder``; returns row counts."""
+def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, Path] | None = None) -> dict[str, int]:
+    """Write every ``new_<table>`` as Parquet into ``folder`` (or copy a ``ready`` file); returns row counts."""
     counts = {}
     for table in EMPTY_DDL:
         path = folder / f"{table}.parquet"
+        if ready and table in ready:
+            shutil.copyfile(ready[table], path)
+            counts[table] = con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(path)})").fetchone()[0]
+            continue
         # COPY and CREATE VIEW take no prepared parameters: our own paths, quoted.
-        con.execute(f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd)")
-        counts[table] = con.execute(f"SELECT count(*) FROM new_{table}").fetchone()[0]
+        # COPY answers with the number of rows it wrote: no second pass to count them.
+        counts[table] = con.execute(f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)"
+                                    ).fetchone()[0]
     return counts

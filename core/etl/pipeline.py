@@ -19,8 +19,8 @@ import duckdb
 from core.clock import Clock, iso_utc
 from core.config import Settings
 from core.errors import CasandraError, DatosFaltantesError, ValidacionError
-from core.etl import curate, load, merge, metadata, reference, sources
-from core.etl.layouts import LAYOUT_LABELS
+from core.etl import curate, direct, load, merge, metadata, reference, sources
+from core.etl.layouts import LAYOUT_LABELS, detect_layout
 from core.etl.publish import Depot
 from core import taxonomy
 
@@ -126,14 +126,27 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
         geo_files: list[sources.SourceFile] = []
         reduced: set[int] = set()
         monthly: dict[int, tuple[sources.SourceFile, str, SourceSpec]] = {}
+        direct_loads: list[direct.DirectLoad] = []
         merge.ensure_batches(con)
         con.execute(curate.QUARANTINE_DDL)
+        crimes = curate.keys_of(taxonomy.load_crimes() + _store_crimes(depot))
+        methods = curate.keys_of(taxonomy.load_methods())
         for seq, src in enumerate(files, start=1):
             spec = spec_by_name.get(src.container or src.name) or spec_by_name.get(src.name) or specs[0]
             progress("load", seq / (len(files) + 1), f"Leyendo {src.name}")
             if src.kind == "geojson":
                 geo_files.append(src)
                 reports.append(_report(src, "geojson", spec))
+                continue
+            layout = detect_layout(src.header, src.name)
+            fast = direct.load_direct(con, src, layout, seq, settings.limits, curate_known, crimes, methods, work) \
+                if settings.etl_direct and direct.eligible(layout) else None
+            if fast is not None:
+                direct_loads.append(fast)
+                report = _report(src, layout.name, spec)
+                report.update(filas=fast.rows, celdas=fast.cells, _seq=seq)
+                monthly[seq] = (src, layout.name, spec)
+                reports.append(report)
                 continue
             loaded = load.read_raw(con, src, seq, settings.limits)
             report = _report(src, loaded.layout.name, spec)
@@ -154,17 +167,17 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
             reports.append(report)
         progress("curate", 0.0, "Curando celdas")
         con.execute(load.CELLS_DDL)
-        crimes = curate.keys_of(taxonomy.load_crimes() + _store_crimes(depot))
-        methods = curate.keys_of(taxonomy.load_methods())
         curate.build_maps(con, curate_known, crimes, methods)
         stats = curate.curate(con, reduced)
+        merge.define_curated_all(con, [d.view for d in direct_loads])
         merge.attach_current(con, depot)
         _known_views(con)
         for seq, (src, layout, spec) in monthly.items():
             _own(con, seq, layout, spec, _find(reports, seq))
         _finish_reports(con, reports, stats)
         progress("publish", 0.0, "Preparando versión")
-        merge.assemble(con, load_id, loaded_at)
+        ready = merge.assemble(con, load_id, loaded_at, monthly_files=len(monthly),
+                               direct_files=[d.path for d in direct_loads])
         digest = merge.content_digest(con, extra={"geo": sorted(g.sha256 for g in geo_files)} if geo_files else None)
         previous = depot.metadata()
         summary = {
@@ -191,7 +204,7 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
         vid = f"gx-{now:%Y.%m.%d}-{digest[:8]}"
         staging = depot.new_staging_version()
         try:
-            counts = merge.write_tables(con, staging)
+            counts = merge.write_tables(con, staging, ready)
             geo_meta = metadata.copy_geo(depot, previous, geo_files, staging)
             meta = metadata.build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo_meta)
             (staging / "metadata.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
@@ -264,7 +277,7 @@ def _own(con, seq: int, layout: str, spec: SourceSpec, report: dict) -> None:
     """Record the slices a monthly file owns and report its coverage."""
     if layout in ("idm_nm", "reducido"):
         merge.add_owned_observed(con, seq)
-        first, last = con.execute("SELECT min(fecha), max(fecha) FROM curated_batch WHERE load_seq = ?", [seq]).fetchone()
+        first, last = con.execute("SELECT min(fecha), max(fecha) FROM curated_all WHERE load_seq = ?", [seq]).fetchone()
         report["cobertura"] = {"origen": "observada", "desde": _d(first), "hasta": _d(last)}
         _warn_partial_extension(con, seq, report)
         return
@@ -303,9 +316,11 @@ def _own(con, seq: int, layout: str, spec: SourceSpec, report: dict) -> None:
 
 def _warn_partial_extension(con, seq: int, report: dict) -> None:
     """Months new to a crime's coverage count as 0 for every municipality the file lacks."""
+    if not con.execute("SELECT count(*) FROM cur_entities_known").fetchone()[0]:
+        return  # a first load: no municipality is known yet, so none can be missing
     rows = con.execute(
         """WITH f AS (SELECT estado_id, delito, fecha, count(DISTINCT cve_municipio) AS n
-                      FROM curated_batch WHERE load_seq = ? GROUP BY ALL),
+                      FROM curated_all WHERE load_seq = ? GROUP BY ALL),
                 known AS (SELECT estado_id, count(*) AS n FROM cur_entities_known GROUP BY estado_id),
                 cov AS (SELECT estado_id, delito, desde, hasta FROM cur_coverage_known)
            SELECT f.delito, count(*) FROM f JOIN known k USING (estado_id)
@@ -335,12 +350,12 @@ def _finish_reports(con, reports: list[dict], stats: dict) -> None:
         r["celdas_en_cuarentena"] = q_cells
         r["motivos_cuarentena"] = curate.quarantine_reasons(con, seq)
         if r["formato"] in ("idm_nm", "reducido", "largo_no_cero", "canonico"):
-            valid = con.execute("SELECT count(*) FROM curated_batch WHERE load_seq = ?", [seq]).fetchone()[0]
-            r["celdas_validas"] = valid
             delitos = con.execute(
-                "SELECT delito, min(fecha), max(fecha), sum(eventos) FROM curated_batch WHERE load_seq = ? GROUP BY delito ORDER BY delito",
-                [seq]).fetchall()
-            r["delitos"] = [{"delito": d, "desde": _d(a), "hasta": _d(b), "eventos": int(e)} for d, a, b, e in delitos]
+                """SELECT delito, min(fecha), max(fecha), sum(eventos), count(*) FROM curated_all WHERE load_seq = ?
+                   GROUP BY delito ORDER BY delito""", [seq]).fetchall()
+            valid = sum(n for *_, n in delitos)
+            r["celdas_validas"] = valid
+            r["delitos"] = [{"delito": d, "desde": _d(a), "hasta": _d(b), "eventos": int(e)} for d, a, b, e, _n in delitos]
             if s.get("claves_repetidas"):
                 r["advertencias"].append(
                     f"{s['claves_repetidas']} claves repetidas en formato reducido: sus filas se sumaron.")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from core.etl import curate
+
 from core.store import Store
 from tests.conftest import RAW
 
@@ -132,8 +134,12 @@ def test_entities_and_identifiers(store):
 
 def test_row_ids_are_unique_and_stable(store):
     assert store.query("SELECT count(*) = count(DISTINCT row_id) FROM incidents") == [(True,)]
-    curated = store.query("""SELECT bien_juridico, tipo, subtipo, modalidad, metodo, source_file, source_row
-                             FROM incidents WHERE entidad_id = 'GTO.MUN.ABASOLO' AND delito = 'homicidio_doloso'
-                             AND fecha = DATE '2020-01-01' AND metodo = 'con_arma_de_fuego'""")
+    curated = store.query("""SELECT c.bien_juridico, c.tipo, c.subtipo, m.modalidad, i.metodo, i.source_file,
+                                    i.source_row, i.row_id
+                             FROM incidents i JOIN crimes c USING (delito) JOIN methods m USING (metodo)
+                             WHERE i.entidad_id = 'GTO.MUN.ABASOLO' AND i.delito = 'homicidio_doloso'
+                             AND i.fecha = DATE '2020-01-01' AND i.metodo = 'con_arma_de_fuego'""")
+    # The row id is built from the key alone (stable across loads and versions).
+    row_id = curate.key_hash("homicidio_doloso", "con_arma_de_fuego") * 2**29 + 11001 * 2**12 + (2020 - 1900) * 12
     assert curated == [("La vida y la Integridad corporal", "Homicidio", "Homicidio doloso", "Con arma de fuego",
-                        "con_arma_de_fuego", "IDM_NM_gto_homicidio_2020-2025.csv", 2)]
+                        "con_arma_de_fuego", "IDM_NM_gto_homicidio_2020-2025.csv", 2, row_id)]

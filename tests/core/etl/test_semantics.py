@@ -246,8 +246,8 @@ from core.etl import publish, merge
 point = sys.argv[2]
 if point == "write":
     real = merge.write_tables
-    def dying(con, folder):
-        real(con, folder)
+    def dying(con, folder, ready=None):
+        real(con, folder, ready)
         os._exit(137)
     merge.write_tables = dying
 elif point == "commit":
@@ -290,7 +290,7 @@ def test_an_error_mid_publish_leaves_the_old_version(homicide_store, clock, monk
     from core.etl import merge
     before = snapshot(homicide_store.store_dir)
 
-    def broken(con, folder):
+    def broken(con, folder, ready=None):
         raise OSError("disk full")
     monkeypatch.setattr(merge, "write_tables", broken)
     with pytest.raises(OSError):
