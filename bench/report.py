@@ -1,6 +1,7 @@
 """BENCHMARKS.md from ``results.json``: ratios first, absolute times second, then the causes."""
 from __future__ import annotations
 
+from bench import browser_report
 from bench.common import percentile
 
 YES, NO, SKIP = "✅ sí", "❌ no", "—"
@@ -426,10 +427,17 @@ def _pendientes(r: dict) -> list[str]:
         out.append("")
         out.append("Etapas con mayor p95: " + ", ".join(f"{s} {_f(v)} ms" for s, v in slow) + ".")
         out.append("")
+    b = r["secciones"].get("browser")
+    slow_browser = browser_report.pending(b, items + 1)
+    if slow_browser:
+        items += 1
+        out += slow_browser
     if not items:
         out.append("Todos los objetivos medidos se cumplen.")
         out.append("")
-    out.append("Sin medir todavía: punto 5 (tiempo de respuesta en el navegador).")
+    if "casos" not in (b or {}):
+        out.append(f"Sin medir en esta corrida: punto 5, tiempo de respuesta en el navegador — "
+                   f"{browser_report.summary_rows(b)[0][2]}.")
     return out + [""]
 
 
@@ -551,7 +559,7 @@ def render(r: dict) -> str:
                      _ok(p["cumple_p95"])])
     else:
         rows.append(["2", "pipeline de preguntas p95 ≤ 150 ms", "no implementado aún", SKIP])
-    rows.append(["5", "tiempo de respuesta en el navegador", "no implementado aún", SKIP])
+    rows += browser_report.summary_rows(secs.get("browser"))
     out += _table(["punto", "objetivo", "medido", "¿cumple?"], rows)
     out += _machine(r)
     if "national" in secs:
@@ -559,7 +567,7 @@ def render(r: dict) -> str:
     if "etl" in secs:
         out += _etl(secs["etl"])
     out += _pipeline(secs.get("pipeline"))
-    out += ["## 5. Navegador", "", "No implementado aún (lo prepara otra persona).", ""]
+    out += browser_report.section(secs.get("browser"))
     out += _before_after(r)
     out += _pendientes(r)
     return "\n".join(out)

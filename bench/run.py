@@ -7,7 +7,7 @@
 Sections: ``national`` (item 3, tool latency vs hand-written SQL on a national store),
 ``etl`` (item 4, ETL throughput vs DuckDB's bare CSV → Parquet copy), ``pipeline``
 (item 2, question pipeline; runs only once ``tests/eval/questions.json`` exists) and
-``browser`` (item 5, not implemented yet).
+``browser`` (item 5, Enter in Consultar's chat to the rendered answer in Chromium).
 """
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ class Scale:
     national: object
     etl: object
     pipeline_passes: int = 1
+    browser_repeats: int = 5
+    browser_questions: int | None = None  # how many of bench.browser.QUESTIONS (None: all)
 
 
 def scale(name: str) -> Scale:
@@ -53,7 +55,8 @@ def scale(name: str) -> Scale:
         return Scale(name, NationalConfig(per_state={"15": 3}, years=[2024], crimes=["homicidio_doloso",
                                                                                      "violencia_familiar"],
                                           estado_grande=None, runs=2, warmup=1),
-                     EtlConfig(per_state={"15": 8}, etl_repeats=1, copy_repeats=1, profile_fraction=None))
+                     EtlConfig(per_state={"15": 8}, etl_repeats=1, copy_repeats=1, profile_fraction=None),
+                     browser_repeats=1, browser_questions=1)
     raise ValueError(f"escala desconocida: {name}")
 
 
@@ -65,7 +68,7 @@ def _log(msg: str) -> None:
 def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, reuse: bool = True,
         log=_log) -> dict:
     """Run the chosen sections; write ``results.json`` (and BENCHMARKS.md unless ``md_path`` is None)."""
-    from bench import etl_throughput, national, pipeline
+    from bench import browser, etl_throughput, national, pipeline
 
     t_start = time.perf_counter()
     out_dir = Path(out_dir)
@@ -95,20 +98,20 @@ def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, r
             else:
                 res = pipeline.run(work / "pipeline", log, passes=sc.pipeline_passes)
         elif section == "browser":
-            log(f"[browser] {NOT_YET}; se omite")
-            res = {"omitido": NOT_YET}
+            res = browser.run(work / "browser", log, questions=browser.QUESTIONS[:sc.browser_questions],
+                              repeats=sc.browser_repeats)
         else:
             raise ValueError(section)
         res["duracion_s"] = round(time.perf_counter() - t0, 1)
         results["secciones"][section] = res
     results["maquina_fin"] = {"carga_promedio": machine()["carga_promedio"]}
     results["robo_cpu_fin_pct"] = cpu_steal()
-    results["duracion_total_s"] = round(time.perf_counter() - t_start, 1)
+    results["duracion_total_s"] = elapsed = round(time.perf_counter() - t_start, 1)
     out_dir.mkdir(parents=True, exist_ok=True)
-    results = _merge(out_dir / "results.json", results)
+    results = _merge(out_dir / "results.json", results)  # a partial run keeps the earlier run's total
     (out_dir / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=2, default=str),
                                           encoding="utf-8")
-    log(f"[bench] {out_dir / 'results.json'} escrito ({results['duracion_total_s']} s)")
+    log(f"[bench] {out_dir / 'results.json'} escrito ({elapsed} s)")
     if md_path is not None:
         from bench.report import render
 

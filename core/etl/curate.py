@@ -11,7 +11,6 @@ import hashlib
 from dataclasses import dataclass, field
 
 import duckdb
-import pyarrow as pa
 
 from core import entities, taxonomy
 from core.etl.layouts import MONTHS
@@ -151,17 +150,14 @@ def _crime_row(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
-    """Bulk-insert text rows through Arrow (``executemany`` pays a round trip per row)."""
+    """Bulk-insert text rows as one list parameter per column (``executemany`` pays a round trip per row)."""
     if not rows:
         return
     width = len(rows[0])
-    arrow = pa.table({f"c{i}": pa.array([None if r[i] is None else str(r[i]) for r in rows], pa.string())
-                      for i in range(width)})
-    con.register("_bulk_rows", arrow)
-    try:
-        con.execute(f"INSERT INTO {table} SELECT * FROM _bulk_rows")
-    finally:
-        con.unregister("_bulk_rows")
+    columns = [[None if r[i] is None else str(r[i]) for r in rows] for i in range(width)]
+    # unnest of several lists in one SELECT zips them row by row.
+    select = ", ".join(f"unnest(?::VARCHAR[])" for _ in range(width))
+    con.execute(f"INSERT INTO {table} SELECT {select}", columns)
 
 
 def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crimes: dict, known_methods: dict) -> None:
