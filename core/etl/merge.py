@@ -94,10 +94,27 @@ def define_curated_all(con: duckdb.DuckDBPyConnection, direct_views: list[str]) 
     con.execute("CREATE OR REPLACE VIEW curated_all AS " + " UNION ALL ".join(parts))
 
 
+# Per (file, state, crime, month): cells, events and the two integer digests of the cells.
+# One pass over the curated cells answers ownership, coverage, per-crime reports, the
+# first-load diff and (when the cells are the whole version) the content digest.
+SUMMARY_COLUMNS = """load_seq, estado_id, delito, fecha, count(*) AS n, sum(eventos) AS ev, bit_xor(row_id) AS x,
+                     sum((row_id % 1000000007) * eventos) AS w"""
+
+
+def summarize_cells(con: duckdb.DuckDBPyConnection, seq: int | None = None) -> None:
+    """(Re)build ``cell_summary`` from ``curated_all``, for every file or for one."""
+    if seq is None:
+        con.execute(f"CREATE OR REPLACE TABLE cell_summary AS SELECT {SUMMARY_COLUMNS} FROM curated_all GROUP BY ALL")
+        return
+    con.execute("DELETE FROM cell_summary WHERE load_seq = ?", [seq])
+    con.execute(f"INSERT INTO cell_summary SELECT {SUMMARY_COLUMNS} FROM curated_all WHERE load_seq = ? GROUP BY ALL",
+                [seq])
+
+
 def add_owned_observed(con: duckdb.DuckDBPyConnection, seq: int) -> None:
     """A wide file owns exactly the cells it carries; its months join the coverage."""
     con.execute(
-        "INSERT INTO owned SELECT DISTINCT load_seq, estado_id, delito, fecha, 'cells' FROM curated_all WHERE load_seq = ?",
+        "INSERT INTO owned SELECT load_seq, estado_id, delito, fecha, 'cells' FROM cell_summary WHERE load_seq = ?",
         [seq],
     )
 
@@ -136,6 +153,7 @@ def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str, month
         # A first load of one file: nothing to merge with, the curated cells are the version,
         # and a directly loaded file's Parquet is already the version's incidents file.
         con.execute(f"CREATE OR REPLACE VIEW new_incidents AS SELECT {cols} FROM curated_all")
+        con.execute("CREATE OR REPLACE VIEW new_incidents_summary AS SELECT * FROM cell_summary")
         if len(direct_files) == 1:
             ready["incidents"] = Path(direct_files[0])
     else:
@@ -156,6 +174,8 @@ def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str, month
                 ) i LEFT JOIN key_owner k USING (row_id) LEFT JOIN owner o USING (estado_id, delito, fecha)
                 WHERE (k.owner IS NULL OR i.load_seq = k.owner) AND i.load_seq >= coalesce(o.slice_owner, 0)"""
         )
+        con.execute(f"""CREATE OR REPLACE VIEW new_incidents_summary AS
+                        SELECT {SUMMARY_COLUMNS} FROM (SELECT 0 AS load_seq, * FROM new_incidents) GROUP BY ALL""")
     # Consecutive owned months collapse into coverage runs (usually one per crime).
     con.execute(
         """CREATE OR REPLACE TABLE new_coverage_month AS
@@ -290,8 +310,8 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
 DIGEST_SQL = {
     # Integer sums instead of an md5 per cell: row ids are already hashes of the keys, and a
     # changed count moves the weighted sum by (row_id mod p) x the change.
-    "incidents": """SELECT count(*), coalesce(sum(eventos), 0), coalesce(bit_xor(row_id), 0),
-                           coalesce(sum((row_id % 1000000007) * eventos), 0) FROM new_incidents""",
+    "incidents": """SELECT coalesce(sum(n), 0), coalesce(sum(ev), 0), coalesce(bit_xor(x), 0), coalesce(sum(w), 0)
+                    FROM new_incidents_summary""",
     "annual": "SELECT count(*), coalesce(sum(eventos), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', row_id, eventos, metodologia, parcial, meses))), 0) FROM new_annual",
     "population": "SELECT count(*), coalesce(sum(poblacion), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', cve_municipio, anio, fuente, poblacion))), 0) FROM new_population",
     "coverage": "SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', estado_id, delito, granularity, desde, hasta))), 0) FROM new_coverage",
@@ -316,7 +336,7 @@ def current_cells(con: duckdb.DuckDBPyConnection) -> int:
 def diff_incidents(con: duckdb.DuckDBPyConnection) -> dict:
     """Cells added, changed and removed against the current version, per crime."""
     if current_cells(con) == 0:  # a first load: every cell is new, no join needed
-        rows = con.execute("SELECT delito, count(*), 0, 0, 0 FROM new_incidents GROUP BY 1 ORDER BY 1").fetchall()
+        rows = con.execute("SELECT delito, sum(n), 0, 0, 0 FROM new_incidents_summary GROUP BY 1 ORDER BY 1").fetchall()
     else:
         rows = _diff_rows(con)
     per = {d: {"agregadas": a, "eliminadas": e, "cambiadas": c, "iguales": i} for d, a, e, c, i in rows}

@@ -172,6 +172,7 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
         merge.define_curated_all(con, [d.view for d in direct_loads])
         merge.attach_current(con, depot)
         _known_views(con)
+        merge.summarize_cells(con)
         for seq, (src, layout, spec) in monthly.items():
             _own(con, seq, layout, spec, _find(reports, seq))
         _finish_reports(con, reports, stats)
@@ -277,7 +278,7 @@ def _own(con, seq: int, layout: str, spec: SourceSpec, report: dict) -> None:
     """Record the slices a monthly file owns and report its coverage."""
     if layout in ("idm_nm", "reducido"):
         merge.add_owned_observed(con, seq)
-        first, last = con.execute("SELECT min(fecha), max(fecha) FROM curated_all WHERE load_seq = ?", [seq]).fetchone()
+        first, last = con.execute("SELECT min(fecha), max(fecha) FROM cell_summary WHERE load_seq = ?", [seq]).fetchone()
         report["cobertura"] = {"origen": "observada", "desde": _d(first), "hasta": _d(last)}
         _warn_partial_extension(con, seq, report)
         return
@@ -293,6 +294,7 @@ def _own(con, seq: int, layout: str, spec: SourceSpec, report: dict) -> None:
                    'fuera de la cobertura declarada', eventos::VARCHAR FROM curated_batch
                    WHERE load_seq = ? AND (fecha < ? OR fecha > ?)""", [seq, first, last])
             con.execute("DELETE FROM curated_batch WHERE load_seq = ? AND (fecha < ? OR fecha > ?)", [seq, first, last])
+            merge.summarize_cells(con, seq)
         origin = "declarada"
     else:
         if layout == "largo_no_cero":
@@ -351,7 +353,7 @@ def _finish_reports(con, reports: list[dict], stats: dict) -> None:
         r["motivos_cuarentena"] = curate.quarantine_reasons(con, seq)
         if r["formato"] in ("idm_nm", "reducido", "largo_no_cero", "canonico"):
             delitos = con.execute(
-                """SELECT delito, min(fecha), max(fecha), sum(eventos), count(*) FROM curated_all WHERE load_seq = ?
+                """SELECT delito, min(fecha), max(fecha), sum(ev), sum(n) FROM cell_summary WHERE load_seq = ?
                    GROUP BY delito ORDER BY delito""", [seq]).fetchall()
             valid = sum(n for *_, n in delitos)
             r["celdas_validas"] = valid
