@@ -19,6 +19,7 @@ import struct
 import tempfile
 import zipfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Sequence
@@ -75,11 +76,8 @@ class SourceFile:
 
 def sha256_file(path: Path) -> str:
     """Hex SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        while chunk := fh.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def open_sources(paths: Sequence[Path | str], work_dir: Path, limits: Limits,
@@ -202,12 +200,16 @@ def _inspect(path: Path, name: str, ext: str, size: int, container: str | None,
 
 def _scan(path: Path, bom: bool) -> tuple[str, bool, bool]:
     # One pass: hash, validate UTF-8 incrementally (a chunk may end mid-character) and note
-    # any 0x80-0x9F byte. All three are C loops over 4 MB chunks, never a Python loop per line.
+    # any 0x80-0x9F byte. All three are C loops over 4 MB chunks, never a Python loop per line;
+    # the hash runs on a second thread (hashlib releases the GIL), overlapping the other two.
     digest, decoder = hashlib.sha256(), codecs.getincrementaldecoder("utf-8")()
     utf8_ok, has_c1, first = True, False, True
-    with open(path, "rb") as fh:
+    with open(path, "rb") as fh, ThreadPoolExecutor(max_workers=1) as pool:
+        pending = None
         while chunk := fh.read(CHUNK):
-            digest.update(chunk)
+            if pending is not None:
+                pending.result()  # chunks are hashed in order
+            pending = pool.submit(digest.update, chunk)
             if not has_c1 and len(chunk.translate(None, C1_BYTES)) != len(chunk):
                 has_c1 = True
             if utf8_ok:
@@ -216,6 +218,8 @@ def _scan(path: Path, bom: bool) -> tuple[str, bool, bool]:
                 except UnicodeDecodeError:
                     utf8_ok = False
             first = False
+        if pending is not None:
+            pending.result()
     if utf8_ok:
         try:
             decoder.decode(b"", final=True)  # a truncated sequence at the very end
