@@ -174,7 +174,7 @@ def run(cfg: EtlConfig, work: Path, profile: synth.Profile, log=print) -> dict:
         prof = etl_profile.profile_load(Path(pinfo["path"]), work / "perfil" / "data")
         cp = _copy_once(Path(pinfo["path"]), work / "perfil")
         prof["una_pasada"] = etl_profile.single_pass(Path(pinfo["path"]), work / "perfil" / "ref")
-        log(f"[etl] perfil: ETL {prof['total_s']} s, una pasada de referencia {prof['una_pasada']['total_s']} s, "
+        log(f"[etl] perfil: ETL {prof['total_s']} s, piso del diseño (single_pass) {prof['una_pasada']['total_s']} s, "
             f"copia {cp['wall_s']} s")
         prof["archivo"] = {"bytes": pinfo["bytes"], "filas": pinfo["rows"], "celdas": pinfo["cells"],
                            "municipios": pinfo["municipios"]}

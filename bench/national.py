@@ -466,17 +466,23 @@ def _instrumented(log: list):
     """Time every store query, the evidence step and the artifact write (this process only)."""
     from core import execute as ex
     from core import store as st
+    from core import tools
 
     state = {"evidence": False}
     orig_q, orig_ev, orig_wa = st.Store.query, ex._evidence, ex.write_artifact
+    orig_cols = getattr(tools.ToolContext, "query_columns", None)
 
-    def query(self, sql, params=()):
-        t0 = time.perf_counter()
-        try:
-            return orig_q(self, sql, params)
-        finally:
-            kind = "evidencia" if state["evidence"] else "sql_herramienta"
-            log.append((kind, (time.perf_counter() - t0) * 1000, " ".join(sql.split())[:90]))
+    def timed(fn):
+        def run(self, sql, params=()):
+            t0 = time.perf_counter()
+            try:
+                return fn(self, sql, params)
+            finally:
+                kind = "evidencia" if state["evidence"] else "sql_herramienta"
+                log.append((kind, (time.perf_counter() - t0) * 1000, " ".join(sql.split())[:90]))
+        return run
+
+    query = timed(orig_q)
 
     def evidence(ctx, out):
         state["evidence"] = True
@@ -493,10 +499,14 @@ def _instrumented(log: list):
             log.append(("artefacto", (time.perf_counter() - t0) * 1000, ""))
 
     st.Store.query, ex._evidence, ex.write_artifact = query, evidence, artifact
+    if orig_cols is not None:  # statements fetched as columns (older cores lack it)
+        tools.ToolContext.query_columns = timed(orig_cols)
     try:
         yield
     finally:
         st.Store.query, ex._evidence, ex.write_artifact = orig_q, orig_ev, orig_wa
+        if orig_cols is not None:
+            tools.ToolContext.query_columns = orig_cols
 
 
 def breakdown(case: Case, settings, runs: int = 5) -> dict:

@@ -14,13 +14,13 @@ from pathlib import Path
 from core.catalog import Catalog
 from core.envelope import DEFAULT_MAX_ROWS, error_envelope, ok_envelope, write_artifact
 from core.errors import CasandraError, ErrorGroup, HerramientaError
-from core.tools import ResolvedStep, ToolContext, ToolOutput
+from core.tools import EVIDENCE_IDS, ResolvedStep, ToolContext, ToolOutput
 from core.validate import ValidatedPlan, failing_tool, validate_plan
 
 log = logging.getLogger(__name__)
 
 MAX_RETRIES = 1
-MAX_EVIDENCE_IDS = 500
+MAX_EVIDENCE_IDS = EVIDENCE_IDS
 
 
 @dataclass
@@ -40,14 +40,18 @@ class Execution:
 
 
 def _evidence(ctx: ToolContext, out: ToolOutput) -> list[dict]:
+    """The envelope's evidence block: the first row ids behind the result and how many there are."""
     if out.evidence is None:
         return []
     ev = out.evidence
-    # One pass: the first ids and the total together (each query re-reads the Parquet files).
-    ids, total = ctx.query(
-        f"""SELECT coalesce(min(row_id, {MAX_EVIDENCE_IDS + 1}), []), count(*)
-            FROM {ev.table} i WHERE {ev.where} AND eventos > 0""", ev.params)[0]  # min(x, n): the n smallest, sorted
-    return [{"table": ev.table, "ids": ids[:MAX_EVIDENCE_IDS], "total": int(total), "truncated": total > MAX_EVIDENCE_IDS}]
+    if ev.ids is not None and ev.total is not None:  # the tool's own statement already read them
+        ids, total = ev.ids, ev.total
+    else:  # one pass: the first ids and the total together (each query re-reads the Parquet files)
+        ids, total = ctx.query(
+            f"""SELECT coalesce(min(row_id, {MAX_EVIDENCE_IDS + 1}), []), count(*)
+                FROM {ev.table} i WHERE {ev.where} AND eventos > 0""", ev.params)[0]  # min(x, n): the n smallest, sorted
+    return [{"table": ev.table, "ids": list(ids[:MAX_EVIDENCE_IDS]), "total": int(total),
+             "truncated": total > MAX_EVIDENCE_IDS}]
 
 
 def _filters(scope) -> dict:

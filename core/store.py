@@ -31,6 +31,9 @@ class Store:
 
     def _open(self, vid: str) -> None:
         con = duckdb.connect(":memory:")
+        # A published version's files never change (a new version is a new folder), so their
+        # Parquet footers can be cached: every tool query skips re-reading them (~1 ms each).
+        con.execute("SET parquet_metadata_cache = true")
         folder = self.depot.version_dir(vid)
         for table in TABLES:
             path = folder / f"{table}.parquet"

@@ -136,12 +136,16 @@ def _maps(con, table: str, ent_rows: list, crime_rows: list, source_name: str) -
     con.execute(f"CREATE OR REPLACE TABLE {table}_src AS SELECT ?::VARCHAR AS v", [source_name])
     # Key columns as ENUMs: the Parquet writer then takes each column's dictionary as it is
     # instead of hashing 29 M strings per column (4x faster); they read back as VARCHAR. The
-    # maps carry them already cast, so no cell casts a string.
+    # maps carry them already cast, so no cell casts a string. The writer's row-group minimum
+    # of an ENUM column is its first entry, so the entries are sorted: the maximum stays exact
+    # and a state filter still skips the groups that end before it (a VARCHAR estado_id would
+    # give exact bounds for ~1 s more on the national file).
     name = table.replace(".", "_")
-    for col, src in (("cve_municipio", "ent"), ("estado_id", "ent"), ("entidad_id", "ent"),
-                     ("delito", "crime"), ("metodo", "crime"), ("v", "src")):
+    for col, src in (("cve_municipio", "ent"), ("estado_id", "ent"), ("entidad_id", "ent"), ("delito", "crime"),
+                     ("metodo", "crime"), ("v", "src")):
         con.execute(f"DROP TYPE IF EXISTS {name}_{col}")
-        con.execute(f"CREATE TYPE {name}_{col} AS ENUM (SELECT DISTINCT {col} FROM {table}_{src} WHERE {col} IS NOT NULL)")
+        con.execute(f"""CREATE TYPE {name}_{col} AS ENUM (
+                        SELECT DISTINCT {col} FROM {table}_{src} WHERE {col} IS NOT NULL ORDER BY 1)""")
     con.execute(f"""CREATE OR REPLACE TABLE {table}_ent_e AS
                     SELECT k_clave_ent, k_entidad, k_cve, k_mun, cve_municipio::BIGINT AS cve_i,
                            cve_municipio::{name}_cve_municipio AS cve_e, estado_id::{name}_estado_id AS estado_e,

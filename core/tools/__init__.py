@@ -65,13 +65,23 @@ class ResolvedStep:
     given: frozenset[str] = frozenset()  # argument names the plan wrote (the rest are defaults)
 
 
+EVIDENCE_IDS = 500  # row ids an envelope's evidence lists (the smallest; ``truncated`` says if there are more)
+
+
 @dataclass
 class Evidence:
-    """How to find the curated rows behind a result (re-queried by listar_evidencia)."""
+    """How to find the curated rows behind a result (re-queried by listar_evidencia).
+
+    A tool that already read those rows in its own statement passes their summary too:
+    ``ids``, the smallest ``EVIDENCE_IDS + 1`` row ids, sorted, and ``total``, the number of
+    rows (``eventos > 0``), so the executor does not scan the table again.
+    """
 
     where: str
     params: list[Any]
     table: str = "incidents"
+    ids: list[int] | None = None
+    total: int | None = None
 
 
 @dataclass
@@ -102,6 +112,10 @@ class ToolContext:
     def query(self, sql: str, params: list | tuple = ()) -> list[tuple]:
         """Parameterized, fully fetched query on the current version."""
         return self.store.query(sql, params)
+
+    def query_columns(self, sql: str, params: list | tuple = ()) -> dict[str, Any]:
+        """Parameterized query fetched as one NumPy array per column (for results of many rows)."""
+        return self.store.cursor().execute(sql, list(params)).fetchnumpy()
 
     def previous(self, kind: str | None = None, name: str | None = None) -> tuple[ResolvedStep, ToolOutput] | None:
         """The latest earlier output, optionally of a tool kind or name."""

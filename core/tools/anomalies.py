@@ -20,8 +20,9 @@ from datetime import date
 
 import numpy as np
 
-from core.tools import Evidence, ResolvedStep, ToolContext, ToolOutput
-from core.tools.scope import children, crime_label, period_label, where
+from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput
+from core.tools.scope import crime_label, period_label, where
+from core.tools.tally import per_child
 
 COLUMNS = [("entidad_id", "string"), ("label", "string"), ("fecha", "date"), ("conteo", "int"),
            ("mediana", "float"), ("z_score", "float"), ("severity", "float"), ("direccion", "string"),
@@ -75,12 +76,25 @@ def robust_z(values: np.ndarray, window: int) -> dict[str, np.ndarray]:
     return {"x": x, "median": med, "z": z, "evaluated": evaluated, "capped": capped, "enough": enough}
 
 
-def _series(ctx: ToolContext, step: ResolvedStep, entities, start: date, end: date):
-    """(entidad_id, fecha, delitos publicados, conteo) for every entity × published month."""
+def _series(ctx: ToolContext, step: ResolvedStep, start: date, first: date, end: date) -> dict[str, np.ndarray]:
+    """Every entity × published month of ``start..end`` in one statement, as columns.
+
+    Columns: ``k`` (the entity's position by code), ``entidad_id``, ``label``, ``t`` (months
+    since ``start``), ``delitos`` (published that month), ``conteo``, and the evidence of
+    each cell of the window (from ``first``): ``nev`` rows with events and ``ids``, their
+    smallest row ids. Every row of the scope counts as evidence, published or not.
+    """
     scope = step.scope
+    entity = scope.entity
     cond, params = where(scope, with_window=False)
-    per_child = scope.entity.nivel == "estado" and scope.nivel == "hijos"
-    key_sql, key_params = ("i.entidad_id", []) if per_child else ("CAST(? AS VARCHAR)", [scope.entity.entidad_id])
+    if per_child(scope):
+        ents_sql = "SELECT entidad_id, label, cve FROM entities WHERE nivel = 'municipio' AND estado_id = ?"
+        ents_params = [entity.estado_id]
+        key_sql, key_params = "i.entidad_id", []
+    else:
+        ents_sql = "SELECT CAST(? AS VARCHAR) AS entidad_id, CAST(? AS VARCHAR) AS label, NULL::VARCHAR AS cve"
+        ents_params = [entity.entidad_id, entity.label]
+        key_sql, key_params = "CAST(? AS VARCHAR)", [entity.entidad_id]
     crime_sql, crime_params = "", []
     if scope.delito_keys:
         crime_sql = f" AND delito IN ({', '.join('?' for _ in scope.delito_keys)})"
@@ -97,21 +111,26 @@ def _series(ctx: ToolContext, step: ResolvedStep, entities, start: date, end: da
         FROM months mo JOIN cov ON mo.fecha BETWEEN cov.desde AND cov.hasta
         GROUP BY mo.fecha
     ), ents AS (
-        SELECT unnest(CAST(? AS VARCHAR[])) AS entidad_id
-    ), sums AS (
-        SELECT {key_sql} AS entidad_id, i.fecha, sum(i.eventos) AS n
+        SELECT entidad_id, label, row_number() OVER (ORDER BY cve, entidad_id) - 1 AS k FROM ({ents_sql})
+    ), cells AS (
+        SELECT {key_sql} AS entidad_id, i.fecha, i.eventos, i.row_id,
+               EXISTS (SELECT 1 FROM cov WHERE cov.delito = i.delito AND i.fecha BETWEEN cov.desde AND cov.hasta) AS pub
         FROM incidents i
         WHERE {cond} AND i.fecha BETWEEN ? AND ?
-          AND EXISTS (SELECT 1 FROM cov WHERE cov.delito = i.delito AND i.fecha BETWEEN cov.desde AND cov.hasta)
-        GROUP BY 1, 2
+    ), sums AS (
+        SELECT entidad_id, fecha, sum(eventos) FILTER (WHERE pub) AS n,
+               count(*) FILTER (WHERE eventos > 0 AND fecha >= ?) AS nev,
+               min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0 AND fecha >= ?) AS ids
+        FROM cells GROUP BY 1, 2
     )
-    SELECT e.entidad_id, c.fecha, c.delitos, coalesce(s.n, 0) AS conteo
+    SELECT e.k, e.entidad_id, e.label, datediff('month', CAST(? AS DATE), c.fecha) AS t, c.delitos,
+           CAST(coalesce(s.n, 0) AS DOUBLE) AS conteo, coalesce(s.nev, 0) AS nev,
+           coalesce(s.ids, CAST([] AS BIGINT[])) AS ids
     FROM ents e CROSS JOIN covered c
-    LEFT JOIN sums s ON s.entidad_id = e.entidad_id AND s.fecha = c.fecha
-    ORDER BY 1, 2"""
-    all_params = [scope.entity.estado_id, *crime_params, start, end, [e.entidad_id for e in entities],
-                  *key_params, *params, start, end]
-    return ctx.query(sql, all_params)
+    LEFT JOIN sums s ON s.entidad_id = e.entidad_id AND s.fecha = c.fecha"""
+    all_params = [entity.estado_id, *crime_params, start, end, *ents_params, *key_params, *params, start, end,
+                  first, first, start]
+    return ctx.query_columns(sql, all_params)
 
 
 def _who(scope) -> str:
@@ -127,19 +146,20 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     window = int(step.args.get("window", 12))
     thr = float(step.args.get("z_threshold", 3.0))
     top_k = int(step.args.get("top_k", 10))
-    entities = children(ctx, scope)
     first = scope.date_from.replace(day=1)
     last = scope.date_to.replace(day=1)
     start = add_months(first, -window)
     n_months = _months_between(start, last) + 1
-    index = {e.entidad_id: k for k, e in enumerate(entities)}
-    values = np.full((len(entities), n_months), np.nan)
-    compositions: set[str] = set()
-    for eid, fecha, delitos, n in _series(ctx, step, entities, start, last):
-        k = index.get(eid)
-        if k is not None:
-            values[k, _months_between(start, fecha)] = float(n)
-            compositions.add(delitos)
+    cols = _series(ctx, step, start, first, last)
+    ks, ts = cols["k"].astype(np.int64), cols["t"].astype(np.int64)
+    n_ent = int(ks.max()) + 1 if len(ks) else 0  # every entity has a row in each published month
+    values = np.full((n_ent, n_months), np.nan)
+    values[ks, ts] = cols["conteo"]
+    cell = np.full((n_ent, n_months), -1)  # the row of each entity-month, for the evidence
+    cell[ks, ts] = np.arange(len(ks))
+    firsts = np.unique(ks, return_index=True)[1]
+    entities = list(zip(cols["entidad_id"][firsts].tolist(), cols["label"][firsts].tolist()))
+    compositions = set(cols["delitos"].tolist())
     scored = robust_z(values, window)
     x, med, z, evaluated, capped = (scored[k] for k in ("x", "median", "z", "evaluated", "capped"))
     is_anom = evaluated & (np.abs(np.nan_to_num(z)) >= thr)
@@ -147,9 +167,9 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     anomalies = []
     for k, t in zip(*np.nonzero(is_anom)):
         zk = float(z[k, t])
-        e = entities[k]
+        eid, label = entities[k]
         anomalies.append({
-            "entidad_id": e.entidad_id, "label": e.label, "fecha": add_months(first, int(t)),
+            "entidad_id": eid, "label": label, "fecha": add_months(first, int(t)),
             "conteo": int(x[k, t]), "mediana": float(med[k, t]), "z_score": round(zk, 2),
             "severity": round(1 - thr / abs(zk), 3), "direccion": "alza" if zk > 0 else "baja",
             "z_acotado": bool(capped[k, t]),
@@ -185,7 +205,7 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         columns=list(COLUMNS), rows=rows,
         headline=(f"Anomalías de {crime_label(ctx, scope)} — {_who(scope)}, {period_label(scope)}: "
                   f"{total} detectadas"),
-        highlights=highlights, evidence=_evidence(scope, anomalies), warnings=warnings,
+        highlights=highlights, evidence=_evidence(scope, anomalies, cols, cell[:, window:][is_anom]), warnings=warnings,
         metrics={"total_anomalias": total, "gravedad_promedio": gravedad, "entidades_con_anomalias": with_anom,
                  "z_threshold": thr, "window": window},
     )
@@ -193,18 +213,21 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     return out
 
 
-def _evidence(scope, anomalies: list[dict]) -> Evidence | None:
-    """The incidents of the anomalous entity-months (scope filters, no window).
+def _evidence(scope, anomalies: list[dict], cols: dict[str, np.ndarray], rows: np.ndarray) -> Evidence | None:
+    """The incidents of the anomalous entity-months (scope filters, no window), with their summary.
 
     The months travel as two list parameters joined in a semi-join: a literal row list
-    with thousands of placeholders is an order of magnitude slower.
+    with thousands of placeholders is an order of magnitude slower. ``rows``: the
+    statement's rows of those entity-months, which already hold their evidence.
     """
     if not anomalies:
         return None
+    ids = np.sort(np.concatenate([np.asarray(cols["ids"][r], dtype=np.int64) for r in rows]))[:EVIDENCE_IDS + 1]
+    summary = {"ids": ids.tolist(), "total": int(cols["nev"][rows].sum())}
     cond, params = where(scope, with_window=False)
     pairs = sorted({(a["entidad_id"], a["fecha"]) for a in anomalies})
     if scope.entity.nivel == "estado" and scope.nivel != "hijos":
         cond += " AND i.fecha IN (SELECT unnest(CAST(? AS DATE[])))"
-        return Evidence(cond, params + [sorted({f for _, f in pairs})])
+        return Evidence(cond, params + [sorted({f for _, f in pairs})], **summary)
     cond += " AND (i.entidad_id, i.fecha) IN (SELECT unnest(CAST(? AS VARCHAR[])), unnest(CAST(? AS DATE[])))"
-    return Evidence(cond, params + [[e for e, _ in pairs], [f for _, f in pairs]])
+    return Evidence(cond, params + [[e for e, _ in pairs], [f for _, f in pairs]], **summary)

@@ -4,6 +4,14 @@ from __future__ import annotations
 from core.errors import ValidacionError
 from core.tools import ResolvedStep, ToolContext, ToolOutput
 
+# What each evidence table shows; the place label comes from ``entities`` (incidents keep no labels).
+# The yearly series has no month and no method: its rows show January 1st of their year and no method.
+SELECT = {
+    "incidents": "i.row_id, i.fecha, i.entidad_id, e.label, i.delito, i.metodo, i.eventos, i.source_file, i.source_row",
+    "annual": ("i.row_id, make_date(i.anio, 1, 1) AS fecha, i.entidad_id, e.label, i.delito, NULL::VARCHAR AS metodo, "
+               "i.eventos, i.source_file, i.source_row"),
+}
+
 
 def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Row ids, place, month, crime, method, count and source line behind the last analysis."""
@@ -16,21 +24,22 @@ def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         raise ValidacionError("No hay un resultado anterior con evidencia.", ["Ponga una herramienta de análisis antes."])
     ev = prev[1].evidence
     limit = int(step.args.get("limit", 200))
-    rows = ctx.query(
-        f"""SELECT row_id, fecha, entidad_id, municipio, delito, metodo, eventos, source_file, source_row
-            FROM {ev.table} i WHERE {ev.where} AND eventos > 0
-            ORDER BY fecha, entidad_id, delito, metodo LIMIT {limit + 1}""", ev.params)
-    total = ctx.query(f"SELECT count(*), coalesce(sum(eventos), 0) FROM {ev.table} i WHERE {ev.where} AND eventos > 0",
-                      ev.params)[0]
+    # One statement: the first rows and, on each of them, the count and sum of all of them.
+    got = ctx.query(
+        f"""SELECT {SELECT[ev.table]}, count(*) OVER (), sum(i.eventos) OVER ()
+            FROM {ev.table} i LEFT JOIN entities e ON e.entidad_id = i.entidad_id
+            WHERE {ev.where} AND i.eventos > 0
+            ORDER BY 2, 3, 5, 6 LIMIT {limit + 1}""", ev.params)
+    total = (int(got[0][9]), int(got[0][10])) if got else (0, 0)
     out = ToolOutput(
         columns=[("row_id", "int"), ("fecha", "date"), ("entidad_id", "string"), ("label", "string"),
                  ("delito", "string"), ("metodo", "string"), ("eventos", "int"), ("source_file", "string"),
                  ("source_row", "int")],
-        rows=[list(r) for r in rows[:limit]],
-        headline=f"Evidencia de {prev[0].spec.name}: {int(total[0]):,} filas curadas, {int(total[1]):,} eventos",
-        highlights=[f"Mostrando {min(limit, int(total[0]))} de {int(total[0])}"],
+        rows=[list(r[:9]) for r in got[:limit]],
+        headline=f"Evidencia de {prev[0].spec.name}: {total[0]:,} filas curadas, {total[1]:,} eventos",
+        highlights=[f"Mostrando {min(limit, total[0])} de {total[0]}"],
         evidence=ev,
-        metrics={"filas": int(total[0]), "eventos": int(total[1])},
+        metrics={"filas": total[0], "eventos": total[1]},
     )
     if total[0] > limit:
         out.warnings.append(f"Solo se listan {limit} filas; el archivo completo está en los artefactos.")

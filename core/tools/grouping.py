@@ -8,9 +8,9 @@ latest earlier ``detectar_anomalias`` step (validation requires that step).
 from __future__ import annotations
 
 from core.errors import ValidacionError
-from core.tools import Evidence, ResolvedStep, ToolContext, ToolOutput
-from core.tools.scope import (children, counts_by_entity, crime_label, frequency_ok, period_label,
-                              population, rate, where)
+from core.tools import ResolvedStep, ToolContext, ToolOutput
+from core.tools.scope import crime_label, frequency_ok, period_label, rate, where
+from core.tools.tally import Rank, per_child, tally
 
 METRICS = ("conteo", "tasa_per_100k", "porcentaje", "total_anomalias", "gravedad_promedio")
 TYPES = {"conteo": "int", "tasa_per_100k": "float", "porcentaje": "float", "total_anomalias": "int",
@@ -55,24 +55,19 @@ def _anomalies(ctx: ToolContext, step: ResolvedStep) -> tuple[dict[str, list[flo
     return by_entity, warnings
 
 
-def _evidence(step: ResolvedStep, ids: list[str]) -> Evidence:
-    """The incidents behind the returned rows (as in the rankings)."""
-    cond, params = where(step.scope)
-    if step.scope.entity.nivel == "estado" and step.scope.nivel == "hijos" and ids:
-        cond += f" AND i.entidad_id IN ({', '.join('?' for _ in ids)})"
-        params = params + ids
-    return Evidence(cond, params)
-
-
 def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Entities of the scope ordered by ``aggregate_by`` with the requested metric columns."""
     scope = step.scope
     args = step.args
     by = args.get("aggregate_by", "conteo")
     wanted = _wanted(args)
-    entities = children(ctx, scope)
-    counts = counts_by_entity(ctx, scope, entities)
-    pops = population(ctx, entities, scope.date_to.year)
+    top_k = int(args.get("top_k", 10))
+    desc = args.get("orden", "desc") == "desc"
+    cond, params = where(scope)
+    column = {"conteo": "n", "tasa_per_100k": "tasa", "porcentaje": "porcentaje"}.get(by)
+    got = tally(ctx, scope, cond, params, windows=[None], year=scope.date_to.year,
+                rank=Rank.by(column, desc, top_k) if column else None)  # anomaly metrics: ranked in Python only
+    counts, pops = got.counts, got.pops
     total = sum(counts.values())
     warnings: list[str] = []
     uses_anomalies = any(m in ANOMALY_METRICS for m in wanted)
@@ -82,7 +77,7 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings += more
 
     records = []
-    for e in entities:
+    for e in got.entities:
         n = counts.get(e.entidad_id, 0)
         t = rate(n, pops.get(e.entidad_id))
         if not frequency_ok(scope, n, t):
@@ -93,8 +88,6 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             "porcentaje": round(100 * n / total, 2) if total else None,
             "total_anomalias": len(sev), "gravedad_promedio": round(sum(sev) / len(sev), 3) if sev else 0.0,
         })
-
-    desc = args.get("orden", "desc") == "desc"
 
     def signed(value):
         return -value if desc else value
@@ -107,7 +100,6 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         return (missing, 0 if missing else signed(value), signed(r[tie]) if tie else 0, r["entidad_id"])
 
     records.sort(key=key)
-    top_k = int(args.get("top_k", 10))
     shown = records[:top_k]
     columns = [("entidad_id", "string"), ("label", "string")] + [(m, TYPES[m]) for m in wanted]
     rows = [[r["entidad_id"], r["label"]] + [r[m] for m in wanted] for r in shown]
@@ -136,6 +128,7 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     return ToolOutput(
         columns=columns, rows=rows,
         headline=f"Entidades por {by} ({crime_label(ctx, scope)}) — {who}, {period_label(scope)}",
-        highlights=highlights, evidence=_evidence(step, [r["entidad_id"] for r in shown]), warnings=warnings,
+        highlights=highlights, evidence=got.evidence(cond, params, [r["entidad_id"] for r in shown], per_child(scope)),
+        warnings=warnings,
         metrics=metrics,
     )

@@ -1,22 +1,25 @@
 """Rankings (tools 6 and 7): entities ordered by count or rate per 100,000."""
 from __future__ import annotations
 
-from core.tools import Evidence, ResolvedStep, ToolContext, ToolOutput
-from core.tools.scope import (children, counts_by_entity, crime_label, frequency_ok, period_label,
-                              population, rate, where)
+from core.tools import ResolvedStep, ToolContext, ToolOutput
+from core.tools.scope import crime_label, frequency_ok, period_label, rate, where
+from core.tools.tally import Rank, per_child, tally
 
 COLUMNS = [("entidad_id", "string"), ("label", "string"), ("conteo", "int"), ("tasa_per_100k", "float")]
 
 
 def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
     scope = step.scope
-    entities = children(ctx, scope)
-    counts = counts_by_entity(ctx, scope, entities)
-    pops = population(ctx, entities, scope.date_to.year)
     medida = step.args.get("medida", "conteo")
+    desc = step.args.get("orden", "desc") == "desc"
+    top_k = int(step.args.get("top_k", 10))
+    cond, params = where(scope)
+    got = tally(ctx, scope, cond, params, windows=[None], year=scope.date_to.year,
+                rank=Rank.by("tasa" if medida == "tasa_per_100k" else "n", desc, top_k))
+    counts, pops = got.counts, got.pops
     rows = []
     total = sum(counts.values())
-    for e in entities:
+    for e in got.entities:
         n = counts.get(e.entidad_id, 0)
         t = rate(n, pops.get(e.entidad_id))
         if not frequency_ok(scope, n, t):
@@ -25,7 +28,6 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
         if with_share:
             row.append(round(100 * n / total, 2) if total else None)
         rows.append(row)
-    desc = step.args.get("orden", "desc") == "desc"
     key_idx = 3 if medida == "tasa_per_100k" else 2
 
     def key(r):
@@ -34,25 +36,16 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
         return (missing, -value if (desc and not missing) else (value if not missing else 0), r[0])
 
     rows.sort(key=key)
-    top_k = int(step.args.get("top_k", 10))
     warnings = []
     if medida == "tasa_per_100k" and any(r[3] is None for r in rows):
         warnings.append("Algunas entidades no tienen población CONAPO para calcular la tasa.")
-    ids = [r[0] for r in rows[:top_k]]
-    return rows[:top_k], total, ids, warnings, medida, len(rows)
-
-
-def _evidence(step: ResolvedStep, ids: list[str]) -> Evidence:
-    cond, params = where(step.scope)
-    if step.scope.entity and step.scope.entity.nivel == "estado" and step.scope.nivel == "hijos" and ids:
-        cond += f" AND i.entidad_id IN ({', '.join('?' for _ in ids)})"
-        params = params + ids
-    return Evidence(cond, params)
+    evidence = got.evidence(cond, params, [r[0] for r in rows[:top_k]], per_child(scope))
+    return rows[:top_k], total, evidence, warnings, medida, len(rows)
 
 
 def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Ranking of entities for a crime (nivel hijos) or the entity's own total (nivel actual)."""
-    rows, total, ids, warnings, medida, ranked = _ranked(ctx, step, with_share=False)
+    rows, total, evidence, warnings, medida, ranked = _ranked(ctx, step, with_share=False)
     scope = step.scope
     who = f"Hijos de {scope.entity.entidad_id} ({scope.entity.label})" \
         if scope.entity.nivel == "estado" and scope.nivel == "hijos" else f"{scope.entity.label} ({scope.entity.entidad_id})"
@@ -63,14 +56,14 @@ def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     return ToolOutput(
         columns=list(COLUMNS), rows=rows,
         headline=f"Top {crime_label(ctx, scope)} ({medida}) — {who}, {period_label(scope)}",
-        highlights=highlights, evidence=_evidence(step, ids), warnings=warnings,
+        highlights=highlights, evidence=evidence, warnings=warnings,
         metrics={"total_conteo": total, "entidades": ranked}, empty=total == 0,
     )
 
 
 def top_entidades_por_total(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Entities with most events over every crime in scope, with their share of the total."""
-    rows, total, ids, warnings, medida, ranked = _ranked(ctx, step, with_share=True)
+    rows, total, evidence, warnings, medida, ranked = _ranked(ctx, step, with_share=True)
     scope = step.scope
     if not scope.delitos:
         warnings.append("Suma todos los delitos cargados; cada delito tiene su propia cobertura.")
@@ -79,6 +72,6 @@ def top_entidades_por_total(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         headline=f"Entidades con más eventos ({crime_label(ctx, scope)}), {period_label(scope)}",
         highlights=([f"Top-1: {rows[0][1]} con {rows[0][4]}% del total"] if rows and rows[0][4] is not None else [])
         + [f"Total {total:,} eventos"],
-        evidence=_evidence(step, ids), warnings=warnings, metrics={"total_conteo": total, "entidades": ranked},
+        evidence=evidence, warnings=warnings, metrics={"total_conteo": total, "entidades": ranked},
         empty=total == 0,
     )

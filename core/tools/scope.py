@@ -1,9 +1,9 @@
-"""SQL fragments shared by the analysis tools: scope filters, grouping and population."""
+"""SQL fragments and helpers shared by the analysis tools: scope filters, rates, labels."""
 from __future__ import annotations
 
 from datetime import date
 
-from core.tools import Entity, Scope, ToolContext
+from core.tools import Scope, ToolContext
 
 
 def where(scope: Scope, alias: str = "i", with_window: bool = True,
@@ -37,54 +37,11 @@ def where(scope: Scope, alias: str = "i", with_window: bool = True,
     return (" AND ".join(parts) or "TRUE"), params
 
 
-def children(ctx: ToolContext, scope: Scope) -> list[Entity]:
-    """The entities a result is about: the municipalities (nivel hijos of a state) or the entity itself."""
-    entity = scope.entity
-    if entity is None:
-        return []
-    if entity.nivel == "estado" and scope.nivel == "hijos":
-        rows = ctx.query(
-            "SELECT entidad_id, nivel, estado_id, label, cve FROM entities WHERE nivel = 'municipio' AND estado_id = ? ORDER BY cve",
-            [entity.estado_id])
-        return [Entity(*r) for r in rows]
-    return [entity]
-
-
-def population(ctx: ToolContext, entities: list[Entity], year: int) -> dict[str, int | None]:
-    """CONAPO mid-year population of ``year`` for each entity (states: sum of municipalities)."""
-    out: dict[str, int | None] = {}
-    muni = [e.entidad_id for e in entities if e.nivel == "municipio"]
-    if muni:
-        rows = ctx.query(
-            f"""SELECT entidad_id, poblacion FROM population WHERE fuente = 'CONAPO' AND anio = ?
-                AND entidad_id IN ({', '.join('?' for _ in muni)})""", [year, *muni])
-        out.update({eid: int(p) for eid, p in rows})
-    for e in entities:
-        if e.nivel == "estado":
-            rows = ctx.query(
-                "SELECT sum(poblacion), count(*) FROM population WHERE fuente = 'CONAPO' AND anio = ? AND estado_id = ?",
-                [year, e.estado_id])
-            out[e.entidad_id] = int(rows[0][0]) if rows and rows[0][1] else None
-    return {e.entidad_id: out.get(e.entidad_id) for e in entities}
-
-
 def rate(count: int | None, pop: int | None) -> float | None:
     """Events per 100,000 inhabitants, rounded to 2 decimals (None without population)."""
     if count is None or not pop:
         return None
     return round(count / pop * 100_000, 2)
-
-
-def counts_by_entity(ctx: ToolContext, scope: Scope, entities: list[Entity],
-                     window: tuple[date, date] | None = None) -> dict[str, int]:
-    """Events in the window per result entity (0 for entities without rows)."""
-    cond, params = where(scope, window=window)
-    if scope.entity is not None and scope.entity.nivel == "estado" and scope.nivel == "hijos":
-        rows = ctx.query(f"SELECT entidad_id, sum(eventos) FROM incidents i WHERE {cond} GROUP BY 1", params)
-        got = {eid: int(n) for eid, n in rows}
-        return {e.entidad_id: got.get(e.entidad_id, 0) for e in entities}
-    rows = ctx.query(f"SELECT coalesce(sum(eventos), 0) FROM incidents i WHERE {cond}", params)
-    return {entities[0].entidad_id: int(rows[0][0])} if entities else {}
 
 
 def frequency_ok(scope: Scope, count: int, tasa: float | None) -> bool:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from datetime import date
 
 from core.errors import DatosFaltantesError, ValidacionError
-from core.tools import Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
-from core.tools.scope import (children, counts_by_entity, crime_label, frequency_ok, period_label,
-                              population, rate, where)
+from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
+from core.tools.scope import crime_label, frequency_ok, period_label, rate, where
+from core.tools.tally import Rank, tally
 
 SERIES_COLUMNS = [("fecha", "date"), ("conteo", "int"), ("publicado", "bool")]
 COMPARE_COLUMNS = [("entidad_id", "string"), ("label", "string"), ("conteo", "int"), ("conteo_base", "int"),
@@ -73,8 +73,15 @@ def serie_temporal(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     scope = step.scope
     entity = scope.entity
     cond, params = where(scope)
-    got = {f: int(n) for f, n in ctx.query(
-        f"SELECT fecha, sum(eventos) FROM incidents i WHERE {cond} GROUP BY fecha ORDER BY fecha", params)}
+    # One read of the rows: the monthly sums and, in a last row without fecha, the evidence.
+    result = ctx.query(
+        f"""WITH f AS MATERIALIZED (SELECT i.fecha, i.eventos, i.row_id FROM incidents i WHERE {cond})
+            SELECT fecha, sum(eventos), NULL, NULL FROM f GROUP BY fecha
+            UNION ALL
+            SELECT NULL, NULL, coalesce(min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0), []),
+                   count(*) FILTER (WHERE eventos > 0) FROM f""", params)
+    got = {f: int(n) for f, n, _, _ in result if f is not None}
+    ev_ids, ev_total = next((list(ids), int(total)) for f, _, ids, total in result if f is None)
     keys = _month_keys(ctx, scope)
     runs = {k: _runs(ctx, k, entity.estado_id) for k in keys}
     names = _crime_names(ctx)
@@ -107,7 +114,7 @@ def serie_temporal(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     return ToolOutput(
         columns=list(SERIES_COLUMNS), rows=rows,
         headline=f"Serie mensual de {crime_label(ctx, scope)} — {entity.label}, {period_label(scope)}",
-        highlights=highlights, evidence=Evidence(cond, params), warnings=warnings,
+        highlights=highlights, evidence=Evidence(cond, params, ids=ev_ids, total=ev_total), warnings=warnings,
         metrics={"total": total, "promedio_mensual": mean,
                  "mes_maximo": f"{peak[0]:%Y-%m}" if peak is not None else None,
                  "meses_publicados": len(published), "meses_no_publicados": len(missing)},
@@ -156,19 +163,22 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Events in the window against the base window: the entity (actual) or each municipality (hijos)."""
     scope = step.scope
     base_from, base_to = _base_window(ctx, step)
-    entities = children(ctx, scope)
     hijos = scope.entity.nivel == "estado" and scope.nivel == "hijos"
-    now = counts_by_entity(ctx, scope, entities)
-    before = counts_by_entity(ctx, scope, entities, window=(base_from, base_to))
-    pops = population(ctx, entities, scope.date_to.year) if scope.frecuencia else {}
+    top_k = int(step.args.get("top_k", 10))
+    cond, params = where(scope, with_window=False)  # the rows of both windows, read once
+    cond += " AND (i.fecha BETWEEN ? AND ? OR i.fecha BETWEEN ? AND ?)"
+    params = params + [scope.date_from, scope.date_to, base_from, base_to]
+    got = tally(ctx, scope, cond, params, windows=[(scope.date_from, scope.date_to), (base_from, base_to)],
+                year=scope.date_to.year if scope.frecuencia else None,
+                rank=Rank("abs(n - nb) DESC, (n - nb) DESC", top_k if hijos else None))
+    now, before, pops = got.counts, got.base, got.pops
     rows = []
-    for e in entities:
+    for e in got.entities:
         n, nb = now.get(e.entidad_id, 0), before.get(e.entidad_id, 0)
         if scope.frecuencia and not frequency_ok(scope, n, rate(n, pops.get(e.entidad_id))):
             continue
         rows.append([e.entidad_id, e.label, n, nb, n - nb, _pct(n - nb, nb)])
     rows.sort(key=lambda r: (-abs(r[4]), -r[4], r[0]))  # biggest change first, rises before falls
-    top_k = int(step.args.get("top_k", 10))
     rows = rows[:top_k] if hijos else rows
     total, total_base = sum(now.values()), sum(before.values())
     cambio = total - total_base
@@ -186,16 +196,10 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         highlights.append(f"Mayor cambio: {rows[0][1]} ({rows[0][4]:+,})")
     highlights.append(f"Ventanas {periodo} y {periodo_base}")
     who = f"municipios de {scope.entity.label}" if hijos else scope.entity.label
-    cond, params = where(scope, with_window=False)
-    cond += " AND (i.fecha BETWEEN ? AND ? OR i.fecha BETWEEN ? AND ?)"
-    params = params + [scope.date_from, scope.date_to, base_from, base_to]
-    if hijos and rows:
-        cond += f" AND i.entidad_id IN ({', '.join('?' for _ in rows)})"
-        params += [r[0] for r in rows]
     return ToolOutput(
         columns=list(COMPARE_COLUMNS), rows=rows,
         headline=f"Comparación de {crime_label(ctx, scope)} — {who}: {periodo} frente a {periodo_base}",
-        highlights=highlights, evidence=Evidence(cond, params), warnings=warnings,
+        highlights=highlights, evidence=got.evidence(cond, params, [r[0] for r in rows], hijos), warnings=warnings,
         metrics={"conteo": total, "conteo_base": total_base, "cambio": cambio, "cambio_pct": pct,
                  "periodo": periodo, "periodo_base": periodo_base},
         extra_meta={"date_range_base_effective": {"from": base_from.isoformat(), "to": base_to.isoformat()}},

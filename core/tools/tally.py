@@ -1,0 +1,178 @@
+"""One statement per entity table: the entities of a result, their counts, population and evidence.
+
+The entity tools (rank_por_delito, top_entidades_por_total, agrupar_por_entidad,
+comparar_periodos) need the entities of the scope, their events in one or two windows,
+the CONAPO population of a year and the evidence behind the rows they return. One
+statement reads ``incidents`` once for all of it. For the municipalities of a state the
+statement also ranks them as the tool will (``Rank``, a window function) and returns the
+smallest row ids of the first ``top_k``; the tool ranks again in Python (the reference)
+and uses those ids only when both picked the same entities. Otherwise (a tie that
+rounding decides differently, or a ranking SQL cannot do) the evidence carries no summary
+and the executor queries it as before. Identifiers come from this module; every value is
+a parameter.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from datetime import date
+
+from core.tools import EVIDENCE_IDS, Entity, Evidence, Scope, ToolContext
+
+COLUMNS = ("n", "nb", "tasa", "porcentaje")  # what a Rank may order by
+FIRST_IDS = f"min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0)"  # the smallest, sorted
+
+
+@dataclass(frozen=True)
+class Rank:
+    """How the tool orders the entities (an ORDER BY over ``COLUMNS``) and how many it shows."""
+
+    order: str
+    top_k: int | None = None  # None: every entity
+
+    @staticmethod
+    def by(column: str, desc: bool, top_k: int | None) -> "Rank":
+        """Entities without a value last, then by the column, then by entidad_id."""
+        if column not in COLUMNS:
+            raise ValueError(f"no se puede ordenar por {column}")
+        return Rank(f"({column} IS NULL), {column} {'DESC' if desc else 'ASC'}", top_k)
+
+
+@dataclass
+class Tally:
+    """What the statement returned, per entity of the result (in the order of their codes)."""
+
+    entities: list[Entity]
+    counts: dict[str, int]
+    base: dict[str, int]
+    pops: dict[str, int | None]
+    evidence_rows: dict[str, int]  # rows with events per entity (the rows evidence counts)
+    top: list[str] | None = None  # the entities the statement ranked first
+    top_ids: list[int] | None = None  # first EVIDENCE_IDS + 1 row ids of their rows (of every row: one entity)
+
+    def evidence(self, cond: str, params: list, shown: list[str], per_child: bool) -> Evidence:
+        """The evidence of the shown entities (all the scope's rows when none or not per child)."""
+        if per_child and shown:
+            where = cond + f" AND i.entidad_id IN ({', '.join('?' for _ in shown)})"
+            if self.top is not None and sorted(self.top) == sorted(shown):
+                return Evidence(where, params + shown, ids=self.top_ids,
+                                total=sum(self.evidence_rows.get(e, 0) for e in shown))
+            return Evidence(where, params + shown)
+        if not per_child and self.top_ids is not None:
+            return Evidence(cond, params, ids=self.top_ids, total=sum(self.evidence_rows.values()))
+        return Evidence(cond, params)
+
+
+def per_child(scope: Scope) -> bool:
+    """Whether the result lists the municipalities of a state (nivel hijos) rather than the entity."""
+    return scope.entity is not None and scope.entity.nivel == "estado" and scope.nivel == "hijos"
+
+
+def _frequency(scope: Scope) -> tuple[str, list]:
+    """The filtro_frecuencia minimums as a condition over ``n`` and ``tasa`` (as frequency_ok)."""
+    f = scope.frecuencia
+    if not f or f.get("por", "entidad") != "entidad":
+        return "TRUE", []
+    parts, params = [], []
+    if f.get("min_eventos") is not None:
+        parts.append("n >= ?")
+        params.append(f["min_eventos"])
+    if f.get("min_tasa") is not None:
+        parts.append("tasa IS NOT NULL AND tasa >= ?")
+        params.append(f["min_tasa"])
+    return " AND ".join(parts) or "TRUE", params
+
+
+def _sums(windows: list[tuple[date, date] | None]) -> tuple[list[str], list[str], list]:
+    """Column names (``n``, ``nb``), their sums and parameters: the rows inside each window."""
+    names = ["n", "nb"][:len(windows)]
+    sums, params = [], []
+    for w in windows:
+        sums.append("sum(eventos) FILTER (WHERE fecha BETWEEN ? AND ?)" if w else "sum(eventos)")
+        params += list(w) if w else []
+    return names, sums, params
+
+
+def _entity(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, year: int | None) -> Tally:
+    """The entity itself (a state as a whole, or a municipality): one aggregate over its rows."""
+    e = scope.entity
+    names, sums, sum_params = _sums(windows)
+    if year is None:
+        pop, pop_params = "NULL", []
+    elif e.nivel == "estado":  # the sum of its municipalities, None without any
+        pop = """(SELECT CASE WHEN count(*) > 0 THEN sum(poblacion) END FROM population
+                  WHERE fuente = 'CONAPO' AND anio = ? AND estado_id = ?)"""
+        pop_params = [year, e.estado_id]
+    else:
+        pop = "(SELECT any_value(poblacion) FROM population WHERE fuente = 'CONAPO' AND anio = ? AND entidad_id = ?)"
+        pop_params = [year, e.entidad_id]
+    row = ctx.query(
+        f"""SELECT {', '.join(f'coalesce({s}, 0)' for s in sums)},
+                   count(*) FILTER (WHERE eventos > 0), coalesce({FIRST_IDS}, []), {pop}
+            FROM incidents i WHERE {cond}""", sum_params + pop_params + params)[0]
+    k = len(names)
+    eid = e.entidad_id
+    return Tally(entities=[e], counts={eid: int(row[0])}, base={eid: int(row[1])} if k > 1 else {},
+                 pops={eid: int(row[k + 2]) if row[k + 2] is not None else None}, evidence_rows={eid: int(row[k])},
+                 top_ids=[int(x) for x in row[k + 1]])
+
+
+def _children(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, year: int | None,
+              rank: Rank | None) -> Tally:
+    """The municipalities of a state, in the order of their codes, each with its smallest row ids when ranked first."""
+    e = scope.entity
+    names, sums, sum_params = _sums(windows)
+    pop, pop_params = "NULL::BIGINT AS poblacion", []
+    if year is not None:
+        pop = """(SELECT any_value(poblacion) FROM population p
+                  WHERE p.fuente = 'CONAPO' AND p.anio = ? AND p.entidad_id = e.entidad_id) AS poblacion"""
+        pop_params = [year]
+    top, top_params = "NULL", []
+    if rank is not None:  # the tool's ranking, as a window: no second pass over the rows
+        freq, top_params = _frequency(scope)
+        top = f"({freq})"
+        if rank.top_k is not None:
+            top += f" AND row_number() OVER (PARTITION BY ({freq}) ORDER BY {rank.order}, entidad_id) <= {int(rank.top_k)}"
+            top_params = top_params * 2
+    order = rank.order if rank is not None else ""
+    share = "CASE WHEN sum(n) OVER () <> 0 THEN round(100 * n / sum(n) OVER (), 2) END" if "porcentaje" in order else "NULL"
+    tasa = "CASE WHEN poblacion <> 0 THEN round(n / poblacion * 100000, 2) END" \
+        if "tasa" in order or "tasa" in top else "NULL"
+    sql = f"""
+        WITH ents AS (SELECT entidad_id, nivel, estado_id, label, cve FROM entities
+                      WHERE nivel = 'municipio' AND estado_id = ?),
+        c AS (SELECT entidad_id, {', '.join(f"{s} AS {n}" for s, n in zip(sums, names))},
+                     count(*) FILTER (WHERE eventos > 0) AS nev, {FIRST_IDS if rank is not None else 'NULL'} AS ids
+              FROM incidents i WHERE {cond} GROUP BY entidad_id),
+        r AS (SELECT e.entidad_id, e.nivel, e.estado_id, e.label, e.cve,
+                     {', '.join(f"coalesce(c.{n}, 0) AS {n}" for n in names)}, coalesce(c.nev, 0) AS nev,
+                     {pop}, c.ids
+              FROM ents e LEFT JOIN c USING (entidad_id)),
+        k AS (SELECT *, {tasa} AS tasa, {share} AS porcentaje FROM r),
+        t AS (SELECT *, coalesce({top}, false) AS top FROM k)
+        SELECT entidad_id, nivel, estado_id, label, cve, {', '.join(names)}, nev, poblacion, top,
+               CASE WHEN top THEN ids END
+        FROM t"""
+    rows = sorted(ctx.query(sql, [e.estado_id] + sum_params + params + pop_params + top_params),
+                  key=lambda r: (r[4] is None, r[4] or "", r[0]))  # by code, as the municipalities are listed
+    k = len(names)
+    out = Tally(entities=[Entity(*r[:5]) for r in rows], counts={r[0]: int(r[5]) for r in rows},
+                base={r[0]: int(r[6]) for r in rows} if k > 1 else {},
+                pops={r[0]: int(r[6 + k]) if r[6 + k] is not None else None for r in rows},
+                evidence_rows={r[0]: int(r[5 + k]) for r in rows})
+    if rank is not None:
+        out.top = [r[0] for r in rows if r[7 + k]]
+        out.top_ids = heapq.nsmallest(EVIDENCE_IDS + 1, (int(x) for r in rows if r[8 + k] for x in r[8 + k]))
+    return out
+
+
+def tally(ctx: ToolContext, scope: Scope, cond: str, params: list, *, windows: list[tuple[date, date] | None],
+          year: int | None = None, rank: Rank | None = None) -> Tally:
+    """Counts per window (``n``, then ``nb``), population and evidence of the result's entities, in one statement.
+
+    ``cond``/``params``: the rows read (alias ``i``); each window sums the rows inside it
+    (None: every row read). Evidence counts every row read with events.
+    """
+    if per_child(scope):
+        return _children(ctx, scope, cond, params, windows, year, rank)
+    return _entity(ctx, scope, cond, params, windows, year)
