@@ -85,7 +85,7 @@ def known_entities(extra: list[tuple[str, str, str]] = ()) -> KnownEntities:
     return known
 
 
-def _entity_row(raw: tuple, known: KnownEntities) -> tuple:
+def resolve_entity(raw: tuple, known: KnownEntities) -> tuple:
     """Resolve one distinct (clave_ent, entidad, cve_municipio, municipio, entidad_id)."""
     clave_ent, _entidad, cve, mun, eid = raw
     if eid:
@@ -123,7 +123,7 @@ def _entity_row(raw: tuple, known: KnownEntities) -> tuple:
     return raw + (code, state.cve_ent, state.abreviatura, state.nombre, eid_out, label, None)
 
 
-def _crime_row(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
+def resolve_crime(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
     """Resolve one distinct (bien, tipo, subtipo, modalidad, delito, metodo)."""
     bien, tipo, subtipo, modalidad, delito, metodo = raw
     none = (None,) * 10
@@ -171,7 +171,7 @@ def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crime
             cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR, estado VARCHAR,
             entidad_id VARCHAR, municipio VARCHAR, motivo VARCHAR)"""
     )
-    insert_rows(con, "ent_map", [_entity_row(r, known) for r in ent_raw])
+    insert_rows(con, "ent_map", [resolve_entity(r, known) for r in ent_raw])
     crime_raw = con.execute(
         "SELECT DISTINCT bien, tipo, subtipo, modalidad, delito, metodo FROM cells"
     ).fetchall()
@@ -182,7 +182,7 @@ def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crime
             tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR, modalidad VARCHAR, metodo VARCHAR,
             violencia VARCHAR, kh VARCHAR, _unused VARCHAR, motivo VARCHAR)"""
     )
-    insert_rows(con, "crime_map", [_crime_row(r, known_crimes, known_methods) for r in crime_raw])
+    insert_rows(con, "crime_map", [resolve_crime(r, known_crimes, known_methods) for r in crime_raw])
     save_labels(con, "ent_map", "crime_map")
 
 

@@ -100,8 +100,8 @@ def _load(con, source: SourceFile, layout: Layout, seq: int, limits: Limits, kno
     longest = max((len(v) for r in ents + labels for v in r if v), default=0)
     if longest > limits.max_field_chars:
         return None
-    ent_rows = [curate._entity_row(tuple(r) + (None,), known) for r in ents]
-    crime_rows = [curate._crime_row(tuple(r) + (None, None), crimes, methods) for r in labels]
+    ent_rows = [curate.resolve_entity(tuple(r) + (None,), known) for r in ents]
+    crime_rows = [curate.resolve_crime(tuple(r) + (None, None), crimes, methods) for r in labels]
     if any(r[-1] for r in ent_rows) or any(r[-1] for r in crime_rows):
         return None  # unknown municipality or empty crime label: quarantined by the general path
     _maps(con, table, ent_rows, crime_rows, source.name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import duckdb
 
 from core import taxonomy
-from core.etl.curate import KnownEntities, _entity_row, insert_rows
+from core.etl.curate import KnownEntities, resolve_entity, insert_rows
 from core.etl.load import LoadedFile, line_expr
 
 ANNUAL_DDL = """
@@ -46,7 +46,7 @@ def _resolve_codes(con: duckdb.DuckDBPyConnection, table: str, has_name: bool, k
     )
     rows = []
     for cve, mun in raw:
-        res = _entity_row((None, None, cve, mun, None), known)
+        res = resolve_entity((None, None, cve, mun, None), known)
         rows.append((cve, mun) + res[5:])
     insert_rows(con, "ref_map", rows)
 
