@@ -57,10 +57,10 @@ def section(r: dict) -> list[str]:
     a, ab = r.get("antes"), r.get("ab")
     if not a and not ab:
         return []
-    out = ["## Antes y después de un cambio hecho mientras se medía", ""]
+    out = ["## Antes y después", ""]
     note = (ab or {}).get("nota") or (a or {}).get("nota") or "ver `git log`"
-    out.append(f"Mientras se escribía y corría este benchmark otra persona cambió `core/` ({note}). Se registra el "
-               "efecto con la misma máquina, los mismos datos y la misma semilla.")
+    out.append(f"Entre la corrida anterior y esta cambió `core/` ({note}). Se registra el efecto con la misma "
+               "máquina, los mismos datos y la misma semilla.")
     out.append("")
     if ab:
         out += _ab(ab)
