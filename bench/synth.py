@@ -11,8 +11,9 @@ file. Nothing is invented from thin air:
   crime × modality and the same **calendar month** in a randomly drawn covered year. So
   each crime × modality keeps the donor's monthly count distribution and its
   month-of-year profile, and municipalities keep the donor's size and crime mix;
-* ``Violación simple`` / ``Violación equiparada`` (the real SESNSP rows) split the bundled
-  ``violacion`` counts binomially with the real 2015-2022 share (92.7 % simple);
+* ``Violación simple`` / ``Violación equiparada`` take the bundled store's own split (the
+  reduced file's leftover index); a store that still sums them under ``violacion`` is split
+  binomially with the real 2015-2022 share (92.7 % simple);
 * modalidades SESNSP publishes but Guanajuato never used (feminicidio "No especificado",
   secuestro exprés…) are all-zero rows, as in the real file;
 * with ``crimes="all"`` the 98 rows of the full SESNSP catalogue are written (the layout of
@@ -215,10 +216,10 @@ def row_sources(profile: Profile, crimes: str | list[str]) -> tuple[list[tuple],
             continue
         if crimes == "carried" and not carried:
             continue
-        if delito in SPLIT:
-            src = SPLIT[delito]
-        elif (delito, metodo) in combos:
+        if (delito, metodo) in combos:
             src = (delito, metodo, 1.0)
+        elif delito in SPLIT:  # a store that still sums both violación subtipos under one key
+            src = SPLIT[delito]
         elif carried:
             src = None  # a modalidad Guanajuato never reported: zeros, as in the real file
         else:

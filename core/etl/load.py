@@ -112,6 +112,14 @@ def line_expr(loaded: LoadedFile, seq: int, alias: str = "") -> str:
     return f"({rid} + 2 + (SELECT count(*) FROM shift_{seq} s WHERE s.t <= {rid}))"
 
 
+# The reduced violación file lost the column that told Violación simple from equiparada, but
+# its leftover pandas index is the row's position in the national file (98 rows per
+# municipality and year): index % 98 = 35 is simple, 36 equiparada (data/raw/README.md).
+_VIOLACION_BY_INDEX = """CASE WHEN lower(strip_accents(trim(tipo))) = 'violacion'
+    THEN CASE TRY_CAST(trim(_index) AS BIGINT) % 98 WHEN 35 THEN 'Violación simple'
+                                                  WHEN 36 THEN 'Violación equiparada' END END"""
+
+
 def _short(exc: Exception) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return text[:300]
@@ -127,6 +135,9 @@ def stage_cells(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int) ->
     con.execute(CELLS_DDL)
     lay = loaded.layout
     name = loaded.source.name
+    subtipo = _col(lay, "subtipo")
+    if lay.name == "reducido" and lay.has("_index") and not lay.has("subtipo"):
+        subtipo = _VIOLACION_BY_INDEX
     # rowid follows insertion order, which DuckDB keeps equal to file order;
     # +2 turns it into the file's line number (line 1 is the header).
     common = f"""
@@ -135,7 +146,7 @@ def stage_cells(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int) ->
         {_col(lay, 'cve_municipio')} AS cve_municipio, {_col(lay, 'municipio')} AS municipio,
         {_col(lay, 'entidad_id')} AS entidad_id,
         {_col(lay, 'bien_juridico')} AS bien, {_col(lay, 'tipo')} AS tipo,
-        {_col(lay, 'subtipo')} AS subtipo, {_col(lay, 'modalidad')} AS modalidad,
+        {subtipo} AS subtipo, {_col(lay, 'modalidad')} AS modalidad,
         {_col(lay, 'delito')} AS delito, {_col(lay, 'metodo')} AS metodo,
         {_col(lay, 'anio')} AS anio
     """

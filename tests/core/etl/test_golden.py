@@ -19,7 +19,11 @@ STATE_YEARLY = {
                            2020: 10035, 2021: 11624, 2022: 13724},
     "abuso_sexual": {2015: 968, 2016: 970, 2017: 968, 2018: 948, 2019: 1162, 2020: 1141, 2021: 1274, 2022: 759},
     "violacion": {2015: 724, 2016: 450, 2017: 348, 2018: 609, 2019: 686, 2020: 569, 2021: 896, 2022: 493},
+    # Split by the leftover index of the reduced file (data README): index % 98 = 35 / 36.
+    "violacion_simple": {2015: 672, 2016: 421, 2017: 326, 2018: 570, 2019: 650, 2020: 527, 2021: 818, 2022: 443},
+    "violacion_equiparada": {2015: 52, 2016: 29, 2017: 22, 2018: 39, 2019: 36, 2020: 42, 2021: 78, 2022: 50},
 }
+TIPOS = {"violacion": ("violacion_simple", "violacion_equiparada")}  # tipo-level keys: the sum of their subtipos
 LONG_FILES = {  # state total per year 2015..2024 (README table)
     "feminicidio": [16, 14, 12, 21, 18, 19, 30, 21, 26, 15],
     "secuestro": [8, 8, 4, 4, 10, 14, 11, 9, 6, 9],
@@ -44,8 +48,9 @@ def store(bundled_settings) -> Store:
 
 
 def _yearly(store: Store, delito: str, cve: str | None = None) -> dict[int, int]:
-    sql = "SELECT year(fecha), sum(eventos) FROM incidents WHERE delito = ?"
-    params = [delito]
+    keys = list(TIPOS.get(delito, (delito,)))
+    sql = f"SELECT year(fecha), sum(eventos) FROM incidents WHERE delito IN ({', '.join('?' for _ in keys)})"
+    params = keys
     if cve:
         sql += " AND cve_municipio = ?"
         params.append(cve)
@@ -108,7 +113,9 @@ def test_metadata_watermark_and_aliases(store):
     assert meta["data_available_until"] == meta["max_date"]
     assert meta["dataset_version"].startswith("gx-2026.01.15-")
     assert meta["coverage"]["homicidio_doloso"]["hasta"] == "2025-11-30"
-    assert meta["coverage"]["violacion"]["hasta"] == "2022-06-30"
+    assert meta["coverage"]["violacion_simple"]["hasta"] == "2022-06-30"
+    assert meta["coverage"]["violacion_equiparada"]["hasta"] == "2022-06-30"
+    assert "violacion" not in meta["coverage"]  # the reduced file's rows are told apart
     assert meta["annual_series"]["total_delitos"]["years"]["2026"] == {"metodologia": "RNID", "parcial": True, "meses": 8}
     names = {s["archivo"] for s in meta["sources"]}
     manifest = json.loads((RAW / "manifest.json").read_text(encoding="utf-8"))

@@ -102,11 +102,24 @@ def test_cells_outside_declared_coverage_are_quarantined(empty_settings, clock):
     assert total(empty_settings, "feminicidio") == 2
 
 
-def test_reduced_layout_sums_repeated_keys_with_a_warning(empty_settings, clock):
+def test_reduced_violacion_is_split_by_its_leftover_index(empty_settings, clock):
     result = load(empty_settings, RAW / "sesnsp" / "gto_violacion_2015-2022.csv", clock=clock)
     report = result.summary["archivos"][0]
+    assert not any("se sumaron" in w for w in report["advertencias"])
+    assert total(empty_settings, "violacion_simple", "AND year(fecha) = 2021") == 818
+    assert total(empty_settings, "violacion_equiparada", "AND year(fecha) = 2021") == 78
+    assert total(empty_settings, "violacion") == 0  # no cell keeps the tipo-level key
+
+
+def test_reduced_layout_sums_repeated_keys_with_a_warning(empty_settings, clock, tmp_path):
+    lines = (RAW / "sesnsp" / "gto_violencia_familiar_2015-2022.csv").read_text(encoding="utf-8").splitlines()
+    csv = tmp_path / "reducido_repetido.csv"
+    csv.write_text("\n".join(lines + [lines[1]]) + "\n", encoding="utf-8")
+    result = load(empty_settings, csv, clock=clock)
+    report = result.summary["archivos"][0]
     assert any("se sumaron" in w for w in report["advertencias"])
-    assert total(empty_settings, "violacion", "AND year(fecha) = 2021") == 896
+    assert total(empty_settings, "violencia_familiar", "AND year(fecha) = 2015") == 10298 + sum(
+        int(float(v)) for v in lines[1].split(",")[-12:] if v)
 
 
 def test_other_state_loads_into_an_empty_store(empty_settings, clock):

@@ -35,7 +35,8 @@ REDUCED_FILES = {"violencia_familiar": "gto_violencia_familiar_2015-2022.csv",
 # Published months of each crime (data/raw/README.md), first and last.
 COVERAGE = {"homicidio_doloso": ("2020-01", "2025-11"), "homicidio_culposo": ("2020-01", "2025-11"),
             "homicidio": ("2020-01", "2025-11"), "violencia_familiar": ("2015-01", "2022-12"),
-            "abuso_sexual": ("2015-01", "2022-06"), "violacion": ("2015-01", "2022-06")}
+            "abuso_sexual": ("2015-01", "2022-06"), "violacion": ("2015-01", "2022-06"),
+            "violacion_simple": ("2015-01", "2022-06"), "violacion_equiparada": ("2015-01", "2022-06")}
 LONG_COVERAGE = ("2015-01", "2024-12")
 ENVELOPE_KEYS = {"status", "tool", "summary", "data", "evidence", "meta", "metrics"}
 META_KEYS = {"schema_version", "tool_version", "dataset_version", "anchor_date", "date_range_effective",
@@ -241,7 +242,7 @@ def test_without_delito_every_pair_uses_only_months_both_crimes_publish(bundled_
     keys = [(r["lift"] <= 1, -r["score"]) for r in rows]
     assert keys == sorted(keys)  # lift > 1 first, then by score
     assert any("cobertura" in w for w in env["meta"]["warnings"])
-    assert result.timings_ms["0:detectar_patrones"] < 10_000  # state-wide, 17 crimes, 136 pairs
+    assert result.timings_ms["0:detectar_patrones"] < 10_000  # state-wide, 18 crimes, 153 pairs
 
 
 def test_a_window_only_homicide_publishes_leaves_one_pair(bundled_settings):

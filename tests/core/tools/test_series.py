@@ -239,7 +239,9 @@ def test_multi_crime_series_when_one_crime_ends_earlier(bundled_settings, raw, e
     assert after and all(r[1] == only_other[date.fromisoformat(r[0])] for r in after)
     assert env["metrics"]["meses_no_publicados"] == 0
     warnings = env["meta"]["warnings"]
-    assert any("Violación no está publicado en 2022-07.." in w for w in warnings), warnings
+    # violación is a tipo: each of its subtipos says which months it lacks
+    assert any("Violación simple no está publicado en 2022-07.." in w for w in warnings), warnings
+    assert any("Violación equiparada no está publicado en 2022-07.." in w for w in warnings), warnings
 
 
 def test_months_outside_every_run_have_no_number(bundled_settings, raw):
