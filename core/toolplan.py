@@ -115,6 +115,15 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         args = {"entidad_id": _state_of(u), "nivel": "hijos", "medida": u.medida, "top_k": u.top_k or 10,
                 "orden": u.order, **base, **method_args}
         steps.append({"tool_id": 6, "args": args})
+    elif kind == "series" and u.medida == "tasa_per_100k":
+        # CONAPO population is yearly: a monthly series is given in counts, so a rate asked for a
+        # series (or "¿y la tasa?" after one) is the rate of the whole window, said as such.
+        eid, _ = _entity(u)
+        notes.append("La serie mes por mes se da en conteos (la población CONAPO es anual); "
+                     "la tasa por 100 mil habitantes se calcula para todo el periodo.")
+        steps.append({"tool_id": 6, "args": {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
+                                             **base, **method_args}})
+        kind = "single_value"
     elif kind == "series":
         eid, _ = _entity(u)
         steps.append({"tool_id": 12, "args": {"entidad_id": eid, **base, **method_args}})

@@ -148,3 +148,20 @@ def test_follow_up_qualifier_switches_the_subtype(ask, first, follow, expected):
     merged = merge_follow_up(ask(follow), ask(first))  # no lexicon passed: found by the signal's version
     assert [c.delito for c in merged.crimes] == expected
     assert merged.places == ask(first).places
+
+
+@pytest.mark.parametrize("first,follow", [
+    ("homicidios dolosos en León mes por mes en 2024", "¿y la tasa?"),
+    ("¿Cómo evolucionó mes por mes la tasa de homicidios dolosos en León en 2024?", None),
+])
+def test_a_rate_asked_of_a_monthly_series_is_the_rate_of_the_window(lexicon, ask, first, follow):
+    from core.toolplan import build
+
+    u = ask(first)
+    if follow:
+        u, _, _ = resolve_turn(follow, u, lexicon, ANCHOR, MIN_DATE)
+    plan = build(u, {"max_date": ANCHOR.isoformat(), "min_date": MIN_DATE.isoformat(), "coverage": {}}, {})
+    assert plan.kind == "single_value"
+    assert [(s["tool_id"], s["args"]["nivel"], s["args"]["medida"]) for s in plan.plan["plan"]] == \
+        [(6, "actual", "tasa_per_100k")]
+    assert any("se da en conteos" in n for n in plan.notes)
