@@ -28,18 +28,26 @@ def available() -> tuple[bool, str]:
 
 def audit_probe(folder: Path, n: int = 60) -> dict:
     """What one audit record costs: a fresh ``AuditLog`` per record (as ``core.stages.audit`` and
-    ``core.api.execute`` do with ``with AuditLog.for_settings(...)``) against one kept open."""
+    ``core.api.execute`` do with ``with AuditLog.for_settings(...)``; its thread's SQLite connection
+    stays open, see ``core.audit_conn``), one log kept open, and a connection opened and closed
+    per record (what every record paid before the connections were kept)."""
     from core.audit import AuditLog
 
     folder = Path(folder)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    fresh, kept = [], []
+    fresh, kept, reopened = [], [], []
     for i in range(n):
         t0 = time.perf_counter()
         with AuditLog(folder / "nuevo.sqlite3") as log:
             log.append(kind="bench", user="bench", role="bench", status="ok", payload={"i": i})
         fresh.append((time.perf_counter() - t0) * 1000)
+    for i in range(n):
+        t0 = time.perf_counter()
+        log = AuditLog(folder / "reabierto.sqlite3")
+        log.append(kind="bench", user="bench", role="bench", status="ok", payload={"i": i})
+        log.disconnect()
+        reopened.append((time.perf_counter() - t0) * 1000)
     log = AuditLog(folder / "abierto.sqlite3")
     for i in range(n):
         t0 = time.perf_counter()
@@ -47,7 +55,8 @@ def audit_probe(folder: Path, n: int = 60) -> dict:
         kept.append((time.perf_counter() - t0) * 1000)
     log.close()
     shutil.rmtree(folder, ignore_errors=True)
-    return {"registro_con_log_nuevo_ms": stats(fresh), "registro_con_log_abierto_ms": stats(kept), "n": n}
+    return {"registro_con_log_nuevo_ms": stats(fresh), "registro_con_log_abierto_ms": stats(kept),
+            "registro_con_conexion_nueva_ms": stats(reopened), "n": n}
 
 
 def run(work: Path, log=print, passes: int = 1, questions_file: Path | None = None) -> dict:

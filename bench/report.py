@@ -54,11 +54,13 @@ def _pipeline(p: dict | None) -> list[str]:
     au = p.get("auditoria")
     if au:
         a_, b_ = au["registro_con_log_nuevo_ms"], au["registro_con_log_abierto_ms"]
+        c_ = au.get("registro_con_conexion_nueva_ms")
         out.append(f"Costo de un registro de auditoría (`audit_probe`, {au['n']} registros): con un `AuditLog` nuevo por "
-                   f"registro, como hacen `core/stages.py:audit` y `core/api.py:execute` (abrir SQLite, anotar, cerrar: "
-                   f"el cierre hace *checkpoint* del WAL), p50 {_f(a_['p50'], 2)} / p95 {_f(a_['p95'], 2)} ms; con uno "
-                   f"que sigue abierto, p50 {_f(b_['p50'], 2)} / p95 {_f(b_['p95'], 2)} ms. Con la máquina cargada la "
-                   "primera cifra sube a decenas de ms; mantener un `AuditLog` por proceso la evita.")
+                   f"registro, como hacen `core/stages.py:audit` y `core/api.py:execute` (la conexión SQLite del hilo "
+                   f"sigue abierta, `core/audit_conn.py`), p50 {_f(a_['p50'], 2)} / p95 {_f(a_['p95'], 2)} ms; con un "
+                   f"`AuditLog` que sigue abierto, p50 {_f(b_['p50'], 2)} / p95 {_f(b_['p95'], 2)} ms"
+                   + (f"; abriendo y cerrando la conexión en cada registro (lo que se hacía antes: el cierre hace "
+                      f"*checkpoint* del WAL), p50 {_f(c_['p50'], 2)} / p95 {_f(c_['p95'], 2)} ms." if c_ else "."))
         out.append("")
     cats = p.get("exactitud", {}).get("categories", {})
     if cats:

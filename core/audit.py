@@ -15,16 +15,13 @@ The schema changes only through the numbered files in ``core/audit_migrations``
 """
 from __future__ import annotations
 
-from __future__ import annotations
 import csv
 import json
-import os
 import sqlite3
-import threading
-import time
 import uuid
 from pathlib import Path
 from typing import Iterator, Sequence, TextIO
+from core import audit_conn
 from core.clock import Clock, iso_utc
 from core.audit_records import (  # noqa: F401  (re-exported: the audit API lives here)
     _COLUMNS, _FILTERS, _HASHED, _TABLE, BUSY_TIMEOUT_MS, DB_FILENAME, GENESIS_HASH, MIGRATIONS_DIR, AuditRecord,
@@ -39,9 +36,10 @@ class AuditLog:
         """Open (creating and migrating if needed) the log at ``path``."""
         self.path = Path(path)
         self.clock = clock or Clock()
-        self._local = threading.local()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._migrate()
+        if audit_conn.needs_migration_check(self.path, MIGRATIONS_DIR):
+            self._migrate()
+            audit_conn.mark_migrated(self.path, MIGRATIONS_DIR)
 
     @classmethod
     def for_settings(cls, settings, clock: Clock | None = None) -> "AuditLog":
@@ -51,47 +49,15 @@ class AuditLog:
     # -- connections -------------------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
-        """This thread's connection (a fresh one after a fork)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None and self._local.pid == os.getpid():
-            return conn
-        conn = sqlite3.connect(
-            str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=True
-        )
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_MS)}")
-        self._set_wal(conn)
-        # Under WAL, NORMAL is durable against application crashes and avoids an fsync per
-        # commit; that is what keeps several concurrent writers fast.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        self._local.conn = conn
-        self._local.pid = os.getpid()
-        return conn
-
-    @staticmethod
-    def _set_wal(conn: sqlite3.Connection) -> None:
-        """Switch to WAL; retried because the switch can answer 'locked' without waiting."""
-        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-        delay = 0.005
-        while True:
-            try:
-                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-                if str(mode).lower() == "wal":
-                    return
-                raise sqlite3.OperationalError(f"no se pudo activar WAL (modo {mode})")
-            except sqlite3.OperationalError as exc:
-                transient = "locked" in str(exc) or "busy" in str(exc)
-                if not transient or time.monotonic() > deadline:
-                    raise
-                time.sleep(delay)
-                delay = min(delay * 2, 0.1)
+        """This thread's connection, kept open for the process (see ``core.audit_conn``)."""
+        return audit_conn.thread_connection(self.path)
 
     def close(self) -> None:
-        """Close this thread's connection (a later call opens a new one)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            if self._local.pid == os.getpid():
-                conn.close()
-            self._local.conn = None
+        """End this use of the log; the thread's connection stays open for the next record."""
+
+    def disconnect(self) -> None:
+        """Really close this thread's connection to the file (the next use opens a new one)."""
+        audit_conn.close_thread_connection(self.path)
 
     def __enter__(self) -> "AuditLog":
         return self
