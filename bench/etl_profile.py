@@ -225,7 +225,7 @@ def single_pass(csv_path: Path, work: Path, memory_limit: str = "1GB", threads: 
     con.execute(f"""CREATE TABLE mem.raw AS SELECT * FROM read_csv({q(csv_path)}, header = true, columns = {columns},
                     encoding = 'latin-1', auto_detect = false, parallel = true)""")
     t1 = time.perf_counter()
-    con.execute(f"""CREATE TABLE mem.ent AS SELECT DISTINCT clave_ent, entidad, cve_municipio, municipio,
+    con.execute("""CREATE TABLE mem.ent AS SELECT DISTINCT clave_ent, entidad, cve_municipio, municipio,
                     lpad(trim(cve_municipio), 5, '0') AS cve, 'EST.' || lpad(trim(clave_ent), 2, '0') AS est
                     FROM mem.raw""")
     con.execute(f"""CREATE TABLE mem.crime AS SELECT *, row_number() OVER () AS kh_i, {slug('subtipo')} AS delito,

@@ -46,18 +46,15 @@ class RawViews:
     def create(con: duckdb.DuckDBPyConnection, raw_dir: str | Path) -> duckdb.DuckDBPyConnection:
         """Views hom, vf, abuso, violacion(_sub), largo, anual, pob, mun and inc (all crimes), macros tasa and meses."""
         raw, s = Path(raw_dir), Path(raw_dir) / "sesnsp"
-        hom = _load(con, "hom", s / "IDM_NM_gto_homicidio_2020-2025.csv")
-        keep = '"Subtipo de delito" AS subtipo, "Modalidad" AS modalidad,'
+        hom, keep = _load(con, "hom", s / "IDM_NM_gto_homicidio_2020-2025.csv"), '"Subtipo de delito" AS subtipo, "Modalidad" AS modalidad,'
         con.execute(f"CREATE OR REPLACE VIEW hom AS {_wide(hom, keep)}")
         con.execute(f"CREATE OR REPLACE VIEW vf AS {_wide(_load(con, 'vf', s / 'gto_violencia_familiar_2015-2022.csv'))}")
         con.execute(f"CREATE OR REPLACE VIEW abuso AS {_wide(_load(con, 'abuso', s / 'gto_abuso_sexual_2015-2022.csv'))}")
         vio = _load(con, "violacion", s / "gto_violacion_2015-2022.csv")  # simple + equiparada rows, summed
-        con.execute(f"""CREATE OR REPLACE VIEW violacion AS SELECT anio, mes, cve_municipio, municipio,
-                        sum(eventos) AS eventos FROM ({_wide(vio)}) GROUP BY ALL""")
-        # The two subtipos apart, by the row's index in the national file (98 rows per municipality-year).
-        con.execute(f"""CREATE OR REPLACE VIEW violacion_sub AS SELECT CASE CAST(idx AS BIGINT) % 98
-                        WHEN 35 THEN 'violacion_simple' WHEN 36 THEN 'violacion_equiparada' END AS delito,
-                        anio, mes, cve_municipio, municipio, eventos FROM ({_wide(vio, '"column00" AS idx,')})""")
+        con.execute(f"""CREATE OR REPLACE VIEW violacion AS SELECT anio, mes, cve_municipio, municipio, sum(eventos)
+            AS eventos FROM ({_wide(vio)}) GROUP BY ALL; CREATE OR REPLACE VIEW violacion_sub AS SELECT CASE CAST(idx
+            AS BIGINT) % 98 WHEN 35 THEN 'violacion_simple' WHEN 36 THEN 'violacion_equiparada' END AS delito, anio, mes,
+            cve_municipio, municipio, eventos FROM ({_wide(vio, '"column00" AS idx,')})""")  # subtipos: 98-row block
         largo = _load(con, "largo", s / "gto_*_2015-2024.csv", filename=True, union_by_name=True)
         con.execute(f"""CREATE OR REPLACE VIEW largo AS SELECT CAST("Año" AS INTEGER) AS anio,
             CAST(split_part("Mes", '-', 1) AS INTEGER) AS mes, {_CVE.format('cve_municipio')}, "Municipio" AS municipio,

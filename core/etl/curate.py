@@ -156,7 +156,7 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -
     width = len(rows[0])
     columns = [[None if r[i] is None else str(r[i]) for r in rows] for i in range(width)]
     # unnest of several lists in one SELECT zips them row by row.
-    select = ", ".join(f"unnest(?::VARCHAR[])" for _ in range(width))
+    select = ", ".join("unnest(?::VARCHAR[])" for _ in range(width))
     con.execute(f"INSERT INTO {table} SELECT {select}", columns)
 
 

@@ -16,6 +16,7 @@ def last_day(d: date) -> date:
 
 
 def new_geo(previous: dict, geo_files) -> bool:
+    """Whether a load brings a map the previous version did not have."""
     have = {g.get("sha256") for g in previous.get("geo", {}).values()}
     return any(g.sha256 not in have for g in geo_files)
 
