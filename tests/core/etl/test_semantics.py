@@ -156,6 +156,33 @@ def test_a_revised_file_replaces_those_cells_and_reports_it(homicide_store, cloc
     assert total(homicide_store, "homicidio_doloso", "AND year(fecha) = 2023") == 2581
 
 
+def test_a_store_from_before_the_narrow_layout_is_rekeyed_on_the_next_load(homicide_store, clock):
+    import duckdb
+
+    # Rewrite the current version as the wide layout with md5 row ids that versions before
+    # the narrow layout published; the next load must treat its cells as the same cells.
+    depot = Depot(homicide_store.store_dir)
+    path = depot.table_path("incidents")
+    con = duckdb.connect()
+    con.execute(f"""COPY (SELECT (md5_number_lower(concat_ws('|', cve_municipio, strftime(fecha, '%Y-%m'), delito,
+                                  metodo)) & 9223372036854775807::UBIGINT)::BIGINT AS row_id,
+                         fecha, cve_municipio, '11' AS cve_ent, estado_id, 'Guanajuato' AS estado, entidad_id,
+                         'x' AS municipio, 'b' AS bien_juridico, 't' AS tipo, delito AS tipo_key, 's' AS subtipo,
+                         delito, 'm' AS modalidad, metodo, eventos, source_file, source_row
+                  FROM read_parquet('{path}')) TO '{path}.old' (FORMAT parquet)""")
+    con.close()
+    Path(f"{path}.old").replace(path)
+    before = total(homicide_store, "homicidio_doloso")
+    result = load(homicide_store, ETL / "leon_revision.csv", clock=clock)
+    cambios = result.summary["cambios"]["totales"]
+    assert cambios["cambiadas"] == 12 and cambios["agregadas"] == 0 and cambios["eliminadas"] == 0
+    store = Store(homicide_store)
+    assert store.query("SELECT count(*) = count(DISTINCT row_id) FROM incidents") == [(True,)]
+    leon = total(homicide_store, "homicidio_doloso",
+                 "AND entidad_id = 'GTO.MUN.LEON' AND metodo = 'con_arma_de_fuego' AND year(fecha) = 2024")
+    assert leon == 99 and total(homicide_store, "homicidio_doloso") != before
+
+
 def test_a_newer_long_file_owns_its_whole_slices(empty_settings, clock, tmp_path):
     load(empty_settings, FEMINICIDIO, clock=clock, coverage="2015-01:2024-12")
     revised = tmp_path / "fem_2024.csv"
