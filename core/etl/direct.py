@@ -37,6 +37,7 @@ class DirectLoad:
     cells: int
     path: Path
     view: str
+    summary: str  # its rows of ``cell_summary`` (see core.etl.merge.summarize_cells)
 
 
 def _quote(name: str) -> str:
@@ -112,10 +113,35 @@ def _load(con, source: SourceFile, layout: Layout, seq: int, limits: Limits, kno
             return None
     path = out_dir / f"direct_{seq}.parquet"
     cells = _write(con, table, seq, path)
+    _summarize(con, table, seq)
     curate.save_labels(con, f"{table}_ent", f"{table}_crime")
     con.execute(f"CREATE OR REPLACE VIEW direct_cells_{seq} AS SELECT {seq} AS load_seq, * "
                 f"FROM read_parquet({_literal(path)})")
-    return DirectLoad(rows=rows, cells=cells, path=path, view=f"direct_cells_{seq}")
+    return DirectLoad(rows=rows, cells=cells, path=path, view=f"direct_cells_{seq}",
+                      summary=f"direct_summary_{seq}")
+
+
+def _summarize(con, table: str, seq: int) -> None:
+    """This file's ``cell_summary`` rows from the wide rows still in memory (12x fewer than cells).
+
+    Per (state, crime, year) and month: cells, events and the two integer digests of the
+    row ids (``merge.SUMMARY_COLUMNS``), each month's row id being the line's base + month - 1;
+    then one row per month with cells. Same numbers as aggregating the written cells."""
+    base = f"(c.kh_i * {curate.KEY_SHIFT} + e.cve_i * {curate.MONTH_BITS} + (r.anio - 1900) * 12)"
+    aggs = []
+    for i, m in enumerate(MONTHS, start=1):
+        col, rid = f"r.{_quote(m)}", f"({base} + {i - 1})"
+        aggs.append(f"""count({col}) AS n{i}, sum({col}::BIGINT) AS ev{i},
+            bit_xor(CASE WHEN {col} IS NOT NULL THEN {rid} END) AS x{i}, sum(({rid} % 1000000007) * {col}::BIGINT) AS w{i}""")
+    lists = ", ".join(f"unnest([{', '.join(f'{k}{i}' for i in range(1, 13))}]) AS {k}" for k in ("n", "ev", "x", "w"))
+    con.execute(
+        f"""CREATE OR REPLACE TABLE direct_summary_{seq} AS
+            SELECT {seq}::INTEGER AS load_seq, estado_e::VARCHAR AS estado_id, delito_e::VARCHAR AS delito,
+                   make_date(anio, m, 1) AS fecha, n, ev, x, w
+            FROM (SELECT estado_e, delito_e, anio, unnest(range(1, 13)) AS m, {lists}
+                  FROM (SELECT e.estado_e, c.delito_e, r.anio, {', '.join(aggs)} {_joined(table, "_e")}
+                        GROUP BY ALL))
+            WHERE n > 0""")
 
 
 def _literal(path: Path | str) -> str:

@@ -101,10 +101,11 @@ SUMMARY_COLUMNS = """load_seq, estado_id, delito, fecha, count(*) AS n, sum(even
                      sum((row_id % 1000000007) * eventos) AS w"""
 
 
-def summarize_cells(con: duckdb.DuckDBPyConnection, seq: int | None = None) -> None:
-    """(Re)build ``cell_summary`` from ``curated_all``, for every file or for one."""
+def summarize_cells(con: duckdb.DuckDBPyConnection, seq: int | None = None, direct: list[str] = ()) -> None:
+    """(Re)build ``cell_summary`` for every file (directly loaded files bring theirs) or for one."""
     if seq is None:
-        con.execute(f"CREATE OR REPLACE TABLE cell_summary AS SELECT {SUMMARY_COLUMNS} FROM curated_all GROUP BY ALL")
+        parts = [f"SELECT {SUMMARY_COLUMNS} FROM curated_batch GROUP BY ALL"] + [f"SELECT * FROM {t}" for t in direct]
+        con.execute("CREATE OR REPLACE TABLE cell_summary AS " + " UNION ALL ".join(parts))
         return
     con.execute("DELETE FROM cell_summary WHERE load_seq = ?", [seq])
     con.execute(f"INSERT INTO cell_summary SELECT {SUMMARY_COLUMNS} FROM curated_all WHERE load_seq = ? GROUP BY ALL",

@@ -172,7 +172,7 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
         merge.define_curated_all(con, [d.view for d in direct_loads])
         merge.attach_current(con, depot)
         _known_views(con)
-        merge.summarize_cells(con)
+        merge.summarize_cells(con, direct=[d.summary for d in direct_loads])
         for seq, (src, layout, spec) in monthly.items():
             _own(con, seq, layout, spec, _find(reports, seq))
         _finish_reports(con, reports, stats)
