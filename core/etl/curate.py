@@ -50,10 +50,14 @@ KEY_SHIFT = 1 << 29
 MONTH_BITS = 1 << 12
 
 
+def row_id_expr(kh: str, cve: str, year: str, month: str) -> str:
+    """SQL for the row id from integer expressions: key hash, municipality code, year and month (1-12)."""
+    return f"({kh} * {KEY_SHIFT} + {cve} * {MONTH_BITS} + ({year} - 1900) * 12 + {month} - 1)"
+
+
 def row_id_sql(kh: str, cve: str, fecha: str) -> str:
     """SQL for the row id from a key-hash column, a 5-digit code and a month date."""
-    return (f"({kh} * {KEY_SHIFT} + TRY_CAST({cve} AS BIGINT) * {MONTH_BITS}"
-            f" + (year({fecha}) - 1900) * 12 + month({fecha}) - 1)")
+    return row_id_expr(kh, f"TRY_CAST({cve} AS BIGINT)", f"year({fecha})", f"month({fecha})")
 
 
 def key_hash(delito: str, metodo: str) -> int:
@@ -149,6 +153,16 @@ def resolve_crime(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
     )
 
 
+# The maps from raw values to resolved ones: raw keys (k_*), then what resolve_entity /
+# resolve_crime return, in their order, ending with the quarantine reason.
+ENT_MAP_COLUMNS = """k_clave_ent VARCHAR, k_entidad VARCHAR, k_cve VARCHAR, k_mun VARCHAR, k_eid VARCHAR,
+    cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR, estado VARCHAR, entidad_id VARCHAR,
+    municipio VARCHAR, motivo VARCHAR"""
+CRIME_MAP_COLUMNS = """k_bien VARCHAR, k_tipo VARCHAR, k_subtipo VARCHAR, k_modalidad VARCHAR, k_delito VARCHAR,
+    k_metodo VARCHAR, bien_juridico VARCHAR, tipo VARCHAR, tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR,
+    modalidad VARCHAR, metodo VARCHAR, violencia VARCHAR, kh VARCHAR, _unused VARCHAR, motivo VARCHAR"""
+
+
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
     """Bulk-insert text rows as one list parameter per column (``executemany`` pays a round trip per row)."""
     if not rows:
@@ -166,21 +180,14 @@ def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crime
         "SELECT DISTINCT clave_ent, entidad, cve_municipio, municipio, entidad_id FROM cells"
     ).fetchall()
     con.execute(
-        """CREATE OR REPLACE TABLE ent_map (
-            k_clave_ent VARCHAR, k_entidad VARCHAR, k_cve VARCHAR, k_mun VARCHAR, k_eid VARCHAR,
-            cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR, estado VARCHAR,
-            entidad_id VARCHAR, municipio VARCHAR, motivo VARCHAR)"""
+        f"CREATE OR REPLACE TABLE ent_map ({ENT_MAP_COLUMNS})"
     )
     insert_rows(con, "ent_map", [resolve_entity(r, known) for r in ent_raw])
     crime_raw = con.execute(
         "SELECT DISTINCT bien, tipo, subtipo, modalidad, delito, metodo FROM cells"
     ).fetchall()
     con.execute(
-        """CREATE OR REPLACE TABLE crime_map (
-            k_bien VARCHAR, k_tipo VARCHAR, k_subtipo VARCHAR, k_modalidad VARCHAR,
-            k_delito VARCHAR, k_metodo VARCHAR, bien_juridico VARCHAR, tipo VARCHAR,
-            tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR, modalidad VARCHAR, metodo VARCHAR,
-            violencia VARCHAR, kh VARCHAR, _unused VARCHAR, motivo VARCHAR)"""
+        f"CREATE OR REPLACE TABLE crime_map ({CRIME_MAP_COLUMNS})"
     )
     insert_rows(con, "crime_map", [resolve_crime(r, known_crimes, known_methods) for r in crime_raw])
     save_labels(con, "ent_map", "crime_map")

@@ -19,6 +19,8 @@ import duckdb
 from core.config import Limits
 from core.etl import curate
 from core.etl.layouts import MONTHS, Layout
+from core.etl.load import quote_ident
+from core.etl.merge import sql_literal
 from core.etl.sources import SourceFile
 
 # What the general path accepts as a count or a year; anything else goes back to it.
@@ -38,10 +40,6 @@ class DirectLoad:
     path: Path
     view: str
     summary: str  # its rows of ``cell_summary`` (see core.etl.merge.summarize_cells)
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def eligible(layout: Layout) -> bool:
@@ -80,7 +78,7 @@ def _load(con, source: SourceFile, layout: Layout, seq: int, limits: Limits, kno
                                    encoding = ?, max_line_size = ?, null_padding = false, parallel = true,
                                    auto_detect = false)""",
         [str(source.path), source.delimiter, source.duckdb_encoding, limits.max_line_bytes])
-    months = [_quote(m) for m in MONTHS]
+    months = [quote_ident(m) for m in MONTHS]
     fractional = " OR ".join(f"{m} <> floor({m})" for m in months)
     rows, y_min, y_max, y_null, v_min, v_max, n_frac, n_keys = con.execute(
         f"""SELECT count(*), min(anio), max(anio), count(*) - count(anio),
@@ -116,7 +114,7 @@ def _load(con, source: SourceFile, layout: Layout, seq: int, limits: Limits, kno
     _summarize(con, table, seq)
     curate.save_labels(con, f"{table}_ent", f"{table}_crime")
     con.execute(f"CREATE OR REPLACE VIEW direct_cells_{seq} AS SELECT {seq} AS load_seq, * "
-                f"FROM read_parquet({_literal(path)})")
+                f"FROM read_parquet({sql_literal(path)})")
     return DirectLoad(rows=rows, cells=cells, path=path, view=f"direct_cells_{seq}",
                       summary=f"direct_summary_{seq}")
 
@@ -127,10 +125,9 @@ def _summarize(con, table: str, seq: int) -> None:
     Per (state, crime, year) and month: cells, events and the two integer digests of the
     row ids (``merge.SUMMARY_COLUMNS``), each month's row id being the line's base + month - 1;
     then one row per month with cells. Same numbers as aggregating the written cells."""
-    base = f"(c.kh_i * {curate.KEY_SHIFT} + e.cve_i * {curate.MONTH_BITS} + (r.anio - 1900) * 12)"
     aggs = []
     for i, m in enumerate(MONTHS, start=1):
-        col, rid = f"r.{_quote(m)}", f"({base} + {i - 1})"
+        col, rid = f"r.{quote_ident(m)}", curate.row_id_expr("c.kh_i", "e.cve_i", "r.anio", str(i))
         aggs.append(f"""count({col}) AS n{i}, sum({col}::BIGINT) AS ev{i},
             bit_xor(CASE WHEN {col} IS NOT NULL THEN {rid} END) AS x{i}, sum(({rid} % 1000000007) * {col}::BIGINT) AS w{i}""")
     lists = ", ".join(f"unnest([{', '.join(f'{k}{i}' for i in range(1, 13))}]) AS {k}" for k in ("n", "ev", "x", "w"))
@@ -144,20 +141,10 @@ def _summarize(con, table: str, seq: int) -> None:
             WHERE n > 0""")
 
 
-def _literal(path: Path | str) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
-
-
 def _maps(con, table: str, ent_rows: list, crime_rows: list, source_name: str) -> None:
-    con.execute(f"""CREATE OR REPLACE TABLE {table}_ent (
-        k_clave_ent VARCHAR, k_entidad VARCHAR, k_cve VARCHAR, k_mun VARCHAR, k_eid VARCHAR,
-        cve_municipio VARCHAR, cve_ent VARCHAR, estado_id VARCHAR, estado VARCHAR,
-        entidad_id VARCHAR, municipio VARCHAR, motivo VARCHAR)""")
+    con.execute(f"CREATE OR REPLACE TABLE {table}_ent ({curate.ENT_MAP_COLUMNS})")
     curate.insert_rows(con, f"{table}_ent", ent_rows)
-    con.execute(f"""CREATE OR REPLACE TABLE {table}_crime (
-        k_bien VARCHAR, k_tipo VARCHAR, k_subtipo VARCHAR, k_modalidad VARCHAR, k_delito VARCHAR, k_metodo VARCHAR,
-        bien_juridico VARCHAR, tipo VARCHAR, tipo_key VARCHAR, subtipo VARCHAR, delito VARCHAR, modalidad VARCHAR,
-        metodo VARCHAR, violencia VARCHAR, kh VARCHAR, _unused VARCHAR, motivo VARCHAR)""")
+    con.execute(f"CREATE OR REPLACE TABLE {table}_crime ({curate.CRIME_MAP_COLUMNS})")
     curate.insert_rows(con, f"{table}_crime", crime_rows)
     con.execute(f"CREATE OR REPLACE TABLE {table}_src AS SELECT ?::VARCHAR AS v", [source_name])
     # Key columns as ENUMs: the Parquet writer then takes each column's dictionary as it is
@@ -202,11 +189,11 @@ def _repeated_keys(con, table: str) -> int:
 def _write(con, table: str, seq: int, path: Path) -> int:
     name = table.replace(".", "_")
     month_no = "CASE mes " + " ".join(f"WHEN '{m}' THEN {i}" for i, m in enumerate(MONTHS, start=1)) + " END"
-    months = [_quote(m) for m in MONTHS]
+    months = [quote_ident(m) for m in MONTHS]
     # UNPIVOT drops empty months: an empty cell is a month not yet published, never a zero.
     return con.execute(
         f"""COPY (
-            SELECT kh_i * {curate.KEY_SHIFT} + cve_i * {curate.MONTH_BITS} + (anio - 1900) * 12 + m - 1 AS row_id,
+            SELECT {curate.row_id_expr("kh_i", "cve_i", "anio", "m")} AS row_id,
                    make_date(anio, m, 1) AS fecha, cve_e AS cve_municipio, estado_e AS estado_id,
                    entidad_e AS entidad_id, delito_e AS delito, metodo_e AS metodo, eventos::BIGINT AS eventos,
                    (SELECT v FROM {table}_src)::{name}_v AS source_file, source_row
@@ -215,4 +202,4 @@ def _write(con, table: str, seq: int, path: Path) -> int:
                                 c.delito_e, c.metodo_e, c.kh_i, {', '.join('r.' + m for m in months)}
                          {_joined(table, "_e")})
                 ON {', '.join(months)} INTO NAME mes VALUE eventos))
-        ) TO {_literal(path)} ({PARQUET_OPTIONS})""").fetchone()[0]
+        ) TO {sql_literal(path)} ({PARQUET_OPTIONS})""").fetchone()[0]

@@ -49,7 +49,8 @@ class LoadedFile:
     rejected_rows: int  # rows DuckDB could not split into the header's columns
 
 
-def _quote(name: str) -> str:
+def quote_ident(name: str) -> str:
+    """A column name as a quoted SQL identifier."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -86,7 +87,7 @@ def read_raw(con: duckdb.DuckDBPyConnection, source: SourceFile, seq: int, limit
             f"El archivo {source.name} solo tiene encabezado: no contiene filas de datos.",
             ["Exporte de nuevo el archivo con sus filas."],
         )
-    too_long = " OR ".join(f"length({_quote(c)}) > {int(limits.max_field_chars)}" for c in names)
+    too_long = " OR ".join(f"length({quote_ident(c)}) > {int(limits.max_field_chars)}" for c in names)
     first_long = con.execute(f"SELECT min(rowid) FROM {table} WHERE {too_long}").fetchone()[0]
     if first_long is not None:
         raise LimiteRecursosError(
@@ -127,7 +128,7 @@ def _short(exc: Exception) -> str:
 
 def _col(layout: Layout, name: str) -> str:
     """The column if the file has it, else NULL (reduced files lack some)."""
-    return _quote(name) if layout.has(name) else "NULL"
+    return quote_ident(name) if layout.has(name) else "NULL"
 
 
 def stage_cells(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int) -> int:
@@ -152,7 +153,7 @@ def stage_cells(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int) ->
     """
     before = con.execute("SELECT count(*) FROM cells").fetchone()[0]
     if lay.name in ("idm_nm", "reducido"):
-        months = ", ".join(_quote(m) for m in MONTHS)
+        months = ", ".join(quote_ident(m) for m in MONTHS)
         con.execute(
             f"""
             INSERT INTO cells BY NAME
