@@ -108,6 +108,9 @@ class Catalog:
         self.by_id = {s.tool_id: s for s in specs}
         self.by_name = {s.name: s for s in specs}
         self.entities = entities
+        # Validation looks entities up by id on every plan: 2,470 of them nationally.
+        self.entity_by_id = {e["entidad_id"]: e for e in entities}
+        self.n_municipalities = sum(1 for e in entities if e["nivel"] == "municipio")
         self.crimes = crimes
         self.methods = methods
         self.dataset_version = dataset_version

@@ -96,7 +96,10 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
             evidence = _evidence(ctx, out)
             max_rows = int(spec.output_contract.get("max_rows", DEFAULT_MAX_ROWS))
             name = f"{vp.query_hash[7:19]}_{step.index}_{spec.name}"
-            artifacts = {f"{spec.name}_full": write_artifact(artifacts_dir, day, name, out.columns, out.rows)}
+            # The full table goes to a file only when the inline rows are cut at max_rows: otherwise
+            # the envelope already holds all of it (artifacts are an optional block, seed 001 C.6).
+            artifacts = {f"{spec.name}_full": write_artifact(artifacts_dir, day, name, out.columns, out.rows)} \
+                if len(out.rows) > max_rows else {}
         except CasandraError as exc:
             envelopes.append(error_envelope(exc, tool=spec.identity, tool_version=spec.version, meta=meta_base))
             timings[f"{step.index}:{spec.name}"] = round((time.perf_counter() - t0) * 1000, 2)

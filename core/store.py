@@ -33,7 +33,8 @@ class Store:
         con = duckdb.connect(":memory:")
         # A published version's files never change (a new version is a new folder), so their
         # Parquet footers can be cached: every tool query skips re-reading them (~1 ms each).
-        con.execute("SET parquet_metadata_cache = true")
+        # GLOBAL: a plain SET holds for this connection only, not for the cursors tools use.
+        con.execute("SET GLOBAL parquet_metadata_cache = true")
         folder = self.depot.version_dir(vid)
         for table in TABLES:
             path = folder / f"{table}.parquet"

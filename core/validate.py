@@ -196,10 +196,8 @@ def apply_coverage(scope: Scope, metadata: dict, problems: ProblemCollector, pat
 
 
 def _entity(catalog: Catalog, entidad_id: str) -> Entity | None:
-    for e in catalog.entities:
-        if e["entidad_id"] == entidad_id:
-            return Entity(e["entidad_id"], e["nivel"], e["estado_id"], e["label"], e["cve"])
-    return None
+    e = catalog.entity_by_id.get(entidad_id)
+    return Entity(e["entidad_id"], e["nivel"], e["estado_id"], e["label"], e["cve"]) if e else None
 
 
 def _expand(catalog: Catalog, keys: list[str]) -> list[str]:
@@ -301,7 +299,7 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
         if step_scope.date_from and step_scope.date_to:
             months = (step_scope.date_to.year - step_scope.date_from.year) * 12 + step_scope.date_to.month - step_scope.date_from.month + 1
             months += int(args.get("window", 0)) if spec.name == "detectar_anomalias" else 0  # its history
-            n_entities = sum(1 for e in catalog.entities if e["nivel"] == "municipio") or 1
+            n_entities = catalog.n_municipalities or 1
             cells += months * n_entities * max(1, len(step_scope.delito_keys)) * 10
         resolved.append(ResolvedStep(i, spec, args, step_scope, given=frozenset(plan.plan[i].args)))
         if spec.kind == "filter":

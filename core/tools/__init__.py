@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.catalog import ToolSpec
 
 
-@dataclass(frozen=True)
-class Entity:
-    """An entity of the store: the state or one municipality."""
+class Entity(NamedTuple):
+    """An entity of the store: the state or one municipality (a tuple: tools build thousands)."""
 
     entidad_id: str
     nivel: str  # "estado" | "municipio"

@@ -23,12 +23,11 @@ Counts are computed in SQL over the per-month presence table; values travel as p
 """
 from __future__ import annotations
 
-import calendar
-from dataclasses import dataclass
 from datetime import date
 
 from core.errors import ValidacionError
-from core.tools import Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
+from core.tools import EVIDENCE_IDS, ResolvedStep, Scope, ToolContext, ToolOutput
+from core.tools.items import BASE_CTES, Item, evidence, item_params, select, unfiltered
 from core.tools.scope import period_label, where
 
 MIN_SEASON_MONTHS = 24
@@ -41,164 +40,6 @@ COOC_COLUMNS = [("patron", "string"), ("delito_a", "string"), ("delito_b", "stri
 SEASON_COLUMNS = [("patron", "string"), ("delito_a", "string"), ("mes", "int"), ("indice", "float"),
                   ("promedio", "float"), ("score", "float"), ("support", "float")]
 
-Run = tuple[date, date]
-
-
-@dataclass
-class Item:
-    """One crime of the analysis: the asked key, the store crimes it sums and its published months."""
-
-    key: str
-    label: str
-    delitos: list[str]
-    runs: list[Run]  # published months inside the window, first-of-month bounds
-
-    @property
-    def months(self) -> int:
-        return sum((b.year - a.year) * 12 + b.month - a.month + 1 for a, b in self.runs)
-
-
-# -- coverage --------------------------------------------------------------------------
-
-def _month(d: date) -> date:
-    return d.replace(day=1)
-
-
-def _runs(ctx: ToolContext, delito: str, estado_id: str) -> list[Run]:
-    """Monthly coverage runs of one store crime in a state (first-of-month bounds)."""
-    info = (ctx.metadata.get("coverage") or {}).get(delito)
-    if not info or info.get("granularity", "month") != "month":
-        return []
-    return sorted((_month(date.fromisoformat(r["desde"])), _month(date.fromisoformat(r["hasta"])))
-                  for r in info.get("estados", {}).get(estado_id, []))
-
-
-def _intersect(a: list[Run], b: list[Run]) -> list[Run]:
-    out = []
-    for a1, a2 in a:
-        for b1, b2 in b:
-            lo, hi = max(a1, b1), min(a2, b2)
-            if lo <= hi:
-                out.append((lo, hi))
-    return sorted(out)
-
-
-def _clip(runs: list[Run], start: date, end: date) -> list[Run]:
-    return _intersect(runs, [(_month(start), _month(end))])
-
-
-def _labels(ctx: ToolContext) -> dict[str, str]:
-    names = {c["delito"]: c["subtipo"] for c in ctx.catalog.crimes}
-    for key, info in (ctx.metadata.get("coverage") or {}).items():
-        names.setdefault(key, info.get("label") or key)
-    return names
-
-
-def _expand(ctx: ToolContext, key: str) -> list[str]:
-    """A tipo-level key sums the subtipos it includes (as validation expands it)."""
-    by_key = {c["delito"]: c for c in ctx.catalog.crimes}
-    incl = (by_key.get(key) or {}).get("incluye") or ""
-    return sorted({key, *[x for x in incl.split("|") if x]})
-
-
-def _item(ctx: ToolContext, key: str, scope: Scope, names: dict[str, str]) -> Item:
-    """An item's published months: those where every component with coverage is published."""
-    estado = scope.entity.estado_id
-    delitos = _expand(ctx, key)
-    covered = [r for r in (_runs(ctx, d, estado) for d in delitos) if r]
-    runs: list[Run] = []
-    if covered:
-        runs = covered[0]
-        for other in covered[1:]:
-            runs = _intersect(runs, other)
-        runs = _clip(runs, scope.date_from, scope.date_to)
-    return Item(key, names.get(key, key), delitos, runs)
-
-
-def _monthly_crimes(ctx: ToolContext) -> list[str]:
-    return sorted(k for k, v in (ctx.metadata.get("coverage") or {}).items() if v.get("granularity", "month") == "month")
-
-
-def _select(ctx: ToolContext, step: ResolvedStep, tipo: str) -> tuple[list[Item], str | None, list[str]]:
-    """The crimes to analyse, the anchor crime (co-occurrence with one asked crime) and warnings."""
-    scope = step.scope
-    names = _labels(ctx)
-    warnings: list[str] = []
-    asked = list(scope.delitos)
-    anchor = None
-    if asked:
-        items = [_item(ctx, k, scope, names) for k in asked]
-        empty = [i for i in items if not i.runs]
-        if empty:
-            warnings.append("Sin meses publicados en la ventana para: " + ", ".join(i.label for i in empty) + ".")
-        items = [i for i in items if i.runs]
-        if tipo == "coocurrencia" and len(asked) == 1:
-            if not items:
-                return [], None, warnings
-            anchor = items[0].key
-            taken = set(items[0].delitos)
-            others = [_item(ctx, k, scope, names) for k in _monthly_crimes(ctx) if k not in taken]
-            items += [i for i in others if i.runs]
-    else:
-        items = [i for i in (_item(ctx, k, scope, names) for k in _monthly_crimes(ctx)) if i.runs]
-        _clamp_to_coverage(scope, items)
-        partial = [i for i in items if i.months < _span(scope)]
-        if partial:
-            groups: dict[str, list[str]] = {}
-            for i in partial:
-                spans = ", ".join(f"{a:%Y-%m}..{b:%Y-%m}" for a, b in i.runs)
-                groups.setdefault(spans, []).append(i.label)
-            detail = "; ".join(f"{', '.join(labels)} {spans}" for spans, labels in sorted(groups.items()))
-            warnings.append(f"Cada delito tiene su propia cobertura y solo se evalúa en sus meses publicados: {detail}.")
-    return items, anchor, warnings
-
-
-def _span(scope: Scope) -> int:
-    a, b = scope.date_from, scope.date_to
-    return (b.year - a.year) * 12 + b.month - a.month + 1
-
-
-def _clamp_to_coverage(scope: Scope, items: list[Item]) -> None:
-    """Without ``delito`` validation cannot clamp the window: shrink it to the crimes' published months."""
-    if not items:
-        return
-    lo = min(r[0] for i in items for r in i.runs)
-    hi = max(r[1] for i in items for r in i.runs)
-    a = max(scope.date_from, lo)
-    b = min(scope.date_to, hi.replace(day=calendar.monthrange(hi.year, hi.month)[1]))
-    if (a, b) != (scope.date_from, scope.date_to):
-        scope.adjustments.append(f"recortada a la cobertura de los delitos: {a}..{b}")
-        scope.date_from, scope.date_to = a, b
-
-
-# -- SQL pieces --------------------------------------------------------------------------
-
-def _item_params(items: list[Item]) -> list:
-    """Parameters of the ``sel`` (item → store crime) and ``pub`` (item → published run) CTEs."""
-    sel_item = [i.key for i in items for _ in i.delitos]
-    sel_delito = [d for i in items for d in i.delitos]
-    pub_item = [i.key for i in items for _ in i.runs]
-    pub_from = [a for i in items for a, _ in i.runs]
-    pub_to = [b for i in items for _, b in i.runs]
-    return [sel_item, sel_delito, pub_item, pub_from, pub_to]
-
-
-_BASE_CTES = """
-    sel AS (SELECT unnest(?::VARCHAR[]) AS item, unnest(?::VARCHAR[]) AS delito),
-    pub AS (SELECT unnest(?::VARCHAR[]) AS item, unnest(?::DATE[]) AS desde, unnest(?::DATE[]) AS hasta),
-    item_months AS (
-        SELECT DISTINCT item, CAST(unnest(generate_series(CAST(desde AS TIMESTAMP), CAST(hasta AS TIMESTAMP),
-                                                          INTERVAL 1 MONTH)) AS DATE) AS fecha
-        FROM pub)"""
-
-
-def _unfiltered(scope: Scope) -> Scope:
-    """The scope without its crime filter: the items say which crimes are read."""
-    s = scope.copy()
-    s.delito_keys = []
-    return s
-
-
 # -- co-occurrence ---------------------------------------------------------------------
 
 def _cooccurrence_counts(ctx: ToolContext, scope: Scope, items: list[Item], anchor: str | None):
@@ -208,10 +49,10 @@ def _cooccurrence_counts(ctx: ToolContext, scope: Scope, items: list[Item], anch
         ent_cond, ent_params = "nivel = 'municipio' AND estado_id = ?", [entity.estado_id]
     else:
         ent_cond, ent_params = "entidad_id = ?", [entity.entidad_id]
-    cond, params = where(_unfiltered(scope), with_window=True)
+    cond, params = where(unfiltered(scope), with_window=True)
     anchor_cond = "AND (a.item = ? OR b.item = ?)" if anchor else ""
     sql = f"""
-        WITH {_BASE_CTES},
+        WITH {BASE_CTES},
         munis AS (SELECT entidad_id FROM entities WHERE {ent_cond}),
         pres AS (
             SELECT s.item, i.entidad_id, i.fecha
@@ -238,13 +79,13 @@ def _cooccurrence_counts(ctx: ToolContext, scope: Scope, items: list[Item], anch
                (SELECT count(DISTINCT fecha) FROM pair_months) * (SELECT count(*) FROM munis) AS union_tx
         FROM tm LEFT JOIN na USING (ia, ib) LEFT JOIN nb USING (ia, ib) LEFT JOIN nab USING (ia, ib)
         ORDER BY tm.ia, tm.ib"""
-    all_params = _item_params(items) + ent_params + params + ([anchor, anchor] if anchor else [])
+    all_params = item_params(items) + ent_params + params + ([anchor, anchor] if anchor else [])
     return ctx.query(sql, all_params)
 
 
 def _cooccurrence(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     scope = step.scope
-    items, anchor, warnings = _select(ctx, step, "coocurrencia")
+    items, anchor, warnings = select(ctx, step, "coocurrencia")
     if len(items) < 2:
         warnings.append("La co-ocurrencia necesita al menos dos delitos con meses publicados en la ventana.")
     by_key = {i.key: i for i in items}
@@ -291,7 +132,7 @@ def _cooccurrence(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         columns=list(COOC_COLUMNS), rows=rows,
         headline=f"Co-ocurrencia de delitos por {unit} — {where_txt}, {period_label(scope)}",
         highlights=highlights,
-        evidence=_evidence(scope, items, {r[1] for r in rows} | {r[2] for r in rows}),
+        evidence=evidence(scope, items, {r[1] for r in rows} | {r[2] for r in rows}),
         warnings=warnings,
         metrics={"transacciones": union_tx, "pares_evaluados": evaluated, "patrones": len(rows)},
         extra_meta={"definiciones": {
@@ -305,7 +146,7 @@ def _cooccurrence(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
 
 def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     scope = step.scope
-    items, _, warnings = _select(ctx, step, "estacionalidad")
+    items, _, warnings = select(ctx, step, "estacionalidad")
     top_k = int(step.args.get("top_k", 10))
     short = [i for i in items if i.months < MIN_SEASON_MONTHS]
     if short:
@@ -315,21 +156,29 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     rows: list[list] = []
     used: list[Item] = []
     months_seen: set[date] = set()
+    found: dict[str, tuple[int, list[int]]] = {}
     if items:
-        cond, params = where(_unfiltered(scope), with_window=True)
+        cond, params = where(unfiltered(scope), with_window=True)
+        # One read of the rows: the seasonal rows, then per crime (mes NULL) its evidence.
         sql = f"""
-            WITH {_BASE_CTES},
-            counts AS (SELECT s.item, i.fecha, sum(i.eventos) AS n
-                       FROM incidents i JOIN sel s ON s.delito = i.delito
-                       WHERE {cond} GROUP BY ALL),
+            WITH {BASE_CTES},
+            f AS MATERIALIZED (SELECT i.delito, i.fecha, i.eventos, i.row_id FROM incidents i
+                               WHERE {cond} AND i.delito IN (SELECT delito FROM sel)),
+            counts AS (SELECT s.item, f.fecha, sum(f.eventos) AS n FROM f JOIN sel s USING (delito) GROUP BY ALL),
             series AS (SELECT im.item, im.fecha, coalesce(c.n, 0) AS n
                        FROM item_months im LEFT JOIN counts c USING (item, fecha)),
             tot AS (SELECT item, count(*) AS meses, avg(n) AS media, sum(n) AS total FROM series GROUP BY item)
             SELECT s.item, month(s.fecha) AS mes, avg(s.n) AS promedio, sum(s.n) AS eventos,
-                   t.meses, t.media, t.total
+                   t.meses, t.media, t.total, NULL AS ids
             FROM series s JOIN tot t USING (item)
-            GROUP BY ALL ORDER BY 1, 2"""
-        result = ctx.query(sql, _item_params(items) + params)
+            GROUP BY ALL
+            UNION ALL
+            SELECT delito, NULL, NULL, NULL, NULL, NULL, count(*) FILTER (WHERE eventos > 0),
+                   coalesce(min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0), [])
+            FROM f GROUP BY delito"""
+        got = ctx.query(sql, item_params(items) + params)
+        result = [r[:7] for r in got if r[1] is not None]
+        found = {r[0]: (int(r[6]), r[7]) for r in got if r[1] is None}
         by_key = {i.key: i for i in items}
         silent = set()
         for item, mes, promedio, eventos, _meses, media, total in result:
@@ -358,7 +207,7 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         columns=list(SEASON_COLUMNS), rows=rows,
         headline=f"Estacionalidad por mes del año: {crimes} — {scope.entity.label}, {period_label(scope)}",
         highlights=highlights,
-        evidence=_evidence(scope, used, {r[1] for r in rows}),
+        evidence=evidence(scope, used, {r[1] for r in rows}, found),
         warnings=warnings,
         metrics={"meses": len(months_seen), "delitos": len(used), "patrones": len(rows)},
         extra_meta={"definiciones": {
@@ -367,17 +216,7 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     )
 
 
-# -- evidence and entry point ------------------------------------------------------------
-
-def _evidence(scope: Scope, items: list[Item], keys: set[str]) -> Evidence | None:
-    """The scope's incidents of the crimes behind the returned patterns."""
-    delitos = sorted({d for i in items if i.key in keys for d in i.delitos})
-    if not delitos:
-        return None
-    cond, params = where(_unfiltered(scope))
-    cond += f" AND i.delito IN ({', '.join('?' for _ in delitos)})"
-    return Evidence(cond, params + delitos)
-
+# -- entry point -----------------------------------------------------------------------
 
 def detectar_patrones(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Co-occurrence of crimes in municipality-months, or month-of-year seasonality."""

@@ -17,17 +17,17 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
     got = tally(ctx, scope, cond, params, windows=[None], year=scope.date_to.year,
                 rank=Rank.by("tasa" if medida == "tasa_per_100k" else "n", desc, top_k))
     counts, pops = got.counts, got.pops
+    freq = scope.frecuencia
+    # Rates are needed for every entity only to rank or filter by them; otherwise for the shown ones.
+    rated = medida == "tasa_per_100k" or bool(freq and freq.get("min_tasa") is not None)
     rows = []
-    total = sum(counts.values())
     for e in got.entities:
         n = counts.get(e.entidad_id, 0)
-        t = rate(n, pops.get(e.entidad_id))
-        if not frequency_ok(scope, n, t):
+        t = rate(n, pops.get(e.entidad_id)) if rated else None
+        if freq and not frequency_ok(scope, n, t):
             continue
-        row = [e.entidad_id, e.label, n, t]
-        if with_share:
-            row.append(round(100 * n / total, 2) if total else None)
-        rows.append(row)
+        rows.append([e.entidad_id, e.label, n, t])
+    total = sum(counts.values())
     key_idx = 3 if medida == "tasa_per_100k" else 2
 
     def key(r):
@@ -36,11 +36,17 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
         return (missing, -value if (desc and not missing) else (value if not missing else 0), r[0])
 
     rows.sort(key=key)
+    shown = rows[:top_k]
+    for r in shown:
+        if not rated:
+            r[3] = rate(r[2], pops.get(r[0]))
+        if with_share:
+            r.append(round(100 * r[2] / total, 2) if total else None)
     warnings = []
     if medida == "tasa_per_100k" and any(r[3] is None for r in rows):
         warnings.append("Algunas entidades no tienen población CONAPO para calcular la tasa.")
-    evidence = got.evidence(cond, params, [r[0] for r in rows[:top_k]], per_child(scope))
-    return rows[:top_k], total, evidence, warnings, medida, len(rows)
+    evidence = got.evidence(cond, params, [r[0] for r in shown], per_child(scope))
+    return shown, total, evidence, warnings, medida, len(rows)
 
 
 def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:

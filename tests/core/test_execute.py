@@ -1,9 +1,11 @@
 """Execution: the document's [6,9] example, filters, envelopes field by field, relaxed retry, audit."""
 from __future__ import annotations
 
+import pyarrow.parquet as pq
 import pytest
 
 from core import api
+from core.envelope import jsonable
 from core.audit import AuditLog
 from core.store import Store
 
@@ -45,11 +47,35 @@ def test_the_document_example_adapted_to_our_data(bundled_settings):
     assert rank["meta"]["query_hash"] == evidence["meta"]["query_hash"] and rank["meta"]["query_hash"].startswith("sha256:")
     assert rank["meta"]["anchor_date"] == "2025-11-30" and rank["meta"]["range_adjusted"] is False
     assert rank["summary"]["headline"].startswith("Top Homicidio doloso (tasa_per_100k)")
-    assert rank["data"]["artifacts"]["tables"]["rank_por_delito_full"].startswith("artifact://tables/")
+    assert rank["data"]["artifacts"]["tables"] == {}  # ten rows: the envelope holds the whole table
     assert rank["evidence"][0]["table"] == "incidents" and rank["evidence"][0]["total"] > 0
     ev_rows = evidence["data"]["inline"]["rows"]
     assert sum(r[6] for r in ev_rows) == evidence["metrics"]["eventos"] == sum(r[2] for r in rows)
     assert set(rank["evidence"][0]["ids"]) == {r[0] for r in ev_rows}
+
+
+RANK_ALL = {"tool_id": 11, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos",
+                                     "top_k": 46, "from": "2024-01-01", "to": "2024-12-31"}}
+
+
+@pytest.mark.parametrize("plan, tool, max_rows, rows, file", [
+    ([RANK_ALL], "agrupar_por_entidad", 50, 46, False),
+    ([RANK_ALL, {"tool_id": 9, "args": {"limit": 300}}], "listar_evidencia", 200, 300, True),
+])
+def test_a_full_table_file_only_when_the_inline_rows_are_cut(bundled_settings, plan, tool, max_rows, rows, file):
+    env = api.execute({"plan": plan}, settings=bundled_settings).last
+    inline, tables = env["data"]["inline"], env["data"]["artifacts"]["tables"]
+    assert inline["limit_notice"] == {"applied": file, "max_rows": max_rows, "total_rows": rows}
+    assert len(inline["rows"]) == min(rows, max_rows)
+    if not file:
+        assert tables == {}
+        return
+    address = tables[f"{tool}_full"]
+    assert address.startswith("artifact://tables/")
+    table = pq.read_table(bundled_settings.artifacts_dir / address.removeprefix("artifact://"))
+    assert table.num_rows == rows and table.column_names == [c["name"] for c in inline["columns"]]
+    shown = table.slice(0, max_rows).to_pylist()
+    assert [[jsonable(v) for v in r.values()] for r in shown] == inline["rows"]
 
 
 def test_same_plan_same_query_hash(bundled_settings):

@@ -34,6 +34,16 @@ def test_store_connection_cannot_reach_other_files(bundled_settings, statement):
         store.cursor().execute(statement)
 
 
+@pytest.mark.parametrize("setting, value", [
+    ("parquet_metadata_cache", True),  # a session-level SET would leave the cursors without it
+    ("enable_external_access", False),
+    ("lock_configuration", True),
+])
+def test_cursors_have_the_store_settings(bundled_settings, setting, value):
+    cur = Store(bundled_settings).cursor()
+    assert cur.execute(f"SELECT current_setting('{setting}')").fetchall()[0][0] == value
+
+
 def test_one_cursor_per_thread(bundled_settings):
     store = get_store(bundled_settings)
     assert get_store(bundled_settings) is store

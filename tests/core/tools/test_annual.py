@@ -68,7 +68,8 @@ def assert_ok_envelope(env: dict) -> None:
     inline = env["data"]["inline"]
     assert [c["name"] for c in inline["columns"]] == COLUMNS
     assert {"applied", "max_rows"} <= set(inline["limit_notice"])
-    assert env["data"]["artifacts"]["tables"]
+    # the full table is a file exactly when the inline rows are cut at max_rows
+    assert bool(env["data"]["artifacts"]["tables"]) == inline["limit_notice"]["applied"]
     assert env["evidence"] and env["evidence"][0]["table"] == "annual"
     assert META_KEYS <= set(env["meta"])
 

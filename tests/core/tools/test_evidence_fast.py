@@ -1,6 +1,6 @@
 """Evidence folded into the tools' own statements, and tools that read only the kept incident columns.
 
-The entity tools, serie_temporal and detectar_anomalias give the executor the evidence
+The entity tools, serie_temporal, detectar_anomalias and seasonality give the executor the evidence
 summary (first row ids, row count) from the statement that computed the result; it must
 equal what the executor's own evidence query returns. And every tool must work on a store
 whose ``incidents`` keeps only the key columns (labels live in entities, crimes, methods).
@@ -51,6 +51,10 @@ PLANS = [
                "top_k": 5, **W}), (9, {"limit": 5})),
     plan((10, {"entidad_id": "GTO", "delito": "homicidio", "nivel": "actual", "window": 12, "z_threshold": 1.0, **W})),
     plan((8, {"entidad_id": "GTO", "tipo": "coocurrencia", "min_support": 0.01, **W})),
+    plan((8, {"entidad_id": "GTO", "tipo": "estacionalidad", "top_k": 5, "from": "2019-01-01", "to": "2024-12-31"}),
+         (9, {"limit": 5})),
+    plan((8, {"entidad_id": "GTO.MUN.LEON", "tipo": "estacionalidad", "delito": ["homicidio", "robo_a_negocio"],
+              "from": "2018-01-01", "to": "2024-12-31"})),
     plan((14, {"entidad_id": "GTO", "nivel": "hijos", "from": "2020-01-01", "to": "2024-12-31"}), (9, {"limit": 5})),
 ]
 
@@ -80,7 +84,7 @@ def test_folded_evidence_equals_the_executor_query(bundled_settings, monkeypatch
     for p in PLANS:
         assert api.execute(p, settings=bundled_settings).status == "ok", p
     assert {"rank_por_delito", "top_entidades_por_total", "agrupar_por_entidad", "comparar_periodos",
-            "serie_temporal", "detectar_anomalias"} <= set(checked)
+            "serie_temporal", "detectar_anomalias", "detectar_patrones"} <= set(checked)
 
 
 def test_a_ranking_the_statement_decided_otherwise_falls_back_to_the_query():

@@ -194,7 +194,7 @@ def test_cooccurrence_envelope_has_every_block_and_its_evidence(bundled_settings
     assert env["summary"]["headline"].startswith("Co-ocurrencia de delitos") and "Guanajuato" in env["summary"]["headline"]
     assert any(h.startswith("Top-1: ") for h in env["summary"]["highlights"])
     assert {"columns", "rows", "limit_notice"} <= set(env["data"]["inline"])
-    assert env["data"]["artifacts"]["tables"]["detectar_patrones_full"].startswith("artifact://tables/")
+    assert env["data"]["artifacts"]["tables"] == {}  # one row: the envelope holds the whole table
     assert META_KEYS <= set(env["meta"])
     assert env["meta"]["date_range_effective"] == {"from": "2020-01-01", "to": "2024-12-31"}
     assert set(env["metrics"]) >= {"transacciones", "pares_evaluados", "patrones"}

@@ -128,7 +128,8 @@ def assert_ok_envelope(env: dict, columns: list[str]) -> None:
     assert [c["name"] for c in inline["columns"]] == columns
     assert isinstance(inline["rows"], list)
     assert {"applied", "max_rows"} <= set(inline["limit_notice"])
-    assert env["data"]["artifacts"]["tables"]
+    # the full table is a file exactly when the inline rows are cut at max_rows
+    assert bool(env["data"]["artifacts"]["tables"]) == inline["limit_notice"]["applied"]
     assert isinstance(env["evidence"], list)
     assert META_KEYS <= set(env["meta"])
     assert env["meta"]["query_hash"].startswith("sha256:")
