@@ -159,11 +159,13 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     found: dict[str, tuple[int, list[int]]] = {}
     if items:
         cond, params = where(unfiltered(scope), with_window=True)
-        # One read of the rows: the seasonal rows, then per crime (mes NULL) its evidence.
+        # One read of the rows: the seasonal rows, then per crime (mes NULL) its evidence. Only
+        # rows with events are kept: a zero adds nothing to a sum (months without rows are zeros
+        # in ``series``) and is not evidence.
         sql = f"""
             WITH {BASE_CTES},
             f AS MATERIALIZED (SELECT i.delito, i.fecha, i.eventos, i.row_id FROM incidents i
-                               WHERE {cond} AND i.delito IN (SELECT delito FROM sel)),
+                               WHERE {cond} AND i.delito IN (SELECT delito FROM sel) AND i.eventos > 0),
             counts AS (SELECT s.item, f.fecha, sum(f.eventos) AS n FROM f JOIN sel s USING (delito) GROUP BY ALL),
             series AS (SELECT im.item, im.fecha, coalesce(c.n, 0) AS n
                        FROM item_months im LEFT JOIN counts c USING (item, fecha)),
