@@ -14,20 +14,20 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
     desc = step.args.get("orden", "desc") == "desc"
     top_k = int(step.args.get("top_k", 10))
     cond, params = where(scope)
-    got = tally(ctx, scope, cond, params, windows=[None], year=scope.date_to.year,
-                rank=Rank.by("tasa" if medida == "tasa_per_100k" else "n", desc, top_k))
-    counts, pops = got.counts, got.pops
     freq = scope.frecuencia
     # Rates are needed for every entity only to rank or filter by them; otherwise for the shown ones.
     rated = medida == "tasa_per_100k" or bool(freq and freq.get("min_tasa") is not None)
+    got = tally(ctx, scope, cond, params, windows=[None], year=scope.date_to.year,
+                rank=Rank.by("tasa" if medida == "tasa_per_100k" else "n", desc, top_k), top_only=not rated)
+    counts, pops = got.counts, got.pops
     rows = []
     for e in got.entities:
         n = counts.get(e.entidad_id, 0)
         t = rate(n, pops.get(e.entidad_id)) if rated else None
-        if freq and not frequency_ok(scope, n, t):
+        if freq and got.total is None and not frequency_ok(scope, n, t):
             continue
         rows.append([e.entidad_id, e.label, n, t])
-    total = sum(counts.values())
+    total = sum(counts.values()) if got.total is None else got.total
     key_idx = 3 if medida == "tasa_per_100k" else 2
 
     def key(r):
@@ -46,7 +46,7 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
     if medida == "tasa_per_100k" and any(r[3] is None for r in rows):
         warnings.append("Algunas entidades no tienen población CONAPO para calcular la tasa.")
     evidence = got.evidence(cond, params, [r[0] for r in shown], per_child(scope))
-    return shown, total, evidence, warnings, medida, len(rows)
+    return shown, total, evidence, warnings, medida, len(rows) if got.ranked is None else got.ranked
 
 
 def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:

@@ -1,0 +1,57 @@
+"""core.tools.tally: a ranking by count keeps only its first entities in SQL, and says the same as ranking all of them."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core import api
+from core.tools import ranking, tally
+
+W = {"from": "2024-01-01", "to": "2024-12-31"}
+
+
+def _comparable(result) -> str:
+    out = []
+    for env in result.envelopes:
+        env = json.loads(json.dumps(env, default=str))
+        for key in ("timing_ms", "job_id"):
+            env["meta"].pop(key, None)
+        out.append(env)
+    return json.dumps(out, sort_keys=True)
+
+
+@pytest.mark.parametrize("steps", [
+    [(6, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "top_k": 5, **W})],
+    [(6, {"entidad_id": "GTO", "delito": "feminicidio", "nivel": "hijos", "orden": "asc", "top_k": 7, **W})],
+    [(6, {"entidad_id": "GTO", "delito": "homicidio", "nivel": "hijos", "top_k": 100, **W}), (9, {"limit": 5})],
+    [(7, {"entidad_id": "GTO", "nivel": "hijos", "top_k": 3, **W})],
+    [(5, {"min_eventos": 50}), (7, {"entidad_id": "GTO", "nivel": "hijos", "top_k": 10, **W})],
+    [(5, {"min_eventos": 10**9}), (6, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", **W})],
+    [(6, {"entidad_id": "GTO", "delito": "secuestro", "nivel": "hijos", "top_k": 4,
+          "from": "2016-01-01", "to": "2016-03-31"})],
+])
+def test_top_only_ranking_equals_ranking_every_entity(bundled_settings, monkeypatch, steps):
+    plan = {"plan": [{"tool_id": t, "args": a} for t, a in steps]}
+    used = []
+    top = tally._children_top
+
+    def spy(*args, **kwargs):
+        used.append(True)
+        return top(*args, **kwargs)
+
+    monkeypatch.setattr(tally, "_children_top", spy)
+    fast = api.execute(plan, settings=bundled_settings)
+    assert used, "the ranking by count should take the top-only statement"
+    full_tally = tally.tally
+    monkeypatch.setattr(ranking, "tally", lambda *a, **k: full_tally(*a, **{**k, "top_only": False}))
+    full = api.execute(plan, settings=bundled_settings)
+    assert fast.status == full.status == "ok", (fast.errors, full.errors)
+    assert _comparable(fast) == _comparable(full)
+
+
+def test_a_ranking_by_rate_ranks_every_entity(bundled_settings, monkeypatch):
+    monkeypatch.setattr(tally, "_children_top", lambda *a, **k: pytest.fail("a rate is rounded: Python ranks it"))
+    plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos",
+                                             "medida": "tasa_per_100k", **W}}]}
+    assert api.execute(plan, settings=bundled_settings).status == "ok"
