@@ -57,6 +57,7 @@ class EtlConfig:
     copy_repeats: int = 3
     profile_fraction: float | None = 0.1  # statement breakdown on ~10 % of the municipalities (None: skip)
     floor_full: bool = True  # the design's floor (etl_profile.single_pass) on the national file itself
+    layouts: bool = True  # one row per cell against one per line (bench.store_layouts), same file
     diagnose_failure: bool = True  # a failed load is re-run in-process with every statement timed
     retry_memory_limit: str | None = "4GB"  # and, if it ran out of memory, measured again with this limit
     seed: int = 20260115
@@ -172,6 +173,12 @@ def run(cfg: EtlConfig, work: Path, profile: synth.Profile, log=print) -> dict:
         res["piso_completo"] = floor
         log(f"[etl] piso del diseño en el archivo nacional: {floor['total_s']} s (lectura {floor['lectura_s']} s, "
             f"escritura {floor['resto_s']} s); copia en el mismo proceso {floor['copia_en_proceso_s']} s")
+    if cfg.layouts:
+        from bench import store_layouts
+
+        res["disenos"] = store_layouts.run(csv, work / "disenos")
+        log(f"[etl] escritura por celda {res['disenos']['escritura_larga_s']} s, por línea "
+            f"{res['disenos']['escritura_ancha_s']} s (copia {res['disenos']['copia_en_proceso_s']} s)")
     csv.unlink(missing_ok=True)
     if cfg.profile_fraction:
         from bench import etl_profile

@@ -107,6 +107,7 @@ def section(e: dict) -> list[str]:
     if p50(e["etl"]):
         out += _ratios_note(e, u)
     out += _floor(e)
+    out += _layouts(e)
     out.append("### Tiempos absolutos")
     out.append("")
     rows = []
@@ -169,6 +170,29 @@ def _floor(e: dict) -> list[str]:
             "e id cuesta otra copia."
             + (f" La ETL real ({_f(etl, 2)} s con el arranque del intérprete) es {times(etl, fl['total_s'])} ese piso."
                if etl else ""), ""]
+
+
+def _layouts(e: dict) -> list[str]:
+    """One row per cell (the store) against one per line with twelve month columns (``bench.store_layouts``)."""
+    d = e.get("disenos")
+    if not d:
+        return []
+    c = d["copia_en_proceso_s"]
+    out = ["### ¿Y si el almacén guardara las filas anchas?", "",
+           f"`bench/store_layouts.py`, en un proceso y desde una misma lectura tipada del archivo nacional: escribir las "
+           f"celdas (una fila por mes, como hoy) cuesta {_f(d['escritura_larga_s'], 2)} s ({times(d['escritura_larga_s'], c)} "
+           f"la copia en el mismo proceso, {_f(c, 2)} s; {_f(d['larga_mb'])} MB); escribir las filas anchas con las mismas "
+           f"claves, ids y procedencia, {_f(d['escritura_ancha_s'], 2)} s ({times(d['escritura_ancha_s'], c)}; "
+           f"{_f(d['ancha_mb'])} MB). Leerlas exige despivotar en cada consulta (una vista con `UNNEST`): un filtro de "
+           "ventana sobre `fecha` ya no llega al Parquet, y uno sobre el año sí.", ""]
+    rows = [[q["consulta"], _f(q["larga_ms"]), _f(q["ancha_ms"]), _f(q["ancha_anio_ms"]) if q["ancha_anio_ms"] else "—"]
+            for q in d["consultas"]]
+    out += _table(["consulta (mediana ms)", "por celda (hoy)", "por línea, vista", "por línea, vista + año"], rows)
+    out.append("Aun por línea, leer el CSV cuesta casi la copia entera y escribir otro tanto de una fracción de ella: "
+               "lo que queda bajo 1.5× no alcanza para revisar, resumir, calcular el sha256 y arrancar Python; y "
+               "cada consulta que no diga el año (o que recorra el país) se vuelve varias veces más lenta.")
+    out.append("")
+    return out
 
 
 def _failure(e: dict) -> list[str]:
