@@ -69,8 +69,7 @@ def _labels(ctx: ToolContext) -> dict[str, str]:
 
 def _expand(ctx: ToolContext, key: str) -> list[str]:
     """A tipo-level key sums the subtipos it includes (as validation expands it)."""
-    by_key = {c["delito"]: c for c in ctx.catalog.crimes}
-    incl = (by_key.get(key) or {}).get("incluye") or ""
+    incl = next((c.get("incluye") or "" for c in ctx.catalog.crimes if c["delito"] == key), "")
     return sorted({key, *[x for x in incl.split("|") if x]})
 
 

@@ -23,8 +23,6 @@ Counts are computed in SQL over the per-month presence table; values travel as p
 """
 from __future__ import annotations
 
-from datetime import date
-
 from core.errors import ValidacionError
 from core.tools import EVIDENCE_IDS, ResolvedStep, Scope, ToolContext, ToolOutput
 from core.tools.items import BASE_CTES, Item, evidence, item_params, select, unfiltered
@@ -155,18 +153,21 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     items = [i for i in items if i.months >= MIN_SEASON_MONTHS]
     rows: list[list] = []
     used: list[Item] = []
-    months_seen: set[date] = set()
+    months_seen: set[int] = set()
     found: dict[str, tuple[int, list[int]]] = {}
     if items:
         cond, params = where(unfiltered(scope), with_window=True)
         # One read of the rows: the seasonal rows, then per crime (mes NULL) its evidence. Only
         # rows with events are kept: a zero adds nothing to a sum (months without rows are zeros
-        # in ``series``) and is not evidence.
+        # in ``series``) and is not evidence. Sums per crime and month come first, so items
+        # (a tipo sums its subtipos) join a few thousand sums rather than every row.
+        delitos = sorted({d for i in items for d in i.delitos})
         sql = f"""
             WITH {BASE_CTES},
-            f AS MATERIALIZED (SELECT i.delito, i.fecha, i.eventos, i.row_id FROM incidents i
-                               WHERE {cond} AND i.delito IN (SELECT delito FROM sel) AND i.eventos > 0),
-            counts AS (SELECT s.item, f.fecha, sum(f.eventos) AS n FROM f JOIN sel s USING (delito) GROUP BY ALL),
+            f AS (SELECT i.delito, i.fecha, i.eventos, i.row_id FROM incidents i
+                  WHERE {cond} AND i.delito IN ({', '.join('?' for _ in delitos)}) AND i.eventos > 0),
+            d AS (SELECT delito, fecha, sum(eventos) AS n FROM f GROUP BY ALL),
+            counts AS (SELECT s.item, d.fecha, sum(d.n) AS n FROM d JOIN sel s USING (delito) GROUP BY ALL),
             series AS (SELECT im.item, im.fecha, coalesce(c.n, 0) AS n
                        FROM item_months im LEFT JOIN counts c USING (item, fecha)),
             tot AS (SELECT item, count(*) AS meses, avg(n) AS media, sum(n) AS total FROM series GROUP BY item)
@@ -175,10 +176,9 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             FROM series s JOIN tot t USING (item)
             GROUP BY ALL
             UNION ALL
-            SELECT delito, NULL, NULL, NULL, NULL, NULL, count(*) FILTER (WHERE eventos > 0),
-                   coalesce(min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0), [])
+            SELECT delito, NULL, NULL, NULL, NULL, NULL, count(*), min(row_id, {EVIDENCE_IDS + 1})
             FROM f GROUP BY delito"""
-        got = ctx.query(sql, item_params(items) + params)
+        got = ctx.query(sql, item_params(items) + params + delitos)
         result = [r[:7] for r in got if r[1] is not None]
         found = {r[0]: (int(r[6]), r[7]) for r in got if r[1] is None}
         by_key = {i.key: i for i in items}
@@ -194,12 +194,9 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         used = [i for i in items if i.label not in silent]
         if silent:
             warnings.append("Sin eventos en la ventana (no hay estacionalidad que medir): " + ", ".join(sorted(silent)) + ".")
-        for i in used:
+        for i in used:  # months as integers (year · 12 + month): 120 a crime, no date objects
             for a, b in i.runs:
-                d = a
-                while d <= b:
-                    months_seen.add(d)
-                    d = date(d.year + (d.month == 12), d.month % 12 + 1, 1)
+                months_seen.update(range(a.year * 12 + a.month, b.year * 12 + b.month + 1))
     rows.sort(key=lambda r: (-r[3], r[1], r[2]))
     rows = rows[:top_k]
     crimes = ", ".join(i.label for i in used) if used else f"ningún delito con {MIN_SEASON_MONTHS} meses publicados"
