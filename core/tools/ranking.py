@@ -24,10 +24,10 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
     for e in got.entities:
         n = counts.get(e.entidad_id, 0)
         t = rate(n, pops.get(e.entidad_id)) if rated else None
-        if freq and got.total is None and not frequency_ok(scope, n, t):
+        if freq and got.totals is None and not frequency_ok(scope, n, t):
             continue
         rows.append([e.entidad_id, e.label, n, t])
-    total = sum(counts.values()) if got.total is None else got.total
+    total = sum(counts.values()) if got.totals is None else got.totals["n"]
     key_idx = 3 if medida == "tasa_per_100k" else 2
 
     def key(r):

@@ -168,19 +168,22 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     cond, params = where(scope, with_window=False)  # the rows of both windows, read once
     cond += " AND (i.fecha BETWEEN ? AND ? OR i.fecha BETWEEN ? AND ?)"
     params = params + [scope.date_from, scope.date_to, base_from, base_to]
+    # Changes are integers: the statement ranks them itself unless a minimum rate filters (rates are rounded).
+    by_rate = bool(scope.frecuencia and scope.frecuencia.get("min_tasa") is not None)
     got = tally(ctx, scope, cond, params, windows=[(scope.date_from, scope.date_to), (base_from, base_to)],
                 year=scope.date_to.year if scope.frecuencia else None,
-                rank=Rank("abs(n - nb) DESC, (n - nb) DESC", top_k if hijos else None))
+                rank=Rank("abs(n - nb) DESC, (n - nb) DESC", top_k if hijos else None), top_only=not by_rate)
     now, before, pops = got.counts, got.base, got.pops
     rows = []
     for e in got.entities:
         n, nb = now.get(e.entidad_id, 0), before.get(e.entidad_id, 0)
-        if scope.frecuencia and not frequency_ok(scope, n, rate(n, pops.get(e.entidad_id))):
+        if scope.frecuencia and got.totals is None and not frequency_ok(scope, n, rate(n, pops.get(e.entidad_id))):
             continue
         rows.append([e.entidad_id, e.label, n, nb, n - nb, _pct(n - nb, nb)])
     rows.sort(key=lambda r: (-abs(r[4]), -r[4], r[0]))  # biggest change first, rises before falls
     rows = rows[:top_k] if hijos else rows
-    total, total_base = sum(now.values()), sum(before.values())
+    total, total_base = (sum(now.values()), sum(before.values())) if got.totals is None \
+        else (got.totals["n"], got.totals["nb"])
     cambio = total - total_base
     periodo = period_label(scope)
     periodo_base = f"{base_from:%Y-%m}..{base_to:%Y-%m}"

@@ -52,8 +52,9 @@ class Tally:
     top: list[str] | None = None  # the entities the statement ranked first
     top_ids: list[int] | None = None  # first EVIDENCE_IDS + 1 row ids of their rows (of every row: one entity)
     # Set when the statement ranked and kept only the first entities (``entities`` is then that
-    # ranking): the events of every entity in scope, and how many entities pass the frequency filter.
-    total: int | None = None
+    # ranking): the events of every entity in scope per window (``n``, ``nb``), and how many
+    # entities pass the frequency filter.
+    totals: dict[str, int] | None = None
     ranked: int | None = None
 
     def evidence(self, cond: str, params: list, shown: list[str], per_child: bool) -> Evidence:
@@ -173,13 +174,15 @@ def _children(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, 
     return out
 
 
-def _children_top(ctx: ToolContext, scope: Scope, cond: str, params: list, year: int | None, rank: Rank) -> Tally:
-    """The first ``top_k`` municipalities of a state by their count, ranked by the statement itself.
+def _children_top(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, year: int | None,
+                  rank: Rank) -> Tally:
+    """The first ``top_k`` municipalities of a state by their counts, ranked by the statement itself.
 
     Counts are integers, so SQL's order is exactly the tool's (no rounding to disagree on):
     only the shown rows come back, each with its smallest row ids, beside the events of every
-    municipality and how many pass the frequency filter."""
+    municipality per window and how many pass the frequency filter."""
     e = scope.entity
+    names, sums, sum_params = _sums(windows)
     freq, freq_params = _frequency(scope)
     pop, pop_params = "NULL::BIGINT", []
     if year is not None:
@@ -189,23 +192,28 @@ def _children_top(ctx: ToolContext, scope: Scope, cond: str, params: list, year:
     sql = f"""
         WITH ents AS (SELECT entidad_id, nivel, estado_id, label, cve FROM entities
                       WHERE nivel = 'municipio' AND estado_id = ?),
-        c AS (SELECT entidad_id, sum(eventos) AS n, count(*) FILTER (WHERE eventos > 0) AS nev, {FIRST_IDS} AS ids
+        c AS (SELECT entidad_id, {', '.join(f"{x} AS {n}" for x, n in zip(sums, names))},
+                     count(*) FILTER (WHERE eventos > 0) AS nev, {FIRST_IDS} AS ids
               FROM incidents i WHERE {cond} GROUP BY entidad_id),
-        r AS (SELECT e.entidad_id, e.nivel, e.estado_id, e.label, e.cve, coalesce(c.n, 0) AS n,
-                     coalesce(c.nev, 0) AS nev, c.ids
+        r AS (SELECT e.entidad_id, e.nivel, e.estado_id, e.label, e.cve,
+                     {', '.join(f"coalesce(c.{n}, 0) AS {n}" for n in names)}, coalesce(c.nev, 0) AS nev, c.ids
               FROM ents e LEFT JOIN c USING (entidad_id)),
         k AS (SELECT * FROM r WHERE {freq} ORDER BY {rank.order}, entidad_id LIMIT {int(rank.top_k)}),
-        tot AS (SELECT coalesce(sum(n), 0) AS total, count(*) FILTER (WHERE {freq}) AS passing FROM r)
-        SELECT k.entidad_id, k.nivel, k.estado_id, k.label, k.cve, k.n, k.nev, {pop}, k.ids, tot.total, tot.passing,
-               row_number() OVER (ORDER BY {rank.order}, entidad_id)
+        tot AS (SELECT {', '.join(f"coalesce(sum({n}), 0) AS total_{n}" for n in names)},
+                       count(*) FILTER (WHERE {freq}) AS passing FROM r)
+        SELECT k.entidad_id, k.nivel, k.estado_id, k.label, k.cve, k.nev, {pop}, k.ids, tot.passing,
+               row_number() OVER (ORDER BY {rank.order}, entidad_id),
+               {', '.join(f"k.{n}" for n in names)}, {', '.join(f"tot.total_{n}" for n in names)}
         FROM tot LEFT JOIN k ON TRUE"""
-    got = ctx.query(sql, [e.estado_id] + params + freq_params + freq_params + pop_params)
-    rows = sorted((r for r in got if r[0] is not None), key=lambda r: r[11])  # a join keeps no order
-    return Tally(entities=[Entity._make(r[:5]) for r in rows], counts={r[0]: int(r[5]) for r in rows}, base={},
-                 pops={r[0]: int(r[7]) if r[7] is not None else None for r in rows},
-                 evidence_rows={r[0]: int(r[6]) for r in rows}, top=[r[0] for r in rows],
-                 top_ids=heapq.nsmallest(EVIDENCE_IDS + 1, (int(x) for r in rows if r[8] for x in r[8])),
-                 total=int(got[0][9]), ranked=int(got[0][10]))
+    got = ctx.query(sql, [e.estado_id] + sum_params + params + freq_params + freq_params + pop_params)
+    rows = sorted((r for r in got if r[0] is not None), key=lambda r: r[9])  # a join keeps no order
+    w = len(names)
+    return Tally(entities=[Entity._make(r[:5]) for r in rows], counts={r[0]: int(r[10]) for r in rows},
+                 base={r[0]: int(r[11]) for r in rows} if w > 1 else {},
+                 pops={r[0]: int(r[6]) if r[6] is not None else None for r in rows},
+                 evidence_rows={r[0]: int(r[5]) for r in rows}, top=[r[0] for r in rows],
+                 top_ids=heapq.nsmallest(EVIDENCE_IDS + 1, (int(x) for r in rows if r[7] for x in r[7])),
+                 totals={n: int(got[0][10 + w + i]) for i, n in enumerate(names)}, ranked=int(got[0][8]))
 
 
 def tally(ctx: ToolContext, scope: Scope, cond: str, params: list, *, windows: list[tuple[date, date] | None],
@@ -214,11 +222,11 @@ def tally(ctx: ToolContext, scope: Scope, cond: str, params: list, *, windows: l
 
     ``cond``/``params``: the rows read (alias ``i``); each window sums the rows inside it
     (None: every row read). Evidence counts every row read with events. ``top_only``: a
-    ranking by count of one window needs only its first entities (see ``_children_top``).
+    ranking by counts alone needs only its first entities (see ``_children_top``).
     """
     if per_child(scope):
-        if top_only and rank is not None and rank.top_k is not None and windows == [None] \
-                and rank.order.startswith("(n IS NULL), n "):
-            return _children_top(ctx, scope, cond, params, year, rank)
+        if top_only and rank is not None and rank.top_k is not None \
+                and not any(c in rank.order for c in ("tasa", "porcentaje")):
+            return _children_top(ctx, scope, cond, params, windows, year, rank)
         return _children(ctx, scope, cond, params, windows, year, rank)
     return _entity(ctx, scope, cond, params, windows, year)

@@ -1,4 +1,4 @@
-"""core.tools.tally: a ranking by count keeps only its first entities in SQL, and says the same as ranking all of them."""
+"""core.tools.tally: a ranking by counts keeps only its first entities in SQL, and says the same as ranking all of them."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from core import api
-from core.tools import ranking, tally
+from core.tools import ranking, series, tally
 
 W = {"from": "2024-01-01", "to": "2024-12-31"}
 
@@ -30,6 +30,13 @@ def _comparable(result) -> str:
     [(5, {"min_eventos": 10**9}), (6, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", **W})],
     [(6, {"entidad_id": "GTO", "delito": "secuestro", "nivel": "hijos", "top_k": 4,
           "from": "2016-01-01", "to": "2016-03-31"})],
+    [(13, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "top_k": 6,
+           "base_from": "2023-01-01", "base_to": "2023-12-31", **W}), (9, {"limit": 3})],
+    [(5, {"min_eventos": 30}), (13, {"entidad_id": "GTO", "delito": "violencia_familiar", "nivel": "hijos",
+                                     "base_from": "2021-01-01", "base_to": "2021-12-31",
+                                     "from": "2022-01-01", "to": "2022-12-31"})],
+    [(13, {"entidad_id": "GTO", "delito": "feminicidio", "nivel": "hijos", "top_k": 50,
+           "base_from": "2019-01-01", "base_to": "2019-06-30", "from": "2024-01-01", "to": "2024-06-30"})],
 ])
 def test_top_only_ranking_equals_ranking_every_entity(bundled_settings, monkeypatch, steps):
     plan = {"plan": [{"tool_id": t, "args": a} for t, a in steps]}
@@ -42,9 +49,10 @@ def test_top_only_ranking_equals_ranking_every_entity(bundled_settings, monkeypa
 
     monkeypatch.setattr(tally, "_children_top", spy)
     fast = api.execute(plan, settings=bundled_settings)
-    assert used, "the ranking by count should take the top-only statement"
+    assert used, "a ranking by counts should take the top-only statement"
     full_tally = tally.tally
-    monkeypatch.setattr(ranking, "tally", lambda *a, **k: full_tally(*a, **{**k, "top_only": False}))
+    for module in (ranking, series):
+        monkeypatch.setattr(module, "tally", lambda *a, **k: full_tally(*a, **{**k, "top_only": False}))
     full = api.execute(plan, settings=bundled_settings)
     assert fast.status == full.status == "ok", (fast.errors, full.errors)
     assert _comparable(fast) == _comparable(full)
