@@ -31,7 +31,7 @@ class NationalConfig:
     crime_a: str = "homicidio_doloso"
     crime_b: str = "violencia_familiar"
     serie_crime: str = "homicidio"  # tipo-level key: expands to doloso + culposo
-    runs: int = 20
+    runs: int = 40  # p95 of 20 samples is the 19th value: one burst of a neighbour decides it
     warmup: int = 2
     seed: int = 20260115
 

@@ -7,6 +7,7 @@ written by hand, for a run whose results.json is gone.
 from __future__ import annotations
 
 from bench.common import percentile
+from bench.national_cases import TOOL_RATIO
 from bench.report_etl import p50, peak_rss, unpivot, written
 from bench.report_fmt import fmt as _f, ok as _ok, table as _table, times
 
@@ -64,6 +65,7 @@ def section(r: dict) -> list[str]:
     out.append("")
     if ab:
         out += _ab(ab)
+    out += _national_compared(r, a)
     e, ea_ = r["secciones"].get("etl"), (a or {}).get("etl")
     if e and ea_:
         if any(x.get("returncode") == 0 for x in ea_["corridas"]):
@@ -101,6 +103,28 @@ def _ab(ab: dict) -> list[str]:
                f"mismo momento la copia directa tardó {_f(ab['copia_s'], 2)} s{ref}:")
     out.append("")
     return out + _table(["", "A", "B"], rows)
+
+
+def _national_compared(r: dict, a: dict | None) -> list[str]:
+    """Item 3 per case: the tool against its hand-written SQL before and after."""
+    before = ((a or {}).get("national") or {}).get("casos") or {}
+    after = {c["caso"]: c for c in (r["secciones"].get("national") or {}).get("casos", []) if "error" not in c}
+    names = [n for n in after if n in before]
+    if not names:
+        return []
+    limit = TOOL_RATIO
+    rows, met = [], [0, 0]
+    for n in names:
+        b, c = before[n], after[n]
+        met[0] += (b["ratio_p95"] or 99) <= limit
+        met[1] += (c["ratio_p95"] or 99) <= limit
+        rows.append([n, _f(b["tool_p50"]), _f(c["tool_ms"]["p50"]), f"{_f(b['ratio_p50'], 2)}× / {_f(b['ratio_p95'], 2)}×",
+                     f"{_f(c['ratio_p50'], 2)}× / {_f(c['ratio_p95'], 2)}×"])
+    out = [f"**Herramientas frente a SQL escrito a mano** (sección 3; antes = corrida del {a['generado']}). Cumplen "
+           f"≤ {limit}× (p95): **{met[0]}/{len(names)} antes, {met[1]}/{len(names)} después**. Los milisegundos "
+           "dependen de la carga del momento; las razones se miden alternando herramienta y SQL.", ""]
+    return out + _table(["caso", "herramienta p50 antes (ms)", "después (ms)", "razón p50 / p95 antes",
+                         "después"], rows)
 
 
 def _load_after(r: dict, e: dict):

@@ -97,13 +97,16 @@ def _decision(e: dict) -> list[str]:
         return []
     read_x = full["lectura_s"] / full["copia_en_proceso_s"]
     wide_x = d["escritura_ancha_s"] / d["copia_en_proceso_s"]
+    etl, copy = p50(e["etl"]), p50(e["copia_duckdb"])
+    extra = (f" (la ETL real menos su piso: {etl - full['total_s']:.1f} s, {(etl - full['total_s']) / copy:.1f}× la "
+             "copia, con el arranque)") if etl and copy and etl > full["total_s"] else ""
     worst = max(d["consultas"], key=lambda q: (q["ancha_anio_ms"] or q["ancha_ms"]) / q["larga_ms"])
     slow = (worst["ancha_anio_ms"] or worst["ancha_ms"]) / worst["larga_ms"]
     return [f"**Qué haría falta.** Leer el CSV tipado ya cuesta {read_x:.1f}× la copia. Con filas anchas (sección 4, "
             f"«¿Y si el almacén guardara las filas anchas?») la escritura bajaría a {wide_x:.1f}× y el piso a "
             f"~{read_x + wide_x:.1f}× **antes** de revisar años, conteos y claves, resolver etiquetas, calcular el "
-            "sha256 de procedencia, resumir la versión y arrancar el intérprete, que hoy suman más que el margen "
-            f"restante; y «{worst['consulta']}» se vuelve {slow:.1f}× más lenta aun con el filtro por año. Cumplir "
+            f"sha256 de procedencia, resumir la versión y arrancar el intérprete, que hoy suman más que el margen "
+            f"restante{extra}; y «{worst['consulta']}» se vuelve {slow:.1f}× más lenta aun con el filtro por año. Cumplir "
             "≤ 1.5× pide quitar revisiones o procedencia a la carga, o cambiar el objetivo (por ejemplo, medir la ETL "
             "contra su piso o contra el despivote de DuckDB): es una decisión de producto, no una optimización "
             "pendiente.", ""]

@@ -46,10 +46,10 @@ def scale(name: str) -> Scale:
     full = dict(synth.MUNICIPALITIES_PER_STATE)
     tenth = {k: max(1, round(n / 10)) for k, n in full.items()}
     if name == "full":
-        return Scale(name, NationalConfig(runs=20, warmup=2),
+        return Scale(name, NationalConfig(runs=40, warmup=2),
                      EtlConfig(etl_repeats=3, copy_repeats=3, profile_fraction=0.1), pipeline_passes=2)
     if name == "small":
-        return Scale(name, NationalConfig(per_state=tenth, runs=20, warmup=2),
+        return Scale(name, NationalConfig(per_state=tenth, runs=40, warmup=2),
                      EtlConfig(per_state=tenth, etl_repeats=3, copy_repeats=3, profile_fraction=1.0))
     if name == "toy":  # 3 municipalities × 2 crimes × 1 year; a ~1 MB CSV
         return Scale(name, NationalConfig(per_state={"15": 3}, years=[2024], crimes=["homicidio_doloso",
