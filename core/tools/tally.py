@@ -8,10 +8,10 @@ statement also ranks them as the tool will (``Rank``, a window function) and ret
 smallest row ids of the first ``top_k``; the tool ranks again in Python (the reference)
 and uses those ids only when both picked the same entities. Otherwise (a tie that
 rounding decides differently, or a ranking SQL cannot do) the evidence carries no summary
-and the executor queries it as before. A ranking by count (integers: SQL and Python cannot
-order them differently) is done by the statement alone, which returns only the shown
-municipalities (``_children_top``): 570 rows for Oaxaca cost more to send and rank than the
-statement itself. Identifiers come from this module; every value is a parameter.
+and the executor queries it as before. A ranking by counts alone (by events, or by the
+change between two windows: integers, which SQL and Python cannot order differently) is
+done by the statement, which returns only the shown municipalities (``_children_top``):
+570 rows for Oaxaca cost more to send and rank than the statement itself. Identifiers come from this module; every value is a parameter.
 """
 from __future__ import annotations
 
