@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core import api
 from core.tools import ranking, series, tally
@@ -63,3 +65,35 @@ def test_a_ranking_by_rate_ranks_every_entity(bundled_settings, monkeypatch):
     plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos",
                                              "medida": "tasa_per_100k", **W}}]}
     assert api.execute(plan, settings=bundled_settings).status == "ok"
+
+
+MONTHLY = ["homicidio_doloso", "feminicidio", "secuestro", "violencia_familiar", "homicidio", "abuso_sexual"]
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(tool=st.sampled_from([6, 7, 13]), delito=st.sampled_from(MONTHLY), top_k=st.integers(1, 60),
+       orden=st.sampled_from(["asc", "desc"]), min_eventos=st.one_of(st.none(), st.integers(0, 400)),
+       year=st.integers(2016, 2022), months=st.integers(1, 24))
+def test_any_count_ranking_agrees_with_ranking_every_entity(bundled_settings, tool, delito, top_k, orden,
+                                                            min_eventos, year, months):
+    end_year, end_month = year + (months - 1) // 12, (months - 1) % 12 + 1
+    window = {"from": f"{year}-01-01", "to": f"{end_year}-{end_month:02d}-28"}
+    args = {"entidad_id": "GTO", "nivel": "hijos", "top_k": top_k, **window}
+    if tool != 7:
+        args["delito"] = delito
+    if tool == 13:
+        args |= {"base_from": f"{year - 1}-01-01", "base_to": f"{year - 1}-12-31"}
+    else:
+        args["orden"] = orden
+    steps = ([{"tool_id": 5, "args": {"min_eventos": min_eventos}}] if min_eventos is not None else []) \
+        + [{"tool_id": tool, "args": args}]
+    fast = api.execute({"plan": steps}, settings=bundled_settings)
+    full_tally = tally.tally
+    ranking.tally = series.tally = lambda *a, **k: full_tally(*a, **{**k, "top_only": False})
+    try:
+        full = api.execute({"plan": steps}, settings=bundled_settings)
+    finally:
+        ranking.tally = series.tally = full_tally
+    assert fast.status == full.status
+    assert _comparable(fast) == _comparable(full)
