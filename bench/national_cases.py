@@ -217,13 +217,18 @@ def _anomalias_sql(estado: str, delitos: list[str], w: dict, window: int, thr: f
     return build
 
 
+def _covered_months(p: Paths) -> str:
+    """``cov`` and ``im``: each crime's published months of a state inside [?, ?] (parameters: from, to, state)."""
+    return f"""cov AS (SELECT delito AS item, greatest(desde, CAST(? AS DATE)) AS d1, least(hasta, CAST(? AS DATE)) AS d2
+                     FROM {p.coverage} WHERE granularity = 'month' AND estado_id = ?),
+             im AS (SELECT item, CAST(unnest(generate_series(d1, d2, INTERVAL 1 MONTH)) AS DATE) AS fecha
+                    FROM cov WHERE d1 <= d2)"""
+
+
 def _cooc_sql(estado: str, w: dict, min_support: float, top_k: int):
     def build(p: Paths):
         sql = f"""
-        WITH cov AS (SELECT delito AS item, greatest(desde, CAST(? AS DATE)) AS d1, least(hasta, CAST(? AS DATE)) AS d2
-                     FROM {p.coverage} WHERE granularity = 'month' AND estado_id = ?),
-             im AS (SELECT item, CAST(unnest(generate_series(d1, d2, INTERVAL 1 MONTH)) AS DATE) AS fecha
-                    FROM cov WHERE d1 <= d2),
+        WITH {_covered_months(p)},
              munis AS (SELECT entidad_id FROM {p.entities} WHERE nivel = 'municipio' AND estado_id = ?),
              pres AS (SELECT i.delito AS item, i.entidad_id, i.fecha FROM {p.incidents} i
                       JOIN im ON im.item = i.delito AND im.fecha = i.fecha
@@ -259,10 +264,7 @@ def _season_sql(estado: str, first: date, last: date, top_k: int):
 
     def build(p: Paths):
         sql = f"""
-        WITH cov AS (SELECT delito AS item, greatest(desde, CAST(? AS DATE)) AS d1, least(hasta, CAST(? AS DATE)) AS d2
-                     FROM {p.coverage} WHERE granularity = 'month' AND estado_id = ?),
-             im AS (SELECT item, CAST(unnest(generate_series(d1, d2, INTERVAL 1 MONTH)) AS DATE) AS fecha
-                    FROM cov WHERE d1 <= d2),
+        WITH {_covered_months(p)},
              ok AS (SELECT item FROM im GROUP BY item HAVING count(*) >= 24),
              counts AS (SELECT delito AS item, fecha, sum(eventos) AS n FROM {p.incidents}
                         WHERE estado_id = ? AND fecha BETWEEN ? AND ? AND delito IN (SELECT item FROM ok) GROUP BY ALL),

@@ -16,9 +16,9 @@ import statistics
 import time
 from pathlib import Path
 
+from bench.etl_profile import LABELS
 from core.etl.layouts import MONTHS
 
-LABELS = ("anio", "clave_ent", "entidad", "cve_municipio", "municipio", "bien_juridico", "tipo", "subtipo", "modalidad")
 PARQUET = "FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2"
 # (name, SQL over {v} with {a}: an extra year predicate for the wide view, parameters)
 QUERIES = (

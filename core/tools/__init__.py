@@ -6,6 +6,8 @@ parameters, identifiers come from the validated catalog.
 """
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, NamedTuple
@@ -65,6 +67,11 @@ class ResolvedStep:
 
 
 EVIDENCE_IDS = 500  # row ids an envelope's evidence lists (the smallest; ``truncated`` says if there are more)
+
+
+def first_ids(lists: Iterable[Iterable[int] | None]) -> list[int]:
+    """The smallest ``EVIDENCE_IDS + 1`` row ids of several groups' id lists (disjoint groups), sorted."""
+    return heapq.nsmallest(EVIDENCE_IDS + 1, (int(x) for ids in lists if ids for x in ids))
 
 
 @dataclass

@@ -7,11 +7,10 @@ Co-occurrence and seasonality (``core.tools.patterns``) both start from these it
 from __future__ import annotations
 
 import calendar
-import heapq
 from dataclasses import dataclass
 from datetime import date
 
-from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, Scope, ToolContext
+from core.tools import Evidence, ResolvedStep, Scope, ToolContext, first_ids
 from core.tools.scope import where
 
 Run = tuple[date, date]
@@ -187,5 +186,4 @@ def evidence(scope: Scope, items: list[Item], keys: set[str],
     if found is None:
         return Evidence(cond, params + delitos)
     got = [found[d] for d in delitos if d in found]
-    ids = heapq.nsmallest(EVIDENCE_IDS + 1, (int(x) for _, xs in got for x in xs))
-    return Evidence(cond, params + delitos, ids=ids, total=sum(n for n, _ in got))
+    return Evidence(cond, params + delitos, ids=first_ids(xs for _, xs in got), total=sum(n for n, _ in got))

@@ -15,11 +15,10 @@ done by the statement, which returns only the shown municipalities (``_children_
 """
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 from datetime import date
 
-from core.tools import EVIDENCE_IDS, Entity, Evidence, Scope, ToolContext
+from core.tools import EVIDENCE_IDS, Entity, Evidence, Scope, ToolContext, first_ids
 
 COLUMNS = ("n", "nb", "tasa", "porcentaje")  # what a Rank may order by
 FIRST_IDS = f"min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0)"  # the smallest, sorted
@@ -124,6 +123,16 @@ def _entity(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, ye
                  top_ids=[int(x) for x in row[k + 1]])
 
 
+def _municipality_counts(names: list[str], sums: list[str], cond: str, ids: bool) -> str:
+    """``ents``, the state's municipalities (parameter: the state), and ``c``, per municipality read: the
+    window sums (their parameters, then ``cond``'s), rows with events and, with ``ids``, the smallest row ids."""
+    return f"""ents AS (SELECT entidad_id, nivel, estado_id, label, cve FROM entities
+                      WHERE nivel = 'municipio' AND estado_id = ?),
+        c AS (SELECT entidad_id, {', '.join(f"{x} AS {n}" for x, n in zip(sums, names))},
+                     count(*) FILTER (WHERE eventos > 0) AS nev, {FIRST_IDS if ids else 'NULL'} AS ids
+              FROM incidents i WHERE {cond} GROUP BY entidad_id)"""
+
+
 def _children(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, year: int | None,
               rank: Rank | None) -> Tally:
     """The municipalities of a state, in the order of their codes, each with its smallest row ids when ranked first."""
@@ -146,11 +155,7 @@ def _children(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, 
     tasa = "CASE WHEN poblacion <> 0 THEN round(n / poblacion * 100000, 2) END" \
         if "tasa" in order or "tasa" in top else "NULL"
     sql = f"""
-        WITH ents AS (SELECT entidad_id, nivel, estado_id, label, cve FROM entities
-                      WHERE nivel = 'municipio' AND estado_id = ?),
-        c AS (SELECT entidad_id, {', '.join(f"{s} AS {n}" for s, n in zip(sums, names))},
-                     count(*) FILTER (WHERE eventos > 0) AS nev, {FIRST_IDS if rank is not None else 'NULL'} AS ids
-              FROM incidents i WHERE {cond} GROUP BY entidad_id),
+        WITH {_municipality_counts(names, sums, cond, ids=rank is not None)},
         r AS (SELECT e.entidad_id, e.nivel, e.estado_id, e.label, e.cve,
                      {', '.join(f"coalesce(c.{n}, 0) AS {n}" for n in names)}, coalesce(c.nev, 0) AS nev,
                      {pop}, c.ids
@@ -170,7 +175,7 @@ def _children(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, 
                 evidence_rows={r[0]: int(r[5 + k]) for r in rows})
     if rank is not None:
         out.top = [r[0] for r in rows if r[7 + k]]
-        out.top_ids = heapq.nsmallest(EVIDENCE_IDS + 1, (int(x) for r in rows if r[8 + k] for x in r[8 + k]))
+        out.top_ids = first_ids(r[8 + k] for r in rows)
     return out
 
 
@@ -190,11 +195,7 @@ def _children_top(ctx: ToolContext, scope: Scope, cond: str, params: list, windo
                   WHERE p.fuente = 'CONAPO' AND p.anio = ? AND p.entidad_id = k.entidad_id)"""
         pop_params = [year]
     sql = f"""
-        WITH ents AS (SELECT entidad_id, nivel, estado_id, label, cve FROM entities
-                      WHERE nivel = 'municipio' AND estado_id = ?),
-        c AS (SELECT entidad_id, {', '.join(f"{x} AS {n}" for x, n in zip(sums, names))},
-                     count(*) FILTER (WHERE eventos > 0) AS nev, {FIRST_IDS} AS ids
-              FROM incidents i WHERE {cond} GROUP BY entidad_id),
+        WITH {_municipality_counts(names, sums, cond, ids=True)},
         r AS (SELECT e.entidad_id, e.nivel, e.estado_id, e.label, e.cve,
                      {', '.join(f"coalesce(c.{n}, 0) AS {n}" for n in names)}, coalesce(c.nev, 0) AS nev, c.ids
               FROM ents e LEFT JOIN c USING (entidad_id)),
@@ -212,7 +213,7 @@ def _children_top(ctx: ToolContext, scope: Scope, cond: str, params: list, windo
                  base={r[0]: int(r[11]) for r in rows} if w > 1 else {},
                  pops={r[0]: int(r[6]) if r[6] is not None else None for r in rows},
                  evidence_rows={r[0]: int(r[5]) for r in rows}, top=[r[0] for r in rows],
-                 top_ids=heapq.nsmallest(EVIDENCE_IDS + 1, (int(x) for r in rows if r[7] for x in r[7])),
+                 top_ids=first_ids(r[7] for r in rows),
                  totals={n: int(got[0][10 + w + i]) for i, n in enumerate(names)}, ranked=int(got[0][8]))
 
 

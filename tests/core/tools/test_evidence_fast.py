@@ -7,7 +7,6 @@ whose ``incidents`` keeps only the key columns (labels live in entities, crimes,
 """
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import replace
 
@@ -19,6 +18,7 @@ from core import execute as ex
 from core.config import load_settings
 from core.tools import Evidence, ToolOutput
 from core.tools.tally import Tally
+from tests.core.tools import comparable
 
 W = {"from": "2024-01-01", "to": "2024-12-31"}
 KEPT = ("row_id", "fecha", "cve_municipio", "estado_id", "entidad_id", "delito", "metodo", "eventos", "source_file",
@@ -110,16 +110,6 @@ def test_listar_evidencia_labels_places_and_lists_the_yearly_series(bundled_sett
     assert all(r[3] for r in first["data"]["inline"]["rows"])
 
 
-def _comparable(envelopes: list[dict]) -> str:
-    out = []
-    for env in envelopes:
-        env = json.loads(json.dumps(env, default=str))
-        for key in ("timing_ms", "job_id"):
-            env["meta"].pop(key, None)
-        out.append(env)
-    return json.dumps(out, sort_keys=True)
-
-
 @pytest.fixture(scope="module")
 def slim_settings(bundled_settings, tmp_path_factory):
     """A copy of the bundled store whose incidents keep only the key columns (no labels)."""
@@ -137,4 +127,4 @@ def test_every_tool_reads_only_the_kept_incident_columns(bundled_settings, slim_
         full = api.execute(p, settings=bundled_settings)
         slim = api.execute(p, settings=slim_settings)
         assert slim.status == "ok", (p, slim.errors)
-        assert _comparable(slim.envelopes) == _comparable(full.envelopes), p
+        assert comparable(slim.envelopes) == comparable(full.envelopes), p

@@ -1,26 +1,15 @@
 """core.tools.tally: a ranking by counts keeps only its first entities in SQL, and says the same as ranking all of them."""
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import api
 from core.tools import ranking, series, tally
+from tests.core.tools import comparable
 
 W = {"from": "2024-01-01", "to": "2024-12-31"}
-
-
-def _comparable(result) -> str:
-    out = []
-    for env in result.envelopes:
-        env = json.loads(json.dumps(env, default=str))
-        for key in ("timing_ms", "job_id"):
-            env["meta"].pop(key, None)
-        out.append(env)
-    return json.dumps(out, sort_keys=True)
 
 
 @pytest.mark.parametrize("steps", [
@@ -57,7 +46,7 @@ def test_top_only_ranking_equals_ranking_every_entity(bundled_settings, monkeypa
         monkeypatch.setattr(module, "tally", lambda *a, **k: full_tally(*a, **{**k, "top_only": False}))
     full = api.execute(plan, settings=bundled_settings)
     assert fast.status == full.status == "ok", (fast.errors, full.errors)
-    assert _comparable(fast) == _comparable(full)
+    assert comparable(fast.envelopes) == comparable(full.envelopes)
 
 
 def test_a_ranking_by_rate_ranks_every_entity(bundled_settings, monkeypatch):
@@ -96,4 +85,4 @@ def test_any_count_ranking_agrees_with_ranking_every_entity(bundled_settings, to
     finally:
         ranking.tally = series.tally = full_tally
     assert fast.status == full.status
-    assert _comparable(fast) == _comparable(full)
+    assert comparable(fast.envelopes) == comparable(full.envelopes)
