@@ -151,8 +151,8 @@ def run_case(case: Case, settings, paths: Paths, con: duckdb.DuckDBPyConnection,
 @contextlib.contextmanager
 def _instrumented(log: list):
     """Time every store query, the evidence step and the artifact write (this process only)."""
-    from core import execute as ex
-    from core import store as st
+    from core.engine import execute as ex
+    from core.dataset import store as st
     from core import tools
 
     state = {"evidence": False}

@@ -1,6 +1,6 @@
 """Item 2: latency (and accuracy) of the question pipeline over the evaluation set.
 
-Runs only when ``core/evaluation.py`` and ``tests/eval/questions.json`` exist. The bundled
+Runs only when ``evals/harness.py`` and ``evals/questions.json`` exist. The bundled
 store is built by the real ETL in a temporary folder; every conversation of the set is
 asked with ``Assistant(settings, use_cache=False).ask(q, conversation, planner="rules")``
 (one fresh ``Conversation`` per conversation, so follow-ups keep their context), once to
@@ -15,7 +15,7 @@ from pathlib import Path
 from bench.common import ROOT, stats
 
 PIPELINE_P95_MS = 150.0
-QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
+QUESTIONS = ROOT / "evals" / "questions.json"
 EVALUATION = ROOT / "core" / "evaluation.py"
 STAGES = ("intake", "route", "govern", "analyze", "plan", "validate", "execute", "compose", "audit", "total")
 
@@ -27,11 +27,11 @@ def available() -> tuple[bool, str]:
 
 
 def audit_probe(folder: Path, n: int = 60) -> dict:
-    """What one audit record costs: a fresh ``AuditLog`` per record (as ``core.stages.audit`` and
+    """What one audit record costs: a fresh ``AuditLog`` per record (as ``core.ask.stages.audit`` and
     ``core.api.execute`` do with ``with AuditLog.for_settings(...)``; its thread's SQLite connection
-    stays open, see ``core.audit_conn``), one log kept open, and a connection opened and closed
+    stays open, see ``core.audit.connection``), one log kept open, and a connection opened and closed
     per record (what every record paid before the connections were kept)."""
-    from core.audit import AuditLog
+    from core.audit.log import AuditLog
 
     folder = Path(folder)
     shutil.rmtree(folder, ignore_errors=True)
@@ -63,13 +63,13 @@ def run(work: Path, log=print, passes: int = 1, questions_file: Path | None = No
     """Warm up once over the whole set, then time ``passes`` passes; accuracy from the last one."""
     import duckdb
 
-    from core.assistant import Assistant
+    from core.ask.context import Assistant
     from core.cli import load_manifest
     from core.config import DEFAULT_DATA_DIR, load_settings
     from core.etl import run_etl
-    from core.pipeline import Conversation
+    from core.ask.pipeline import Conversation
 
-    ev = __import__("core.evaluation", fromlist=["load_questions"])
+    ev = __import__("evals.harness", fromlist=["load_questions"])
     raw = DEFAULT_DATA_DIR / "raw"
     work = Path(work)
     settings = load_settings(work / "data")

@@ -43,7 +43,7 @@ def _pipeline(p: dict | None) -> list[str]:
     out = ["## 2. Pipeline de preguntas (latencia y exactitud)", ""]
     if not p or "omitido" in p:
         out.append(f"Pendiente: {p.get('omitido') if p else 'no se pidió'}. `python -m bench.run --only pipeline` lo "
-                   "corre en cuanto existan `core/evaluation.py` y `tests/eval/questions.json`.")
+                   "corre en cuanto existan `evals/harness.py` y `evals/questions.json`.")
         return out + [""]
     out.append(f"{p['preguntas']} preguntas en {p['conversaciones']} conversaciones, almacén incluido (ETL real), "
                f"`Assistant(settings, use_cache=False).ask(q, conversación, planner=\"rules\")`; una pasada de "
@@ -56,8 +56,8 @@ def _pipeline(p: dict | None) -> list[str]:
         a_, b_ = au["registro_con_log_nuevo_ms"], au["registro_con_log_abierto_ms"]
         c_ = au.get("registro_con_conexion_nueva_ms")
         out.append(f"Costo de un registro de auditoría (`audit_probe`, {au['n']} registros): con un `AuditLog` nuevo por "
-                   f"registro, como hacen `core/stages.py:audit` y `core/api.py:execute` (la conexión SQLite del hilo "
-                   f"sigue abierta, `core/audit_conn.py`), p50 {_f(a_['p50'], 2)} / p95 {_f(a_['p95'], 2)} ms; con un "
+                   f"registro, como hacen `core/ask/stages.py:audit` y `core/api.py:execute` (la conexión SQLite del hilo "
+                   f"sigue abierta, `core/audit/connection.py`), p50 {_f(a_['p50'], 2)} / p95 {_f(a_['p95'], 2)} ms; con un "
                    f"`AuditLog` que sigue abierto, p50 {_f(b_['p50'], 2)} / p95 {_f(b_['p95'], 2)} ms"
                    + (f"; abriendo y cerrando la conexión en cada registro (lo que se hacía antes: el cierre hace "
                       f"*checkpoint* del WAL), p50 {_f(c_['p50'], 2)} / p95 {_f(c_['p95'], 2)} ms." if c_ else "."))
@@ -68,7 +68,7 @@ def _pipeline(p: dict | None) -> list[str]:
                 for k, v in cats.items()]
         ok, tot = sum(v["passed"] for v in cats.values()), sum(v["total"] for v in cats.values())
         rows.append(["**total**", ok, tot, f"{100 * ok / tot:.1f} %" if tot else "—"])
-        out.append("Exactitud por categoría (última pasada medida, verificadores de `core.evaluation`):")
+        out.append("Exactitud por categoría (última pasada medida, verificadores de `evals.harness`):")
         out.append("")
         out += _table(["categoría", "bien", "total", "exactitud"], rows)
     return out

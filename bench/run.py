@@ -6,7 +6,7 @@
 
 Sections: ``national`` (item 3, tool latency vs hand-written SQL on a national store),
 ``etl`` (item 4, ETL throughput vs DuckDB's bare CSV → Parquet copy), ``pipeline``
-(item 2, question pipeline; runs only once ``tests/eval/questions.json`` exists) and
+(item 2, question pipeline; runs only once ``evals/questions.json`` exists) and
 ``browser`` (item 5, Enter in Consultar's chat to the rendered answer in Chromium).
 """
 from __future__ import annotations

@@ -34,7 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 from core.config import CATALOGS_DIR
-from core.names import slug_key
+from core.text import slug_key
 
 HEADER = ["Año", "Clave_Ent", "Entidad", "Cve. Municipio", "Municipio", "Bien jurídico afectado",
           "Tipo de delito", "Subtipo de delito", "Modalidad", "Enero", "Febrero", "Marzo", "Abril", "Mayo",

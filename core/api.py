@@ -8,14 +8,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from core.audit import AuditLog
-from core.catalog import build_catalog
+from core.audit.log import AuditLog
+from core.engine.catalog import build_catalog
 from core.clock import Clock
 from core.config import Settings, load_settings
 from core.errors import DatosFaltantesError
-from core.execute import Execution, run_plan
-from core.plan import canonical_plan
-from core.store import get_store
+from core.engine.execute import Execution, run_plan
+from core.engine.plan import canonical_plan
+from core.dataset.store import get_store
 
 
 def _settings(settings: Settings | None) -> Settings:
@@ -162,7 +162,7 @@ def quarantine(settings: Settings | None = None, limit: int = 5000) -> list[dict
 def set_lab_approval(approved: bool, *, settings: Settings | None = None, user: str = "local",
                      role: str = "supervisor", clock: Clock | None = None) -> dict:
     """The supervisor's lab setting the Governor reads; audited."""
-    from core.governor import set_lab_approved
+    from core.ask.govern import set_lab_approved
 
     settings = _settings(settings)
     data = set_lab_approved(settings, approved, user)

@@ -16,7 +16,7 @@ from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
 
 # Modules that add their own sub-commands (datasette-style: built-ins use the same hook).
-COMMAND_MODULES = ("core.audit", "core.evaluation")
+COMMAND_MODULES = ("core.audit.log", "evals.harness")
 
 
 def _print_json(obj) -> None:
@@ -136,7 +136,7 @@ def cmd_job(args, settings) -> int:
 def cmd_contracts(args, settings) -> int:
     """Export the contracts' JSON Schemas to catalogs/contracts."""
     from core.config import CATALOGS_DIR
-    from core.contracts import export_schemas
+    from core.ask.contracts import export_schemas
 
     names = export_schemas(Path(args.output) if args.output else CATALOGS_DIR / "contracts")
     _print_json(names)
@@ -145,8 +145,8 @@ def cmd_contracts(args, settings) -> int:
 
 def cmd_ask(args, settings) -> int:
     """Answer questions as one conversation (or several, from --conversations)."""
-    from core.assistant import Assistant
-    from core.pipeline import Conversation
+    from core.ask.context import Assistant
+    from core.ask.pipeline import Conversation
 
     assistant = Assistant(settings=settings, user=args.user, role="analista")
     if args.conversations:

@@ -10,11 +10,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.catalog import build_catalog
+from core.engine.catalog import build_catalog
 from core.config import Settings, load_settings
 from core.errors import FiltroInvalidoError, ValidacionError, error_payload
-from core.names import normalize_text
-from core.store import get_store
+from core.text import normalize_text
+from core.dataset.store import get_store
 
 INTENT_TOOLS = {"consulta": "rank_por_delito", "analisis": "serie_temporal",
                 "metricas": "agrupar_por_entidad", "patrones": "detectar_patrones"}

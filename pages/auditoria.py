@@ -2,7 +2,7 @@
 import streamlit as st
 
 from core.errors import CasandraError
-from core.governor import lab_approved
+from core.ask.govern import lab_approved
 from ui import audit_view, auth, session
 from ui.feedback import show_error
 

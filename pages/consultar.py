@@ -2,7 +2,7 @@
 answer shows its chart, table, evidence and provenance with the «Plan de consulta» beside it."""
 import streamlit as st
 
-from core.pipeline import Conversation
+from core.ask.pipeline import Conversation
 from ui import chat
 from ui.auth import ANALYSTS, require
 from ui.render import geo_for, open_in_editor, render_answer, render_plan_details

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.catalog import load_tool_specs
+from core.engine.catalog import load_tool_specs
 from core.cli import build_parser
 from core.config import Limits
 

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core import api
-from core.audit import AuditLog
+from core.audit.log import AuditLog
 
 KIND_LABELS = {"ask": "pregunta", "execute": "ejecución de plan", "plan_edit": "edición de plan",
                "etl": "carga de datos", "rollback": "reversión de versión", "settings": "configuración"}

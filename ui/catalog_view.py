@@ -7,7 +7,7 @@ from typing import Any, get_args
 
 import pandas as pd
 
-from core.contracts import DomainKey
+from core.ask.contracts import DomainKey
 
 DOMAIN_TEXT = {
     "incidencia": "Conteos, tasas por 100 mil y rankings de un periodo.",

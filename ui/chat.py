@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Any, get_args
 
-from core.contracts import DomainHint
-from core.pipeline import Conversation, Turn, stages
+from core.ask.contracts import DomainHint
+from core.ask.pipeline import Conversation, Turn, stages
 
 STAGE_LABELS = {
     "intake": "Leyendo la pregunta", "route": "Eligiendo dominios", "govern": "Revisando permisos",
@@ -29,7 +29,7 @@ def run_stages(ctx: Any, conversation: Conversation, question: str, *, domain_hi
                planner: str = "rules", on_stage: Callable[[str, str, float | None], None] | None = None) -> Turn:
     """``Assistant.ask`` one stage at a time: ``on_stage(name, "start"|"done", ms)`` around each.
 
-    Timings and the conversation update follow ``core.pipeline.run_turn`` exactly.
+    Timings and the conversation update follow ``core.ask.pipeline.run_turn`` exactly.
     """
     ctx.store.refresh()
     turn = Turn(question=question, domain_hint=domain_hint, planner_requested=planner)

@@ -15,8 +15,8 @@ from datetime import date
 from typing import Any
 
 from core.errors import CasandraError, ErrorGroup
-from core.plan import canonical_plan, parse_plan, plan_to_text
-from core.validate import validate_plan
+from core.engine.plan import canonical_plan, parse_plan, plan_to_text
+from core.engine.validate import validate_plan
 
 DATE_FIELDS = ("from", "to", "base_from", "base_to")
 DATE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"

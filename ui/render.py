@@ -1,7 +1,7 @@
 """Streamlit drawing helpers shared by Consultar, Plan de consulta and the plan editor:
 answer, chart, map, table + CSV, evidence, provenance, envelopes and the plan panel.
 
-They only draw what the engine already decided (``core.charts`` picks the chart, ``core.answer``
+They only draw what the engine already decided (``core.ask.charts`` picks the chart, ``core.ask.compose``
 writes the text); no business logic lives here.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.charts import chart_spec, month_words, plotly_figure, shape_of
+from core.ask.charts import chart_spec, month_words, plotly_figure, shape_of
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
 GTO_CENTER = {"lat": 20.92, "lon": -101.05}

@@ -15,8 +15,8 @@ import streamlit as st
 from core.config import Settings, load_settings
 
 if TYPE_CHECKING:  # imported lazily: the app must start even if the assistant cannot
-    from core.assistant import Assistant
-    from core.store import Store
+    from core.ask.context import Assistant
+    from core.dataset.store import Store
 
 
 def settings() -> Settings:
@@ -26,7 +26,7 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner=False)
 def _store(data_dir: str) -> Store:
-    from core.store import get_store
+    from core.dataset.store import get_store
 
     return get_store(load_settings(data_dir))
 
@@ -40,7 +40,7 @@ def store() -> Store:
 
 @st.cache_resource(show_spinner="Preparando el asistente…")
 def _assistant(data_dir: str) -> Assistant:
-    from core.assistant import Assistant
+    from core.ask.context import Assistant
 
     shared = Assistant(settings=load_settings(data_dir))
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import ValidacionError
-from core.names import header_key
+from core.text import header_key
 
 MONTHS = (
     "enero", "febrero", "marzo", "abril", "mayo", "junio",

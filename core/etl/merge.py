@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from core import entities, taxonomy
+from core.dataset import entities, taxonomy
 from core.etl import curate
 from core.etl.publish import Depot
 

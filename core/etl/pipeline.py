@@ -22,7 +22,7 @@ from core.errors import CasandraError, DatosFaltantesError, ValidacionError
 from core.etl import curate, direct, load, merge, metadata, reference, sources
 from core.etl.layouts import LAYOUT_LABELS, detect_layout
 from core.etl.publish import Depot
-from core import taxonomy
+from core.dataset import taxonomy
 
 STAGES = ("load", "curate", "publish")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import duckdb
 
-from core import taxonomy
+from core.dataset import taxonomy
 from core.etl.curate import KnownEntities, resolve_entity, insert_rows
 from core.etl.load import LoadedFile, line_expr
 

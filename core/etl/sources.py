@@ -26,7 +26,7 @@ from typing import Sequence
 
 from core.config import MiB, Limits
 from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
-from core.names import slug_key
+from core.text import slug_key
 
 CHUNK = 4 * MiB
 HEAD_BYTES = 64 * 1024

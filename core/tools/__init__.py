@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, NamedTuple
 
-from core.catalog import ToolSpec
+from core.engine.catalog import ToolSpec
 
 
 class Entity(NamedTuple):

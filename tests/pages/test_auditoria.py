@@ -8,9 +8,9 @@ from datetime import date, timedelta
 import pytest
 
 from core import api
-from core.audit import AuditLog
+from core.audit.log import AuditLog
 from core.etl import SourceSpec
-from core.governor import lab_approved
+from core.ask.govern import lab_approved
 from tests.conftest import FIXTURES
 from tests.pages.conftest import texts
 from ui import audit_view

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from core import api
-from core.audit import AuditLog
+from core.audit.log import AuditLog
 from core.errors import DatosFaltantesError
 from tests.conftest import FIXTURES
 from tests.pages.conftest import texts

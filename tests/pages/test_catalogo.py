@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 
 from core import api
-from core.catalog import build_catalog
-from core.store import get_store
-from core.validate import validate_plan
+from core.engine.catalog import build_catalog
+from core.dataset.store import get_store
+from core.engine.validate import validate_plan
 from tests.pages.conftest import texts
 from ui.catalog_view import DOMAINS, example_plan
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.audit import AuditLog
+from core.audit.log import AuditLog
 
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
 USER = ("ana@example.org", ["analista"])
@@ -18,7 +18,7 @@ def app(data_copy, make_app, monkeypatch, tmp_path) -> AppTest:
     """The Consultar page over a copy of the bundled store, signed in as an analyst, with no LLM configured."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr("core.llm.DEFAULT_SECRETS", tmp_path / "no-secrets.toml")
+    monkeypatch.setattr("core.ask.plan.llm.DEFAULT_SECRETS", tmp_path / "no-secrets.toml")
     at = make_app(data_copy, roles=USER[1], email=USER[0], script="pages/consultar.py")
     at.default_timeout = 120
     return at.run()
@@ -119,7 +119,7 @@ def test_an_engine_failure_is_reported_and_the_chat_goes_on(app, monkeypatch):
     def broken(turn, ctx, conversation):
         raise RuntimeError("fallo simulado")
 
-    monkeypatch.setattr("core.stages.compose", broken)
+    monkeypatch.setattr("core.ask.stages.compose", broken)
     ask(app, TOP5)
     assert app.status[0].label == "No pude responder"
     assert "fallo simulado" in app.error[0].value and app.session_state["turns"] == []

@@ -7,12 +7,12 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.assistant import Assistant
-from core.audit import AuditLog
-from core.catalog import build_catalog
-from core.pipeline import Conversation
-from core.store import get_store
-from core.validate import validate_plan
+from core.ask.context import Assistant
+from core.audit.log import AuditLog
+from core.engine.catalog import build_catalog
+from core.ask.pipeline import Conversation
+from core.dataset.store import get_store
+from core.engine.validate import validate_plan
 
 VALID = "[6]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 5\nfrom: 2024-01-01\nto: 2024-12-31"
 INVALID = "[6]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 0\nfrom: 2024-12-31\nto: 2024-01-01"

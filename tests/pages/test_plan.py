@@ -8,9 +8,9 @@ import shutil
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.assistant import Assistant
+from core.ask.context import Assistant
 from core.config import load_settings
-from core.pipeline import Conversation
+from core.ask.pipeline import Conversation
 
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
 

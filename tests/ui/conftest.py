@@ -6,10 +6,10 @@ import shutil
 
 import pytest
 
-from core.assistant import Assistant
-from core.catalog import build_catalog
+from core.ask.context import Assistant
+from core.engine.catalog import build_catalog
 from core.config import Settings, load_settings
-from core.store import get_store
+from core.dataset.store import get_store
 
 
 @pytest.fixture(scope="session")

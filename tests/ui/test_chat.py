@@ -2,8 +2,8 @@
 Conversation, a clarifying option completes the question, evidence rows come on demand."""
 from __future__ import annotations
 
-from core.audit import AuditLog
-from core.pipeline import Conversation, stages
+from core.audit.log import AuditLog
+from core.ask.pipeline import Conversation, stages
 from ui import chat
 
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"

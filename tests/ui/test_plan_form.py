@@ -85,7 +85,7 @@ def test_check_plan_lists_every_problem_with_code_and_path(catalog, metadata):
 
 
 def test_check_plan_of_a_valid_plan_gives_the_engines_query_hash(catalog, metadata):
-    from core.validate import validate_plan
+    from core.engine.validate import validate_plan
 
     check = pf.check_plan(VALID, catalog, metadata)
     assert check.ok and check.problems == []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from core.charts import chart_spec
-from core.pipeline import Conversation
+from core.ask.charts import chart_spec
+from core.ask.pipeline import Conversation
 from ui import chat, render
 
 TOP10 = "¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?"

@@ -8,7 +8,7 @@ import pytest
 
 from core.etl import curate
 
-from core.store import Store
+from core.dataset.store import Store
 from tests.conftest import RAW
 
 LEON_DOLOSO = {2020: 633, 2021: 709, 2022: 616, 2023: 777, 2024: 596, 2025: 393}

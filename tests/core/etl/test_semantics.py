@@ -14,7 +14,7 @@ import pytest
 from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
 from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
-from core.store import Store
+from core.dataset.store import Store
 from tests.conftest import FIXTURES, RAW
 
 ETL = FIXTURES / "etl"

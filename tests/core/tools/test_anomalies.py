@@ -17,7 +17,7 @@ import pytest
 from core.api import execute
 from core.config import load_settings
 from core.etl import SourceSpec, run_etl
-from core.store import Store
+from core.dataset.store import Store
 from tests.conftest import RAW
 
 HOMICIDE_CSV = RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"

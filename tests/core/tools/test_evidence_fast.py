@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from core import api
-from core import execute as ex
+from core.engine import execute as ex
 from core.config import load_settings
 from core.tools import Evidence, ToolOutput
 from core.tools.tally import Tally

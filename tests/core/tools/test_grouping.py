@@ -7,7 +7,7 @@ import duckdb
 import pytest
 
 from core.api import execute
-from core.store import Store
+from core.dataset.store import Store
 from tests.conftest import RAW
 from tests.core.tools.test_anomalies import HOMICIDE_CSV, MONTHS, plan, raw_series, reference_anomalies, severity
 

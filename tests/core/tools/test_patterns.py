@@ -17,7 +17,7 @@ import pytest
 from core import api
 from core.config import load_settings
 from core.etl import SourceSpec, run_etl
-from core.store import Store
+from core.dataset.store import Store
 
 RAW = Path(__file__).resolve().parents[3] / "data" / "raw"
 SESNSP = RAW / "sesnsp"

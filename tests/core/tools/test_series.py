@@ -14,11 +14,11 @@ import duckdb
 import pytest
 
 from core import api
-from core.catalog import build_catalog
-from core.store import get_store
+from core.engine.catalog import build_catalog
+from core.dataset.store import get_store
 from core.tools import ToolContext
 from core.tools.series import serie_temporal
-from core.validate import validate_plan
+from core.engine.validate import validate_plan
 from tests.conftest import RAW
 
 MESES = ["Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre", "Octubre",

@@ -1,0 +1,50 @@
+"""Analyst → AnalystPlan (seed 002): request type, track, required sources, at most one question.
+
+STATUS_* requests read the database and never documents; definitions read documents and
+policy. Anything that fails the model's rules falls back to a safe QUALITY plan with a
+``route_reason`` (002 §8).
+"""
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from core.ask.contracts import AnalystPlan
+
+KIND_TYPES = {"single_value": "STATUS_METRIC", "ranking": "STATUS_LIST", "share": "STATUS_METRIC",
+              "series": "STATUS_SUMMARY", "comparison": "STATUS_SUMMARY", "anomalies": "STATUS_SUMMARY",
+              "patterns": "STATUS_SUMMARY", "annual_total": "STATUS_METRIC", "evidence": "STATUS_LIST",
+              "unknown": "STATUS_METRIC"}
+SCHEMAS = {"STATUS_METRIC": "status_metric_v1_json", "STATUS_LIST": "status_list_v1_json",
+           "STATUS_SUMMARY": "status_summary_v1_json", "DATA_DEFINITION": "answer_v1_markdown",
+           "HOWTO_POLICY": "answer_v1_markdown", "KNOWLEDGE_QA": "answer_v1_markdown", "CASUAL": "answer_v1_text"}
+
+
+def fallback(reason: str) -> tuple[AnalystPlan, str]:
+    """The safe QUALITY plan of 002 §2 (policy sources only) with its route_reason."""
+    plan = AnalystPlan(intent="parse_error", request_type="KNOWLEDGE_QA", track="QUALITY", required_sources=["policy"],
+                       missing_info_questions=[], expected_output_schema="answer_v1_markdown")
+    return plan, f"analyst_plan_fallback:{reason}"
+
+
+def analyze(category: str, kind: str, mode: str, question: str | None, refused: bool) -> tuple[AnalystPlan, str | None]:
+    """The AnalystPlan of a turn, and a route_reason when the fallback was used."""
+    if refused:
+        request_type, sources, intent = "CASUAL", ["policy"], "refuse_or_defer"
+    elif category in ("social",):
+        request_type, sources, intent = "CASUAL", [], "social"
+    elif category == "support":
+        request_type, sources, intent = "HOWTO_POLICY", ["policy", "doc"], "how_to_use"
+    elif category == "definition":
+        request_type, sources, intent = "DATA_DEFINITION", ["doc", "policy"], "definition"
+    elif category == "irrelevant":
+        request_type, sources, intent = "CASUAL", [], "off_topic"
+    else:
+        request_type, sources, intent = KIND_TYPES.get(kind, "STATUS_METRIC"), ["db"], f"query_{kind}"
+    track = "QUALITY" if (mode == "deep" or question) else "FAST"
+    try:
+        plan = AnalystPlan(intent=intent, request_type=request_type, track=track, required_sources=sources,
+                           missing_info_questions=[question] if question else [],
+                           expected_output_schema=SCHEMAS.get(request_type, "answer_v1_markdown"))
+    except ValidationError as exc:
+        return fallback(f"validation_failed:{exc.error_count()}")
+    return plan, None

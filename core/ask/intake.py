@@ -1,0 +1,114 @@
+"""Intake (seed 004 §2.1): rewrite follow-ups, classify, moderate, and key the same-day cache.
+
+Rules are keyword tables over accent-free text, so the stage is deterministic and fast.
+The categories are social, support, definition, irrelevant and relevant (SQL-worthy).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from core.ask.contracts import Intake, Moderation
+from core.text import normalize_text
+
+SOCIAL = ("hola", "buenos dias", "buenas tardes", "buenas noches", "gracias", "muchas gracias", "adios",
+          "hasta luego", "que tal", "como estas", "saludos", "ok gracias", "perfecto gracias", "excelente")
+SUPPORT = ("que puedes hacer", "como te uso", "como funciona", "ayuda", "que sabes hacer", "que preguntas",
+           "como pregunto", "que datos tienes", "que delitos tienes", "que informacion tienes", "quien eres")
+DEFINITION = ("que es ", "que son ", "que significa", "que quiere decir", "definicion", "diferencia entre",
+              "que diferencia", "diferencia hay", "en que se diferencia", "se distingue",
+              "como se calcula", "como calculan", "como se mide", "de donde vienen", "de donde salen",
+              "que fuente", "que fuentes", "por que no hay", "que cubre", "metodologia", "que cuenta",
+              "que es la tasa", "como se define", "que incluye")
+OFF_TOPIC = ("receta", "futbol", "clima", "pelicula", "cancion", "chiste", "horoscopo", "bitcoin", "programa en",
+             "codigo python", "traduce", "capital de francia", "quien gano", "poema")
+PII = ("nombre de la victima", "nombres de las victimas", "nombre del", "nombres de los", "como se llama",
+       "direccion de", "domicilio", "donde vive", "telefono", "celular", "correo de", "curp", "rfc",
+       "quien fue el culpable", "quien es el culpable", "quienes son los culpables", "quien lo mato",
+       "quien mato", "datos personales", "nombre del asesino", "nombre del sospechoso", "placas del")
+OFFENSIVE = ("pendejo", "idiota", "estupido", "imbecil", "puta", "chinga", "cabron", "mierda", "maldito bot")
+OVERRIDE = ("ignora las instrucciones", "ignora tus instrucciones", "olvida tus reglas", "olvida las reglas",
+            "ignore previous", "ignore all previous", "system prompt", "actua como", "modo desarrollador",
+            "jailbreak", "sin restricciones", "revela tu prompt", "muestra tu prompt")
+DESTRUCTIVE = ("borra ", "borrar ", "elimina los datos", "eliminar los datos", "drop table", "delete from",
+               "truncate", "modifica los datos", "cambia los datos", "alterar los datos", "update incidents",
+               "rm -rf")
+_WORD = re.compile(r"[a-z0-9ñ]+")
+# "elimina la tabla de homicidios", "borra los registros": a destructive verb aimed at the data.
+_DESTRUCTIVE_RE = re.compile(
+    r"\b(borra\w*|elimin\w*|modific\w*|alter\w*|trunca\w*|destru\w*|sobrescrib\w*|reemplaza\w*|vacia\w*)\b"
+    r".{0,40}\b(tabla|tablas|datos|registros|base|bases|informacion|archivo|archivos|cifras|bitacora|auditoria)\b")
+# "el nombre de las víctimas", "teléfono del sospechoso": personal data of people involved.
+_PII_RE = re.compile(
+    r"\b(nombres?|apellidos?|telefonos?|celular(es)?|direccion(es)?|domicilios?|identidad(es)?|fotos?|curp|rfc|"
+    r"correos?|placas?|edad(es)?|quien(es)? (es|son|fue|fueron))\b.{0,40}"
+    r"\b(victimas?|sospechos[oa]s?|detenid[oa]s?|culpables?|agresor(es|as?)?|asesin[oa]s?|responsables?|"
+    r"implicad[oa]s?|acusad[oa]s?|delincuentes?|ofendid[oa]s?|denunciantes?)\b")
+
+# Methodology questions: a question word near a methodology noun.
+_METHOD_RE = re.compile(
+    r"\b(que|como|cual|cuales|por que|donde)\b.{0,40}\b(poblacion|tasa|tasas|fuente|fuentes|metodologia|cobertura|"
+    r"significa|definicion|calcul\w*|vienen|provienen|publica\w*|cuenta|cuentan|carpetas?|cifra negra|rnid|sesnsp)\b")
+
+
+def _has(text: str, phrases) -> bool:
+    return any(p in text for p in phrases)
+
+
+def moderate(normalized: str) -> Moderation:
+    """PII requests, offensive text, instruction overrides and destructive requests."""
+    return Moderation(pii_request=_has(normalized, PII) or bool(_PII_RE.search(normalized)), offensive=_has(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
+                      instruction_override=_has(normalized, OVERRIDE),
+                      destructive=_has(normalized, DESTRUCTIVE) or bool(_DESTRUCTIVE_RE.search(normalized)))
+
+
+def classify(normalized: str, has_domain_signal: bool) -> str:
+    """social | support | definition | irrelevant | relevant."""
+    stripped = normalized.strip(" ¿?¡!.,")
+    words = _WORD.findall(stripped)
+    if stripped in SOCIAL or (len(words) <= 4 and _has(stripped, SOCIAL) and not has_domain_signal):
+        return "social"
+    if "gracias" in words and not has_domain_signal and len(words) <= 8:
+        return "social"
+    if _has(stripped, SUPPORT) and not has_domain_signal:
+        return "support"
+    numeric = re.search(r"\b(cuant[oa]s|20[12]\d|top|ranking|mas|menos)\b", stripped)
+    if (_has(f"{stripped} ", DEFINITION) or _METHOD_RE.search(stripped)) and not numeric:
+        return "definition"
+    if _has(stripped, OFF_TOPIC) or not has_domain_signal:
+        return "irrelevant"
+    return "relevant"
+
+
+def cache_key(day: str, dataset_version: str | None, question: str, planner: str, domain_hint: str) -> str:
+    """Same-day cache key: normalized question + dataset_version (+ planner and hint)."""
+    blob = "|".join([day, dataset_version or "", normalize_text(question).strip(" ¿?¡!."), planner, domain_hint])
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class SameDayCache:
+    """A small per-process cache of composed turns, valid for one day and one dataset version."""
+
+    max_items: int = 256
+
+    def __post_init__(self) -> None:
+        self._items: dict[str, dict] = {}
+
+    def get(self, key: str) -> dict | None:
+        """A cached turn, or None."""
+        return self._items.get(key)
+
+    def put(self, key: str, turn: dict) -> None:
+        """Remember a turn (oldest evicted first)."""
+        if len(self._items) >= self.max_items:
+            self._items.pop(next(iter(self._items)))
+        self._items[key] = turn
+
+
+def build_intake(question: str, rewritten: str, is_follow_up: bool, category: str, moderation: Moderation,
+                 key: str, hit: bool) -> Intake:
+    """The Intake contract of one turn."""
+    return Intake(original_question=question[:4000], rewritten_question=rewritten[:4000], is_follow_up=is_follow_up,
+                  category=category, moderation=moderation, cache_key=key, cache_hit=hit)

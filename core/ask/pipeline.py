@@ -1,0 +1,112 @@
+"""The understanding pipeline: one tuple of stages over a typed turn state (DESIGN §1).
+
+``STAGES`` is the single place where the order lives; a test can run any prefix. Each
+stage takes the turn and its context and fills one more contract.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from core.ask.contracts import AnalystPlan, Answer, GovernorDecision, Intake, PlannerState, QueryPlan
+from core.ask.understand import Understanding
+
+
+@dataclass
+class Turn:
+    """Everything one question produces, stage by stage."""
+
+    question: str
+    domain_hint: str = "auto"
+    planner_requested: str = "auto"
+    job_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    intake: Intake | None = None
+    understanding: Understanding | None = None
+    query_plan: QueryPlan | None = None
+    governor: GovernorDecision | None = None
+    analyst_plan: AnalystPlan | None = None
+    route_reason: str | None = None
+    clarify: list = field(default_factory=list)  # ClarifyingQuestion items (planner stage reads them)
+    planner_state: PlannerState | None = None
+    planner_used: str = "rules"
+    plan: dict | None = None
+    plan_notes: list[str] = field(default_factory=list)
+    validation: dict | None = None
+    validated: Any = None
+    envelopes: list[dict] = field(default_factory=list)
+    result_index: int | None = None
+    passages: list = field(default_factory=list)
+    refusal: str | None = None
+    reply: str | None = None
+    answer: Answer | None = None
+    llm: dict | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    done: bool = False  # a stage answered already (refusal, social, clarify, cache)
+
+    @property
+    def result(self) -> dict | None:
+        """The envelope that answers the question."""
+        if not self.envelopes:
+            return None
+        return self.envelopes[self.result_index if self.result_index is not None else -1]
+
+    def as_dict(self) -> dict:
+        """The turn as the ``core ask --json`` contract."""
+        dump = lambda m: m.model_dump(mode="json", by_alias=True) if m is not None else None  # noqa: E731
+        return {
+            "job_id": self.job_id,
+            "question": self.question,
+            "rewritten_question": self.intake.rewritten_question if self.intake else self.question,
+            "intake": dump(self.intake),
+            "query_plan": dump(self.query_plan),
+            "governor": dump(self.governor),
+            "analyst_plan": dump(self.analyst_plan),
+            "route_reason": self.route_reason,
+            "planner_state": dump(self.planner_state),
+            "planner": self.planner_used,
+            "plan": self.plan,
+            "validation": self.validation,
+            "envelopes": self.envelopes,
+            "result": self.result,
+            "answer": dump(self.answer),
+            "llm": self.llm,
+            "timings_ms": self.timings_ms,
+        }
+
+
+@dataclass
+class Conversation:
+    """Follow-ups read the previous turn's slots."""
+
+    turns: list[Turn] = field(default_factory=list)
+    last_understanding: Understanding | None = None
+
+
+Stage = Callable[[Turn, Any, Conversation], None]
+
+
+def stages() -> tuple[tuple[str, Stage], ...]:
+    """The stage tuple: intake, route, govern, analyze, plan, validate, execute, compose, audit."""
+    from core.ask import stages as s
+
+    return (("intake", s.intake), ("route", s.route), ("govern", s.govern), ("analyze", s.analyze),
+            ("plan", s.plan), ("validate", s.validate), ("execute", s.execute), ("compose", s.compose),
+            ("audit", s.audit))
+
+
+def run_turn(turn: Turn, ctx: Any, conversation: Conversation, upto: str | None = None) -> Turn:
+    """Run the stages in order (all, or up to and including ``upto``)."""
+    t0 = time.perf_counter()
+    for name, stage in stages():
+        s0 = time.perf_counter()
+        stage(turn, ctx, conversation)
+        turn.timings_ms[name] = round((time.perf_counter() - s0) * 1000, 2)
+        if upto == name:
+            break
+    turn.timings_ms["total"] = round((time.perf_counter() - t0) * 1000, 2)
+    conversation.turns.append(turn)
+    if turn.understanding is not None and turn.intake and turn.intake.category == "relevant":
+        conversation.last_understanding = turn.understanding
+    return turn

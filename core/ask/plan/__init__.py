@@ -1,0 +1,1 @@
+"""The plan stage: the planner's state, the offline rules and the optional LLM planner."""

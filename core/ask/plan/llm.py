@@ -1,0 +1,400 @@
+"""The LLM planner: an OpenAI-compatible endpoint proposes a tool plan (JSON, never SQL). Every proposal
+goes through ``validate_plan``; invalid output is retried at most ``max_retries`` times with the Spanish
+problems, then ``fallback_reason`` sends the caller to the offline planner. The response mode
+(json_schema → json_object + schema → by instruction) is negotiated and remembered.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+import tomllib
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.engine.catalog import Catalog
+from core.clock import Clock, iso_utc
+from core.config import PROJECT_ROOT
+from core.errors import CasandraError
+from core.engine.plan import MAX_STEPS
+from core.engine.validate import ValidatedPlan, validate_plan
+
+MODES = ("json_schema", "json_object", "prompt")
+PLANNER_MODES = ("auto", "rules", "llm")
+DEFAULT_SECRETS = PROJECT_ROOT / ".streamlit" / "secrets.toml"
+LOCAL_KEY = "sk-local"
+_MODE_WORDS = ("response_format", "json_schema", "json_object", "grammar")
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    """How to reach the model; the key never shows in repr."""
+
+    api_key: str = field(repr=False)
+    base_url: str | None
+    model: str
+    timeout_s: float = 20.0
+    max_retries: int = 2
+    max_tokens: int | None = None
+
+
+def _number(text: Any, kind: type, default):
+    try:
+        return kind(text) if text else default
+    except (TypeError, ValueError):
+        return default
+
+
+def load_llm_config(secrets_path: Path | None = None) -> LlmConfig | None:
+    """The endpoint from the environment, else ``.streamlit/secrets.toml``; None when not configured."""
+    names = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL", "CASANDRA_LLM_TIMEOUT", "CASANDRA_LLM_MAX_TOKENS")
+    path, data = Path(secrets_path) if secrets_path is not None else DEFAULT_SECRETS, {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        pass
+    section = data.get("llm") if isinstance(data.get("llm"), dict) else {}
+    values = {n: os.environ.get(n) or section.get(n) or data.get(n) or None for n in names}
+    model, base_url, key = values["CASANDRA_LLM_MODEL"], values["OPENAI_BASE_URL"], values["OPENAI_API_KEY"]
+    if not model or not (base_url or key):
+        return None
+    return LlmConfig(api_key=str(key or LOCAL_KEY), base_url=str(base_url) if base_url else None, model=str(model),
+                     timeout_s=_number(values["CASANDRA_LLM_TIMEOUT"], float, 20.0),
+                     max_tokens=_number(values["CASANDRA_LLM_MAX_TOKENS"], int, None))
+
+
+def planner_choice(requested: str, config: LlmConfig | None) -> tuple[str, str | None]:
+    """The planner to use and, when the request cannot be honoured, why."""
+    asked = (requested or "auto").strip().lower()
+    if asked not in PLANNER_MODES:
+        return "rules", f"unknown_mode:{asked[:20]}"
+    if asked == "rules" or config is None:
+        return "rules", ("no_config" if asked == "llm" else None)
+    return "llm", None
+
+
+def planner_mode(requested: str, config: LlmConfig | None) -> str:
+    """auto → llm when configured else rules; llm without config → rules; rules → rules."""
+    return planner_choice(requested, config)[0]
+
+
+class LlmStep(BaseModel):
+    """One proposed tool call."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool_id: int = Field(ge=1, le=10_000)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class LlmPlan(BaseModel):
+    """What the model must answer: the plan and a short rationale."""
+
+    model_config = ConfigDict(extra="forbid")
+    plan: list[LlmStep] = Field(min_length=1, max_length=MAX_STEPS)
+    rationale: str = Field(default="", max_length=300)
+
+
+def _allowed(catalog: Catalog, allowed_status) -> list:
+    return [s for s in catalog.specs if s.status in tuple(allowed_status)]
+
+
+def _compact(schema: Any, defs: dict, named: dict) -> Any:
+    """Drop nested ``$schema``; move the big closed enums into ``$defs``."""
+    if isinstance(schema, list):
+        return [_compact(s, defs, named) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    enum = schema.get("enum")
+    if isinstance(enum, list) and tuple(enum) in named:
+        name = named[tuple(enum)]
+        defs.setdefault(name, {k: v for k, v in schema.items() if k != "default"})
+        return {"$ref": f"#/$defs/{name}"}
+    return {k: _compact(v, defs, named) for k, v in schema.items() if k != "$schema"}
+
+
+def plan_json_schema(catalog: Catalog, allowed_status=("stable",), compact: bool = True) -> dict:
+    """The JSON Schema of ``LlmPlan`` with ``plan.items`` a oneOf over the allowed tools."""
+    defs: dict = {}
+    named = {tuple(catalog.enum(src)): src for src in ("entidades", "delitos", "metodos")} if compact else {}
+    variants = [{"type": "object", "properties": {
+        "tool_id": {"const": s.tool_id},
+        "args": _compact(catalog.resolved_schemas[s.tool_id], defs, named) if compact else catalog.resolved_schemas[s.tool_id],
+    }, "required": ["tool_id", "args"], "additionalProperties": False} for s in _allowed(catalog, allowed_status)]
+    schema = {"type": "object", "properties": {
+        "plan": {"type": "array", "minItems": 1, "maxItems": MAX_STEPS, "items": {"oneOf": variants}},
+        "rationale": {"type": "string", "maxLength": 300},
+    }, "required": ["plan", "rationale"], "additionalProperties": False}
+    return {**schema, "$defs": defs} if defs else schema
+
+
+def _example(catalog: Catalog, metadata: dict, allowed_status) -> str:
+    """One plan for the last 12 months, built from the catalog (shows how to resolve dates)."""
+    spec = next((s for s in _allowed(catalog, allowed_status) if s.kind == "analysis"
+                 and {"entidad_id", "delito", "from", "to"} <= s.arg_names), None)
+    crimes = [c for c in catalog.enum("delitos") if c in metadata.get("coverage", {})]
+    if spec is None or not crimes:
+        return ""
+    hi = date.fromisoformat(metadata["max_date"])
+    lo = date(hi.year - (hi.month < 12), hi.month % 12 + 1, 1)
+    delito = "homicidio_doloso" if "homicidio_doloso" in crimes else crimes[0]
+    args = {"entidad_id": "GTO", "delito": delito, "from": lo.isoformat(), "to": hi.isoformat()}
+    plan = {"plan": [{"tool_id": spec.tool_id, "args": args}], "rationale": f"{spec.name}, últimos 12 meses de datos."}
+    return f"Ejemplo («{delito.replace('_', ' ')} en Guanajuato, últimos 12 meses»): {json.dumps(plan, ensure_ascii=False)}"
+
+
+_RULES = """Eres el planificador de Casandra, un motor auditado de análisis delictivo de Guanajuato (datos SESNSP).
+Convierte la pregunta del analista en un plan de herramientas del catálogo.
+Reglas:
+- Responde SOLO con un objeto JSON {{"plan": [{{"tool_id": N, "args": {{...}}}}], "rationale": "..."}}, sin texto adicional.
+- Nunca escribas SQL ni código: usa solo las herramientas y los tool_id del catálogo, con sus argumentos.
+- entidad_id: 'GTO' para el estado o 'GTO.MUN.<MUNICIPIO>', p. ej. GTO.MUN.LEON.
+- Fechas en formato AAAA-MM-DD; la ventana se alinea a meses completos.
+- Los datos van de {lo} a {hi}. Resuelve las expresiones relativas ('últimos 12 meses', 'el año pasado', \
+'en lo que va del año') contra {hi}, nunca contra la fecha de hoy.
+- Fuera de la cobertura de un delito no hay datos (un mes no publicado no es un cero).
+- rationale: una frase en español de máximo 300 caracteres."""
+
+
+def system_prompt(catalog: Catalog, metadata: dict, allowed_status=("stable",), schema: dict | None = None) -> str:
+    """The Spanish instructions: tools, watermark, coverage, rules (and the schema when given)."""
+    lo, hi = metadata["min_date"], metadata["max_date"]
+    tools = []
+    for s in _allowed(catalog, allowed_status):
+        required = set(s.args_schema.get("required", []))
+        args = ", ".join(f"{a}{'*' if a in required else ''}" for a in s.args_schema.get("properties", {}))
+        tools.append(f"- {s.tool_id} {s.name}: {s.summary} Argumentos: {args or 'ninguno'}.")
+    coverage = [f"- {k}: {v.get('desde', '')[:7]}..{v.get('hasta', '')[:7]}"
+                for k, v in sorted(metadata.get("coverage", {}).items())]
+    parts = [_RULES.format(lo=lo, hi=hi), "Herramientas (tool_id nombre: resumen; * = argumento obligatorio):", *tools,
+             "Cobertura por delito (primer..último mes publicado):", *(coverage or ["- sin cobertura registrada"]),
+             "entidad_id válidos: " + ", ".join(catalog.enum("entidades")),
+             "Claves de delito válidas: " + ", ".join(catalog.enum("delitos")), _example(catalog, metadata, allowed_status)]
+    if schema is not None:
+        parts.append("La respuesta debe cumplir este JSON Schema:\n" + json.dumps(schema, ensure_ascii=False))
+    return "\n".join(p for p in parts if p)
+
+
+class EndpointModes:
+    """Process-wide memory of the response mode each endpoint (base_url + model) accepts."""
+
+    def __init__(self):
+        self._known: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, config: LlmConfig) -> str | None:
+        """The mode known to work for this base_url + model, if any."""
+        with self._lock:
+            return self._known.get(f"{config.base_url}|{config.model}")
+
+    def remember(self, config: LlmConfig, mode: str) -> None:
+        """Record the mode that returned a parseable answer."""
+        with self._lock:
+            self._known[f"{config.base_url}|{config.model}"] = mode
+
+    def candidates(self, config: LlmConfig) -> list[str]:
+        """Modes to try, starting at the remembered one."""
+        known = self.get(config)
+        return list(MODES[MODES.index(known):]) if known in MODES else list(MODES)
+
+
+ENDPOINT_MODES = EndpointModes()
+
+
+@dataclass
+class LlmOutcome:
+    """What the LLM planner did: a validated plan, or why the offline planner must answer."""
+
+    plan: dict | None = None
+    validated: ValidatedPlan | None = None
+    attempts: list[dict] = field(default_factory=list)
+    model: str | None = None
+    mode_used: str | None = None
+    total_latency_ms: int = 0
+    fallback_reason: str | None = None
+    rationale: str | None = None
+    retries: int = 0
+    endpoint: str | None = None
+    started_at: str | None = None
+    error: str | None = None
+
+    def as_audit(self) -> dict:
+        """JSON-ready record for the audit log (no secrets, no ValidatedPlan object)."""
+        out = {k: v for k, v in vars(self).items() if k != "validated"}
+        return {"planner": "llm", **out, "fallback": self.fallback_reason is not None,
+                "query_hash": self.validated.query_hash if self.validated else None,
+                **{k: sum(a.get(k) or 0 for a in self.attempts) for k in ("prompt_tokens", "completion_tokens")}}
+
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+
+
+def extract_json(text: str | None) -> dict:
+    """The first JSON object in a model answer (``json`` fences tolerated); ValueError otherwise."""
+    if not text or not text.strip():
+        raise ValueError("la respuesta está vacía")
+    fenced = _FENCE.search(text)
+    for chunk in ([fenced.group(1)] if fenced else []) + [text]:
+        for start in [m.start() for m in re.finditer(r"\{", chunk)][:20]:
+            try:
+                value, _ = json.JSONDecoder().raw_decode(chunk, start)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                return value
+    raise ValueError("no contiene un objeto JSON válido")
+
+
+def _check(content: str | None, catalog: Catalog, metadata: dict, allowed_ids: set[int]):
+    """(error code or None, problem lines, LlmPlan, ValidatedPlan) for one answer."""
+    try:
+        data = extract_json(content)
+    except ValueError as exc:
+        return "invalid_json", [f"La respuesta {exc}. Responde solo con el objeto JSON."], None, None
+    try:
+        proposal = LlmPlan.model_validate(data)
+    except ValidationError as exc:
+        lines = [f"{'.'.join(map(str, e['loc'])) or 'raíz'}: "
+                 + ("campo no permitido." if e["type"] == "extra_forbidden" else
+                    "falta el campo obligatorio." if e["type"] == "missing" else f"valor inválido ({e['msg'][:100]}).")
+                 for e in exc.errors()[:10]]
+        return "schema_violation", lines, None, None
+    bad = [(i, s.tool_id) for i, s in enumerate(proposal.plan) if s.tool_id not in allowed_ids]
+    if bad:
+        ids = ", ".join(f"{s.tool_id} {s.name}" for s in catalog.specs if s.tool_id in allowed_ids)
+        return "schema_violation", [f"plan[{i}].tool_id: la herramienta {t} no existe en el catálogo o no está"
+                                    f" permitida; use una de: {ids}." for i, t in bad], proposal, None
+    raw = {"plan": [{"tool_id": s.tool_id, "args": s.args} for s in proposal.plan]}
+    try:
+        return None, [], proposal, validate_plan(raw, catalog, metadata)
+    except CasandraError as exc:
+        lines = [f"{p.path + ': ' if p.path else ''}{p.details}" + (f" ({' '.join(p.hints)})" if p.hints else "")
+                 for p in exc.problems[:12]]
+        return "validation_failed", lines, proposal, None
+
+
+def _feedback(problems: list[str]) -> str:
+    return ("Tu respuesta anterior no se pudo usar. Problemas encontrados:\n"
+            + "\n".join(f"- {p}" for p in problems)
+            + '\nCorrige el plan y responde SOLO con el objeto JSON {"plan": [...], "rationale": "..."},'
+              " sin SQL ni texto adicional.")
+
+
+def _response_format(mode: str, schema: dict) -> dict:
+    if mode == "json_schema":
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": "plan", "schema": schema, "strict": False}}}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object", "schema": schema}}
+    return {}
+
+
+def _refuses_mode(exc: "openai.APIStatusError", mode: str, first_schema_try: bool) -> bool:
+    """Did the endpoint refuse the response_format (rather than fail)?"""
+    text = f"{exc.message} {exc.body}".lower()
+    refused = mode != "prompt" and exc.status_code in (400, 422, 500) and any(w in text for w in _MODE_WORDS)
+    return refused or (mode == "json_schema" and first_schema_try and exc.status_code >= 500)
+
+
+def _scrub(text: str, config: LlmConfig, limit: int = 240) -> str:
+    if config.api_key and config.api_key != LOCAL_KEY:
+        text = text.replace(config.api_key, "***")
+    return re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)[:limit]
+
+
+def _endpoint(base_url: str | None) -> str:
+    parts = urlsplit(base_url or "https://api.openai.com/v1")  # drops any user:password@
+    return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+
+def propose_plan(question: str, catalog: Catalog, metadata: dict | None, config: LlmConfig | None, *,
+                 allowed_status=("stable",), client=None, clock=None, modes: EndpointModes | None = None) -> LlmOutcome:
+    """Ask the model for a plan and validate it; never raises (plan None + fallback_reason on failure)."""
+    out = LlmOutcome(model=config.model if config else None, started_at=iso_utc((clock or Clock()).now()),
+                     endpoint=_endpoint(config.base_url) if config else None)
+    if config is None or metadata is None:
+        out.fallback_reason = "no_config" if config is None else "no_data"
+        return out
+    import openai  # imported here: the client library is slow to import and the rules planner never needs it
+    t0, own = time.perf_counter(), client is None
+    try:
+        client = client or openai.OpenAI(api_key=config.api_key or LOCAL_KEY, base_url=config.base_url,
+                                         timeout=config.timeout_s, max_retries=0)
+        _negotiate(out, question, catalog, metadata, config, allowed_status, client, modes or ENDPOINT_MODES)
+    except Exception as exc:  # noqa: BLE001 - the caller always gets an outcome
+        out.plan, out.validated = None, None
+        out.fallback_reason = out.fallback_reason or "internal_error"
+        out.error = _scrub(f"{type(exc).__name__}: {exc}", config)
+    finally:
+        if own and client is not None:
+            with suppress(Exception):
+                client.close()
+        out.total_latency_ms = int((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def _negotiate(out: LlmOutcome, question: str, catalog: Catalog, metadata: dict, config: LlmConfig,
+               allowed_status, client, modes: EndpointModes) -> None:
+    """The request loop: mode negotiation plus at most ``max_retries`` corrective retries."""
+    import openai
+    schema = plan_json_schema(catalog, allowed_status)
+    allowed_ids = {s.tool_id for s in _allowed(catalog, allowed_status)}
+    order, mi, schema_tries, failures = modes.candidates(config), 0, 0, 0
+    feedback: list[dict] = []
+    extra = {"max_tokens": config.max_tokens} if config.max_tokens else {}
+    while True:
+        mode = order[mi]
+        schema_tries += mode == "json_schema"
+        prompt = system_prompt(catalog, metadata, allowed_status, schema if mode == "prompt" else None)
+        messages = [{"role": "system", "content": prompt}, {"role": "user", "content": question}, *feedback]
+        record: dict[str, Any] = {"n": len(out.attempts) + 1, "mode": mode, "latency_ms": 0, "prompt_tokens": None,
+                                  "completion_tokens": None, "error": None, "summary": None}
+        out.attempts.append(record)
+        t = time.perf_counter()
+        try:
+            resp = client.chat.completions.create(model=config.model, messages=messages, timeout=config.timeout_s,
+                                                  **_response_format(mode, schema), **extra)
+        except openai.APITimeoutError:
+            record.update(error="timeout", summary=f"sin respuesta en {config.timeout_s:g} s")
+            out.fallback_reason = "timeout"
+            return
+        except openai.APIStatusError as exc:
+            record.update(error=f"http_{exc.status_code}", summary=_scrub(f"{exc.message}", config))
+            if _refuses_mode(exc, mode, schema_tries == 1) and mi + 1 < len(order):
+                record["summary"] = f"modo {mode} rechazado; " + (record["summary"] or "")[:180]
+                mi += 1
+                continue
+            out.fallback_reason = f"http_{exc.status_code}"
+            return
+        except openai.APIConnectionError as exc:
+            record.update(error="connection_error", summary=_scrub(str(exc), config))
+            out.fallback_reason = "connection_error"
+            return
+        finally:
+            record["latency_ms"] = int((time.perf_counter() - t) * 1000)
+        usage, out.mode_used = getattr(resp, "usage", None), mode
+        record.update({k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens")})
+        content = resp.choices[0].message.content if resp.choices else None
+        code, problems, proposal, validated = _check(content, catalog, metadata, allowed_ids)
+        if code != "invalid_json":
+            modes.remember(config, mode)
+        if proposal is not None:
+            out.rationale = _scrub(proposal.rationale, config, 300)
+        if code is None:
+            out.plan = {"plan": [{"tool_id": s.tool_id, "args": s.args} for s in proposal.plan]}
+            out.validated, out.fallback_reason = validated, None
+            return
+        problems = [_scrub(p, config, 400) for p in problems]
+        record.update(error=code, summary=_scrub(" | ".join(problems), config), problems=problems)
+        failures += 1
+        if failures > config.max_retries:
+            out.fallback_reason = "validation_failed_after_retries" if config.max_retries else code
+            return
+        out.retries, feedback = failures, [{"role": "assistant", "content": (content or "")[:4000]},
+                                           {"role": "user", "content": _feedback(problems)}]

@@ -1,0 +1,181 @@
+"""The offline planner's last step: typed slots (Understanding) → a tool plan (seed 001 §4.3).
+
+Deterministic: the same slots give the same plan, hence the same query_hash. Windows are
+absolute dates; when the question gives none, the default is the crime's last 12
+published months (said in a warning), never the wall clock.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from core.ask.understand import Understanding
+
+STATE_DEFAULT = "GTO"
+# "¿Cuántos delitos hubo…?", "incidencia delictiva", "denuncias": every crime, i.e. the yearly series.
+_ALL_CRIMES = re.compile(r"\b(delitos?|denuncias?|incidencia|carpetas de investigacion|fuero comun|criminalidad|"
+                         r"delincuencia)\b")
+
+
+def asks_all_crimes(u: Understanding) -> bool:
+    """No specific crime, but the question is about crime in general."""
+    return not [c for c in u.crimes if c.delito != "total_delitos"] and (
+        any(c.delito == "total_delitos" for c in u.crimes) or bool(_ALL_CRIMES.search(u.normalized)))
+
+
+@dataclass
+class ToolPlan:
+    """A plan dict plus the notes the answer must carry."""
+
+    plan: dict | None
+    notes: list[str] = field(default_factory=list)
+    kind: str = "unknown"
+
+
+def _iso(d: date) -> str:
+    return d.isoformat()
+
+
+def _months_back(end: date, months: int) -> date:
+    """First day of the month ``months - 1`` months before ``end``'s month."""
+    index = end.year * 12 + end.month - 1 - (months - 1)
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def crime_end(metadata: dict, keys: list[str], includes: dict[str, list[str]]) -> date | None:
+    """Last published day of the selected crimes (their latest coverage end)."""
+    ends = []
+    for k in keys:
+        for key in [k, *includes.get(k, [])]:
+            info = metadata.get("coverage", {}).get(key)
+            if info and info.get("granularity", "month") == "month":
+                ends.append(date.fromisoformat(info["hasta"]))
+    return max(ends) if ends else None
+
+
+def _default_window(u: Understanding, metadata: dict, includes: dict, months: int, notes: list[str]) -> tuple[date, date]:
+    keys = [c.delito for c in u.crimes]
+    end = crime_end(metadata, keys, includes) or date.fromisoformat(metadata["max_date"])
+    start = _months_back(end, months)
+    label = ", ".join(c.label for c in u.crimes) or "los delitos"
+    notes.append(f"Sin periodo en la pregunta: se usan los últimos {months} meses publicados de {label} "
+                 f"({start:%Y-%m}..{end:%Y-%m}).")
+    return start, end
+
+
+def _entity(u: Understanding) -> tuple[str, str]:
+    """(entidad_id, nivel) for a single-place question."""
+    municipalities = [p for p in u.places if p.nivel == "municipio"]
+    if municipalities:
+        return municipalities[0].entidad_id, "actual"
+    states = [p for p in u.places if p.nivel == "estado"]
+    return (states[0].entidad_id if states else STATE_DEFAULT), "actual"
+
+
+def _state_of(u: Understanding) -> str:
+    states = [p.entidad_id for p in u.places if p.nivel == "estado"]
+    if states:
+        return states[0]
+    municipalities = [p.entidad_id for p in u.places if p.nivel == "municipio"]
+    return municipalities[0].split(".")[0] if municipalities else STATE_DEFAULT
+
+
+def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> ToolPlan:
+    """The tool plan for a relevant question whose blocking slots are filled."""
+    notes: list[str] = []
+    crimes = [c.delito for c in u.crimes if c.in_data]
+    delito: str | list[str] | None = (crimes[0] if len(crimes) == 1 else sorted(crimes)) if crimes else None
+    kind = u.kind if u.kind != "unknown" else ("ranking" if u.group_by_municipio else "single_value")
+    if kind in ("single_value", "ranking", "unknown") and not crimes and asks_all_crimes(u):
+        kind = "annual_total"
+    steps: list[dict] = []
+    if kind == "annual_total":
+        eid, _ = _entity(u)
+        start, end = u.window or (date(2015, 1, 1), date.fromisoformat(metadata["max_date"]))
+        nivel = "hijos" if (u.group_by_municipio or u.kind == "ranking") else "actual"
+        args = {"entidad_id": eid if nivel == "actual" else _state_of(u), "nivel": nivel,
+                "from": _iso(start), "to": _iso(end)}
+        if nivel == "hijos":
+            args.update(top_k=u.top_k or 10, orden=u.order)
+        steps.append({"tool_id": 14, "args": args})
+        return ToolPlan({"plan": steps}, notes, kind)
+    if u.window is None and kind == "patterns":
+        # Patterns need history: the whole published span (the tool keeps each crime's coverage).
+        window = (date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"]))
+    else:
+        window = u.window or _default_window(u, metadata, includes, 24 if kind in ("series", "anomalies") else 12, notes)
+    base = {"from": _iso(window[0]), "to": _iso(window[1])}
+    if delito is not None:
+        base["delito"] = delito
+    method_args = {}
+    if u.methods:
+        method_args["metodo"] = u.methods[0] if len(u.methods) == 1 else sorted(u.methods)
+    if kind == "ranking":
+        args = {"entidad_id": _state_of(u), "nivel": "hijos", "medida": u.medida, "top_k": u.top_k or 10,
+                "orden": u.order, **base, **method_args}
+        steps.append({"tool_id": 6, "args": args})
+    elif kind == "series" and u.medida == "tasa_per_100k":
+        # CONAPO population is yearly: a monthly series is given in counts, so a rate asked for a
+        # series (or "¿y la tasa?" after one) is the rate of the whole window, said as such.
+        eid, _ = _entity(u)
+        notes.append("La serie mes por mes se da en conteos (la población CONAPO es anual); "
+                     "la tasa por 100 mil habitantes se calcula para todo el periodo.")
+        steps.append({"tool_id": 6, "args": {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
+                                             **base, **method_args}})
+        kind = "single_value"
+    elif kind == "series":
+        eid, _ = _entity(u)
+        steps.append({"tool_id": 12, "args": {"entidad_id": eid, **base, **method_args}})
+    elif kind == "comparison":
+        eid, _ = _entity(u)
+        if u.compare_window is None:
+            months = (window[1].year - window[0].year) * 12 + window[1].month - window[0].month + 1
+            prev_end = window[0] - timedelta(days=1)  # the same length, just before the window
+            cw = (_months_back(prev_end, months), prev_end)
+            notes.append(f"Se compara con el periodo anterior de la misma duración ({cw[0]:%Y-%m}..{cw[1]:%Y-%m}).")
+        else:
+            cw = u.compare_window
+        args = {"entidad_id": eid if not u.group_by_municipio else _state_of(u),
+                "nivel": "hijos" if u.group_by_municipio else "actual",
+                **base, "base_from": _iso(cw[0]), "base_to": _iso(cw[1]), **method_args}
+        if u.group_by_municipio:
+            args["top_k"] = u.top_k or 10
+        steps.append({"tool_id": 13, "args": args})
+    elif kind == "share":
+        if method_args:  # agrupar_por_entidad has no method argument: a filter step carries it
+            steps.append({"tool_id": 4, "args": dict(method_args)})
+        municipalities = [p for p in u.places if p.nivel == "municipio"]
+        args = {"entidad_id": _state_of(u), "nivel": "hijos", "aggregate_by": "porcentaje",
+                "top_k": 46 if municipalities else (u.top_k or 10), **base}
+        steps.append({"tool_id": 11, "args": args})
+        if municipalities:
+            notes.append(f"focus:{municipalities[0].entidad_id}")
+    elif kind == "anomalies":
+        if method_args:
+            steps.append({"tool_id": 4, "args": dict(method_args)})
+        municipalities = [p for p in u.places if p.nivel == "municipio"]
+        eid = municipalities[0].entidad_id if municipalities else _state_of(u)
+        args = {"entidad_id": eid, "nivel": "actual" if (municipalities or u.whole_state) else "hijos", **base}
+        if u.top_k:
+            args["top_k"] = u.top_k
+        steps.append({"tool_id": 10, "args": args})
+    elif kind == "patterns":
+        if method_args:
+            steps.append({"tool_id": 4, "args": dict(method_args)})
+        eid, _ = _entity(u)
+        tipo = "estacionalidad" if any(s.startswith("kind:seasonality") for s in u.signals) else "coocurrencia"
+        args = {"entidad_id": eid, "from": base["from"], "to": base["to"], "tipo": tipo}
+        if delito is not None:
+            args["delito"] = delito
+        steps.append({"tool_id": 8, "args": args})
+    else:  # single value (one or several places)
+        places = [p for p in u.places if p.nivel == "municipio"] or [None]
+        for place in places:
+            eid = place.entidad_id if place else _entity(u)[0]
+            steps.append({"tool_id": 6, "args": {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
+                                                 **base, **method_args}})
+        kind = "single_value"
+    if u.wants_evidence:
+        steps.append({"tool_id": 9, "args": {}})
+    return ToolPlan({"plan": steps}, notes, kind)

@@ -1,0 +1,97 @@
+"""Planner → PlannerState (seed 003): strategy, clarifying questions, retrieval rounds, budget, safety.
+
+The strategy is one controlling decision (003 §3): blocking clarification → clarify;
+greetings → direct answer; personal data, gray-zone, destructive, instruction-override
+or off-topic requests → defer or refuse; documents and data → retrieve then answer.
+"""
+from __future__ import annotations
+
+import re
+
+from core.ask.contracts import (AcceptanceCriteria, AnswerRequirements, Budget, ClarifyingQuestion, LiteralConstraints,
+                            PlannerMeta, PlannerState, Rerank, RetrievalMode, RetrievalRound, RoundOutput, Safety,
+                            StopConditions)
+from core.ask.understand import Understanding
+
+PLANNER_VERSION = {"rules": "rules-1.0.0", "llm": "llm-1.0.0"}
+_QUOTED = re.compile(r"[\"“«]([^\"”»]{2,60})[\"”»]")
+
+
+def clarifications(u: Understanding | None, catalog, kind_needs_crime: bool) -> list[ClarifyingQuestion]:
+    """Questions that unblock a concrete slot (at most three)."""
+    if u is None:
+        return []
+    out: list[ClarifyingQuestion] = []
+    if u.generic_place:
+        out.append(ClarifyingQuestion(
+            question=f"¿A qué municipio te refieres con «{u.generic_place}»?", reason="generic_place", blocking=True,
+            options=_big_municipalities(catalog)))
+    for group in u.ambiguous_places[:1]:
+        out.append(ClarifyingQuestion(question=f"¿Cuál de estos lugares: {', '.join(p.label for p in group)}?",
+                                      reason="ambiguous_place", blocking=True, options=[p.label for p in group][:12]))
+    if kind_needs_crime and not u.crimes:
+        crimes = [c for c in catalog.crimes if c.get("en_datos") and c.get("granularity") == "month"
+                  and c.get("nivel") == "subtipo"]
+        out.append(ClarifyingQuestion(question="¿Sobre qué delito? Estos son los que hay en los datos.",
+                                      reason="missing_crime", blocking=True,
+                                      options=[c["subtipo"] for c in crimes][:12]))
+    return out[:3]
+
+
+def _big_municipalities(catalog) -> list[str]:
+    """The usual choices: the largest municipalities of Guanajuato first."""
+    preferred = ["León", "Irapuato", "Celaya", "Salamanca", "Silao de la Victoria", "Guanajuato",
+                 "Pénjamo", "San Miguel de Allende", "Valle de Santiago", "Dolores Hidalgo Cuna de la Independencia Nacional",
+                 "San Francisco del Rincón", "Acámbaro"]
+    labels = {e["label"] for e in catalog.entities if e["nivel"] == "municipio"}
+    return [m for m in preferred if m in labels][:12] or sorted(labels)[:12]
+
+
+def _doc_rounds(question: str, deep: bool) -> list[RetrievalRound]:
+    rounds = [RetrievalRound(round_id=1, purpose="recall", query_variants=[question[:300]],
+                             retrieval_modes=[RetrievalMode(type="bm25", k=8)], rrf=False,
+                             rerank=Rerank(enabled=False, rerank_top_k=5), output=RoundOutput(max_docs=4))]
+    if deep:
+        rounds.append(RetrievalRound(round_id=2, purpose="precision", query_variants=[question[:300]],
+                                     retrieval_modes=[RetrievalMode(type="bm25", k=4)], rrf=True,
+                                     rerank=Rerank(enabled=False, rerank_top_k=3), output=RoundOutput(max_docs=3)))
+    return rounds
+
+
+def plan_state(*, goal: str, category: str, refusal_tag: str | None, clarify: list[ClarifyingQuestion],
+               u: Understanding | None, question: str, deep: bool, mode: str, tags: list[str]) -> PlannerState:
+    """The PlannerState of a turn (every field of 003 §2)."""
+    quoted = _QUOTED.findall(question)
+    literal = LiteralConstraints(must_preserve_terms=quoted, must_match_exactly=bool(quoted))
+    entities = [p.entidad_id for p in u.places] if u else []
+    if refusal_tag:
+        strategy, rounds = "defer_or_refuse", []
+        tags = tags + [refusal_tag]
+        clarify = []  # nothing to clarify in a request we will not answer
+    elif clarify and any(q.blocking for q in clarify):
+        strategy, rounds = "clarify_then_retrieve", []
+    elif category == "social":
+        strategy, rounds = "direct_answer", []
+    elif category in ("definition", "support"):
+        strategy, rounds = "retrieve_then_answer", _doc_rounds(question, deep)
+    else:
+        strategy, rounds = "retrieve_then_answer", []
+    is_data = strategy == "retrieve_then_answer" and category == "relevant"
+    acceptance = AcceptanceCriteria(min_independent_sources=1 if strategy == "retrieve_then_answer" else 0,
+                                    require_authoritative_source=strategy == "retrieve_then_answer",
+                                    must_cover_entities=entities if is_data else [],
+                                    must_answer_subquestions=None)
+    stop = StopConditions(max_rounds=len(rounds) if rounds else (1 if is_data else 0),
+                          max_total_docs=sum(r.output.max_docs for r in rounds), confidence_threshold=None,
+                          no_new_information_rounds=1 if rounds else 0)
+    fmt = (["numero_primero", "tabla", "grafica", "periodo_efectivo", "procedencia"] if is_data
+           else ["texto", "citas"] if rounds else ["texto"])
+    answer = AnswerRequirements(format=fmt, tone="neutral", length="breve",
+                                citation_style="documento § sección" if rounds else ("dataset_version" if is_data else None))
+    budget = Budget(max_tokens=0 if mode == "rules" else 2000, max_latency_ms=150 if mode == "rules" else 20000)
+    return PlannerState(goal=goal[:400] or "Responder la pregunta.", strategy=strategy, clarifying_questions=clarify,
+                        retrieval_rounds=rounds, literal_constraints=literal, acceptance_criteria=acceptance,
+                        stop_conditions=stop, answer_requirements=answer, budget=budget,
+                        safety=Safety(sensitivity="public", pii_allowed=False),
+                        planner_meta=PlannerMeta(planner_version=PLANNER_VERSION.get(mode, "rules-1.0.0"),
+                                                 rationale_tags=list(dict.fromkeys(tags))))

@@ -1,0 +1,98 @@
+"""Router → QueryPlan (seed 000, schema 2.0.0): mode, domains, rationale and confidence.
+
+Confidence is measured, not decorative: it falls with fuzzy matches, unresolved slots
+and ambiguity. ``deep`` is chosen for comparisons, anomalies, patterns and multi-part
+questions. ``lab`` is never selected here; the Governor decides it.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from core.ask.contracts import QueryPlan, default_lab_policy
+from core.ask.understand import Understanding
+
+KIND_DOMAINS = {
+    "single_value": ["incidencia"], "ranking": ["incidencia"], "share": ["incidencia"],
+    "series": ["tendencias"], "comparison": ["comparacion", "tendencias"], "anomalies": ["anomalias", "tendencias"],
+    "patterns": ["patrones"], "annual_total": ["incidencia"], "evidence": ["evidencia"], "unknown": ["incidencia"],
+}
+DEEP_KINDS = ("comparison", "anomalies", "patterns")
+LAB_WORDS = ("laboratorio", "experimental", "modo lab", "herramientas experimentales", "pronostico", "prediccion")
+KIND_WORDS = {"single_value": "conteo", "ranking": "ranking de municipios", "share": "porcentaje del total",
+              "series": "serie mensual", "comparison": "comparación de periodos", "anomalies": "anomalías",
+              "patterns": "patrones", "annual_total": "total anual de delitos", "evidence": "evidencia",
+              "unknown": "consulta"}
+
+
+def lab_requested(normalized: str) -> bool:
+    """Whether the user explicitly asked for experimental tools."""
+    return any(w in normalized for w in LAB_WORDS)
+
+
+def confidence(u: Understanding | None, category: str) -> str:
+    """low | medium | high from match scores and unresolved slots."""
+    if category in ("social", "support"):
+        return "high"
+    if category in ("irrelevant",) or u is None:
+        return "medium" if category == "definition" else "low"
+    penalties = 0
+    scores = [p.score for p in u.places] + [c.score for c in u.crimes]
+    if any(s < 95 for s in scores):
+        penalties += 1
+    if u.ambiguous_places or u.generic_place:
+        penalties += 2
+    if not u.crimes:
+        penalties += 1
+    if u.kind == "unknown":
+        penalties += 1
+    return "high" if penalties == 0 else "medium" if penalties == 1 else "low"
+
+
+def route(u: Understanding | None, category: str, domain_hint: str, normalized: str, now: datetime,
+          needs_clarification: bool) -> QueryPlan:
+    """The QueryPlan of a turn."""
+    kind = u.kind if u else "unknown"
+    if category == "definition":
+        domains = ["metodologia"]
+    elif category in ("social", "support", "irrelevant"):
+        domains = ["metodologia"] if category == "support" else ["incidencia"]
+    else:
+        domains = list(KIND_DOMAINS.get(kind, ["incidencia"]))
+        if u and u.wants_evidence and "evidencia" not in domains:
+            domains.append("evidencia")
+    flags: list[str] = []
+    multi = bool(u and (len(u.places) > 1 or len(u.crimes) > 1))
+    mode = "deep" if (kind in DEEP_KINDS or multi) else "fast"
+    if mode == "deep" and kind not in DEEP_KINDS:
+        flags.append("mode-forced-deep")
+    hint_note = "sin preferencia de dominio"
+    if domain_hint not in ("auto", "lab"):
+        if domain_hint in domains:
+            hint_note = f"se respetó la preferencia «{domain_hint}»"
+        elif category == "relevant":
+            flags.append("domain-hint-overridden")
+            hint_note = f"la preferencia «{domain_hint}» no corresponde a la pregunta; se usó {domains[0]}"
+        else:
+            domains = [domain_hint]
+            hint_note = f"se usó la preferencia «{domain_hint}»"
+    elif domain_hint == "lab":
+        hint_note = "se pidió laboratorio; lo decide el Governor"
+    domains = domains[: (2 if mode == "fast" else 3)]
+    conf = confidence(u, category)
+    if needs_clarification:
+        flags.append("needs-clarification")
+    if u and u.ambiguous_places:
+        flags.append("router-ambiguity-detected")
+    lines = [f"Tipo de pregunta: {KIND_WORDS.get(kind, 'consulta') if category == 'relevant' else category}."]
+    if u and category == "relevant":
+        if u.places:
+            lines.append("Lugar: " + ", ".join(f"{p.label} ({p.text!r})" for p in u.places) + ".")
+        if u.crimes:
+            lines.append("Delito: " + ", ".join(f"{c.label}" for c in u.crimes) + ".")
+        if u.window_text:
+            lines.append(f"Periodo: {u.window_text}.")
+    lines.append(f"Dominios: {', '.join(domains)}; modo {mode}; {hint_note}.")
+    return QueryPlan(mode=mode, domain_hint=domain_hint, domains_selected=domains, agents_selected=[],
+                     needs_evidence=bool(u and u.wants_evidence) or category == "definition", needs_skills=False,
+                     lab_policy=default_lab_policy(), rationale="\n".join(lines[:8]), confidence=conf,
+                     flags=list(dict.fromkeys(flags)), timestamp=now)

@@ -1,0 +1,177 @@
+"""Crimes and methods in a question: labels, synonyms, plurals and typos → taxonomy keys.
+
+Crime and method phrases are matched on singular stems ("homicidios dolosos" =
+"homicidio doloso"). Crimes and methods are matched in separate passes, so "robo de auto
+con violencia" yields both the crime (robo de vehículo) and the method (con violencia).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.ask.understand import CrimeMatch
+from core.ask.understand.lexicon import Lexicon, fuzzy_cutoff, qualifier_key
+from core.ask.understand.text import (
+    COMMON_WORDS,
+    STOPWORDS,
+    Tokens,
+    exact_spans,
+    free_ngrams,
+)
+
+_SKIP = STOPWORDS | COMMON_WORDS
+# "los municipios más violentos" ranks places by crime; it is not a "con violencia" filter.
+_NOT_A_METHOD = re.compile(r"\b(?:mas|menos)\s+(?:violent[oa]s?|peligros[oa]s?|insegur[oa]s?)\b")
+
+
+@dataclass
+class CrimeResult:
+    """Crimes and methods found, with the tokens they used."""
+
+    crimes: list[tuple[int, CrimeMatch]] = field(default_factory=list)
+    methods: list[tuple[int, str]] = field(default_factory=list)
+    violencia: str | None = None
+    signals: list[str] = field(default_factory=list)
+    crime_tokens: set[int] = field(default_factory=set)
+    method_tokens: set[int] = field(default_factory=set)
+
+
+def _crime(lex: Lexicon, key: str, text: str, score: float) -> CrimeMatch:
+    ref = lex.crimes[key]
+    return CrimeMatch(ref.delito, ref.label, text, round(score, 1), ref.in_data)
+
+
+def _crime_by_delito(lex: Lexicon, delito: str, text: str, score: float) -> CrimeMatch:
+    ref = lex.crime_by_key[delito]
+    return CrimeMatch(ref.delito, ref.label, text, round(score, 1), ref.in_data)
+
+
+def _crime_signals(res: CrimeResult, lex: Lexicon, key: str, fuzzy: bool) -> None:
+    ref = lex.crimes[key]
+    res.signals.append("crime:fuzzy" if fuzzy else f"crime:{ref.how if ref.how != 'label' else 'exact'}")
+    if ref.nivel == "tipo":
+        res.signals.append("crime:tipo")
+    if not ref.in_data:
+        res.signals.append("crime:not_in_data")
+
+
+def _method(res: CrimeResult, lex: Lexicon, i: int, key: str, fuzzy: bool) -> None:
+    ref = lex.methods[key]
+    if ref.metodo not in (m for _, m in res.methods):
+        res.methods.append((i, ref.metodo))
+    if ref.violencia and res.violencia is None:
+        res.violencia = ref.violencia
+        res.signals.append(f"violencia:{ref.violencia}")
+    res.signals.append("method:fuzzy" if fuzzy else "method:synonym")
+
+
+def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
+    """Exact crime and method phrases on tokens not used by the time expression."""
+    res = CrimeResult()
+    crime_taken = set(taken)
+    for i, j, key in exact_spans(tokens, lex.crimes, lex.max_crime_len, crime_taken, stemmed=True):
+        res.crimes.append((i, _crime(lex, key, tokens.phrase(i, j), 100.0)))
+        res.crime_tokens.update(range(i, j))
+        _crime_signals(res, lex, key, fuzzy=False)
+    method_taken = set(taken)
+    for m in _NOT_A_METHOD.finditer(tokens.text):
+        method_taken.update(range(*tokens.span_of(m.start(), m.end())))
+    for i, j, key in exact_spans(tokens, lex.methods, lex.max_method_len, method_taken, stemmed=True):
+        _method(res, lex, i, key, fuzzy=False)
+        res.method_tokens.update(range(i, j))
+    return res
+
+
+def _extend_with_typos(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> None:
+    """"homicidio dolozo": an exact crime plus a misspelled next word may be a longer crime."""
+    for n, (i, crime) in enumerate(list(res.crimes)):
+        j = i + len(crime.text.split())
+        for extra in (1, 2):
+            span = range(j, j + extra)
+            if j + extra > len(tokens) or any(k in taken or tokens.words[k] in _SKIP for k in span):
+                break
+            query = tokens.phrase(i, j + extra, stemmed=True)
+            hits = lex.fuzzy("crime", query, fuzzy_cutoff(query) or 100.0, limit=1)
+            if hits and lex.crimes[hits[0][0]].delito != crime.delito:
+                res.crimes[n] = (i, _crime(lex, hits[0][0], tokens.phrase(i, j + extra), hits[0][1]))
+                taken.update(span)
+                res.crime_tokens.update(span)
+                _crime_signals(res, lex, hits[0][0], fuzzy=True)
+                break
+
+
+def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> list[str]:
+    """"homicidio doloso y culposo": a loose qualifier adds the sibling subtype of the crime before it.
+
+    Returns the qualifiers that follow no crime ("¿y dolosos?"): a follow-up completes them."""
+    orphans = []
+    for k, word in enumerate(tokens.words):
+        table = lex.qualifiers.get(qualifier_key(word)) if k not in taken and word.isalpha() else None
+        if not table:
+            continue
+        for i, crime in sorted((t for t in res.crimes if t[0] < k), key=lambda t: -t[0]):
+            tipo = crime.delito if crime.delito in table else lex.tipo_of.get(crime.delito)
+            if tipo not in table:
+                continue
+            sub = table[tipo]
+            if crime.delito != tipo and all(c.delito != sub for _, c in res.crimes):  # a tipo already sums it
+                res.crimes.append((k, _crime_by_delito(lex, sub, word, 95.0)))
+                res.signals.append("crime:qualifier")
+            taken.add(k)
+            break
+        else:
+            if not res.crimes:
+                orphans.append(qualifier_key(word))
+    return orphans
+
+
+def fuzzy_crimes(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> None:
+    """Typos ("homisidios", "violencia familar") on the tokens nobody claimed; best score first."""
+    _extend_with_typos(tokens, lex, taken, res)
+    candidates = []
+    for i, j in free_ngrams(tokens, taken, min(4, max(lex.max_crime_len, lex.max_method_len))):
+        query = tokens.phrase(i, j, stemmed=True)
+        cutoff = fuzzy_cutoff(query)
+        if cutoff is None:
+            continue
+        for kind in ("crime", "method"):
+            hits = lex.fuzzy(kind, query, cutoff, limit=1)
+            if hits:
+                candidates.append((-hits[0][1], -(j - i), i, j, kind, hits[0][0], hits[0][1]))
+    for _, _, i, j, kind, key, score in sorted(candidates):
+        if any(k in taken for k in range(i, j)):
+            continue
+        taken.update(range(i, j))
+        if kind == "crime":
+            if all(c.delito != lex.crimes[key].delito for _, c in res.crimes):
+                res.crimes.append((i, _crime(lex, key, tokens.phrase(i, j), score)))
+            res.crime_tokens.update(range(i, j))
+            _crime_signals(res, lex, key, fuzzy=True)
+        else:
+            _method(res, lex, i, key, fuzzy=True)
+            res.method_tokens.update(range(i, j))
+
+
+# Plain "delitos" with no crime named is the yearly total; "¿qué delitos…?" asks which crimes instead.
+_GENERIC_TOTAL = re.compile(r"(?<!\bque )(?<!\bcuales )(?<!\btipos de )(?<!\btipo de )(?<!\botros )(?<!\bdemas )"
+                            r"\bdelitos\b")
+
+
+def generic_total(tokens: Tokens, lex: Lexicon, res: CrimeResult) -> None:
+    """"¿Cuántos delitos hubo en Irapuato?": no crime named, so the total of all crimes (yearly series)."""
+    if res.crimes or "total_delitos" not in lex.crime_by_key:
+        return
+    m = _GENERIC_TOTAL.search(tokens.text)
+    if m:
+        res.crimes.append((tokens.span_of(m.start(), m.end())[0], _crime_by_delito(lex, "total_delitos", "delitos", 90.0)))
+        res.signals.append("crime:generic_total")
+
+
+def ordered(res: CrimeResult) -> tuple[list[CrimeMatch], list[str]]:
+    """Crimes (deduplicated) and methods in the order they were said."""
+    crimes: list[CrimeMatch] = []
+    for _, c in sorted(res.crimes, key=lambda t: t[0]):
+        if all(x.delito != c.delito for x in crimes):
+            crimes.append(c)
+    methods = [m for _, m in sorted(res.methods, key=lambda t: t[0])]
+    return crimes, list(dict.fromkeys(methods))

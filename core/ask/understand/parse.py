@@ -1,0 +1,94 @@
+"""``understand()``: one Spanish question → an ``Understanding`` (offline, deterministic).
+
+Order matters and is why the matchers share one token mask: time expressions first (so
+"marzo" or "2024" are never places), then exact crimes and methods, exact places, typo
+matching for crimes and methods, and last partial or misspelled places on what is left.
+"""
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from core.text import normalize_text
+from core.ask.understand import Understanding
+from core.ask.understand import crimes as crime_matcher
+from core.ask.understand import kind as kind_matcher
+from core.ask.understand import places as place_matcher
+from core.ask.understand.lexicon import Lexicon
+from core.ask.understand.text import COMMON_WORDS, STOPWORDS, tokenize
+from core.ask.understand.timeexpr import parse_time
+
+MAX_CHARS = 2000  # longer text is cut: no analyst question is longer, and it bounds the work
+# A capitalized word after "en"/"de" that nothing matched is probably a place we do not know.
+_CAPITALIZED_AFTER_CUE = re.compile(r"\b(?:en|de|para)\s+([A-ZÁÉÍÓÚÑ][\wáéíóúñü]+)")
+
+
+def _unresolved(question: str, tokens, used: set[int]) -> list[str]:
+    """Signals for capitalized names after a place cue that no matcher used ("en Tepic")."""
+    free_words = {w for k, w in enumerate(tokens.words) if k not in used}
+    out = []
+    for m in _CAPITALIZED_AFTER_CUE.finditer(question):
+        word = normalize_text(m.group(1))
+        if word in free_words and word not in COMMON_WORDS and word not in STOPWORDS:
+            out.append(f"place:unresolved:{word}")
+    return out
+
+
+def understand(question: str, lexicon: Lexicon, anchor: date, min_date: date = date(2015, 1, 1)) -> Understanding:
+    """Slots of a question: places, crimes, methods, window, kind and knobs (relative time from ``anchor``)."""
+    question = question if isinstance(question, str) else str(question)
+    tokens = tokenize(question[:MAX_CHARS])
+    signals: list[str] = []
+
+    time = parse_time(tokens.text, anchor, min_date)
+    signals += time.signals
+    time_taken: set[int] = set()
+    for s, e in time.spans:
+        time_taken.update(range(*tokens.span_of(s, e)))
+
+    found = crime_matcher.exact_crimes(tokens, lexicon, time_taken)
+    taken = time_taken | found.crime_tokens | found.method_tokens
+    ranking = kind_matcher.has_ranking_cue(tokens.text)
+    place_state = place_matcher.exact_places(tokens, lexicon, taken, ranking)
+    crime_matcher.fuzzy_crimes(tokens, lexicon, taken, found)
+    orphans = crime_matcher.qualify(tokens, lexicon, taken, found)
+    place_matcher.fuzzy_places(tokens, lexicon, taken, place_state, ranking)
+    if not (kind_matcher.COOCCURRENCE.search(tokens.text) or kind_matcher.SEASONALITY.search(tokens.text)):
+        crime_matcher.generic_total(tokens, lexicon, found)
+    # the follow-up merge completes "¿y dolosos?" with the previous crime, in this lexicon
+    signals += [f"crime:qualifier:{q}@{lexicon.version}" for q in orphans]
+    places, ambiguous, whole_state, generic = place_matcher.finish(tokens, lexicon, place_state)
+    crimes, methods = crime_matcher.ordered(found)
+    signals += found.signals + place_state.signals
+    if not places and not ambiguous and not generic:
+        signals += _unresolved(question[:MAX_CHARS], tokens, taken | found.crime_tokens | found.method_tokens)
+
+    named = found.crime_tokens | found.method_tokens
+    masked = " ".join("_" if k in named else w for k, w in enumerate(tokens.words))
+    decided = kind_matcher.decide(
+        tokens, time.spans, masked_text=masked, has_compare_window=time.compare_window is not None,
+        n_places=len([p for p in places if p.nivel == "municipio"]),
+        has_total_series=any(c.delito == "total_delitos" for c in crimes),
+        has_slots=bool(crimes or places or time.window or methods))
+    signals += decided.signals
+    return Understanding(
+        question=question,
+        normalized=normalize_text(question),
+        places=places,
+        generic_place=generic,
+        ambiguous_places=ambiguous,
+        whole_state=whole_state,
+        crimes=crimes,
+        methods=methods,
+        violencia=found.violencia,
+        window=time.window,
+        window_text=time.window_text,
+        compare_window=time.compare_window,
+        kind=decided.kind,
+        top_k=decided.top_k,
+        order=decided.order,
+        medida=decided.medida,
+        group_by_municipio=decided.group_by_municipio,
+        wants_evidence=decided.wants_evidence,
+        signals=list(dict.fromkeys(signals)),
+    )

@@ -1,0 +1,208 @@
+"""Places in a question: municipalities and states by name, alias, partial name or typo.
+
+Rules that matter (seed 004 §5.A): generic places ("mi municipio", "donde vivo") are
+reported, never guessed; a name shared by two places is ambiguous unless the text says
+which; "Guanajuato" alone is the state, "el municipio de Guanajuato" the municipality,
+except in "¿en qué municipio de Guanajuato…?", which ranks the state's municipalities (B4).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.ask.understand import PlaceMatch
+from core.ask.understand.lexicon import (
+    WEAK_NAMES,
+    EntityRef,
+    Lexicon,
+    PlaceEntry,
+    fuzzy_cutoff,
+)
+from core.ask.understand.text import (
+    NUMBER_WORDS,
+    Tokens,
+    exact_spans,
+    free_ngrams,
+    words_of,
+)
+
+# Words after which a bare name is clearly a place ("en Valle", "de Dolores", "y Victoria").
+PLACE_CUES = words_of("en de del para a y e o vs contra entre municipio ciudad cd desde hacia sobre versus ,")
+# Before "municipio de X" these words make it a question about the state's municipalities.
+_GROUPING_WORDS = words_of("que cual cuales cada los todos varios otros sus demas")
+
+GENERIC_RE = re.compile(
+    r"\b(?:(?:en|de|por|para)\s+)?(?:mi|mis|nuestr[oa]s?)\s+(?:municipio|ciudad|colonia|zona|barrio|localidad|comunidad|"
+    r"pueblo|region|rumbo|estado|provincia|fraccionamiento|cuadra|calle|casa|area|entidad|alrededores)\b"
+    r"|\b(?:por\s+|en\s+)?donde\s+(?:vivo|vivimos|resido|radico|estoy|trabajo)\b|\b(?:por\s+)?(?:aqui|aca)\b"
+    r"|\bcerca\s+de\s+(?:mi|aqui|mi\s+casa)\b|\besta\s+(?:zona|colonia|ciudad)\b")
+WHOLE_STATE_RE = re.compile(
+    r"\b(?:en\s+)?tod[oa]\s+(?:el\s+estado|la\s+entidad)\b|\b(?:en|de|del)\s+(?:el\s+)?estado\b(?!\s+de\b)"
+    r"|\b(?:a\s+)?nivel\s+(?:estatal|estado|de\s+estado)\b|\bestatal(?:es|mente)?\b|\b(?:en|de)\s+la\s+entidad\b"
+    r"|\bel\s+estado\b(?!\s+de\b)")
+
+
+@dataclass
+class PlaceState:
+    """Places found so far, shared by the exact and the fuzzy pass."""
+
+    found: list[tuple[int, int, EntityRef, str, float, str]] = field(default_factory=list)  # i, j, entity, text, score, how
+    ambiguous: list[tuple[int, list[PlaceMatch]]] = field(default_factory=list)
+    generic: str | None = None
+    whole_state_text: str | None = None
+    signals: list[str] = field(default_factory=list)
+
+
+def _cue_before(tokens: Tokens, i: int) -> bool:
+    """A place cue right before token i ("en Valle"), or before its article ("en el Valle")."""
+    if i > 0 and tokens.words[i - 1] in PLACE_CUES:
+        return True
+    return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
+
+
+def _state_after(tokens: Tokens, i: int, lex: Lexicon) -> bool:
+    """Whether a state name starts at token i ("Dolores de Guanajuato" is still Dolores)."""
+    return any(e.entity.nivel == "estado" for n in (1, 2, 3) for e in lex.places.get(tokens.phrase(i, i + n), ()))
+
+
+def _match(ref: EntityRef, text: str, score: float) -> PlaceMatch:
+    return PlaceMatch(ref.entidad_id, ref.label, ref.nivel, text, round(score, 1))
+
+
+def _mentioned_states(tokens: Tokens, lex: Lexicon) -> set[str]:
+    """States named anywhere (for "León, Gto." or "Victoria, Tamaulipas")."""
+    out = set()
+    for n in range(1, 4):
+        for i in range(len(tokens) - n + 1):
+            for e in lex.places.get(tokens.phrase(i, i + n), ()):
+                if e.entity.nivel == "estado" and not e.weak:
+                    out.add(e.entity.entidad_id)
+    return out
+
+
+def _resolve(entries: tuple[PlaceEntry, ...], key: str, i: int, tokens: Tokens, lex: Lexicon,
+             states: set[str], ranking: bool) -> tuple[list[EntityRef], str]:
+    """One entity (or several: ambiguous) for a matched name, and the signal explaining why."""
+    by_level = {lvl: [e.entity for e in entries if e.entity.nivel == lvl] for lvl in ("estado", "municipio")}
+    if key.startswith("municipio de "):
+        bare = lex.places.get(key[len("municipio de "):], ())
+        state_twins = [e.entity for e in bare if e.entity.nivel == "estado"]
+        prev = tokens.words[i - 1] if i > 0 else ""
+        grouping = prev in _GROUPING_WORDS or prev.isdigit() or prev in NUMBER_WORDS
+        if state_twins and (grouping or ranking):  # B4: "¿qué municipio de Guanajuato…?" ranks the state
+            return state_twins[:1], "place:state"
+    elif by_level["estado"]:
+        return by_level["estado"][:1], "place:state"
+    munis = by_level["municipio"]
+    if len(munis) > 1 and states:
+        munis = [m for m in munis if m.estado_id in states] or munis
+    if len(munis) > 1 and lex.home_state:
+        home = [m for m in munis if m.estado_id == lex.home_state]
+        if len(home) == 1:
+            return home, "place:home_preferred"
+    how = entries[0].how
+    return munis, "place:exact" if how in ("label", "short") else "place:alias"
+
+
+def _add(state: PlaceState, i: int, j: int, refs: list[EntityRef], text: str, score: float, signal: str) -> None:
+    if len(refs) == 1:
+        state.found.append((i, j, refs[0], text, score, signal))
+        state.signals.append(signal)
+    elif refs:
+        state.ambiguous.append((i, [_match(r, text, score) for r in sorted(refs, key=lambda r: r.entidad_id)]))
+        state.signals.append("place:ambiguous")
+
+
+def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -> PlaceState:
+    """Generic places, exact names and aliases, states outside the store, and "todo el estado"."""
+    st = PlaceState()
+    m = GENERIC_RE.search(tokens.text)
+    if m:
+        st.generic = m.group(0)
+        taken.update(range(*tokens.span_of(m.start(), m.end())))
+        st.signals.append("place:generic")
+
+    def accept(i: int, j: int, key: str) -> bool:
+        """Veto weak names ("Valle", "Victoria") that no place cue introduces."""
+        entries = lex.places.get(key) or ()
+        weak = all(e.weak for e in entries) if entries else key in WEAK_NAMES
+        if not weak:
+            return True
+        # "el valle de la muerte", "Victoria de Durango": the weak word starts some other name
+        followed = j < len(tokens) and tokens.words[j] in ("de", "del") and not _state_after(tokens, j + 1, lex)
+        return _cue_before(tokens, i) and not followed
+
+    states = _mentioned_states(tokens, lex)
+    for i, j, key in exact_spans(tokens, lex.any_place, lex.max_place_len, taken, accept=accept):
+        if lex.any_place[key] == "foreign":  # reported so the answer can say the store lacks that state
+            st.signals.append(f"place:not_in_store:{lex.foreign_states[key]}")
+            continue
+        refs, signal = _resolve(lex.places[key], key, i, tokens, lex, states, ranking)
+        _add(st, i, j, refs, key, 100.0, signal)
+    for m in WHOLE_STATE_RE.finditer(tokens.text):
+        i, j = tokens.span_of(m.start(), m.end())
+        if not any(k in taken for k in range(i, j)):
+            st.whole_state_text = st.whole_state_text or m.group(0)
+            taken.update(range(i, j))
+    return st
+
+
+def fuzzy_places(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, ranking: bool) -> None:
+    """Partial names after a cue ("en Santiago") and typos ("Salamnca") on the tokens nobody claimed."""
+    states = _mentioned_states(tokens, lex)
+    for i, w in enumerate(tokens.words):
+        if i in taken or w not in lex.partial or not _cue_before(tokens, i):
+            continue
+        refs = [lex.entities[e] for e in sorted(lex.partial[w])]
+        if len(refs) > 1 and states:
+            refs = [r for r in refs if r.estado_id in states] or refs
+        _add(st, i, i + 1, refs, w, 80.0, "place:partial")
+        taken.add(i)
+    for i, j in free_ngrams(tokens, taken, min(4, lex.max_place_len)):
+        if any(k in taken for k in range(i, j)):
+            continue
+        query = tokens.phrase(i, j)
+        cutoff = fuzzy_cutoff(query)
+        if cutoff is None:
+            continue
+        hits = [(k, s) for k, s in lex.fuzzy("place", query, cutoff) if not all(e.weak for e in lex.places[k])]
+        if not hits:
+            continue
+        best = hits[0][1]
+        close = [k for k, s in hits if s >= best - 2]
+        refs_by_key = {k: _resolve(lex.places[k], k, i, tokens, lex, states, ranking) for k in close}
+        entities = {r.entidad_id: r for refs, _ in refs_by_key.values() for r in refs}
+        _add(st, i, j, list(entities.values()), query, best, "place:fuzzy")
+        taken.update(range(i, j))
+
+
+def finish(tokens: Tokens, lex: Lexicon, st: PlaceState) -> tuple[list[PlaceMatch], list[list[PlaceMatch]], bool, str | None]:
+    """Drop states that only qualify a municipality ("León, Gto."); decide whole_state; order by position."""
+    munis = [(i, j, ref) for i, j, ref, *_ in st.found if ref.nivel == "municipio"]
+    kept = []
+    for item in st.found:
+        i, j, ref, text, score, how = item
+        qualifies = ref.nivel == "estado" and any(
+            m.estado_id == ref.entidad_id and (mj == i or (mj == i - 1 and tokens.words[mj] in ("de", "del", "estado", ",")))
+            for mi, mj, m in munis)
+        if qualifies:
+            st.signals.append("place:state_qualifier")
+            continue
+        kept.append(item)
+    places: list[PlaceMatch] = []
+    for i, j, ref, text, score, how in sorted(kept, key=lambda t: t[0]):
+        if all(p.entidad_id != ref.entidad_id for p in places):
+            places.append(_match(ref, text, score))
+    whole_state = any(p.nivel == "estado" for p in places)
+    if st.whole_state_text:
+        whole_state = True
+        state_id = next((p.entidad_id for p in places if p.nivel == "estado"), None)
+        if state_id is None:
+            state_ids = sorted({p.entidad_id.split(".")[0] for p in places}) or [lex.home_state]
+            ref = lex.entities.get(state_ids[0] or "")
+            if ref is not None:
+                places.append(_match(ref, st.whole_state_text, 100.0))
+        st.signals.append("place:whole_state")
+    ambiguous = [group for _, group in sorted(st.ambiguous, key=lambda t: t[0])]
+    generic = st.generic if not places and not ambiguous else None
+    return places, ambiguous, whole_state, generic

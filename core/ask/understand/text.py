@@ -1,0 +1,154 @@
+"""Tokens of a question: accent-free words with positions, singular stems and Spanish numbers.
+
+Every matcher (time, crimes, places, kind) works on the same token list, so the spans one
+matcher claims can be masked for the next without re-tokenizing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.text import normalize_text
+
+# Words, numbers with thousands separators ("100,000"), and the symbols that carry meaning.
+# A comma is a token too: "homicidios, dolosos y culposos" must not read as "homicidios dolosos".
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]{3})*|[%/\-,]")
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a vocabulary written as one readable block of text."""
+    return frozenset(text.split())
+
+
+# Function words: never a place or crime on their own, never the edge of a fuzzy n-gram.
+STOPWORDS = words_of(
+    "a al ante con contra de del desde e el en entre hacia hasta la las lo los o para por que se segun sin "
+    "sobre su sus tras u un una unos unas y ya mi mis me le les nos es son fue fueron ha han hay ser esta este "
+    "esto estos estas eso esa ese como cual cuales cuando donde quien cuanto cuanta cuantos cuantas muy mas menos"
+)
+
+# Question vocabulary that must never be read as a (fuzzy) place or crime name.
+COMMON_WORDS = words_of(
+    """
+    hubo habido hubieron registro registraron registrado registrados registradas ocurrieron ocurrio ocurren
+    paso pasaron cometieron cometidos cometidas casos caso delito delitos incidencia incidencias numero cantidad
+    total totales cifra cifras dato datos dame dime muestrame muestra quiero saber podrias puedes favor gracias
+    municipio municipios ciudad ciudades estado estados entidad entidades lugar lugares zona zonas region
+    top ranking lista listado tabla grafica serie series tendencia tendencias evolucion mensual anual
+    mes meses ano anos periodo periodos trimestre trimestres semestre semestres semana semanas dia dias hoy ayer
+    ultimo ultimos ultima ultimas primer primero primeros segundo tercer cuarto pasado pasada anterior actual
+    enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
+    tasa tasas habitantes habitante poblacion porcentaje proporcion parte comparado comparacion compara comparar
+    versus aumento aumentaron disminuyo disminuyeron cambio cambiaron subio bajo crecio variacion diferencia
+    anomalias anomalia picos pico atipico atipicos inusual repunte patrones patron estacionalidad juntos
+    evidencia fuente filas registros mayor menor mayores menores mejor peor peores mejores principales
+    violencia violento violentos violenta violentas arma armas fuego blanca otro otros otra otras elemento
+    tipo tipos modalidad modalidades personas victimas victima gente cuanto tanto tanta nivel general todo toda
+    todos todas cada vez veces sido tenido tuvo tuvieron tiene tienen capital provincia colonia aqui alla
+    """
+)
+
+# Spanish number words used for "top cinco", "últimos doce meses".
+NUMBER_WORDS = {
+    "un": 1, "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+    "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15,
+    "dieciseis": 16, "diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veinte": 20, "veinticuatro": 24,
+    "treinta": 30, "treintaiseis": 36,
+}
+NUMBER_RE = r"(?:\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
+
+_NO_STEM = frozenset({"mas", "menos", "tres", "seis", "dos", "pais", "vs", "versus", "crisis", "gas"})
+
+
+def number_value(token: str) -> int | None:
+    """The integer a digit string or Spanish number word stands for (None otherwise)."""
+    if token.isdigit():
+        return int(token)
+    return NUMBER_WORDS.get(token)
+
+
+def stem(token: str) -> str:
+    """A crude singular form, so 'homicidios dolosos' and 'homicidio doloso' share one key."""
+    if len(token) <= 4 or token in _NO_STEM or not token.isalpha():
+        return token
+    if token.endswith("iones"):
+        return token[:-2]
+    if token.endswith("ces"):
+        return token[:-3] + "z"
+    if token.endswith("es") and token[-3] in "lrndj":
+        return token[:-2]
+    if token.endswith("s"):
+        return token[:-1]
+    return token
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The question as accent-free tokens, with their stems and character offsets in ``text``."""
+
+    words: tuple[str, ...]
+    stems: tuple[str, ...]
+    text: str  # the words joined by single spaces: what the regexes run on
+    starts: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def span_of(self, char_start: int, char_end: int) -> tuple[int, int]:
+        """Token range [i, j) covered by a character range of ``text``."""
+        i = next((k for k, s in enumerate(self.starts) if s + len(self.words[k]) > char_start), len(self.words))
+        j = i
+        while j < len(self.words) and self.starts[j] < char_end:
+            j += 1
+        return i, j
+
+    def phrase(self, i: int, j: int, stemmed: bool = False) -> str:
+        """Tokens i..j-1 joined by spaces (stems when asked)."""
+        return " ".join((self.stems if stemmed else self.words)[i:j])
+
+
+def tokenize(text: str) -> Tokens:
+    """Split normalized text into tokens; the joined form keeps one space between tokens."""
+    words = tuple(_TOKEN.findall(normalize_text(text)))
+    starts, pos = [], 0
+    for w in words:
+        starts.append(pos)
+        pos += len(w) + 1
+    return Tokens(words, tuple(stem(w) for w in words), " ".join(words), tuple(starts))
+
+
+def key_of(phrase: str, stemmed: bool = False) -> str:
+    """The lexicon key of a catalog phrase: the same tokenization the questions get."""
+    toks = tokenize(phrase)
+    return toks.phrase(0, len(toks), stemmed)
+
+
+def exact_spans(tokens: Tokens, keys: dict, max_len: int, taken: set[int], stemmed: bool = False,
+                accept=None) -> list[tuple[int, int, str]]:
+    """Longest-first exact matches of lexicon keys on free tokens: (i, j, key); marks them taken.
+
+    ``accept(i, j, key)`` may veto a match (a weak name without a place cue)."""
+    found = []
+    for n in range(min(max_len, len(tokens)), 0, -1):
+        for i in range(len(tokens) - n + 1):
+            if any(k in taken for k in range(i, i + n)):
+                continue
+            key = tokens.phrase(i, i + n, stemmed)
+            if key in keys and (accept is None or accept(i, i + n, key)):
+                found.append((i, i + n, key))
+                taken.update(range(i, i + n))
+    return sorted(found)
+
+
+def free_ngrams(tokens: Tokens, taken: set[int], max_n: int = 4):
+    """N-grams of free tokens worth a fuzzy look: no stopword at the edges, one uncommon word inside."""
+    for n in range(min(max_n, len(tokens)), 0, -1):
+        for i in range(len(tokens) - n + 1):
+            words = tokens.words[i:i + n]
+            if any(k in taken for k in range(i, i + n)) or words[0] in STOPWORDS or words[-1] in STOPWORDS:
+                continue
+            if "," in words:
+                continue
+            if all(w in COMMON_WORDS or w in STOPWORDS or not w.isalpha() for w in words):
+                continue
+            yield i, i + n

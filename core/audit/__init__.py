@@ -1,0 +1,1 @@
+"""The Celador: the append-only, hash-chained audit log."""

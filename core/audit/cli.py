@@ -1,0 +1,109 @@
+"""``python -m core audit list|verify|export``: the audit log from the command line."""
+from __future__ import annotations
+
+from __future__ import annotations
+import json
+import sys
+from pathlib import Path
+from core.config import load_settings
+from core.errors import CasandraError
+from core.audit.log import AuditLog
+from core.audit.records import _FILTERS
+
+def _add_filters(parser, *, with_limit: bool) -> None:
+    parser.add_argument("--since", help="desde (AAAA-MM-DD o ISO-8601 UTC, inclusive)")
+    parser.add_argument("--until", help="hasta (AAAA-MM-DD o ISO-8601 UTC, inclusive)")
+    parser.add_argument("--user", help="usuario exacto")
+    parser.add_argument("--status", help="estado exacto (ok, error, refused…)")
+    parser.add_argument("--kind", help="tipo exacto (execute, ask, plan_edit, etl…)")
+    parser.add_argument("--tool", help="registros que usaron esta herramienta")
+    parser.add_argument("--dataset-version", dest="dataset_version", help="versión de datos exacta")
+    parser.add_argument("--text", help="texto en la pregunta o el payload")
+    if with_limit:
+        parser.add_argument("--limit", type=int, default=200, help="máximo de registros (200)")
+        parser.add_argument("--offset", type=int, default=0, help="registros a saltar")
+
+
+def _filters_from(args) -> dict:
+    return {name: getattr(args, name, None) for name in _FILTERS}
+
+
+def _log_for(args, settings) -> AuditLog:
+    if settings is None:
+        settings = load_settings(getattr(args, "data_dir", None))
+    return AuditLog.for_settings(settings)
+
+
+def _cli_list(args, settings) -> int:
+    """``audit list``: newest records first, as a table or JSON."""
+    try:
+        with _log_for(args, settings) as log:
+            records = log.list(**_filters_from(args), limit=args.limit, offset=args.offset)
+    except (CasandraError, ValueError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump([r.as_dict() for r in records], sys.stdout, ensure_ascii=False, indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0
+    if not records:
+        print("Sin registros de auditoría para esos filtros.")
+        return 0
+    print("seq\tts\tkind\tstatus\tuser\trole\tjob_id\tquestion")
+    for r in records:
+        question = (r.question or "").replace("\t", " ").replace("\n", " ")
+        print(f"{r.seq}\t{r.ts}\t{r.kind}\t{r.status}\t{r.user}\t{r.role}\t{r.job_id}\t{question}")
+    return 0
+
+
+def _cli_verify(args, settings) -> int:
+    """``audit verify``: exit 0 when the chain is intact, 1 naming the first bad record."""
+    with _log_for(args, settings) as log:
+        result = log.verify()
+    if result.ok:
+        print(f"Cadena de auditoría íntegra: {result.checked} registros verificados.")
+        return 0
+    print(
+        f"Cadena de auditoría ROTA en seq={result.first_bad_seq} "
+        f"(job_id={result.first_bad_job_id}): {result.reason}"
+    )
+    return 1
+
+
+def _cli_export(args, settings) -> int:
+    """``audit export``: every matching record as JSON or CSV, to a file or stdout."""
+    try:
+        with _log_for(args, settings) as log:
+            if args.output:
+                target = Path(args.output)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with target.open("w", encoding="utf-8", newline="") as handle:
+                    written = log.export(args.format, handle, **_filters_from(args))
+                print(f"Exportados {written} registros de auditoría a {target}.", file=sys.stderr)
+            else:
+                written = log.export(args.format, sys.stdout, **_filters_from(args))
+    except (CasandraError, ValueError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def register_cli(subparsers) -> None:
+    """Add the ``audit`` command (``list``, ``verify``, ``export``) to an argparse subparsers object."""
+    audit = subparsers.add_parser("audit", help="bitácora de auditoría: listar, verificar, exportar")
+    commands = audit.add_subparsers(dest="audit_command", metavar="{list,verify,export}")
+    commands.required = True
+
+    listing = commands.add_parser("list", help="lista registros, el más reciente primero")
+    _add_filters(listing, with_limit=True)
+    listing.add_argument("--json", action="store_true", help="salida en JSON")
+    listing.set_defaults(handler=_cli_list)
+
+    verify = commands.add_parser("verify", help="verifica la cadena de hashes")
+    verify.set_defaults(handler=_cli_verify)
+
+    export = commands.add_parser("export", help="exporta registros en JSON o CSV")
+    export.add_argument("--format", choices=("json", "csv"), required=True, help="formato de salida")
+    export.add_argument("--output", help="archivo de salida (por omisión, la salida estándar)")
+    _add_filters(export, with_limit=False)
+    export.set_defaults(handler=_cli_export)

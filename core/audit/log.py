@@ -1,0 +1,362 @@
+"""The Celador's audit log: an append-only, hash-chained SQLite journal (seed 001 §7).
+
+One record per execution, chat turn, plan edit, ETL load, rollback or settings change.
+Records live in ``<audit_dir>/audit.sqlite3`` (WAL mode, ``busy_timeout``) so the Streamlit
+app and CLI commands can append at the same time. Triggers forbid UPDATE and DELETE; every
+record carries ``hash = sha256(prev_hash + canonical_json(fields))`` over all its fields
+except ``seq`` and ``hash``, so ``verify`` finds an edited or removed record even when an
+attacker drops the triggers. Reading the chain head and inserting happen in one
+``BEGIN IMMEDIATE`` transaction, so concurrent writers never fork the chain.
+
+The schema changes only through the numbered files in ``core/audit/migrations``
+(``0001_init.sql``, ``0002_…``), applied in order at open and recorded in
+``schema_migrations``. The free-form ``payload`` keeps the normalized plan (seed 000 §6),
+``timings_ms`` per step, row counts, effective date ranges and errors.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import uuid
+from pathlib import Path
+from typing import Iterator, Sequence, TextIO
+from core.audit import connection as audit_conn
+from core.clock import Clock, iso_utc
+from core.audit.records import (  # noqa: F401  (re-exported: the audit API lives here)
+    _COLUMNS, _FILTERS, _HASHED, _TABLE, BUSY_TIMEOUT_MS, DB_FILENAME, GENESIS_HASH, MIGRATIONS_DIR, AuditRecord,
+    Migration, VerifyResult, _bound, _like_pattern, _record, _tools_column, _tools_tuple, _where, canonical_json,
+    discover_migrations, record_hash,
+)
+
+class AuditLog:
+    """Append-only, hash-chained audit log in one SQLite file (safe across processes)."""
+
+    def __init__(self, path: Path, clock: Clock | None = None):
+        """Open (creating and migrating if needed) the log at ``path``."""
+        self.path = Path(path)
+        self.clock = clock or Clock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if audit_conn.needs_migration_check(self.path, MIGRATIONS_DIR):
+            self._migrate()
+            audit_conn.mark_migrated(self.path, MIGRATIONS_DIR)
+
+    @classmethod
+    def for_settings(cls, settings, clock: Clock | None = None) -> "AuditLog":
+        """The log of a Settings object: ``<settings.audit_dir>/audit.sqlite3``."""
+        return cls(Path(settings.audit_dir) / DB_FILENAME, clock=clock)
+
+    # -- connections -------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        """This thread's connection, kept open for the process (see ``core.audit.connection``)."""
+        return audit_conn.thread_connection(self.path)
+
+    def close(self) -> None:
+        """End this use of the log; the thread's connection stays open for the next record."""
+
+    def disconnect(self) -> None:
+        """Really close this thread's connection to the file (the next use opens a new one)."""
+        audit_conn.close_thread_connection(self.path)
+
+    def __enter__(self) -> "AuditLog":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # -- migrations --------------------------------------------------------------------
+
+    def _applied_versions(self, conn: sqlite3.Connection) -> set[int]:
+        exists = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+        if not exists:
+            return set()
+        return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+
+    def _migrate(self) -> None:
+        """Apply pending migrations in order, once, even with several processes opening."""
+        migrations = discover_migrations(MIGRATIONS_DIR)
+        conn = self._conn()
+        if {m.version for m in migrations} <= self._applied_versions(conn):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            applied = self._applied_versions(conn)  # re-read under the write lock
+            for migration in migrations:
+                if migration.version in applied:
+                    continue
+                for statement in migration.statements():
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, iso_utc(self.clock.now())),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def schema_version(self) -> int:
+        """Highest applied migration version (0 for an empty database)."""
+        row = self._conn().execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+        return int(row[0])
+
+    def migrations(self) -> list[tuple[int, str, str]]:
+        """Applied migrations as ``(version, name, applied_at)`` in order."""
+        return [
+            tuple(row)
+            for row in self._conn().execute(
+                "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
+            )
+        ]
+
+    # -- writing -----------------------------------------------------------------------
+
+    def append(
+        self,
+        *,
+        kind: str,
+        user: str,
+        role: str,
+        status: str,
+        payload: dict,
+        question: str | None = None,
+        query_hash: str | None = None,
+        catalog_version: str | None = None,
+        dataset_version: str | None = None,
+        tools: Sequence[str] = (),
+        job_id: str | None = None,
+    ) -> AuditRecord:
+        """Append one record at the head of the chain and return it as stored."""
+        for name, value in (("kind", kind), ("user", user), ("role", role), ("status", status)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"Campo de auditoría '{name}' vacío o no es texto")
+        for name, value in (
+            ("question", question),
+            ("query_hash", query_hash),
+            ("catalog_version", catalog_version),
+            ("dataset_version", dataset_version),
+        ):
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"Campo de auditoría '{name}' debe ser texto o None")
+        if not isinstance(payload, dict):
+            raise ValueError("El payload de auditoría debe ser un dict")
+        if isinstance(tools, str):
+            tools = (tools,)
+        tool_names = tuple(tools)
+        for tool in tool_names:
+            if not isinstance(tool, str) or not tool or "," in tool:
+                raise ValueError(f"Nombre de herramienta inválido para auditoría: {tool!r}")
+        job_id = uuid.uuid4().hex if job_id is None else job_id
+        if not isinstance(job_id, str) or not job_id:
+            raise ValueError("job_id vacío o no es texto")
+        payload_text = canonical_json(payload)
+        normalized_payload = json.loads(payload_text)  # what reading the row back gives
+
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            head = conn.execute(f"SELECT hash FROM {_TABLE} ORDER BY seq DESC LIMIT 1").fetchone()
+            fields = {
+                "job_id": job_id,
+                "ts": iso_utc(self.clock.now()),
+                "kind": kind,
+                "user": user,
+                "role": role,
+                "question": question,
+                "status": status,
+                "query_hash": query_hash,
+                "catalog_version": catalog_version,
+                "dataset_version": dataset_version,
+                "tools": list(tool_names),
+                "payload": normalized_payload,
+                "prev_hash": head[0] if head else GENESIS_HASH,
+            }
+            digest = record_hash(fields["prev_hash"], fields)
+            row = dict(fields, tools=_tools_column(tool_names), payload=payload_text, hash=digest)
+            cursor = conn.execute(
+                f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS[1:])}) "
+                f"VALUES ({', '.join('?' for _ in _COLUMNS[1:])})",
+                [row[name] for name in _COLUMNS[1:]],
+            )
+            seq = cursor.lastrowid
+            conn.execute("COMMIT")
+        except sqlite3.IntegrityError as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if "job_id" in str(exc):
+                raise ValueError(f"job_id duplicado en la bitácora de auditoría: {job_id}") from exc
+            raise
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return AuditRecord(
+            seq=seq,
+            **dict(fields, tools=tool_names, payload=normalized_payload),
+            hash=digest,
+        )
+
+    # -- reading -----------------------------------------------------------------------
+
+    def get(self, job_id: str) -> AuditRecord | None:
+        """The record with this ``job_id``, or None."""
+        row = self._conn().execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} WHERE job_id = ?", (job_id,)
+        ).fetchone()
+        return _record(row) if row else None
+
+    def _select(
+        self, filters: dict, *, newest_first: bool, limit: int | None, offset: int
+    ) -> Iterator[AuditRecord]:
+        unknown = set(filters) - set(_FILTERS)
+        if unknown:
+            raise TypeError(f"Filtros de auditoría desconocidos: {sorted(unknown)}")
+        for name, value in (("limit", limit), ("offset", offset)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"'{name}' debe ser un entero no negativo")
+        where, params = _where(**filters)
+        sql = (
+            f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE}{where} "
+            f"ORDER BY seq {'DESC' if newest_first else 'ASC'} LIMIT ? OFFSET ?"
+        )
+        params += [-1 if limit is None else limit, offset]
+        for row in self._conn().execute(sql, params):
+            yield _record(row)
+
+    def list(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        user: str | None = None,
+        status: str | None = None,
+        kind: str | None = None,
+        tool: str | None = None,
+        dataset_version: str | None = None,
+        text: str | None = None,
+        limit: int | None = 200,
+        offset: int = 0,
+    ) -> list[AuditRecord]:
+        """Records matching every filter, newest first (``text`` searches question and payload; limit None = all)."""
+        filters = dict(
+            since=since, until=until, user=user, status=status, kind=kind,
+            tool=tool, dataset_version=dataset_version, text=text,
+        )
+        return [*self._select(filters, newest_first=True, limit=limit, offset=offset)]
+
+    def count(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        user: str | None = None,
+        status: str | None = None,
+        kind: str | None = None,
+        tool: str | None = None,
+        dataset_version: str | None = None,
+        text: str | None = None,
+    ) -> int:
+        """Number of records matching the same filters as ``list``."""
+        where, params = _where(
+            since=since, until=until, user=user, status=status, kind=kind,
+            tool=tool, dataset_version=dataset_version, text=text,
+        )
+        return int(self._conn().execute(f"SELECT count(*) FROM {_TABLE}{where}", params).fetchone()[0])
+
+    # -- checking ----------------------------------------------------------------------
+
+    def verify(self) -> VerifyResult:
+        """Recompute every hash in seq order; name the first record that does not match."""
+        conn = self._conn()
+        conn.execute("BEGIN")  # one consistent snapshot while other processes append
+        rows = conn.cursor()
+        try:
+            expected_prev = GENESIS_HASH
+            previous_seq: int | None = None
+            checked = 0
+            for row in rows.execute(f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} ORDER BY seq"):
+                values = dict(zip(_COLUMNS, row))
+                checked += 1
+                seq, job_id = values["seq"], values["job_id"]
+                where = f"seq={seq} (job_id={job_id})"
+                if values["prev_hash"] != expected_prev:
+                    before = f"el registro seq={previous_seq}" if previous_seq is not None else "el inicio de la cadena"
+                    return VerifyResult(
+                        False, checked, seq, job_id,
+                        f"El registro {where} no enlaza con {before}: su prev_hash no coincide; "
+                        "se borró, insertó o alteró un registro anterior.",
+                    )
+                try:
+                    payload = json.loads(values["payload"])
+                except (TypeError, ValueError):
+                    return VerifyResult(
+                        False, checked, seq, job_id,
+                        f"El registro {where} tiene un payload que no es JSON válido: fue alterado.",
+                    )
+                fields = dict(values, tools=list(_tools_tuple(values["tools"])), payload=payload)
+                if record_hash(values["prev_hash"], fields) != values["hash"]:
+                    return VerifyResult(
+                        False, checked, seq, job_id,
+                        f"El hash del registro {where} no coincide con su contenido: el registro fue alterado.",
+                    )
+                expected_prev = values["hash"]
+                previous_seq = seq
+            # AUTOINCREMENT never reuses a seq: a head below the counter means removed tail records.
+            counter = conn.execute(
+                "SELECT seq FROM sqlite_sequence WHERE name = ?", (_TABLE,)
+            ).fetchone()
+            last = previous_seq or 0
+            if counter and int(counter[0]) > last:
+                return VerifyResult(
+                    False, checked, last + 1, None,
+                    f"Faltan registros al final de la cadena: el último es seq={last} "
+                    f"pero se asignaron hasta seq={int(counter[0])}.",
+                )
+            return VerifyResult(True, checked)
+        finally:
+            rows.close()
+            conn.execute("COMMIT")
+
+    # -- exporting ---------------------------------------------------------------------
+
+    def export(self, fmt: str, out: TextIO, **filters) -> int:
+        """Write matching records in chain order as ``json`` (a list) or ``csv``; return rows written."""
+        if fmt not in ("json", "csv"):
+            raise ValueError(f"Formato de exportación desconocido: {fmt!r} (use json o csv)")
+        records = self._select(filters, newest_first=False, limit=None, offset=0)
+        written = 0
+        if fmt == "json":
+            out.write("[")
+            for record in records:
+                out.write(",\n" if written else "\n")
+                out.write(json.dumps(record.as_dict(), ensure_ascii=False, sort_keys=True, default=str))
+                written += 1
+            out.write("\n]\n" if written else "]\n")
+            return written
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(_COLUMNS)
+        for record in records:
+            row = record.as_dict()
+            row["tools"] = _tools_column(record.tools)
+            row["payload"] = canonical_json(record.payload)
+            writer.writerow(["" if row[name] is None else row[name] for name in _COLUMNS])
+            written += 1
+        return written
+
+
+# -- CLI ---------------------------------------------------------------------------------
+
+
+def register_cli(subparsers) -> None:
+    """Add the ``audit`` command (list, verify, export); see ``core.audit.cli``."""
+    from core.audit.cli import register_cli as register
+
+    register(subparsers)

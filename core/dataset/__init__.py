@@ -1,0 +1,1 @@
+"""The published dataset: the read-only store, its entities and crime taxonomy."""

@@ -1,0 +1,1 @@
+"""The engine: catalog, plans, validation, execution and envelopes."""

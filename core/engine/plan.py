@@ -1,0 +1,176 @@
+"""Plans (seed 001 §4.3): the simple text form and the normalized JSON form.
+
+Text form: a first line with tool ids (``[6,9]``), then ``key: value`` lines; each key goes
+to every tool in the list whose schema accepts it. Both forms normalize to one canonical
+JSON plan; ``query_hash`` = sha256(canonical plan + catalog_version + dataset_version).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.engine.catalog import Catalog, canonical_json
+from core.errors import ErrorGroup, Problem, ProblemCollector
+
+MAX_STEPS = 12
+META_KEYS = ("catalog_version", "dataset_version", "strict_time")
+
+
+class PlanStep(BaseModel):
+    """One tool call: id, optional version (latest compatible when absent) and arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool_id: int = Field(ge=1, le=10_000)
+    tool_version: str | None = Field(default=None, max_length=20)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class PlanMeta(BaseModel):
+    """Plan metadata: the versions it was written against and the time policy."""
+
+    model_config = ConfigDict(extra="forbid")
+    catalog_version: str | None = Field(default=None, max_length=80)
+    dataset_version: str | None = Field(default=None, max_length=80)
+    strict_time: bool = False
+
+
+class Plan(BaseModel):
+    """A pipeline of tool calls."""
+
+    model_config = ConfigDict(extra="forbid")
+    plan: list[PlanStep] = Field(min_length=1, max_length=MAX_STEPS)
+    meta: PlanMeta = Field(default_factory=PlanMeta)
+
+
+_IDS_LINE = re.compile(r"^\[?\s*([0-9]+(?:@[0-9.]+)?(?:\s*,\s*[0-9]+(?:@[0-9.]+)?)*)\s*\]?$")
+_KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$")
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+def _value(text: str) -> Any:
+    """Scalar or list value of a text-plan line."""
+    text = text.strip()
+    if text.startswith("[") or text.startswith("{") or text.startswith('"'):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    if "," in text:
+        return [_value(part) for part in text.split(",") if part.strip()]
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if _NUMBER.match(text):
+        return float(text) if "." in text else int(text)
+    return text
+
+
+def parse_text_plan(text: str, catalog: Catalog) -> dict:
+    """Text form → plan dict (not yet validated); every syntax problem collected."""
+    problems = ProblemCollector()
+    lines = [l.strip() for l in text.replace("\r\n", "\n").split("\n")]
+    lines = [l for l in lines if l and not l.startswith("#")]
+    if not lines:
+        raise ErrorGroup([Problem("INVALID_PAYLOAD", "El plan está vacío.", ("Ejemplo: [6,9] seguido de líneas clave: valor",))])
+    head = _IDS_LINE.match(lines[0])
+    steps: list[dict] = []
+    if not head:
+        problems.add("INVALID_PAYLOAD", f"La primera línea debe listar herramientas, p. ej. [6,9]; se leyó: {lines[0][:60]!r}",
+                     ["Use los tool_id del catálogo: python -m core catalog"], "plan")
+    else:
+        for item in head.group(1).split(","):
+            tid, _, version = item.strip().partition("@")
+            steps.append({"tool_id": int(tid), "tool_version": version or None, "args": {}})
+    args: dict[str, Any] = {}
+    meta: dict[str, Any] = {}
+    for n, line in enumerate(lines[1:], start=2):
+        m = _KEY_LINE.match(line)
+        if not m:
+            problems.add("INVALID_PAYLOAD", f"Línea {n} no tiene la forma clave: valor: {line[:60]!r}", path=f"linea {n}")
+            continue
+        key, value = m.group(1), _value(m.group(2))
+        target = meta if key in META_KEYS else args
+        if key in target:
+            problems.add("INVALID_PAYLOAD", f"La clave {key!r} aparece dos veces.", path=key)
+        target[key] = value
+    for key, value in args.items():
+        takers = [s for s in steps if (spec := catalog.spec_for(s["tool_id"])) and key in spec.arg_names]
+        if not takers and all(catalog.spec_for(s["tool_id"]) for s in steps):
+            problems.add("INVALID_PAYLOAD", f"Ninguna herramienta del plan acepta el argumento {key!r}.",
+                         ["Revise los argumentos en el catálogo."], key)
+        for s in takers:
+            s["args"][key] = value
+    problems.raise_if_any()
+    if "strict_time" in meta and not isinstance(meta["strict_time"], bool):
+        meta["strict_time"] = str(meta["strict_time"]).lower() in ("true", "1", "si", "sí")
+    return {"plan": steps, "meta": meta}
+
+
+def parse_plan(raw: str | dict | Plan, catalog: Catalog) -> Plan:
+    """Any accepted form (text, JSON text, dict, Plan) → a structurally valid Plan."""
+    if isinstance(raw, Plan):
+        return raw
+    data: Any = raw
+    if isinstance(raw, (bytes, bytearray)):
+        raw = raw.decode("utf-8", errors="replace")
+    if isinstance(raw, str):
+        stripped = raw.strip()
+        if stripped.startswith("{"):
+            try:
+                data = json.loads(stripped)
+            except json.JSONDecodeError as exc:
+                raise ErrorGroup([Problem("INVALID_PAYLOAD", f"JSON inválido: {exc.msg} (línea {exc.lineno}).")]) from exc
+        else:
+            data = parse_text_plan(stripped, catalog)
+    if not isinstance(data, dict):
+        raise ErrorGroup([Problem("INVALID_PAYLOAD", "El plan debe ser un objeto JSON con la clave 'plan'.")])
+    try:
+        return Plan.model_validate(data)
+    except ValidationError as exc:
+        raise ErrorGroup([
+            Problem("INVALID_PAYLOAD", _pydantic_message(err), path=".".join(str(p) for p in err["loc"]))
+            for err in exc.errors()
+        ]) from exc
+
+
+def _pydantic_message(err: dict) -> str:
+    where = ".".join(str(p) for p in err["loc"]) or "plan"
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return f"Campo no permitido: {where}."
+    if kind == "missing":
+        return f"Falta el campo obligatorio {where}."
+    return f"Valor inválido en {where}: {err.get('msg', '')[:120]}."
+
+
+def canonical_plan(plan: Plan) -> dict:
+    """The JSON form used for hashing and storage (sorted keys, versions filled)."""
+    return {
+        "plan": [{"tool_id": s.tool_id, "tool_version": s.tool_version, "args": dict(sorted(s.args.items()))}
+                 for s in plan.plan],
+        "meta": {"strict_time": plan.meta.strict_time},
+    }
+
+
+def query_hash(plan: Plan, catalog_version: str, dataset_version: str | None) -> str:
+    """sha256 of the canonical plan + catalog_version + dataset_version."""
+    blob = canonical_json(canonical_plan(plan)) + "|" + catalog_version + "|" + (dataset_version or "")
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def plan_to_text(plan: Plan) -> str:
+    """The simple text form of a plan whose tools share their arguments."""
+    ids = ",".join(str(s.tool_id) for s in plan.plan)
+    merged: dict[str, Any] = {}
+    for s in plan.plan:
+        merged.update(s.args)
+    lines = [f"[{ids}]"]
+    for key, value in merged.items():
+        lines.append(f"{key}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
+    if plan.meta.strict_time:
+        lines.append("strict_time: true")
+    return "\n".join(lines)

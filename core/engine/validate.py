@@ -1,0 +1,351 @@
+"""Plan validation (seed 001 C.8): static checks, then contextual ones; every problem at once.
+
+Static: tool and version exist, arguments against ``args_schema``, catalog compatibility,
+pipeline order by ``requires``. Contextual (metadata only): dates aligned to months and
+clamped to the watermark and to each crime's coverage, ``strict_time``, entities and
+crimes exist, and a resource estimate. Problems are collected, never raised one by one.
+"""
+from __future__ import annotations
+
+import calendar
+from dataclasses import dataclass, field
+from datetime import date
+
+from jsonschema import Draft202012Validator
+from rapidfuzz import process
+
+from core.engine.catalog import Catalog, ToolSpec
+from core.errors import ErrorGroup, Problem, ProblemCollector
+from core.engine.plan import Plan, PlanStep, parse_plan, query_hash
+from core.tools import Entity, ResolvedStep, Scope
+
+MAX_ESTIMATED_CELLS = 50_000_000
+ENUM_SOURCES = {"entidad_id": "entidades", "delito": "delitos", "metodo": "metodos"}
+ANOMALY_METRICS = {"total_anomalias", "gravedad_promedio"}
+
+
+@dataclass
+class ValidatedPlan:
+    """A plan ready to run: normalized steps with their scopes and its query_hash."""
+
+    plan: Plan
+    steps: list[ResolvedStep]
+    query_hash: str
+    catalog_version: str
+    dataset_version: str | None
+    warnings: list[str] = field(default_factory=list)
+    estimate: dict = field(default_factory=dict)
+
+
+def first_day(d: date) -> date:
+    """First day of d's month."""
+    return d.replace(day=1)
+
+
+def last_day(d: date) -> date:
+    """Last day of d's month."""
+    return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+
+
+def _semver(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+def _schema_message(err) -> str:
+    """Spanish text for a jsonschema error."""
+    where = ".".join(str(p) for p in err.absolute_path) or "args"
+    v = err.validator
+    if v == "required":
+        missing = err.message.split("'")[1] if "'" in err.message else err.message
+        return f"Falta el argumento obligatorio {missing!r}."
+    if v == "additionalProperties":
+        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+        return f"Argumento no permitido: {', '.join(map(repr, extra))}."
+    if v == "enum":
+        return f"Valor no permitido en {where}: {str(err.instance)[:60]!r}; opciones: {', '.join(map(str, err.validator_value))}."
+    if v == "type":
+        return f"Tipo inválido en {where}: se esperaba {err.validator_value}."
+    if v == "pattern":
+        return f"Formato inválido en {where}: {str(err.instance)[:40]!r} (use AAAA-MM-DD)."
+    if v in ("minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength"):
+        return f"Valor fuera de rango en {where}: {str(err.instance)[:40]} ({v} {err.validator_value})."
+    if v == "oneOf":
+        return f"Valor inválido en {where}: {str(err.instance)[:60]!r}."
+    return f"Argumento inválido en {where}: {err.message[:120]}"
+
+
+def _suggest(value: str, choices: list[str]) -> list[str]:
+    hits = process.extract(str(value), choices, limit=3, score_cutoff=60)
+    return [f"¿Quiso decir {', '.join(h[0] for h in hits)}?"] if hits else []
+
+
+def _static_step(i: int, step: PlanStep, catalog: Catalog, problems: ProblemCollector,
+                 warnings: list[str]) -> tuple[ToolSpec | None, dict]:
+    """Check one step's tool, version and arguments; returns its spec and normalized args."""
+    path = f"plan[{i}]"
+    spec = catalog.spec_for(step.tool_id)
+    if spec is None:
+        problems.add("INVALID_PAYLOAD", f"La herramienta {step.tool_id} no existe en el catálogo.",
+                     [f"Herramientas: {', '.join(f'{s.tool_id} {s.name}' for s in catalog.specs)}"], f"{path}.tool_id")
+        return None, {}
+    if step.tool_version and step.tool_version != spec.version:
+        try:
+            asked, have = _semver(step.tool_version), _semver(spec.version)
+        except ValueError:
+            asked, have = (), ()
+        if not asked or asked[0] != have[0] or asked > have:
+            problems.add("INVALID_PAYLOAD", f"{spec.name}@{step.tool_version} no está disponible; la versión vigente es {spec.version}.",
+                         ["Use la versión del catálogo o omita tool_version."], f"{path}.tool_version")
+        else:
+            warnings.append(f"{spec.name}@{step.tool_version} se ejecuta con {spec.identity} (compatible).")
+    args = dict(step.args)
+    for err in Draft202012Validator(spec.args_schema).iter_errors(args):
+        problems.add("INVALID_PAYLOAD", f"{spec.name}: {_schema_message(err)}",
+                     path=f"{path}.args" + ("." + ".".join(map(str, err.absolute_path)) if err.absolute_path else ""))
+    for key, source in ENUM_SOURCES.items():
+        if key not in args or key not in spec.arg_names:
+            continue
+        values = args[key] if isinstance(args[key], list) else [args[key]]
+        allowed = set(catalog.enum(source))
+        for value in values:
+            if isinstance(value, str) and value not in allowed:
+                label = {"entidades": "La entidad", "delitos": "El delito", "metodos": "El método"}[source]
+                problems.add("INVALID_FILTER", f"{label} {value[:60]!r} no existe en el catálogo de datos.",
+                             _suggest(value, sorted(allowed)), f"{path}.args.{key}")
+    for key, prop in spec.args_schema.get("properties", {}).items():
+        if key not in args and "default" in prop:
+            args[key] = prop["default"]
+    for key in ("delito", "metodo"):  # one-element lists and strings mean the same
+        if isinstance(args.get(key), list):
+            args[key] = sorted(set(args[key])) if len(set(args[key])) > 1 else args[key][0]
+    return spec, args
+
+
+def _parse_date(value, problems: ProblemCollector, path: str) -> date | None:
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        problems.add("INVALID_DATE_RANGE", f"Fecha inexistente: {str(value)[:20]!r}.", ["Use AAAA-MM-DD."], path)
+        return None
+
+
+def resolve_window(start: date, end: date, metadata: dict, strict: bool, problems: ProblemCollector,
+                   path: str) -> tuple[date, date, list[str]] | None:
+    """Align a window to whole months and clamp it to the watermark (seed 001 §5)."""
+    notes: list[str] = []
+    if start > end:
+        problems.add("INVALID_DATE_RANGE", f"from ({start}) es posterior a to ({end}).", ["Asegure 'from' <= 'to'."], path)
+        return None
+    a, b = first_day(start), last_day(end)
+    if (a, b) != (start, end):
+        notes.append(f"ventana alineada a meses completos: {a}..{b}")
+    lo, hi = date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"])
+    if b < lo or a > hi:
+        problems.add("INVALID_DATE_RANGE", f"La ventana {a}..{b} está fuera de los datos ({lo}..{hi}).",
+                     ["Consulte la cobertura de cada delito en la página Datos."], path)
+        return None
+    if a < lo or b > hi:
+        if strict:
+            problems.add("INVALID_DATE_RANGE", f"La ventana {a}..{b} excede los datos ({lo}..{hi}) y strict_time está activo.",
+                         ["Desactive strict_time o ajuste from/to."], path)
+            return None
+        a, b = max(a, lo), min(b, hi)
+        notes.append(f"recortada a los datos disponibles: {a}..{b}")
+    return a, b, notes
+
+
+def _coverage_runs(metadata: dict, delito: str, estado_id: str | None) -> list[tuple[date, date]]:
+    info = metadata.get("coverage", {}).get(delito)
+    if not info:
+        return []
+    states = info["estados"]
+    runs = states.get(estado_id, []) if estado_id else [r for rs in states.values() for r in rs]
+    return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
+
+
+def apply_coverage(scope: Scope, metadata: dict, problems: ProblemCollector, path: str, labels: dict,
+                   includes: dict[str, list[str]] | None = None) -> None:
+    """Clamp the window to the selected crimes' coverage; outside it there is no number.
+
+    A tipo-level key (``homicidio``) is covered where any of its subtipos is."""
+    if scope.date_from is None or not scope.delitos:
+        return
+    includes = includes or {}
+    estado = scope.entity.estado_id if scope.entity else None
+    runs = {k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado)})
+            for k in scope.delitos}
+    overlapping = {k: [r for r in rs if r[0] <= scope.date_to and r[1] >= scope.date_from] for k, rs in runs.items()}
+    if not any(overlapping.values()):
+        spans = "; ".join(f"{labels.get(k, k)}: " + (", ".join(f"{a:%Y-%m}..{b:%Y-%m}" for a, b in rs) or "sin datos")
+                          for k, rs in runs.items())
+        problems.add("DATA_QUALITY_ISSUE",
+                     f"No hay datos publicados de {', '.join(labels.get(k, k) for k in scope.delitos)} entre "
+                     f"{scope.date_from:%Y-%m} y {scope.date_to:%Y-%m}. Cobertura: {spans}.",
+                     ["Elija una ventana dentro de la cobertura del delito.", "Un mes no publicado no es un cero."], path)
+        return
+    lo = min(r[0] for rs in overlapping.values() for r in rs)
+    hi = max(r[1] for rs in overlapping.values() for r in rs)
+    a, b = max(scope.date_from, lo), min(scope.date_to, hi)
+    if (a, b) != (scope.date_from, scope.date_to):
+        scope.adjustments.append(f"recortada a la cobertura del delito: {a}..{b}")
+        scope.date_from, scope.date_to = a, b
+    for k, rs in overlapping.items():
+        if not any(r[0] <= a and r[1] >= b for r in rs):
+            scope.warnings.append(f"{labels.get(k, k)} no cubre toda la ventana {a:%Y-%m}..{b:%Y-%m}"
+                                  + (": sin datos en ella." if not rs else "."))
+
+
+def _entity(catalog: Catalog, entidad_id: str) -> Entity | None:
+    e = catalog.entity_by_id.get(entidad_id)
+    return Entity(e["entidad_id"], e["nivel"], e["estado_id"], e["label"], e["cve"]) if e else None
+
+
+def _expand(catalog: Catalog, keys: list[str]) -> list[str]:
+    """Tipo-level keys (``homicidio``) also match the subtipos they include."""
+    by_key = {c["delito"]: c for c in catalog.crimes}
+    out: list[str] = []
+    for k in keys:
+        out.append(k)
+        incl = (by_key.get(k) or {}).get("incluye") or ""
+        out += [x for x in incl.split("|") if x]
+    return sorted(set(out))
+
+
+def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: bool | None = None) -> ValidatedPlan:
+    """Validate any plan form; returns a ValidatedPlan or raises one ErrorGroup with every problem."""
+    plan = parse_plan(raw, catalog)
+    strict = plan.meta.strict_time if strict_time is None else bool(strict_time)
+    problems = ProblemCollector()
+    warnings: list[str] = []
+    if metadata is None:
+        raise ErrorGroup([Problem("DATA_QUALITY_ISSUE", "No hay datos publicados todavía.",
+                                  ("Cargue archivos con la ETL antes de consultar.",))])
+    if plan.meta.catalog_version and plan.meta.catalog_version != catalog.catalog_version:
+        warnings.append(f"El plan se escribió para el catálogo {plan.meta.catalog_version}; se validó con {catalog.catalog_version}.")
+    if plan.meta.dataset_version and plan.meta.dataset_version != metadata["dataset_version"]:
+        warnings.append(f"El plan se escribió para los datos {plan.meta.dataset_version}; se ejecuta con {metadata['dataset_version']}.")
+    statics = [_static_step(i, s, catalog, problems, warnings) for i, s in enumerate(plan.plan)]
+    labels = {c["delito"]: c["subtipo"] for c in catalog.crimes}
+    includes = {c["delito"]: [x for x in (c.get("incluye") or "").split("|") if x] for c in catalog.crimes}
+    scope = Scope()
+    resolved: list[ResolvedStep] = []
+    seen_kinds: list[str] = []
+    seen_names: list[str] = []
+    cells = 0
+    for i, (spec, args) in enumerate(statics):
+        if spec is None:
+            continue
+        path = f"plan[{i}]"
+        step_scope = scope.copy()
+        step_scope.warnings = []
+        if "entidad_id" in args:
+            entity = _entity(catalog, args["entidad_id"])
+            if entity is not None:
+                step_scope.entity = entity
+        if "nivel" in args:
+            step_scope.nivel = args["nivel"]
+        if "delito" in args:
+            keys = args["delito"] if isinstance(args["delito"], list) else [args["delito"]]
+            step_scope.delitos = list(keys)
+            step_scope.delito_keys = _expand(catalog, keys)
+        if "metodo" in args:
+            step_scope.metodos = args["metodo"] if isinstance(args["metodo"], list) else [args["metodo"]]
+        if args.get("violencia"):
+            step_scope.violencia = args["violencia"]
+        if spec.name == "filtro_frecuencia":
+            step_scope.frecuencia = {k: args.get(k) for k in ("por", "min_eventos", "min_tasa")}
+        if "from" in args or "to" in args:
+            if "from" in args and "to" in args:
+                a = _parse_date(args["from"], problems, f"{path}.args.from")
+                b = _parse_date(args["to"], problems, f"{path}.args.to")
+                if a and b and spec.name == "total_anual":  # yearly series: its own years, not the monthly watermark
+                    step_scope.requested = (str(args["from"]), str(args["to"]))
+                    if a > b:
+                        problems.add("INVALID_DATE_RANGE", f"from ({a}) es posterior a to ({b}).", ["Asegure 'from' <= 'to'."], f"{path}.args")
+                    else:
+                        step_scope.date_from, step_scope.date_to, step_scope.adjustments = a, b, []
+                elif a and b:
+                    step_scope.requested = (str(args["from"]), str(args["to"]))
+                    res = resolve_window(a, b, metadata, strict, problems, f"{path}.args")
+                    if res:
+                        step_scope.date_from, step_scope.date_to, step_scope.adjustments = res
+            else:
+                problems.add("INVALID_DATE_RANGE", f"{spec.name}: from y to van juntos.", ["Indique ambas fechas."], f"{path}.args")
+        if spec.requires.entity and step_scope.entity is None and "entidad_id" not in args:
+            problems.add("INVALID_PAYLOAD", f"{spec.name} requiere entidad_id (en sus argumentos o con enfoque_entidad antes).",
+                         ["Ejemplo: entidad_id: GTO"], f"{path}.args.entidad_id")
+        if spec.requires.date_range and step_scope.date_from is None and not step_scope.requested[0]:
+            problems.add("INVALID_PAYLOAD", f"{spec.name} requiere from y to (en sus argumentos o con filtro_fecha antes).",
+                         ["Ejemplo: from: 2024-01-01, to: 2024-12-31"], f"{path}.args")
+        if spec.name == "listar_evidencia" and not any(k not in ("filter", "evidence") for k in seen_kinds):
+            problems.add("INVALID_PAYLOAD", "listar_evidencia necesita antes una herramienta de análisis.",
+                         ["Ejemplo: [6,9]"], path)
+        wanted = {args.get("aggregate_by")} | set(args.get("metrics") or []) if spec.name == "agrupar_por_entidad" else set()
+        if wanted & ANOMALY_METRICS and "detectar_anomalias" not in seen_names:
+            problems.add("INVALID_PAYLOAD", "Las métricas de anomalías requieren detectar_anomalias antes en el plan.",
+                         ["Ejemplo: [10,11] con aggregate_by: total_anomalias"], f"{path}.args.aggregate_by")
+        if spec.name == "comparar_periodos":
+            a = _parse_date(args.get("base_from"), problems, f"{path}.args.base_from") if "base_from" in args else None
+            b = _parse_date(args.get("base_to"), problems, f"{path}.args.base_to") if "base_to" in args else None
+            if a and b:
+                res = resolve_window(a, b, metadata, strict, problems, f"{path}.args.base")
+                if res:
+                    args["_base_window"] = (res[0], res[1])
+                    step_scope.adjustments += [f"base {n}" for n in res[2]]
+        if spec.kind != "filter" and spec.name not in ("listar_evidencia", "total_anual") and step_scope.date_from:
+            apply_coverage(step_scope, metadata, problems, path, labels, includes)
+        if spec.name == "total_anual" and step_scope.date_from:
+            _annual_window(step_scope, metadata, problems, path)
+        if step_scope.date_from and step_scope.date_to:
+            months = (step_scope.date_to.year - step_scope.date_from.year) * 12 + step_scope.date_to.month - step_scope.date_from.month + 1
+            months += int(args.get("window", 0)) if spec.name == "detectar_anomalias" else 0  # its history
+            n_entities = catalog.n_municipalities or 1
+            cells += months * n_entities * max(1, len(step_scope.delito_keys)) * 10
+        resolved.append(ResolvedStep(i, spec, args, step_scope, given=frozenset(plan.plan[i].args)))
+        if spec.kind == "filter":
+            scope = step_scope.copy()
+            scope.warnings = []
+        seen_kinds.append(spec.kind)
+        seen_names.append(spec.name)
+    if cells > MAX_ESTIMATED_CELLS:
+        problems.add("RESOURCE_LIMIT", f"El plan leería unas {cells:,} celdas; el límite es {MAX_ESTIMATED_CELLS:,}.",
+                     ["Acorte la ventana o reduzca los delitos."], "plan")
+    problems.raise_if_any()
+    normalized = Plan.model_validate({
+        "plan": [{"tool_id": st.spec.tool_id, "tool_version": st.spec.version,
+                  "args": {k: v for k, v in st.args.items() if not k.startswith("_")}} for st in resolved],
+        "meta": {"catalog_version": catalog.catalog_version, "dataset_version": metadata["dataset_version"],
+                 "strict_time": strict},
+    })
+    qh = query_hash(normalized, catalog.catalog_version, metadata["dataset_version"])
+    return ValidatedPlan(normalized, resolved, qh, catalog.catalog_version, metadata["dataset_version"], warnings,
+                         {"celdas_estimadas": cells})
+
+
+def _annual_window(scope: Scope, metadata: dict, problems: ProblemCollector, path: str) -> None:
+    """The yearly series covers whole years; outside its years there is no number."""
+    years = sorted(int(y) for y in metadata.get("annual_series", {}).get("total_delitos", {}).get("years", {}))
+    if not years:
+        problems.add("DATA_QUALITY_ISSUE", "El conjunto de datos no tiene la serie anual de total de delitos.", path=path)
+        return
+    a, b = max(scope.date_from.year, years[0]), min(scope.date_to.year, years[-1])
+    if a > b:
+        problems.add("DATA_QUALITY_ISSUE", f"No hay totales anuales entre {scope.date_from.year} y {scope.date_to.year}; "
+                     f"la serie cubre {years[0]}..{years[-1]}.", path=path)
+        return
+    if (a, b) != (scope.date_from.year, scope.date_to.year):
+        scope.adjustments.append(f"recortada a los años de la serie anual: {a}..{b}")
+    scope.date_from, scope.date_to = date(a, 1, 1), date(b, 12, 31)
+
+
+def failing_tool(group: ErrorGroup, raw_plan: Plan | None, catalog: Catalog) -> str:
+    """``name@version`` of the step the first problem points at (or 'plan')."""
+    import re
+
+    for p in group.problems:
+        m = re.match(r"plan\[(\d+)\]", p.path or "")
+        if m and raw_plan is not None and int(m.group(1)) < len(raw_plan.plan):
+            spec = catalog.spec_for(raw_plan.plan[int(m.group(1))].tool_id)
+            if spec:
+                return spec.identity
+    return "plan"

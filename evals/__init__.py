@@ -1,0 +1,1 @@
+"""The evaluation harness and its question sets (outside the engine)."""

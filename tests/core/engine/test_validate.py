@@ -1,0 +1,116 @@
+"""Validation (seed 001 C.8): every error code reachable, every problem reported at once."""
+from __future__ import annotations
+
+import pytest
+
+from core import api
+from core.errors import CRITICAL_CODES
+
+BASE = {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "from": "2024-01-01", "to": "2024-12-31"}
+
+
+def run(settings, plan, **kw):
+    return api.execute(plan, settings=settings, **kw)
+
+
+def step(tool_id=6, **args):
+    return {"tool_id": tool_id, "args": {**BASE, **args}}
+
+
+def error_of(result):
+    env = result.last
+    assert env["status"] == "error", env
+    assert set(env) == {"status", "tool", "error", "meta"}
+    assert env["meta"]["schema_version"] == "1.0.0"
+    return env["error"]
+
+
+@pytest.mark.parametrize("plan,code,needle", [
+    ({"plan": [{"tool_id": 99, "args": {}}]}, "INVALID_PAYLOAD", "no existe"),
+    ({"plan": [{"tool_id": 6, "tool_version": "2.0.0", "args": BASE}]}, "INVALID_PAYLOAD", "no está disponible"),
+    ({"plan": [step(color="rojo")]}, "INVALID_PAYLOAD", "no permitido"),
+    ({"plan": [step(top_k="diez")]}, "INVALID_PAYLOAD", "Tipo inválido"),
+    ({"plan": [step(top_k=10_000)]}, "INVALID_PAYLOAD", "fuera de rango"),
+    ({"plan": [step(**{"from": "2024/01/01"})]}, "INVALID_PAYLOAD", "AAAA-MM-DD"),
+    ({"plan": [{"tool_id": 6, "args": {"delito": "homicidio_doloso", "from": "2024-01-01", "to": "2024-12-31"}}]},
+     "INVALID_PAYLOAD", "requiere entidad_id"),
+    ({"plan": [{"tool_id": 9, "args": {}}]}, "INVALID_PAYLOAD", "necesita antes"),
+    ({"plan": [step(entidad_id="GTO.MUN.LEONN")]}, "INVALID_FILTER", "GTO.MUN.LEON"),
+    ({"plan": [step(delito="asesinato")]}, "INVALID_FILTER", "no existe"),
+    ({"plan": [step(**{"from": "2024-12-31", "to": "2024-01-01"})]}, "INVALID_DATE_RANGE", "posterior"),
+    ({"plan": [step(**{"from": "2024-02-30"})]}, "INVALID_DATE_RANGE", "inexistente"),
+    ({"plan": [step(**{"from": "2030-01-01", "to": "2030-12-31"})]}, "INVALID_DATE_RANGE", "fuera de los datos"),
+    ({"plan": [step(delito="feminicidio", **{"from": "2025-01-01", "to": "2025-06-30"})]}, "DATA_QUALITY_ISSUE", "No hay datos publicados"),
+])
+def test_each_problem_has_its_code(bundled_settings, plan, code, needle):
+    err = error_of(run(bundled_settings, plan))
+    assert err["code"] == code
+    texts = [err["details"]] + [p["details"] + " " + " ".join(p["hints"]) for p in err.get("problems", [])] + err["hints"]
+    assert any(needle in t for t in texts), texts
+
+
+def test_strict_time_refuses_what_would_be_clamped(bundled_settings):
+    plan = {"plan": [step(**{"from": "2025-06-01", "to": "2026-03-31"})]}
+    assert run(bundled_settings, plan).last["status"] == "ok"
+    err = error_of(run(bundled_settings, plan, strict_time=True))
+    assert err["code"] == "INVALID_DATE_RANGE" and "strict_time" in err["details"]
+
+
+def test_every_problem_is_reported_at_once(bundled_settings):
+    plan = {"plan": [
+        {"tool_id": 99, "args": {}},
+        step(entidad_id="GTO.MUN.NADA", top_k=0, **{"from": "2024-12-31", "to": "2024-01-01"}),
+        {"tool_id": 12, "args": {"entidad_id": "GTO", "delito": "narcomenudeo_x", "from": "2024-01-01", "to": "2024-03-31", "color": 1}},
+    ]}
+    err = error_of(run(bundled_settings, plan))
+    codes = [p["code"] for p in err["problems"]]
+    assert {"INVALID_PAYLOAD", "INVALID_FILTER", "INVALID_DATE_RANGE"} <= set(codes)
+    assert len(err["problems"]) >= 5
+    assert all(p["path"].startswith("plan[") for p in err["problems"])
+    assert err["code"] in CRITICAL_CODES and err["http_status"] == 422
+
+
+def test_resource_limit(bundled_settings, monkeypatch):
+    from core.engine import validate
+    monkeypatch.setattr(validate, "MAX_ESTIMATED_CELLS", 10)
+    err = error_of(run(bundled_settings, {"plan": [step()]}))
+    assert err["code"] == "RESOURCE_LIMIT" and err["http_status"] == 413
+
+
+def test_compute_error_never_leaks_internals(bundled_settings, monkeypatch):
+    from core.tools import ranking
+
+    def boom(ctx, step):
+        raise ZeroDivisionError("secret internal detail")
+    monkeypatch.setattr(ranking, "rank_por_delito", boom)
+    err = error_of(run(bundled_settings, {"plan": [step()]}))
+    assert err["code"] == "COMPUTE_ERROR" and err["http_status"] == 500
+    assert "secret" not in str(err)
+
+
+def test_month_alignment_sets_range_adjusted(bundled_settings):
+    env = run(bundled_settings, {"plan": [step(**{"from": "2025-07-15", "to": "2025-08-13"})]}).last
+    assert env["meta"]["date_range_effective"] == {"from": "2025-07-01", "to": "2025-08-31"}
+    assert env["meta"]["range_adjusted"] is True and "alineada" in env["meta"]["range_adjusted_reason"]
+
+
+def test_clamping_to_the_watermark_and_to_coverage(bundled_settings):
+    env = run(bundled_settings, {"plan": [step(**{"from": "2025-01-01", "to": "2026-06-30"})]}).last
+    assert env["meta"]["date_range_effective"]["to"] == "2025-11-30"
+    assert "recortada" in env["meta"]["range_adjusted_reason"]
+    fem = run(bundled_settings, {"plan": [step(delito="feminicidio", **{"from": "2024-07-01", "to": "2025-06-30"})]}).last
+    assert fem["meta"]["date_range_effective"] == {"from": "2024-07-01", "to": "2024-12-31"}
+    assert "cobertura del delito" in fem["meta"]["range_adjusted_reason"]
+
+
+def test_a_compatible_older_minor_version_runs_with_a_warning(bundled_settings):
+    env = run(bundled_settings, {"plan": [{"tool_id": 6, "tool_version": "1.0.0", "args": BASE}]}).last
+    assert env["status"] == "ok" and env["tool"] == "rank_por_delito@1.1.0"
+    assert any("compatible" in w for w in env["meta"]["warnings"])
+
+
+def test_empty_result_is_not_critical(bundled_settings):
+    plan = {"plan": [{"tool_id": 5, "args": {"min_eventos": 1_000_000}}, step()]}
+    env = run(bundled_settings, plan).last
+    assert env["status"] == "ok" and env["data"]["inline"]["rows"] == []
+    assert env["meta"]["empty_result"]["code"] == "EMPTY_RESULT"
