@@ -81,3 +81,25 @@ def error_envelope(exc: BaseException, *, tool: str, tool_version: str | None, m
         "error": error_payload(exc),
         "meta": {"schema_version": ENVELOPE_SCHEMA_VERSION, "tool_version": tool_version, **(meta or {})},
     }
+
+
+# -- readers: the one way every consumer (compose, charts, UI, evals, jobs) reads an envelope --------
+
+
+def tool_name(envelope: dict | None) -> str:
+    """'rank_por_delito' from 'rank_por_delito@1.1.0' ('' for None)."""
+    return str((envelope or {}).get("tool") or "").split("@")[0]
+
+
+def columns(envelope: dict | None) -> list[str]:
+    """Column names of the inline table."""
+    inline = ((envelope or {}).get("data") or {}).get("inline") or {}
+    return [c["name"] for c in inline.get("columns") or []]
+
+
+def records(envelope: dict | None) -> list[dict]:
+    """Inline rows as dicts keyed by column name."""
+    names = columns(envelope)
+    inline = ((envelope or {}).get("data") or {}).get("inline") or {}
+    # rows and columns come from the same tool output; a short row must not break the answer
+    return [dict(zip(names, row, strict=False)) for row in inline.get("rows") or []]
