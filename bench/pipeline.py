@@ -27,7 +27,7 @@ def available() -> tuple[bool, str]:
 
 
 def audit_probe(folder: Path, n: int = 60) -> dict:
-    """What one audit record costs: a fresh ``AuditLog`` per record (as ``core.ask.stages.audit`` and
+    """What one audit record costs: a fresh ``AuditLog`` per record (as ``core.ask.audit.stage`` and
     ``core.api.execute`` do with ``with AuditLog.for_settings(...)``; its thread's SQLite connection
     stays open, see ``core.audit.connection``), one log kept open, and a connection opened and closed
     per record (what every record paid before the connections were kept)."""

@@ -56,7 +56,7 @@ def _pipeline(p: dict | None) -> list[str]:
         a_, b_ = au["registro_con_log_nuevo_ms"], au["registro_con_log_abierto_ms"]
         c_ = au.get("registro_con_conexion_nueva_ms")
         out.append(f"Costo de un registro de auditoría (`audit_probe`, {au['n']} registros): con un `AuditLog` nuevo por "
-                   f"registro, como hacen `core/ask/stages.py:audit` y `core/api.py:execute` (la conexión SQLite del hilo "
+                   f"registro, como hacen `core/ask/audit.py:stage` y `core/api.py:execute` (la conexión SQLite del hilo "
                    f"sigue abierta, `core/audit/connection.py`), p50 {_f(a_['p50'], 2)} / p95 {_f(a_['p95'], 2)} ms; con un "
                    f"`AuditLog` que sigue abierto, p50 {_f(b_['p50'], 2)} / p95 {_f(b_['p95'], 2)} ms"
                    + (f"; abriendo y cerrando la conexión en cada registro (lo que se hacía antes: el cierre hace "

@@ -73,8 +73,8 @@ if question:
                     log.append(f"✓ {chat.STAGE_LABELS[name]} — {ms:,.1f} ms")
                     st.markdown(log[-1])
             try:
-                turn = chat.run_stages(engine, state["conversation"], question, domain_hint=hint, planner=planner,
-                                       on_stage=on_stage)
+                turn = engine.ask(question, state["conversation"], domain_hint=hint, planner=planner,
+                                  on_stage=on_stage)
             except Exception as exc:  # noqa: BLE001 — the engine failed: say so, keep the conversation usable
                 failure = exc
                 status.update(label="No pude responder", state="error", expanded=False)

@@ -1,13 +1,11 @@
-"""Consultar's engine calls, without Streamlit: run a turn stage by stage, complete a clarified
-question, list a turn's evidence rows. Every function here is plain Python (tests/ui)."""
+"""Consultar's engine calls, without Streamlit: stage labels, complete a clarified question, list a
+turn's evidence rows. Every function here is plain Python (tests/ui); turns run through ``Assistant.ask``."""
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any, get_args
 
 from core.ask.contracts import DomainHint
-from core.ask.pipeline import Conversation, Turn, stages
+from core.ask.pipeline import Turn
 
 STAGE_LABELS = {
     "intake": "Leyendo la pregunta", "route": "Eligiendo dominios", "govern": "Revisando permisos",
@@ -25,46 +23,10 @@ def planner_options(llm_config: Any) -> list[str]:
     return ["rules"] + (["llm"] if llm_config is not None else [])
 
 
-def run_stages(ctx: Any, conversation: Conversation, question: str, *, domain_hint: str = "auto",
-               planner: str = "rules", on_stage: Callable[[str, str, float | None], None] | None = None) -> Turn:
-    """``Assistant.ask`` one stage at a time: ``on_stage(name, "start"|"done", ms)`` around each.
-
-    Timings and the conversation update follow ``core.ask.pipeline.run_turn`` exactly.
-    """
-    ctx.store.refresh()
-    turn = Turn(question=question, domain_hint=domain_hint, planner_requested=planner)
-    t0 = time.perf_counter()
-    for name, stage in stages():
-        if on_stage:
-            on_stage(name, "start", None)
-        s0 = time.perf_counter()
-        stage(turn, ctx, conversation)
-        turn.timings_ms[name] = round((time.perf_counter() - s0) * 1000, 2)
-        if on_stage:
-            on_stage(name, "done", turn.timings_ms[name])
-    turn.timings_ms["total"] = round((time.perf_counter() - t0) * 1000, 2)
-    conversation.turns.append(turn)
-    if turn.understanding is not None and turn.intake and turn.intake.category == "relevant":
-        conversation.last_understanding = turn.understanding
-    return turn
-
-
 def completed_question(turn: Turn, option: str) -> str:
     """The question a clarifying option sends: the (rewritten) question with the chosen option."""
     base = turn.intake.rewritten_question if turn.intake else turn.question
     return f"{base.strip()} ({option})"
-
-
-def turn_status(turn: Turn) -> str:
-    """ok | clarify | refused | social | error, for labels."""
-    strategy = turn.planner_state.strategy if turn.planner_state else None
-    if strategy == "defer_or_refuse":
-        return "refused"
-    if strategy == "clarify_then_retrieve":
-        return "clarify"
-    if turn.result is not None and turn.result.get("status") == "error":
-        return "error"
-    return "ok" if turn.envelopes else "social"
 
 
 def evidence_plan(plan: dict) -> dict | None:

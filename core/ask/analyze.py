@@ -10,6 +10,12 @@ from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
+    from core.ask.context import StageContext
+    from core.ask.pipeline import Conversation, Turn
+
 KIND_TYPES = {"single_value": "STATUS_METRIC", "ranking": "STATUS_LIST", "share": "STATUS_METRIC",
               "series": "STATUS_SUMMARY", "comparison": "STATUS_SUMMARY", "anomalies": "STATUS_SUMMARY",
               "patterns": "STATUS_SUMMARY", "annual_total": "STATUS_METRIC", "evidence": "STATUS_LIST",
@@ -48,3 +54,35 @@ def analyze(category: str, kind: str, mode: str, question: str | None, refused: 
     except ValidationError as exc:
         return fallback(f"validation_failed:{exc.error_count()}")
     return plan, None
+
+
+# -- the stage --------------------------------------------------------------------------------
+
+
+def refusal_tag(turn: Turn) -> str | None:
+    """Why the turn must be refused (destructive, override, pii, offensive, off_topic, crime not in data), or None."""
+    m, cat, u = turn.intake.moderation, turn.intake.category, turn.understanding
+    if m.destructive:
+        return "destructive"
+    if m.instruction_override:
+        return "override"
+    if m.pii_request:
+        return "pii"
+    if m.offensive:
+        return "offensive"
+    if cat == "irrelevant":
+        return "off_topic"
+    if cat == "relevant" and u is not None and u.crimes and not any(c.in_data for c in u.crimes):
+        return "gray_zone_crime_not_in_data"
+    return None
+
+
+def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
+    """AnalystPlan (002) and the refusal decision."""
+    turn.refusal = refusal_tag(turn)
+    if turn.refusal:
+        turn.clarify = []
+    kind = turn.understanding.kind if turn.understanding else "unknown"
+    question = turn.clarify[0].question if turn.clarify else None
+    turn.analyst_plan, turn.route_reason = analyze(turn.intake.category, kind, turn.query_plan.mode, question,
+                                                   refused=turn.refusal is not None)

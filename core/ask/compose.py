@@ -14,7 +14,14 @@ from core.ask.charts import (MEASURE_LABELS, MONTHS, between, chart_spec, crime_
                          records, shape_of, state_name, tool_name)
 from core.ask.contracts import Answer, SourceRef
 from core.ask.methodology import cite, quote
+from core.ask.review import review
 from core.dataset.taxonomy import load_crimes, load_methods
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
+    from core.ask.context import StageContext
+    from core.ask.pipeline import Conversation, Turn
 
 DATA_SOURCE = "SESNSP — incidencia delictiva municipal del fuero común"
 ANNUAL_SOURCE = "Total anual de delitos del fuero común (agregado de terceros sobre cifras del SESNSP)"
@@ -256,20 +263,20 @@ def compose(question: str, envelopes: list[dict], *, result_index: int | None = 
                   "catalog_version": metadata.get("catalog_version")}
     doc_sources = [SourceRef(kind="doc", title=f"{p.title} — {p.section}", ref=cite(p)) for p in passages]
     if refusal or social:
-        return evaluate(Answer(text=refusal or social, provenance=provenance))
+        return review(Answer(text=refusal or social, provenance=provenance))
     if clarifying:
         items = [c if isinstance(c, (str, dict)) else c.model_dump() for c in clarifying]  # str, dict or model
         qs = [c if isinstance(c, str) else c["question"] for c in items]
         opts = [o for c in items if isinstance(c, dict) for o in c.get("options", [])]
         text = qs[0] if len(qs) == 1 else "Para responder necesito precisar:\n- " + "\n- ".join(qs)
-        return evaluate(Answer(text=text, clarifying_options=list(dict.fromkeys(opts)), provenance=provenance))
+        return review(Answer(text=text, clarifying_options=list(dict.fromkeys(opts)), provenance=provenance))
     if not envelopes:
         if not passages:
-            return evaluate(Answer(text=NO_INFO, provenance=provenance))
+            return review(Answer(text=NO_INFO, provenance=provenance))
         text, best = quote(question, passages)
         others = [cite(p) for p in passages if cite(p) != cite(best)][:2]
         text = f"{text} (fuente: {cite(best)})" + (f"\n\nVer también: {'; '.join(others)}." if others else "")
-        return evaluate(Answer(text=text, sources=doc_sources, provenance=provenance), passages=passages)
+        return review(Answer(text=text, sources=doc_sources, provenance=provenance), passages=passages)
     index = _pick(envelopes, result_index)
     env = envelopes[index]
     meta = env.get("meta") or {}
@@ -281,7 +288,7 @@ def compose(question: str, envelopes: list[dict], *, result_index: int | None = 
     sources = [SourceRef(kind="data", title=DATA_SOURCE, ref=version or "")] if version else []
     if env.get("status") != "ok":
         text = "\n\n".join(p for p in (_error_text(env), tail) if p)
-        return evaluate(Answer(text=text, sources=sources + doc_sources, provenance=provenance),
+        return review(Answer(text=text, sources=sources + doc_sources, provenance=provenance),
                         envelopes=envelopes, passages=passages)
     shape, shapes, detail = shape_of(env), [shape_of(e) for e in envelopes], _method_detail(envelopes, index, metadata)
     lead = " ".join(_lead(env, shape, detail))
@@ -306,95 +313,30 @@ def compose(question: str, envelopes: list[dict], *, result_index: int | None = 
     answer = Answer(text="\n\n".join(p for p in parts if p), chart=chart_spec(env, envelopes),
                     sources=sources + doc_sources, warnings=warnings, evidence_ids=list(dict.fromkeys(evidence)),
                     provenance=provenance)
-    return evaluate(answer, envelopes=envelopes, passages=passages)
+    return review(answer, envelopes=envelopes, passages=passages)
 
 
 # --- evaluation (004 §4.2): safe, no internals, numbers traceable -------------------------------------------
-_NAME = r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+(?:\s+[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+)+"
-PERSONAL = {
-    "teléfono": re.compile(r"(?<![\d,.])(?:\+?52[\s.-]?)?(?:\(\d{2,3}\)\s?|\d{2,3}[\s.-])\d{3,4}[\s.-]?\d{4}(?![\d,])"
-                           r"|(?<![\d,.])\d{10}(?![\d,.])"),
-    "correo": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b"),
-    "CURP/RFC": re.compile(r"\b[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z0-9]\d\b|\b[A-ZÑ&]{3,4}\d{6}[A-Z0-9]{3}\b"),
-    "domicilio": re.compile(r"(?i:\b(?:calle|avenida|av\.|blvd\.?|bulevar|boulevard|privada|callejón|calzada|"
-                            r"carretera|colonia|col\.)\s+)[\w.' ]{1,60}?\s*"
-                            r"(?:#|(?i:núm\.?|num\.?|no\.|número)\s*)\s*\d+"),
-    "nombre": re.compile(r"\b(?i:la|el|las|los)\s+(?i:víctimas?|victimas?|sospechos[oa]s?|presunt[oa]s? responsables?|"
-                         r"detenid[oa]s?|imputad[oa]s?|agresor(?:a|es)?|occis[oa]s?|denunciantes?|testigos?)[,:]?\s+"
-                         + _NAME),
-}
-INTERNAL = {
-    # SQL is matched in capitals (Spanish prose never writes them) or as a lowercase select … from
-    "SQL": re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|INSERT|DELETE|DROP|UPDATE|UNION)\b"
-                      r"|(?i:\bselect\b[^.]{0,120}\bfrom\b)"),
-    # absolute paths only: the methodology cites repository paths such as `data/raw/`, which are public
-    "ruta": re.compile(r"(?:(?<=\s)|^|(?<=[(\"'`=]))(?:/[A-Za-z_.][\w.-]*){2,}|\b[A-Za-z]:\\"
-                       r"|\b\w+\.(?:py|duckdb|sqlite)\b|\b(?:artifact|file)://"),
-    "traza": re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
-                        r"|\b[A-Z][A-Za-z]*(?:Error|Exception)\b"),
-    "clave": re.compile(r"\bsk-[A-Za-z0-9_-]{8,}|\bAKIA[0-9A-Z]{16}\b"
-                        r"|(?i:\b(?:api[_-]?key|secret|password)\s*[:=]\s*\S+)"),
-}
-SAFE_TEXT = ("No puedo mostrar esta respuesta: la revisión encontró {what}. Casandra sólo ofrece estadística "
-             "agregada y no comparte datos de personas ni detalles internos del sistema. Puede reformular la pregunta.")
-_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
-_DAY = re.compile(r"\s+de\s+(?:" + "|".join(MONTHS) + ")")
-CHECK_FROM = 10  # small numbers (counts of months, ranks) are wording, not results
 
 
-def _numbers_in(value: Any) -> list[float]:
-    """Every number in a value: scalars, strings (via the text pattern), lists and dicts."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [float(value)]
-    if isinstance(value, str):
-        return [float(m.replace(",", "")) for m in _NUMBER.findall(value)]
-    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else []
-    return [n for v in items for n in _numbers_in(v)]
+# -- the stage --------------------------------------------------------------------------------
 
 
-def _allowed(sources: list) -> set[str]:
-    """Every way an envelope number may be written: as is, absolute, rounded, and fractions as percentages."""
-    out = {"100", "100000"}  # «por cada 100 mil habitantes» is the definition of the rate, not a result
-    for v in _numbers_in(sources):
-        for x in {v, abs(v)} | ({abs(v) * 100} if abs(v) <= 1 else set()):
-            out |= {f"{x:.{d}f}" for d in range(3)} | {f"{round(x):d}"}
-    return out
+def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
+    """The Spanish answer, checked by the review pass."""
 
 
-def _unverified(text: str, allowed: set[str]) -> list[str]:
-    out = []
-    for m in _NUMBER.finditer(text):
-        raw, value = m.group(0), float(m.group(0).replace(",", ""))
-        decimals = len(raw.split(".")[1]) if "." in raw else 0
-        # years and the days of dates are wording, not results
-        wording = value < CHECK_FROM or (decimals == 0 and 1990 <= value <= 2100) or _DAY.match(text, m.end())
-        if not wording and f"{value:.{decimals}f}" not in allowed:
-            out.append(raw)
-    return list(dict.fromkeys(out))
+    clarifying = [q.question for q in turn.clarify]
+    notes = [n for n in turn.plan_notes if not n.startswith("focus:")]
+    metadata = {**(ctx.metadata or {}), "notes": notes, "plan": turn.plan}
+    strategy = turn.planner_state.strategy
+    answer = compose(
+        turn.intake.rewritten_question, turn.envelopes, result_index=None, metadata=metadata,
+        passages=turn.passages, clarifying=clarifying,
+        refusal=turn.reply if strategy == "defer_or_refuse" else None,
+        social=turn.reply if strategy != "defer_or_refuse" and turn.reply else None)
+    options = turn.clarify[0].options if turn.clarify else []
+    answer = answer.model_copy(update={"warnings": list(dict.fromkeys(notes + answer.warnings)),
+                                       "clarifying_options": answer.clarifying_options or options})
+    turn.answer = review(answer, turn.envelopes, turn.passages)
 
-
-def _without_ids(text: str, provenance: dict) -> str:
-    """The text minus our own identifiers (dataset_version…): they are neither leaks nor results."""
-    for ident in (provenance.get(k) for k in ("dataset_version", "query_hash", "catalog_version")):
-        text = text.replace(ident, " ") if ident else text
-    return text
-
-
-def evaluate(answer: Answer, envelopes: list[dict] = (), passages: list = ()) -> Answer:
-    """004 §4.2: block personal data and internal details; warn about numbers no envelope or passage holds."""
-    visible = _without_ids("\n".join([answer.text, *answer.warnings, *answer.clarifying_options]), answer.provenance)
-    found = [k for k, rx in PERSONAL.items() if rx.search(visible)]
-    internal = [k for k, rx in INTERNAL.items() if rx.search(visible)]
-    if found or internal:
-        what = join_y((["datos personales"] if found else []) + (["detalles internos del sistema"] if internal else []))
-        return answer.model_copy(update={
-            "text": SAFE_TEXT.format(what=what), "blocked": True, "chart": None, "clarifying_options": [],
-            "evidence_ids": [], "warnings": [f"Respuesta bloqueada por la revisión ({', '.join(found + internal)})."]})
-    if not envelopes and not passages:
-        return answer
-    # evidence row ids are not figures: only what a reader could see counts
-    shown = [{k: e.get(k) for k in ("summary", "data", "metrics", "meta", "error")} for e in envelopes]
-    loose = _unverified(_without_ids(answer.text, answer.provenance),
-                        _allowed([*shown, *(p.text for p in passages), *answer.warnings]))
-    note = f"Cifras que no aparecen en los resultados consultados: {', '.join(loose)}."
-    return answer.model_copy(update={"warnings": [*answer.warnings, note]}) if loose else answer

@@ -1,19 +1,51 @@
-"""The assistant: everything a turn needs (store, catalog, lexicon, caches, LLM settings).
+"""The stage context: everything a turn needs (store, catalog, lexicon, caches, LLM settings).
 
-``Assistant.ask(question, conversation)`` runs the pipeline; ``core ask`` and the
-Consultar page both use it. One Assistant per process and data folder is enough.
+``StageContext`` is what a stage may read; ``Assistant`` is the one implementation.
+``Assistant.ask(question, conversation)`` runs the pipeline; ``core ask``, the Consultar page
+and the evaluation harness all use it. One Assistant per process and data folder is enough.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any, Protocol
 
 from core.engine.catalog import build_catalog
 from core.clock import Clock
 from core.config import Settings, load_settings
 from core.ask.intake import SameDayCache
-from core.ask.pipeline import Conversation, Turn, run_turn
+from core.ask.pipeline import Conversation, OnStage, Turn, run_turn
 from core.dataset.store import get_store
+
+
+class StageContext(Protocol):
+    """What a stage may use besides the turn and the conversation (``Assistant`` provides it)."""
+
+    settings: Settings
+    clock: Clock
+    user: str
+    role: str
+    cache: SameDayCache
+    use_cache: bool
+    store: Any  # core.dataset.store.Store
+
+    @property
+    def metadata(self) -> dict | None: ...
+
+    @property
+    def catalog(self) -> Any: ...  # core.engine.catalog.Catalog
+
+    @property
+    def lexicon(self) -> Any: ...  # core.ask.understand.lexicon.Lexicon
+
+    @property
+    def anchor(self) -> date: ...
+
+    @property
+    def min_date(self) -> date: ...
+
+    @property
+    def llm_config(self) -> Any: ...  # core.ask.plan.llm.LlmConfig | None
 
 
 @dataclass
@@ -76,9 +108,9 @@ class Assistant:
         return self._llm_config
 
     def ask(self, question: str, conversation: Conversation | None = None, *, domain_hint: str = "auto",
-            planner: str = "auto") -> Turn:
-        """Answer one question within a conversation."""
+            planner: str = "auto", on_stage: OnStage | None = None) -> Turn:
+        """Answer one question within a conversation (``on_stage(name, "start"|"done", ms)`` around each stage)."""
         self.store.refresh()
         conversation = conversation if conversation is not None else Conversation()
         turn = Turn(question=question, domain_hint=domain_hint, planner_requested=planner)
-        return run_turn(turn, self, conversation)
+        return run_turn(turn, self, conversation, on_stage=on_stage)

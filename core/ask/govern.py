@@ -11,6 +11,14 @@ from datetime import datetime
 from pathlib import Path
 
 from core.ask.contracts import GovernorDecision, LabPolicy, QueryPlan
+from core.ask.route import lab_requested
+from core.text import normalize_text
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
+    from core.ask.context import StageContext
+    from core.ask.pipeline import Conversation, Turn
 
 SETTINGS_FILE = "settings.json"
 
@@ -60,3 +68,12 @@ def decide(plan: QueryPlan, lab_requested: bool, approved: bool, now: datetime) 
                                 decided_by="supervisor_setting" if approved else "policy", rationale=why, timestamp=now)
     updated = plan.model_copy(update={"lab_policy": policy, "flags": flags + [f for f in gov_flags if f not in flags]})
     return decision, QueryPlan.model_validate(updated.model_dump())
+
+
+# -- the stage --------------------------------------------------------------------------------
+
+
+def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
+    """GovernorDecision: lab only with a supervisor's approval."""
+    requested = lab_requested(normalize_text(turn.question)) or turn.domain_hint == "lab"
+    turn.governor, turn.query_plan = decide(turn.query_plan, requested, lab_approved(ctx.settings), ctx.clock.now())

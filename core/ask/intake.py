@@ -12,6 +12,12 @@ from dataclasses import dataclass
 from core.ask.contracts import Intake, Moderation
 from core.text import normalize_text
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
+    from core.ask.context import StageContext
+    from core.ask.pipeline import Conversation, Turn
+
 SOCIAL = ("hola", "buenos dias", "buenas tardes", "buenas noches", "gracias", "muchas gracias", "adios",
           "hasta luego", "que tal", "como estas", "saludos", "ok gracias", "perfecto gracias", "excelente")
 SUPPORT = ("que puedes hacer", "como te uso", "como funciona", "ayuda", "que sabes hacer", "que preguntas",
@@ -112,3 +118,35 @@ def build_intake(question: str, rewritten: str, is_follow_up: bool, category: st
     """The Intake contract of one turn."""
     return Intake(original_question=question[:4000], rewritten_question=rewritten[:4000], is_follow_up=is_follow_up,
                   category=category, moderation=moderation, cache_key=key, cache_hit=hit)
+
+
+# -- the stage --------------------------------------------------------------------------------
+
+
+def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
+    """Rewrite follow-ups, classify, moderate, key the cache."""
+    from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
+    from core.ask.understand.parse import understand
+
+    question = (turn.question or "").strip()[:2000]
+    normalized = normalize_text(question)
+    moderation = moderate(normalized)
+    meta = ctx.metadata
+    lex = ctx.lexicon if meta else None
+    u = understand(question, lex, ctx.anchor, ctx.min_date) if lex is not None else None
+    follow = bool(u is not None and conv.last_understanding is not None and is_follow_up(question))
+    rewritten = question
+    if follow:
+        u = merge_follow_up(u, conv.last_understanding)
+        rewritten = describe(u, lex)
+    # Without data there is no lexicon to understand with: treat the question as on-topic so the
+    # answer is "no hay datos publicados", not an off-topic refusal.
+    has_signal = lex is None or bool(u and (u.crimes or u.places or u.window or u.generic_place or u.kind != "unknown"))
+    category = "relevant" if follow else classify(normalized, has_signal)
+    if category == "irrelevant" and u is not None and "delito" in normalized:
+        category = "relevant"
+    key = cache_key(ctx.clock.now().strftime("%Y-%m-%d"), meta["dataset_version"] if meta else None,
+                    rewritten, turn.planner_requested, turn.domain_hint)
+    hit = ctx.use_cache and ctx.cache.get(key) is not None
+    turn.understanding = u
+    turn.intake = build_intake(question, rewritten, follow, category, moderation, key, hit)

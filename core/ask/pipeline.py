@@ -8,10 +8,15 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
+from core.ask import analyze, audit, compose, execute, govern, intake, plan, route, validate
 from core.ask.contracts import AnalystPlan, Answer, GovernorDecision, Intake, PlannerState, QueryPlan
 from core.ask.understand import Understanding
+
+if TYPE_CHECKING:
+    from core.ask.context import StageContext
 
 
 @dataclass
@@ -44,6 +49,18 @@ class Turn:
     llm: dict | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     done: bool = False  # a stage answered already (refusal, social, clarify, cache)
+
+    @property
+    def status(self) -> str:
+        """ok | clarify | refused | social | error: what kind of reply the turn gave."""
+        strategy = self.planner_state.strategy if self.planner_state else None
+        if strategy == "defer_or_refuse":
+            return "refused"
+        if strategy == "clarify_then_retrieve":
+            return "clarify"
+        if self.result is not None and self.result.get("status") == "error":
+            return "error"
+        return "ok" if self.envelopes else "social"
 
     @property
     def result(self) -> dict | None:
@@ -84,25 +101,40 @@ class Conversation:
     last_understanding: Understanding | None = None
 
 
-Stage = Callable[[Turn, Any, Conversation], None]
+class Stage(Protocol):
+    """A stage: fills one more contract of the turn (or marks it done) from the turn, its context and the conversation."""
+
+    def __call__(self, turn: Turn, ctx: StageContext, conversation: Conversation) -> None: ...
 
 
-def stages() -> tuple[tuple[str, Stage], ...]:
-    """The stage tuple: intake, route, govern, analyze, plan, validate, execute, compose, audit."""
-    from core.ask import stages as s
+# The order of the stages lives here and nowhere else; a test can run any prefix (``upto``).
+STAGES: tuple[tuple[str, Stage], ...] = (
+    ("intake", intake.stage),
+    ("route", route.stage),
+    ("govern", govern.stage),
+    ("analyze", analyze.stage),
+    ("plan", plan.stage),
+    ("validate", validate.stage),
+    ("execute", execute.stage),
+    ("compose", compose.stage),
+    ("audit", audit.stage),
+)
 
-    return (("intake", s.intake), ("route", s.route), ("govern", s.govern), ("analyze", s.analyze),
-            ("plan", s.plan), ("validate", s.validate), ("execute", s.execute), ("compose", s.compose),
-            ("audit", s.audit))
+OnStage = Callable[[str, str, "float | None"], None]
 
 
-def run_turn(turn: Turn, ctx: Any, conversation: Conversation, upto: str | None = None) -> Turn:
-    """Run the stages in order (all, or up to and including ``upto``)."""
+def run_turn(turn: Turn, ctx: StageContext, conversation: Conversation, upto: str | None = None,
+             on_stage: OnStage | None = None) -> Turn:
+    """Run the stages in order (all, or up to and including ``upto``); ``on_stage(name, "start"|"done", ms)``."""
     t0 = time.perf_counter()
-    for name, stage in stages():
+    for name, stage in STAGES:
+        if on_stage:
+            on_stage(name, "start", None)
         s0 = time.perf_counter()
         stage(turn, ctx, conversation)
         turn.timings_ms[name] = round((time.perf_counter() - s0) * 1000, 2)
+        if on_stage:
+            on_stage(name, "done", turn.timings_ms[name])
         if upto == name:
             break
     turn.timings_ms["total"] = round((time.perf_counter() - t0) * 1000, 2)

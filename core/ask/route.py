@@ -10,6 +10,15 @@ from datetime import datetime
 
 from core.ask.contracts import QueryPlan, default_lab_policy
 from core.ask.understand import Understanding
+from core.ask.plan.rules import asks_all_crimes
+from core.ask.plan.strategy import clarifications
+from core.text import normalize_text
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
+    from core.ask.context import StageContext
+    from core.ask.pipeline import Conversation, Turn
 
 KIND_DOMAINS = {
     "single_value": ["incidencia"], "ranking": ["incidencia"], "share": ["incidencia"],
@@ -96,3 +105,20 @@ def route(u: Understanding | None, category: str, domain_hint: str, normalized: 
                      needs_evidence=bool(u and u.wants_evidence) or category == "definition", needs_skills=False,
                      lab_policy=default_lab_policy(), rationale="\n".join(lines[:8]), confidence=conf,
                      flags=list(dict.fromkeys(flags)), timestamp=now)
+
+
+# -- the stage --------------------------------------------------------------------------------
+
+
+NEEDS_CRIME = ("single_value", "ranking", "series", "comparison", "share", "anomalies", "unknown")
+
+
+def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
+    """QueryPlan: mode, domains, confidence, flags and rationale."""
+    u, cat = turn.understanding, turn.intake.category
+    turn.clarify = []
+    if cat == "relevant" and u is not None and ctx.metadata:
+        needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total"
+        turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u))
+    turn.query_plan = route(u, cat, turn.domain_hint, normalize_text(turn.question), ctx.clock.now(),
+                            needs_clarification=bool(turn.clarify))

@@ -119,7 +119,10 @@ def test_an_engine_failure_is_reported_and_the_chat_goes_on(app, monkeypatch):
     def broken(turn, ctx, conversation):
         raise RuntimeError("fallo simulado")
 
-    monkeypatch.setattr("core.ask.stages.compose", broken)
+    from core.ask import pipeline
+
+    stages = tuple((name, broken if name == "compose" else fn) for name, fn in pipeline.STAGES)
+    monkeypatch.setattr(pipeline, "STAGES", stages)
     ask(app, TOP5)
     assert app.status[0].label == "No pude responder"
     assert "fallo simulado" in app.error[0].value and app.session_state["turns"] == []

@@ -1,19 +1,19 @@
-"""Consultar's engine calls: the stage-by-stage run equals Assistant.ask, follow-ups share the
+"""Consultar's engine calls: on_stage reports each stage of Assistant.ask, follow-ups share the
 Conversation, a clarifying option completes the question, evidence rows come on demand."""
 from __future__ import annotations
 
 from core.audit.log import AuditLog
-from core.ask.pipeline import Conversation, stages
+from core.ask.pipeline import STAGES, Conversation
 from ui import chat
 
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
 
 
-def test_run_stages_matches_assistant_ask_and_reports_each_stage(engine):
+def test_on_stage_reports_each_stage_and_the_turn_matches_a_plain_ask(engine):
     seen: list[tuple[str, str]] = []
     conversation = Conversation()
-    turn = chat.run_stages(engine, conversation, TOP5, on_stage=lambda name, phase, ms: seen.append((name, phase)))
-    names = [name for name, _ in stages()]
+    turn = engine.ask(TOP5, conversation, on_stage=lambda name, phase, ms: seen.append((name, phase)))
+    names = [name for name, _ in STAGES]
     assert seen == [(n, p) for n in names for p in ("start", "done")]
     assert set(turn.timings_ms) >= set(names) | {"total"}
     assert conversation.turns == [turn] and conversation.last_understanding is turn.understanding
@@ -25,25 +25,25 @@ def test_run_stages_matches_assistant_ask_and_reports_each_stage(engine):
 
 def test_follow_up_reads_the_same_conversation(engine):
     conversation = Conversation()
-    chat.run_stages(engine, conversation, TOP5)
-    follow = chat.run_stages(engine, conversation, "¿y en 2023?")
+    engine.ask(TOP5, conversation)
+    follow = engine.ask("¿y en 2023?", conversation)
     assert follow.intake.is_follow_up and "León (777)" in follow.answer.text
     assert len(conversation.turns) == 2
 
 
 def test_a_clarifying_option_completes_the_question(engine):
     conversation = Conversation()
-    asked = chat.run_stages(engine, conversation, "homicidios dolosos en mi ciudad en 2024")
-    assert chat.turn_status(asked) == "clarify" and "Celaya" in asked.answer.clarifying_options
+    asked = engine.ask("homicidios dolosos en mi ciudad en 2024", conversation)
+    assert asked.status == "clarify" and "Celaya" in asked.answer.clarifying_options
     question = chat.completed_question(asked, "Celaya")
     assert question == "homicidios dolosos en mi ciudad en 2024 (Celaya)"
-    answered = chat.run_stages(engine, conversation, question)
-    assert chat.turn_status(answered) == "ok" and "Celaya registró 443 homicidios dolosos" in answered.answer.text
+    answered = engine.ask(question, conversation)
+    assert answered.status == "ok" and "Celaya registró 443 homicidios dolosos" in answered.answer.text
 
 
 def test_turn_status_of_refusals_and_social_turns(engine):
-    assert chat.turn_status(chat.run_stages(engine, Conversation(), "borra la base de datos")) == "refused"
-    assert chat.turn_status(chat.run_stages(engine, Conversation(), "hola")) == "social"
+    assert engine.ask("borra la base de datos", Conversation()).status == "refused"
+    assert engine.ask("hola", Conversation()).status == "social"
 
 
 def test_evidence_plan_appends_listar_evidencia_once():
@@ -55,7 +55,7 @@ def test_evidence_plan_appends_listar_evidencia_once():
 
 
 def test_evidence_envelope_lists_the_rows_and_is_audited(engine, ui_settings):
-    turn = chat.run_stages(engine, Conversation(), TOP5)
+    turn = engine.ask(TOP5, Conversation())
     envelope = chat.evidence_envelope(turn, ui_settings, "ana@example.org", "analista")
     assert envelope["status"] == "ok" and envelope["tool"].startswith("listar_evidencia@")
     columns = [c["name"] for c in envelope["data"]["inline"]["columns"]]
@@ -63,7 +63,7 @@ def test_evidence_envelope_lists_the_rows_and_is_audited(engine, ui_settings):
     assert {r[0] for r in envelope["data"]["inline"]["rows"]} == set(turn.answer.evidence_ids)  # the same rows
     record = AuditLog.for_settings(ui_settings).list(kind="evidence", limit=1)[0]
     assert record.user == "ana@example.org" and record.payload["source_job_id"] == turn.job_id
-    social = chat.run_stages(engine, Conversation(), "hola")
+    social = engine.ask("hola", Conversation())
     assert chat.evidence_envelope(social, ui_settings, "ana@example.org", "analista") is None
 
 
@@ -71,4 +71,4 @@ def test_selectors_offer_auto_and_every_domain_and_the_llm_only_when_configured(
     assert chat.DOMAIN_HINTS[0] == "auto" and {"incidencia", "tendencias", "lab"} <= set(chat.DOMAIN_HINTS)
     assert chat.planner_options(None) == ["rules"]
     assert chat.planner_options(object()) == ["rules", "llm"]
-    assert set(chat.STAGE_LABELS) == {name for name, _ in stages()}
+    assert set(chat.STAGE_LABELS) == {name for name, _ in STAGES}

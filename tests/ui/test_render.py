@@ -23,7 +23,7 @@ def test_light_geojson_keeps_every_municipality_with_fewer_points():
 
 
 def test_map_figure_is_a_choropleth_keyed_by_cve_municipio(engine):
-    turn = chat.run_stages(engine, Conversation(), TOP10)
+    turn = engine.ask(TOP10, Conversation())
     spec = turn.answer.chart
     assert spec["type"] == "bar" and spec["map"] == {"key": "entidad_id", "value": "conteo"}
     geojson, cves = render.geo_for(engine)()
@@ -37,7 +37,7 @@ def test_map_figure_is_a_choropleth_keyed_by_cve_municipio(engine):
 
 
 def test_pipeline_rows_and_frame_of_a_turn(engine, catalog):
-    turn = chat.run_stages(engine, Conversation(), TOP10)
+    turn = engine.ask(TOP10, Conversation())
     rows = render.pipeline_rows(turn.plan, turn.envelopes, catalog)
     assert rows[0]["tool_id"] == 6 and rows[0]["herramienta"] == "rank_por_delito@1.1.0"
     assert json.loads(rows[0]["args"])["top_k"] == 10
@@ -49,6 +49,6 @@ def test_pipeline_rows_and_frame_of_a_turn(engine, catalog):
 
 def test_md_escapes_dollars_and_turn_dict_accepts_dicts(engine):
     assert render.md("$5 y $6") == "\\$5 y \\$6"
-    turn = chat.run_stages(engine, Conversation(), "hola")
+    turn = engine.ask("hola", Conversation())
     assert render.turn_dict(turn)["question"] == "hola"
     assert render.turn_dict(turn.as_dict())["question"] == "hola"

@@ -11,7 +11,16 @@ import re
 from core.ask.contracts import (AcceptanceCriteria, AnswerRequirements, Budget, ClarifyingQuestion, LiteralConstraints,
                             PlannerMeta, PlannerState, Rerank, RetrievalMode, RetrievalRound, RoundOutput, Safety,
                             StopConditions)
+from core.ask import wording
+from core.ask.plan import rules
 from core.ask.understand import Understanding
+from core.text import normalize_text
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
+    from core.ask.context import StageContext
+    from core.ask.pipeline import Conversation, Turn
 
 PLANNER_VERSION = {"rules": "rules-1.0.0", "llm": "llm-1.0.0"}
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{2,60})[\"”»]")
@@ -95,3 +104,76 @@ def plan_state(*, goal: str, category: str, refusal_tag: str | None, clarify: li
                         safety=Safety(sensitivity="public", pii_allowed=False),
                         planner_meta=PlannerMeta(planner_version=PLANNER_VERSION.get(mode, "rules-1.0.0"),
                                                  rationale_tags=list(dict.fromkeys(tags))))
+
+
+# -- the stage --------------------------------------------------------------------------------
+
+
+def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
+    """PlannerState, and a tool plan from the offline or the LLM planner."""
+    u, cat = turn.understanding, turn.intake.category
+    tags = list(u.signals) if u else []
+    if u is not None and u.group_by_municipio:
+        tags.append("b4_group_by")
+    mode = "rules"
+    if cat == "relevant" and not turn.refusal and not turn.clarify and turn.planner_requested != "rules":
+        from core.ask.plan.llm import planner_choice
+
+        mode, why = planner_choice(turn.planner_requested, ctx.llm_config)
+        if why:
+            turn.llm = {"planner_choice": why}
+    turn.planner_state = plan_state(
+        goal=turn.intake.rewritten_question, category=cat, refusal_tag=turn.refusal, clarify=turn.clarify, u=u,
+        question=turn.intake.rewritten_question, deep=turn.query_plan.mode == "deep", mode=mode, tags=tags)
+    strategy = turn.planner_state.strategy
+    if strategy == "defer_or_refuse":
+        turn.reply = _refusal_text(turn, ctx)
+        turn.done = True
+    elif strategy == "clarify_then_retrieve":
+        turn.done = True
+    elif strategy == "direct_answer":
+        turn.reply = wording.social_reply(normalize_text(turn.question))
+        turn.done = True
+    elif cat == "support":
+        labels = [c["subtipo"] for c in ctx.catalog.crimes if c.get("en_datos") and c.get("nivel") == "subtipo"]
+        turn.reply = wording.support_reply(labels, (ctx.metadata or {}).get("max_date"))
+        turn.done = True
+    elif cat == "definition":
+        from core.ask.methodology import DocIndex
+
+        turn.passages = DocIndex.load().search_rounds(turn.planner_state.retrieval_rounds)
+        turn.done = True
+    elif not ctx.metadata:
+        turn.reply = "No hay datos publicados todavía. Un responsable de datos debe cargarlos en «Carga de datos»."
+        turn.done = True
+    else:
+        _tool_plan(turn, ctx, u, mode)
+
+
+def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> None:
+    includes = {c["delito"]: [x for x in (c.get("incluye") or "").split("|") if x] for c in ctx.catalog.crimes}
+    if mode == "llm":
+        from core.ask.plan.llm import propose_plan
+
+        outcome = propose_plan(turn.intake.rewritten_question, ctx.catalog, ctx.metadata, ctx.llm_config,
+                               allowed_status=tuple(turn.governor.allowed_tool_status))
+        turn.llm = outcome.as_audit()
+        if outcome.plan is not None:
+            turn.plan, turn.planner_used = outcome.plan, "llm"
+            return
+        turn.plan_notes.append("El planificador LLM no dio un plan válido; se usó el planificador local.")
+        meta = turn.planner_state.planner_meta
+        tags = meta.rationale_tags + [f"llm_fallback:{outcome.fallback_reason}"]
+        turn.planner_state = turn.planner_state.model_copy(
+            update={"planner_meta": meta.model_copy(update={"rationale_tags": tags})})
+    built = rules.build(u, ctx.metadata, includes)
+    turn.plan, turn.plan_notes, turn.planner_used = built.plan, turn.plan_notes + built.notes, "rules"
+
+
+def _refusal_text(turn: Turn, ctx: StageContext) -> str:
+    tag = turn.refusal
+    if tag == "gray_zone_crime_not_in_data":
+        labels = [c["subtipo"] for c in ctx.catalog.crimes if c.get("en_datos") and c.get("nivel") == "subtipo"]
+        missing = ", ".join(c.label for c in turn.understanding.crimes if not c.in_data)
+        return wording.unsupported_crime_reply(missing, labels)
+    return wording.REFUSALS.get(tag, wording.REFUSALS["off_topic"])

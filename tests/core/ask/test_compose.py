@@ -7,7 +7,8 @@ import re
 import pytest
 
 from core import api
-from core.ask.compose import SAFE_TEXT, compose, crime_noun, evaluate
+from core.ask.compose import compose, crime_noun
+from core.ask.review import SAFE_TEXT, review
 from core.ask.charts import fmt_int, fmt_num, fmt_pct
 from core.ask.contracts import Answer, ClarifyingQuestion
 from core.ask.methodology import DocIndex
@@ -247,7 +248,7 @@ def test_nothing_found_says_so(metadata):
     ("api_key=abc123", "clave"),
 ])
 def test_evaluation_blocks_personal_data_and_internals(text, reason):
-    answer = evaluate(Answer(text=text, chart={"type": "bar"}, evidence_ids=[1, 2]))
+    answer = review(Answer(text=text, chart={"type": "bar"}, evidence_ids=[1, 2]))
     assert answer.blocked and answer.chart is None and answer.evidence_ids == []
     assert answer.text.startswith(SAFE_TEXT.split("{what}")[0])
     assert reason in answer.warnings[0]
@@ -255,14 +256,14 @@ def test_evaluation_blocks_personal_data_and_internals(text, reason):
 
 
 def test_blocked_warnings_are_checked_too():
-    answer = evaluate(Answer(text="León registró 596.", warnings=["ver /tmp/x/y.log"]))
+    answer = review(Answer(text="León registró 596.", warnings=["ver /tmp/x/y.log"]))
     assert answer.blocked
 
 
 @pytest.mark.parametrize("name", [o[0] for o in OPENINGS] + ["outside_coverage"])
 def test_clean_answers_pass(runs, metadata, name):
     answer = compose("pregunta", runs[name], metadata=metadata)
-    assert evaluate(answer, runs[name]) == answer and not answer.blocked
+    assert review(answer, runs[name]) == answer and not answer.blocked
 
 
 @pytest.mark.parametrize("text", [
@@ -272,22 +273,22 @@ def test_clean_answers_pass(runs, metadata, name):
     "Por cada 100 mil habitantes: 32.2.",
 ])
 def test_clean_prose_is_not_blocked(text):
-    assert not evaluate(Answer(text=text)).blocked
+    assert not review(Answer(text=text)).blocked
 
 
 def test_numbers_not_in_the_envelopes_are_flagged_not_blocked(runs, metadata):
     envs = runs["single"]
     answer = compose("pregunta", envs, metadata=metadata)
     forged = answer.model_copy(update={"text": answer.text.replace("596", "9,999")})
-    checked = evaluate(forged, envs)
+    checked = review(forged, envs)
     assert not checked.blocked and checked.text == forged.text
     assert checked.warnings[-1] == "Cifras que no aparecen en los resultados consultados: 9,999."
-    assert evaluate(answer, envs).warnings == answer.warnings  # the real figures pass
+    assert review(answer, envs).warnings == answer.warnings  # the real figures pass
 
 
 def test_rounded_and_derived_numbers_pass(runs, metadata):
     envs = runs["patterns"]  # support 0.6528 is said as 65.3 %; lift 1.1075 as 1.11
-    answer = evaluate(Answer(text="65.3 % de 1,656; 2,553 no está aquí."), envs)
+    answer = review(Answer(text="65.3 % de 1,656; 2,553 no está aquí."), envs)
     assert answer.warnings == ["Cifras que no aparecen en los resultados consultados: 2,553."]
 
 

@@ -12,7 +12,7 @@ import pytest
 from core.ask.context import Assistant
 from core.audit.log import AuditLog
 from core.ask.govern import set_lab_approved
-from core.ask.pipeline import Conversation, Turn, run_turn, stages
+from core.ask.pipeline import STAGES, Conversation, Turn, run_turn
 from tests.core.engine.test_execute import independent_rates
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -33,7 +33,8 @@ def rows(turn):
 
 
 def test_the_stage_order_is_one_tuple():
-    assert [n for n, _ in stages()] == ["intake", "route", "govern", "analyze", "plan", "validate", "execute",
+    assert isinstance(STAGES, tuple)
+    assert [n for n, _ in STAGES] == ["intake", "route", "govern", "analyze", "plan", "validate", "execute",
                                         "compose", "audit"]
 
 
