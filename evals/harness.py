@@ -5,19 +5,19 @@ import csv
 import json
 import re
 import sys
-import unicodedata
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from core.config import CATALOGS_DIR, PROJECT_ROOT
+from core.engine.envelope import records, tool_name
+from core.text import MONTHS, MONTHS_TITLE, fold
 
 DEFAULT_FILE = PROJECT_ROOT / "evals" / "questions.json"
-MESES = ["Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre", "Octubre",
-         "Noviembre", "Diciembre"]
 KINDS = ("number", "top", "series", "comparison", "share", "nonempty_tool", "no_number", "clarify", "refuse",
          "social", "definition")
 DATA_KINDS = KINDS[:6]  # these need an ok result envelope
@@ -34,7 +34,7 @@ def _load(con: duckdb.DuckDBPyConnection, name: str, path: Path, **opts: bool) -
 
 def _wide(table: str, extra: str = "") -> str:
     """SELECT of a wide SESNSP file unpivoted to one row per published month (empty cells dropped)."""
-    months, names = ", ".join(f'"{m}"' for m in MESES), "[" + ", ".join(f"'{m}'" for m in MESES) + "]"
+    months, names = ", ".join(f'"{m}"' for m in MONTHS_TITLE), "[" + ", ".join(f"'{m}'" for m in MONTHS_TITLE) + "]"
     return f"""SELECT CAST("Año" AS INTEGER) AS anio, list_position({names}, mes_nombre) AS mes,
         {_CVE.format('Cve. Municipio')}, "Municipio" AS municipio, {extra} CAST(round(CAST(valor AS DOUBLE)) AS BIGINT) AS eventos
         FROM (UNPIVOT {table} ON {months} INTO NAME mes_nombre VALUE valor) WHERE trim(valor) <> ''"""
@@ -79,28 +79,18 @@ class RawViews:
             CAST(a AS DATE), CAST(b AS DATE), INTERVAL 1 MONTH)) AS DATE) AS fecha""")
         return con
 
-def norm(text: Any) -> str:
-    """Lowercase, accent-free, single-spaced text."""
-    return " ".join(unicodedata.normalize("NFKD", str(text or "")).encode("ascii", "ignore").decode().lower().split())
-
-with open(CATALOGS_DIR / "entities" / "municipios.csv", encoding="utf-8") as _f:
-    CODES = {"GTO": "11", **{r["entidad_id"]: str(int(r["cve_municipio"])) for r in csv.DictReader(_f)}}
-
-def rows_of(env: dict | None) -> list[dict]:
-    """The inline rows of an envelope as dicts by column name."""
-    inline = ((env or {}).get("data") or {}).get("inline") or {}
-    return [dict(zip([c["name"] for c in inline.get("columns") or []], r)) for r in inline.get("rows") or []]
-
-def tool_name(env: dict | None) -> str:
-    """The envelope's tool without its version."""
-    return str((env or {}).get("tool") or "").split("@")[0]
+@cache
+def inegi_codes() -> dict[str, str]:
+    """entidad_id → INEGI code ('GTO.MUN.LEON' → '11020'), read on first use, not at import."""
+    with open(CATALOGS_DIR / "entities" / "municipios.csv", encoding="utf-8") as f:
+        return {"GTO": "11", **{r["entidad_id"]: str(int(r["cve_municipio"])) for r in csv.DictReader(f)}}
 
 def key_matches(row: dict, key: Any) -> bool:
     """Whether a result row is about ``key`` (an INEGI code, an entidad_id or a name)."""
     k, eid = str(key).strip(), str(row.get("entidad_id") or "")
     if k.isdigit():
-        return CODES.get(eid) == str(int(k))
-    return bool(k) and (eid == k or norm(row.get("label")) == norm(k))
+        return inegi_codes().get(eid) == str(int(k))
+    return bool(k) and (eid == k or fold(row.get("label")) == fold(k))
 
 def _num(x: Any) -> float | None:
     """A float, or None for None, booleans and text."""
@@ -115,7 +105,7 @@ def same(a: Any, b: Any, tol: float = 0.0) -> bool:
     return a is None and b is None if fa is None or fb is None else abs(fa - fb) <= tol + 1e-9
 
 _NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]*\d)|(?<![\d.,])\d+(?:\.\d+)?(?![\d,]*\d)")
-_MONTH = "(?:" + "|".join(m.lower() for m in MESES) + ")"
+_MONTH = "(?:" + "|".join(MONTHS) + ")"
 _NOT_COUNTS = re.compile(rf"\b\d{{4}}-\d{{2}}(?:-\d{{2}})?\b|\b\d{{1,2}}/(?:\d{{1,2}}/)?\d{{4}}\b|\b(?:19|20)\d{{2}}\b"
                          rf"|\b\d{{1,2}}\s+(?:meses|mes|de\s+{_MONTH})\b|\b{_MONTH}\s+\d{{1,2}}\b"
                          rf"|\b\d{{1,2}}\s*(?:%|por ciento)")
@@ -123,7 +113,7 @@ _MIXED = re.compile(r"(?i)[\w.-]*(?:[a-z][\w.-]*\d|\d[\w.-]*[a-z])[\w.-]*")  # v
 
 def numbers_in(text: str, drop_dates: bool = False) -> list[float]:
     """Every number written in the text (``1,234.5`` style); optionally without dates, years and month spans."""
-    text = _MIXED.sub(" ", _NOT_COUNTS.sub(" ", norm(text)) if drop_dates else text or "")
+    text = _MIXED.sub(" ", _NOT_COUNTS.sub(" ", fold(text)) if drop_dates else text or "")
     return [float(m.replace(",", "")) for m in _NUMBER.findall(text)]
 
 def number_in_text(value: Any, text: str, tol: float = 0.0) -> bool:
@@ -135,15 +125,15 @@ def number_in_text(value: Any, text: str, tol: float = 0.0) -> bool:
 
 def contains(text: str, expect: dict) -> str | None:
     """None when ``contains`` (any) and ``contains_all`` (every; an item may list alternatives) are in the text."""
-    t, anyof = norm(text), expect.get("contains") or []
-    if anyof and not any(norm(p) in t for p in anyof):
+    t, anyof = fold(text), expect.get("contains") or []
+    if anyof and not any(fold(p) in t for p in anyof):
         return f"la respuesta no menciona ninguna de {anyof}"
-    missing = [p for p in expect.get("contains_all") or [] if not any(norm(x) in t for x in ([p], p)[isinstance(p, list)])]
+    missing = [p for p in expect.get("contains_all") or [] if not any(fold(x) in t for x in ([p], p)[isinstance(p, list)])]
     return f"la respuesta no menciona {missing}" if missing else None
 
 def main_value(env: dict | None, measure: str = "conteo") -> Any:
     """The one number an envelope answers with (single row, or the sum over years/months)."""
-    rows, tool = rows_of(env), tool_name(env)
+    rows, tool = records(env), tool_name(env)
     if tool in ("total_anual", "serie_temporal") and measure == "conteo" and rows:
         return sum(r.get("conteo") or 0 for r in rows if r.get("publicado", True))
     return rows[0].get(measure) if len(rows) == 1 else None
@@ -166,7 +156,7 @@ def check_number(res, turn, expect, expected):
 
 def check_top(res, turn, expect, expected):
     """The first k rows are the expected entities (with [key, value] rows, ties may swap places)."""
-    k, measure, rows = int(expect.get("k", len(expected))), expect.get("measure", "conteo"), rows_of(res)
+    k, measure, rows = int(expect.get("k", len(expected))), expect.get("measure", "conteo"), records(res)
     tol, got = RATE_TOL if measure == "tasa_per_100k" else 0.0, [r.get("label") for r in rows[:k]]
     if len(rows) < k:
         return False, got, f"solo {len(rows)} filas"
@@ -181,7 +171,7 @@ def check_top(res, turn, expect, expected):
 
 def check_series(res, turn, expect, expected):
     """Every month's value; an unpublished month has no number (marked, or left out of the effective window)."""
-    got = {str(r.get("fecha"))[:7]: r.get("conteo") if r.get("publicado", True) else None for r in rows_of(res)}
+    got = {str(r.get("fecha"))[:7]: r.get("conteo") if r.get("publicado", True) else None for r in records(res)}
     want = {str(f)[:7]: v for f, v in expected}
     bad = sorted(m for m in set(got) | set(want) if not same(got.get(m), want.get(m)))
     ok = tool_name(res) == "serie_temporal" and not bad
@@ -189,7 +179,7 @@ def check_series(res, turn, expect, expected):
 
 def check_comparison(res, turn, expect, expected):
     """The two windows' counts (conteo, conteo_base)."""
-    m, rows = res.get("metrics") or {}, rows_of(res)
+    m, rows = res.get("metrics") or {}, records(res)
     got = [m.get("conteo"), m.get("conteo_base")]
     if got[0] is None and len(rows) == 1:
         got = [rows[0].get("conteo"), rows[0].get("conteo_base")]
@@ -200,7 +190,7 @@ def check_share(res, turn, expect, expected):
     """The expected entity (first row unless ``first`` is false) and its share in % within 0.1 (ties allowed)."""
     target = expected[0]
     keys = [e[0] for e in expected if same(e[1], target[1], 0.001)]
-    rows = [r for r in rows_of(res) if "porcentaje" in r]
+    rows = [r for r in records(res) if "porcentaje" in r]
     pick = rows[:1] if expect.get("first", True) else [r for r in rows if key_matches(r, target[0])][:1]
     if not pick:
         return False, tool_name(res), "el resultado no tiene la fila con porcentaje"
@@ -211,7 +201,7 @@ def check_share(res, turn, expect, expected):
 def check_nonempty_tool(res, turn, expect, expected):
     """The plan uses the tool, the result is not empty; with ``columns``, its rows exist in the raw data."""
     ids = [s.get("tool_id") for s in ((turn.get("plan") or {}).get("plan") or [])]
-    rows, cols = rows_of(res), expect.get("columns")
+    rows, cols = records(res), expect.get("columns")
     if int(expect["tool"]) not in ids:
         return False, ids, f"el plan no usa la herramienta {expect['tool']}"
     if len(rows) < int(expect.get("min_rows", 1)):
@@ -219,7 +209,7 @@ def check_nonempty_tool(res, turn, expect, expected):
     plain = lambda v: str(int(_num(v))) if _num(v) is not None and _num(v).is_integer() else str(v)[:10]
     allowed = {tuple(plain(v) for v in r) for r in expected or []}
     for r in rows if cols and expected is not None else []:
-        t = tuple(plain(CODES.get(r.get(c), r.get(c)) if c == "entidad_id" else r.get(c)) for c in cols)
+        t = tuple(plain(inegi_codes().get(r.get(c), r.get(c)) if c == "entidad_id" else r.get(c)) for c in cols)
         if t not in allowed:
             return False, t, "fila que no está en los datos crudos"
     return True, [tool_name(res), len(rows)], ""
@@ -265,7 +255,7 @@ def check_definition(turn, expect, expected):
     if cat != "definition" or envs:
         return False, {"category": cat, "envelopes": len(envs)}, "no se trató como definición"
     wanted = expect.get("doc") or []
-    if not any(norm(w) in norm(d) for w in ([wanted] if isinstance(wanted, str) else wanted) for d in docs):
+    if not any(fold(w) in fold(d) for w in ([wanted] if isinstance(wanted, str) else wanted) for d in docs):
         return False, docs, f"no cita el documento {wanted}"
     why = contains(text, expect)
     return why is None, docs, why or ""

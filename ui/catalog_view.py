@@ -1,13 +1,13 @@
 """Catálogo helpers: accent-insensitive search, Spanish labels, domains and example plans."""
 from __future__ import annotations
 
-import unicodedata
 from datetime import date, timedelta
 from typing import Any, get_args
 
 import pandas as pd
 
 from core.ask.contracts import DomainKey
+from core.text import fold
 
 DOMAIN_TEXT = {
     "incidencia": "Conteos, tasas por 100 mil y rankings de un periodo.",
@@ -26,12 +26,6 @@ REQUIRES = {"dataset": "datos publicados", "entity": "entidad", "date_range": "r
 PREFERRED = {"entidad_id": "GTO", "delito": "homicidio_doloso", "metodo": "con_arma_de_fuego"}
 FILTER_FOLLOW_UP = 6  # rank_por_delito: shows what a filter feeds into
 NEEDS_ANALYSIS = {"listar_evidencia"}
-
-
-def fold(text: Any) -> str:
-    """Lower-case text without accents, for searching."""
-    raw = unicodedata.normalize("NFKD", str(text or "")).encode("ascii", "ignore").decode()
-    return raw.lower()
 
 
 def matches(query: str, *fields: Any) -> bool:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from core.clock import iso_utc
 from core.errors import RangoFueraDeCorte, ValidacionError
+from core.text import canonical_json
 
 DB_FILENAME = "audit.sqlite3"
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -43,11 +44,6 @@ _COLUMNS = (
 _HASHED = tuple(c for c in _COLUMNS if c not in ("seq", "hash"))
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([A-Za-z0-9_]+)\.sql$")
 _FILTERS = ("since", "until", "user", "status", "kind", "tool", "dataset_version", "text")
-
-def canonical_json(obj: Any) -> str:
-    """The one canonical JSON form used for payloads and hashes (sorted keys, compact)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
 
 def record_hash(prev_hash: str, fields: dict) -> str:
     """``sha256:<hex>`` of ``prev_hash`` + canonical JSON of a record's hashed fields."""

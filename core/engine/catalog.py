@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -17,6 +16,7 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.config import CATALOGS_DIR
+from core.text import canonical_json
 
 CATALOG_SCHEMA_VERSION = "1.0.0"
 ENVELOPE_SCHEMA_VERSION = "1.0.0"
@@ -75,11 +75,6 @@ class ToolSpec(BaseModel):
         """Import the function named by ``implementation``."""
         module, func = self.implementation.split(":")
         return getattr(importlib.import_module(module), func)
-
-
-def canonical_json(obj: Any) -> str:
-    """Sorted keys, no whitespace, UTF-8 text: the form every hash is computed on."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 @lru_cache(maxsize=8)

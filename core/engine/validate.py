@@ -18,6 +18,7 @@ from core.engine.catalog import Catalog, ToolSpec
 from core.errors import ErrorGroup, Problem, ProblemCollector
 from core.engine.plan import Plan, PlanStep, parse_plan, query_hash
 from core.tools import Entity, ResolvedStep, Scope
+from core.text import month_count
 
 MAX_ESTIMATED_CELLS = 50_000_000
 ENUM_SOURCES = {"entidad_id": "entidades", "delito": "delitos", "metodo": "metodos"}
@@ -297,7 +298,7 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
         if spec.name == "total_anual" and step_scope.date_from:
             _annual_window(step_scope, metadata, problems, path)
         if step_scope.date_from and step_scope.date_to:
-            months = (step_scope.date_to.year - step_scope.date_from.year) * 12 + step_scope.date_to.month - step_scope.date_from.month + 1
+            months = month_count(step_scope.date_from, step_scope.date_to)
             months += int(args.get("window", 0)) if spec.name == "detectar_anomalias" else 0  # its history
             n_entities = catalog.n_municipalities or 1
             cells += months * n_entities * max(1, len(step_scope.delito_keys)) * 10

@@ -7,12 +7,11 @@ says so.
 """
 from __future__ import annotations
 
+from core.text import MONTHS
 from core.tools import Evidence, ResolvedStep, ToolContext, ToolOutput
 
 COLUMNS = [("entidad_id", "string"), ("label", "string"), ("anio", "int"), ("conteo", "int"),
            ("metodologia", "string"), ("parcial", "bool")]
-MESES = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-         "noviembre", "diciembre"]
 
 
 def _year_info(ctx: ToolContext, years: range) -> dict[int, dict]:
@@ -36,7 +35,7 @@ def _method_warnings(ctx: ToolContext, info: dict[int, dict]) -> list[str]:
     for y, v in sorted(info.items()):
         if v.get("parcial"):
             n = int(v.get("meses") or 0)
-            span = f"enero–{MESES[n - 1]}" if 1 <= n <= 12 else "solo parte del año"
+            span = f"enero–{MONTHS[n - 1]}" if 1 <= n <= 12 else "solo parte del año"
             out.append(f"{y} es parcial: cubre {span} ({n} meses), no el año completo.")
     return out
 

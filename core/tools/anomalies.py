@@ -20,6 +20,7 @@ from datetime import date
 
 import numpy as np
 
+from core.text import month_count, shift_months
 from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput
 from core.tools.scope import crime_label, period_label, where
 from core.tools.tally import per_child
@@ -30,16 +31,6 @@ COLUMNS = [("entidad_id", "string"), ("label", "string"), ("fecha", "date"), ("c
 MAD_K = 0.6745
 MEANAD_K = 1.2533
 Z_CAP = 99.0
-
-
-def add_months(d: date, n: int) -> date:
-    """First day of the month ``n`` months after d's (n may be negative)."""
-    idx = d.year * 12 + d.month - 1 + n
-    return date(idx // 12, idx % 12 + 1, 1)
-
-
-def _months_between(a: date, b: date) -> int:
-    return (b.year - a.year) * 12 + b.month - a.month
 
 
 def robust_z(values: np.ndarray, window: int) -> dict[str, np.ndarray]:
@@ -148,8 +139,8 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     top_k = int(step.args.get("top_k", 10))
     first = scope.date_from.replace(day=1)
     last = scope.date_to.replace(day=1)
-    start = add_months(first, -window)
-    n_months = _months_between(start, last) + 1
+    start = shift_months(first, -window)
+    n_months = month_count(start, last)
     cols = _series(ctx, step, start, first, last)
     ks, ts = cols["k"].astype(np.int64), cols["t"].astype(np.int64)
     n_ent = int(ks.max()) + 1 if len(ks) else 0  # every entity has a row in each published month
@@ -169,7 +160,7 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         zk = float(z[k, t])
         eid, label = entities[k]
         anomalies.append({
-            "entidad_id": eid, "label": label, "fecha": add_months(first, int(t)),
+            "entidad_id": eid, "label": label, "fecha": shift_months(first, int(t)),
             "conteo": int(x[k, t]), "mediana": float(med[k, t]), "z_score": round(zk, 2),
             "severity": round(1 - thr / abs(zk), 3), "direccion": "alza" if zk > 0 else "baja",
             "z_acotado": bool(capped[k, t]),

@@ -1,6 +1,7 @@
 """Filters (tools 1-5): they narrow the working set and report what they set."""
 from __future__ import annotations
 
+from core.text import month_count
 from core.tools import ResolvedStep, ToolContext, ToolOutput
 from core.tools.scope import period_label
 
@@ -21,7 +22,7 @@ def enfoque_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
 def filtro_fecha(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Fix the time window (already aligned and clamped by validation)."""
     s = step.scope
-    months = (s.date_to.year - s.date_from.year) * 12 + s.date_to.month - s.date_from.month + 1
+    months = month_count(s.date_from, s.date_to)
     return ToolOutput(
         columns=[("from", "date"), ("to", "date"), ("meses", "int")],
         rows=[[s.date_from, s.date_to, months]],

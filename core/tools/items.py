@@ -6,10 +6,10 @@ Co-occurrence and seasonality (``core.tools.patterns``) both start from these it
 """
 from __future__ import annotations
 
-import calendar
 from dataclasses import dataclass
 from datetime import date
 
+from core.text import month_count, month_end
 from core.tools import Evidence, ResolvedStep, Scope, ToolContext, first_ids
 from core.tools.scope import where
 
@@ -27,7 +27,7 @@ class Item:
 
     @property
     def months(self) -> int:
-        return sum((b.year - a.year) * 12 + b.month - a.month + 1 for a, b in self.runs)
+        return sum(month_count(a, b) for a, b in self.runs)
 
 
 # -- coverage --------------------------------------------------------------------------
@@ -125,8 +125,7 @@ def select(ctx: ToolContext, step: ResolvedStep, tipo: str) -> tuple[list[Item],
 
 
 def _span(scope: Scope) -> int:
-    a, b = scope.date_from, scope.date_to
-    return (b.year - a.year) * 12 + b.month - a.month + 1
+    return month_count(scope.date_from, scope.date_to)
 
 
 def _clamp_to_coverage(scope: Scope, items: list[Item]) -> None:
@@ -136,7 +135,7 @@ def _clamp_to_coverage(scope: Scope, items: list[Item]) -> None:
     lo = min(r[0] for i in items for r in i.runs)
     hi = max(r[1] for i in items for r in i.runs)
     a = max(scope.date_from, lo)
-    b = min(scope.date_to, hi.replace(day=calendar.monthrange(hi.year, hi.month)[1]))
+    b = min(scope.date_to, month_end(hi.year, hi.month))
     if (a, b) != (scope.date_from, scope.date_to):
         scope.adjustments.append(f"recortada a la cobertura de los delitos: {a}..{b}")
         scope.date_from, scope.date_to = a, b

@@ -24,13 +24,12 @@ Counts are computed in SQL over the per-month presence table; values travel as p
 from __future__ import annotations
 
 from core.errors import ValidacionError
+from core.text import MONTHS, month_index
 from core.tools import EVIDENCE_IDS, ResolvedStep, Scope, ToolContext, ToolOutput
 from core.tools.items import BASE_CTES, Item, evidence, item_params, select, unfiltered
 from core.tools.scope import period_label, where
 
 MIN_SEASON_MONTHS = 24
-MESES = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre",
-         "octubre", "noviembre", "diciembre")
 
 COOC_COLUMNS = [("patron", "string"), ("delito_a", "string"), ("delito_b", "string"), ("support", "float"),
                 ("confidence", "float"), ("lift", "float"), ("score", "float"), ("n", "int"),
@@ -189,14 +188,14 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
                 continue
             it = by_key[item]
             indice = round(float(promedio) / float(media), 3)
-            rows.append([f"{it.label} — {MESES[int(mes) - 1]}", it.key, int(mes), indice, round(float(promedio), 3),
+            rows.append([f"{it.label} — {MONTHS[int(mes) - 1]}", it.key, int(mes), indice, round(float(promedio), 3),
                          indice, round(float(eventos) / float(total), 4)])
         used = [i for i in items if i.label not in silent]
         if silent:
             warnings.append("Sin eventos en la ventana (no hay estacionalidad que medir): " + ", ".join(sorted(silent)) + ".")
-        for i in used:  # months as integers (year · 12 + month): 120 a crime, no date objects
+        for i in used:  # months as integers (month_index): 120 a crime, no date objects
             for a, b in i.runs:
-                months_seen.update(range(a.year * 12 + a.month, b.year * 12 + b.month + 1))
+                months_seen.update(range(month_index(a), month_index(b) + 1))
     rows.sort(key=lambda r: (-r[3], r[1], r[2]))
     rows = rows[:top_k]
     crimes = ", ".join(i.label for i in used) if used else f"ningún delito con {MIN_SEASON_MONTHS} meses publicados"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import date
 
 from core.errors import DatosFaltantesError, ValidacionError
+from core.text import month_from_index, month_index, shift_months
 from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
 from core.tools.scope import crime_label, frequency_ok, period_label, rate, where
 from core.tools.tally import Rank, tally
@@ -19,11 +20,7 @@ COMPARE_COLUMNS = [("entidad_id", "string"), ("label", "string"), ("conteo", "in
 
 def months(start: date, end: date) -> list[date]:
     """First day of every month from start's month to end's month, both included."""
-    out, y, m = [], start.year, start.month
-    while (y, m) <= (end.year, end.month):
-        out.append(date(y, m, 1))
-        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
-    return out
+    return [month_from_index(i) for i in range(month_index(start), month_index(end) + 1)]
 
 
 def _month_keys(ctx: ToolContext, scope: Scope) -> list[str]:
@@ -57,7 +54,7 @@ def _spans(ms: list[date]) -> str:
     parts: list[str] = []
     start = prev = None
     for m in ms:
-        if prev is not None and months(prev, m)[1:2] == [m]:
+        if prev is not None and shift_months(prev, 1) == m:
             prev = m
             continue
         if start is not None:

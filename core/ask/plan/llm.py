@@ -26,6 +26,7 @@ from core.config import PROJECT_ROOT
 from core.errors import CasandraError
 from core.engine.plan import MAX_STEPS
 from core.engine.validate import ValidatedPlan, validate_plan
+from core.text import shift_months
 
 MODES = ("json_schema", "json_object", "prompt")
 PLANNER_MODES = ("auto", "rules", "llm")
@@ -143,7 +144,7 @@ def _example(catalog: Catalog, metadata: dict, allowed_status) -> str:
     if spec is None or not crimes:
         return ""
     hi = date.fromisoformat(metadata["max_date"])
-    lo = date(hi.year - (hi.month < 12), hi.month % 12 + 1, 1)
+    lo = shift_months(hi, -11)
     delito = "homicidio_doloso" if "homicidio_doloso" in crimes else crimes[0]
     args = {"entidad_id": "GTO", "delito": delito, "from": lo.isoformat(), "to": hi.isoformat()}
     plan = {"plan": [{"tool_id": spec.tool_id, "args": args}], "rationale": f"{spec.name}, últimos 12 meses de datos."}

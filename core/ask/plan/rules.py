@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from core.ask.understand import Understanding
+from core.text import month_count, shift_months
 
 STATE_DEFAULT = "GTO"
 # "¿Cuántos delitos hubo…?", "incidencia delictiva", "denuncias": every crime, i.e. the yearly series.
@@ -37,12 +38,6 @@ def _iso(d: date) -> str:
     return d.isoformat()
 
 
-def _months_back(end: date, months: int) -> date:
-    """First day of the month ``months - 1`` months before ``end``'s month."""
-    index = end.year * 12 + end.month - 1 - (months - 1)
-    return date(index // 12, index % 12 + 1, 1)
-
-
 def crime_end(metadata: dict, keys: list[str], includes: dict[str, list[str]]) -> date | None:
     """Last published day of the selected crimes (their latest coverage end)."""
     ends = []
@@ -57,7 +52,7 @@ def crime_end(metadata: dict, keys: list[str], includes: dict[str, list[str]]) -
 def _default_window(u: Understanding, metadata: dict, includes: dict, months: int, notes: list[str]) -> tuple[date, date]:
     keys = [c.delito for c in u.crimes]
     end = crime_end(metadata, keys, includes) or date.fromisoformat(metadata["max_date"])
-    start = _months_back(end, months)
+    start = shift_months(end, 1 - months)  # the window ends with end's month
     label = ", ".join(c.label for c in u.crimes) or "los delitos"
     notes.append(f"Sin periodo en la pregunta: se usan los últimos {months} meses publicados de {label} "
                  f"({start:%Y-%m}..{end:%Y-%m}).")
@@ -130,9 +125,9 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
     elif kind == "comparison":
         eid, _ = _entity(u)
         if u.compare_window is None:
-            months = (window[1].year - window[0].year) * 12 + window[1].month - window[0].month + 1
+            months = month_count(*window)
             prev_end = window[0] - timedelta(days=1)  # the same length, just before the window
-            cw = (_months_back(prev_end, months), prev_end)
+            cw = (shift_months(prev_end, 1 - months), prev_end)
             notes.append(f"Se compara con el periodo anterior de la misma duración ({cw[0]:%Y-%m}..{cw[1]:%Y-%m}).")
         else:
             cw = u.compare_window

@@ -7,15 +7,16 @@ ranges ("de 2019 a 2020") or comparisons ("2024 vs 2023", "respecto al año ante
 """
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass, field
 from datetime import date
 
 from core.ask.understand.text import NUMBER_RE, number_value
+from core.text import MONTHS as MONTH_NAMES
+from core.text import month_end, shift_months
 
-MONTHS = {"enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8,
-          "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12}
+MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, start=1)}  # name → month number
+MONTHS["setiembre"] = 9  # the variant spelling of septiembre
 _ABBR = {"ene": 1, "feb": 2, "mar": 3, "abr": 4, "may": 5, "jun": 6, "jul": 7, "ago": 8, "sep": 9, "sept": 9,
          "set": 9, "oct": 10, "nov": 11, "dic": 12}
 _MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
@@ -68,17 +69,6 @@ class TimeResult:
     compare_window: tuple[date, date] | None = None
     spans: list[tuple[int, int]] = field(default_factory=list)  # character spans to mask
     signals: list[str] = field(default_factory=list)
-
-
-def month_end(y: int, m: int) -> date:
-    """Last day of a month."""
-    return date(y, m, calendar.monthrange(y, m)[1])
-
-
-def shift_months(d: date, months: int) -> date:
-    """First day of the month ``months`` after d's month (negative goes back)."""
-    index = d.year * 12 + d.month - 1 + months
-    return date(index // 12, index % 12 + 1, 1)
 
 
 def _last_months(anchor: date, n: int) -> tuple[date, date]:
