@@ -1,11 +1,11 @@
-# Two commands for a newcomer: `make run` and `make test`.
+# Two commands for a newcomer: `make run` and `make test`. While coding: `make test-fast` and `make lint`.
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 DATA_DIR ?= data
 
-.PHONY: run test venv dev store bench clean
+.PHONY: run test test-fast lint format venv dev store bench clean
 
 $(VENV)/.installed: requirements.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Se necesita $(PYTHON)"; exit 1; }
@@ -28,10 +28,27 @@ store: venv
 run: store
 	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
 
+# pytest exits 5 when it collected nothing: that is a failure here, not a pass.
+PYTEST_EXIT = rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest no ejecutó ninguna prueba"; exit 1; fi; exit $$rc
+
+# The whole suite, browser tests included.
 test: dev
 	$(PY) -m core --data-dir $(DATA_DIR) build --if-missing
-	$(PY) -m pytest -q -n 2 tests; rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "pytest no ejecutó ninguna prueba"; exit 1; fi; exit $$rc
+	$(PY) -m pytest -q -n 2 tests; $(PYTEST_EXIT)
+
+# The loop while coding (under a minute): no browser, no end-to-end tests marked `slow` (pytest.ini).
+test-fast: dev
+	$(PY) -m core --data-dir $(DATA_DIR) build --if-missing
+	$(PY) -m pytest -q -n 2 -m "not browser and not slow" tests; $(PYTEST_EXIT)
+
+# Lint and format check, settings in pyproject.toml; `make format` applies both.
+lint: dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 bench: dev
 	$(PY) -m bench.run
