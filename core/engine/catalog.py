@@ -1,7 +1,9 @@
 """The versioned tool catalog (seed 001 Annex C): ToolSpecs loaded from ``catalogs/tools``.
 
 Built-in tools are registered exactly as a new one would be: a JSON ToolSpec file whose
-``implementation`` names ``module:function``. The CatalogSpec adds the entity and crime
+``implementation`` names ``module:function``. Argument schemas shared by several tools (crime,
+ISO date, entity, method) live once in ``catalogs/tools/_defs.json``; a spec names one with
+``{"x-def": "delito"}`` and loading inlines it. The CatalogSpec adds the entity and crime
 catalogs of the current dataset, resolves ``x-enum-source`` into closed ``enum`` lists,
 and carries a sha256 checksum of its canonical JSON.
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -77,11 +80,33 @@ class ToolSpec(BaseModel):
         return getattr(importlib.import_module(module), func)
 
 
+DEFS_FILE = "_defs.json"  # shared argument schemas; files starting with "_" are not tools
+
+
+def _with_defs(schema: Any, defs: dict, where: str) -> Any:
+    """Replace every ``{"x-def": name, ...}`` with a copy of ``defs[name]``, its other keys overriding."""
+    if isinstance(schema, list):
+        return [_with_defs(s, defs, where) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    name = schema.get("x-def")
+    if name is None:
+        return {k: _with_defs(v, defs, where) for k, v in schema.items()}
+    if name not in defs:
+        raise ValueError(f"{where}: x-def {name!r} is not defined in {DEFS_FILE}")
+    # the definition's key order is kept: the CatalogSpec prints schemas in file order
+    return _with_defs({**defs[name], **{k: v for k, v in schema.items() if k != "x-def"}}, defs, where)
+
+
 @lru_cache(maxsize=8)
 def _load_specs(folder: str) -> tuple[ToolSpec, ...]:
+    defs_path = Path(folder) / DEFS_FILE
+    defs = json.loads(defs_path.read_text(encoding="utf-8"))["$defs"] if defs_path.exists() else {}
     specs = []
-    for path in sorted(Path(folder).glob("*.json")):
-        specs.append(ToolSpec.model_validate_json(path.read_text(encoding="utf-8")))
+    for path in sorted(p for p in Path(folder).glob("*.json") if not p.name.startswith("_")):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw["args_schema"] = _with_defs(raw.get("args_schema"), defs, path.name)
+        specs.append(ToolSpec.model_validate(raw))
     ids = [s.tool_id for s in specs]
     names = [s.name for s in specs]
     if len(set(ids)) != len(ids) or len(set(names)) != len(names):

@@ -1,12 +1,14 @@
 """Catalog consistency: every tool has a summary, a schema, an implementation and a test."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from core.config import CATALOGS_DIR
 from core.engine.catalog import Catalog, build_catalog, load_tool_specs
 from core.dataset.store import Store
 
@@ -62,3 +64,36 @@ def test_tool_identity_is_name_version_and_hash():
     rank = next(s for s in SPECS if s.tool_id == 6)
     assert rank.identity == "rank_por_delito@1.1.0"
     assert rank.spec_hash.startswith("sha256:") and len(rank.spec_hash) == 71
+
+
+DEFS = json.loads((CATALOGS_DIR / "tools" / "_defs.json").read_text(encoding="utf-8"))["$defs"]
+
+
+@pytest.mark.parametrize("path", sorted((CATALOGS_DIR / "tools").glob("[0-9]*.json")), ids=lambda p: p.stem)
+def test_shared_argument_schemas_live_only_in_the_defs_file(path):
+    raw = path.read_text(encoding="utf-8")
+    assert '"pattern"' not in raw and '"x-enum-source": "delitos"' not in raw and '"x-enum-source": "entidades"' not in raw
+
+
+@pytest.mark.parametrize("arg,name", [("entidad_id", "entidad"), ("from", "fecha"), ("to", "fecha"),
+                                      ("delito", "delito"), ("metodo", "metodo")])
+def test_x_def_is_inlined_at_load(arg, name):
+    rank = next(s for s in SPECS if s.name == "rank_por_delito")
+    assert rank.args_schema["properties"][arg] == DEFS[name]
+    assert "x-def" not in json.dumps([s.args_schema for s in SPECS])
+
+
+def test_x_def_keys_beside_it_override_the_definition():
+    patterns = next(s for s in SPECS if s.name == "detectar_patrones").args_schema["properties"]["delito"]
+    assert patterns["oneOf"] == DEFS["delito"]["oneOf"] and patterns["description"] != DEFS["delito"]["description"]
+    assert list(patterns) == list(DEFS["delito"])  # the definition's key order: the CatalogSpec prints it
+
+
+def test_an_unknown_x_def_fails_the_load(tmp_path):
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    spec = json.loads((CATALOGS_DIR / "tools" / "09_listar_evidencia.json").read_text(encoding="utf-8"))
+    spec["args_schema"]["properties"]["limit"] = {"x-def": "nada"}
+    (folder / "09_listar_evidencia.json").write_text(json.dumps(spec), encoding="utf-8")
+    with pytest.raises(ValueError, match="x-def 'nada'"):
+        load_tool_specs(tmp_path)
