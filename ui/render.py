@@ -14,7 +14,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.ask.charts import chart_spec, month_words, plotly_figure, shape_of
+from core.ask.charts import chart_spec, plotly_figure, shape_of
+from core.ask.wording import month_words
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
 GTO_CENTER = {"lat": 20.92, "lon": -101.05}

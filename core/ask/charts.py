@@ -1,5 +1,4 @@
-"""Chart specs chosen by an envelope's shape, plus the envelope readers and the Spanish wording of
-dates and numbers (Mexican format) that the answer composer shares.
+"""Chart specs chosen by an envelope's shape, and their Plotly figures.
 
 ``chart_spec`` returns plain JSON (the UI and the audit can store it); ``plotly_figure``
 turns a spec into a Plotly figure. Unpublished months stay null so a line shows a gap,
@@ -8,41 +7,16 @@ never a fall to zero (docs/metodologia/cobertura_y_calidad.md § Mes no publicad
 from __future__ import annotations
 
 import re
-from datetime import date
 
-MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-          "noviembre", "diciembre")
+from core.ask.wording import crime_labels, period_words
+from core.engine.envelope import columns, records, tool_name
+
 FILTER_TOOLS = ("enfoque_entidad", "filtro_fecha", "filtro_tipo", "filtro_metodo", "filtro_frecuencia")
 MEASURES = ("conteo", "tasa_per_100k", "porcentaje", "total_anomalias", "gravedad_promedio")
 MEASURE_LABELS = {"conteo": "Delitos registrados", "tasa_per_100k": "Tasa por cada 100 mil habitantes",
                   "porcentaje": "Porcentaje del total", "total_anomalias": "Meses atípicos",
                   "gravedad_promedio": "Gravedad promedio", "score": "Puntaje", "conteo_base": "Periodo base"}
-STATE_NAMES = {"GTO": "Guanajuato"}
-_PLURALS = {"homicidio doloso": "homicidios dolosos", "homicidio culposo": "homicidios culposos",
-            "homicidio": "homicidios", "feminicidio": "feminicidios", "secuestro": "secuestros"}
 MAP_MIN_ROWS = 5  # fewer municipalities make a map mostly empty; a bar says it better
-_CRIMES_IN_HEADLINE = (re.compile(r"^Top (.+) \((?:conteo|tasa_per_100k)\) — "),
-                       re.compile(r"^(?:Serie mensual|Comparación|Anomalías) de (.+?) — "),
-                       re.compile(r"^Entidades (?:con (?:más|menos) eventos|por \w+) \((.+?)\)[,]? "))
-_ISO_RANGE = re.compile(r"(\d{4})-(\d{2})(?:-\d{2})?\.\.(\d{4})-(\d{2})(?:-\d{2})?")
-_ISO_MONTH = re.compile(r"(?<![\d-])(\d{4})-(\d{2})(?:-(\d{2}))?(?![\d-])")
-
-
-def tool_name(envelope: dict) -> str:
-    """'rank_por_delito' from 'rank_por_delito@1.1.0'."""
-    return str(envelope.get("tool", "")).split("@")[0]
-
-
-def columns(envelope: dict) -> list[str]:
-    """Column names of the inline table."""
-    return [c["name"] for c in envelope.get("data", {}).get("inline", {}).get("columns", [])]
-
-
-def records(envelope: dict) -> list[dict]:
-    """Inline rows as dicts keyed by column name."""
-    names = columns(envelope)
-    # rows and columns come from the same tool output; a short row must not break the answer
-    return [dict(zip(names, row, strict=False)) for row in envelope.get("data", {}).get("inline", {}).get("rows", [])]
 
 
 def shape_of(envelope: dict) -> str:
@@ -84,105 +58,6 @@ def ranking_measure(envelope: dict) -> str:
         if None not in values and (values == sorted(values) or values == sorted(values, reverse=True)):
             return m
     return "conteo"
-
-
-def crime_labels(envelope: dict) -> list[str]:
-    """Crime labels the tool wrote in its headline (['Homicidio doloso']); [] when none."""
-    head = envelope.get("summary", {}).get("headline", "")
-    for pattern in _CRIMES_IN_HEADLINE:
-        found = pattern.search(head)
-        if found and found.group(1) != "todos los delitos":
-            return found.group(1).split(", ")
-    return []
-
-
-def state_name(entidad_id: str) -> str:
-    """'Guanajuato' for any id under GTO."""
-    prefix = str(entidad_id).split(".")[0]
-    return STATE_NAMES.get(prefix, prefix)
-
-
-def place_label(envelope: dict) -> str:
-    """Who a headline speaks of ('León', 'municipios de Guanajuato'); '' when it says nothing."""
-    found = re.search(r" — (.+?)(?:, (?:\d{4}-\d{2}|todo el periodo)|: )", envelope["summary"]["headline"])
-    who = re.sub(r"^Hijos de \w+ \((.+?)\)$", r"municipios de \1", found.group(1) if found else "")
-    return re.sub(r"\bde ([A-Z]{2,4})$", lambda m: f"de {state_name(m[1])}", who)
-
-
-def _month(iso: str) -> tuple[int, int]:
-    d = date.fromisoformat(iso[:10] if len(iso) >= 10 else iso + "-01")
-    return d.year, d.month
-
-
-def month_words(iso: str) -> str:
-    """'noviembre de 2025' from '2025-11-30' or '2025-11'."""
-    y, m = _month(iso)
-    return f"{MONTHS[m - 1]} de {y}"
-
-
-def period_words(start: str, end: str) -> str:
-    """'enero a diciembre de 2024', 'diciembre de 2024 a noviembre de 2025' or 'marzo de 2024'."""
-    (y1, m1), (y2, m2) = _month(start), _month(end)
-    if (y1, m1) == (y2, m2):
-        return f"{MONTHS[m1 - 1]} de {y1}"
-    if y1 == y2:
-        return f"{MONTHS[m1 - 1]} a {MONTHS[m2 - 1]} de {y1}"
-    return f"{MONTHS[m1 - 1]} de {y1} a {MONTHS[m2 - 1]} de {y2}"
-
-
-def join_y(items) -> str:
-    """'a, b y c'."""
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " y " + items[-1] if items else ""
-
-
-def between(start: str, end: str) -> str:
-    """'entre enero y diciembre de 2024' or 'en marzo de 2024'."""
-    words = period_words(start, end)
-    if " a " not in words:
-        return f"en {words}"
-    first, last = words.split(" a ", 1)
-    return f"entre {first} y {last}"
-
-
-def fmt_int(value: float | None) -> str:
-    """Mexican integer format: 1,234 ('sin dato' for a missing value, never 0)."""
-    return "sin dato" if value is None else f"{int(round(value)):,}"
-
-
-def fmt_num(value: float | None, decimals: int = 1) -> str:
-    """Mexican decimal format: 1,234.5 ('sin dato' for a missing value, never 0)."""
-    return "sin dato" if value is None else f"{value:,.{decimals}f}"
-
-
-def fmt_pct(value: float, signed: bool = False) -> str:
-    """A percentage with one decimal: '23.4 %' (or '+19.7 %')."""
-    return f"{value:+.1f} %" if signed else f"{value:.1f} %"
-
-
-def crime_noun(labels: list[str], count: float = 2, detail: str = "") -> str:
-    """'homicidios dolosos', 'delito de aborto', 'delitos de abuso sexual y violación' (+ ' ' + detail)."""
-    if detail:
-        return f"{crime_noun(labels, count)} {detail}"
-    low, one = [label.lower() for label in labels], count == 1
-    if len(low) == 1 and low[0] in _PLURALS:
-        return low[0] if one else _PLURALS[low[0]]
-    if len(low) == 1 and low[0].startswith(("otros delitos", "delitos ")):
-        return low[0]
-    if low == ["electorales"]:
-        return "delito electoral" if one else "delitos electorales"
-    head = "delito" if one else "delitos"
-    if len(low) == 1 and low[0].startswith("contra "):
-        return f"{head} {low[0]}"
-    return f"{head} de {join_y(low)}" if low else head
-
-
-def humanize_dates(text: str) -> str:
-    """ISO months and ranges in a tool's message ('2022-07..2022-12') written in Spanish words."""
-    text = _ISO_RANGE.sub(lambda m: period_words(f"{m[1]}-{m[2]}", f"{m[3]}-{m[4]}")
-                          if 1 <= int(m[2]) <= 12 and 1 <= int(m[4]) <= 12 else m[0], text)
-    return _ISO_MONTH.sub(lambda m: (f"{int(m[3])} de " if m[3] else "") + month_words(f"{m[1]}-{m[2]}")
-                          if 1 <= int(m[2]) <= 12 else m[0], text)
 
 
 def _title(envelope: dict, lead: str) -> str:

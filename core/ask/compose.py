@@ -9,9 +9,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from core.ask.charts import (MEASURE_LABELS, MONTHS, between, chart_spec, crime_labels, crime_noun, fmt_int, fmt_num,
-                         fmt_pct, humanize_dates, join_y, month_words, period_words, place_label, ranking_measure,
-                         records, shape_of, state_name, tool_name)
+from core.ask.charts import MEASURE_LABELS, chart_spec, ranking_measure, shape_of
+from core.ask.wording import (between, crime_labels, crime_noun, fmt_int, fmt_num, fmt_pct, humanize_dates, join_y,
+                              month_words, period_words, place_label, state_name)
+from core.engine.envelope import records, tool_name
 from core.ask.contracts import Answer, SourceRef
 from core.ask.methodology import cite, quote
 from core.ask.review import review

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.ask.charts import join_y
 from core.ask.contracts import Answer
+from core.ask.wording import join_y
 from core.text import MONTHS
 
 _NAME = r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+(?:\s+[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+)+"

@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 import pytest
 
 from core import api
-from core.ask.charts import (between, chart_spec, crime_labels, humanize_dates, period_words, place_label,
-                         plotly_figure, ranking_measure, shape_of)
+from core.ask.charts import chart_spec, plotly_figure, ranking_measure, shape_of
+from core.ask.wording import crime_labels, place_label
 
 YEAR_2024 = "from: 2024-01-01\nto: 2024-12-31\n"
 PLANS = {
@@ -172,22 +172,6 @@ def test_headline_readers(envelopes):
     assert crime_labels(envelopes["annual"][0]) == []
     assert place_label(envelopes["series"][0]) == "León"
     assert place_label(envelopes["ranking"][0]) == "municipios de Guanajuato"
-
-
-@pytest.mark.parametrize("start,end,words,phrase", [
-    ("2024-01-01", "2024-12-31", "enero a diciembre de 2024", "entre enero y diciembre de 2024"),
-    ("2024-12-01", "2025-11-30", "diciembre de 2024 a noviembre de 2025",
-     "entre diciembre de 2024 y noviembre de 2025"),
-    ("2024-03-01", "2024-03-31", "marzo de 2024", "en marzo de 2024"),
-])
-def test_period_words(start, end, words, phrase):
-    assert period_words(start, end) == words and between(start, end) == phrase
-
-
-def test_humanize_dates():
-    assert humanize_dates("no publicado en 2022-07..2022-12; cobertura 2015-01..2022-12; mes 2025-02") == \
-        "no publicado en julio a diciembre de 2022; cobertura enero de 2015 a diciembre de 2022; mes febrero de 2025"
-    assert humanize_dates("gx-2026.11.22-197e37ba y 2015–2025") == "gx-2026.11.22-197e37ba y 2015–2025"
 
 
 def test_charts_do_not_import_streamlit():

@@ -7,9 +7,8 @@ import re
 import pytest
 
 from core import api
-from core.ask.compose import compose, crime_noun
+from core.ask.compose import compose
 from core.ask.review import SAFE_TEXT, review
-from core.ask.charts import fmt_int, fmt_num, fmt_pct
 from core.ask.contracts import Answer, ClarifyingQuestion
 from core.ask.methodology import DocIndex
 
@@ -298,25 +297,6 @@ def test_composition_is_deterministic(runs, metadata, bundled_settings):
         assert first == compose("pregunta", copy.deepcopy(envs), metadata=metadata)
     again = api.execute(PLANS["ranking"], settings=bundled_settings).envelopes
     assert compose("p", again, metadata=metadata) == compose("p", runs["ranking"], metadata=metadata)
-
-
-@pytest.mark.parametrize("value,expected", [
-    (fmt_int(1234567), "1,234,567"), (fmt_int(596), "596"), (fmt_num(1851.376), "1,851.4"),
-    (fmt_num(32.19), "32.2"), (fmt_pct(23.35), "23.4 %"), (fmt_pct(-1.08, signed=True), "-1.1 %"),
-    (fmt_pct(19.73, signed=True), "+19.7 %"),
-])
-def test_mexican_number_format(value, expected):
-    assert value == expected
-
-
-@pytest.mark.parametrize("labels,count,expected", [
-    (["Homicidio doloso"], 596, "homicidios dolosos"), (["Homicidio doloso"], 1, "homicidio doloso"),
-    (["Feminicidio"], 2, "feminicidios"), (["Aborto"], 3, "delitos de aborto"), (["Aborto"], 1, "delito de aborto"),
-    (["Electorales"], 5, "delitos electorales"), (["Contra el medio ambiente"], 8, "delitos contra el medio ambiente"),
-    (["Abuso sexual", "Violación"], 9, "delitos de abuso sexual y violación"), ([], 4, "delitos"),
-])
-def test_crime_nouns(labels, count, expected):
-    assert crime_noun(labels, count) == expected
 
 
 def test_method_filters_are_named(bundled_settings, metadata):
