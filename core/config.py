@@ -1,17 +1,24 @@
-"""Central settings: where the data lives and the ETL's safety limits.
+"""Central settings: where the data lives, the ETL's safety limits and the LLM endpoint.
 
 Values come from defaults, then environment variables (``CASANDRA_*``), then explicit
-arguments. Nothing here reads Streamlit; the app passes its own values in.
+arguments. This is the one module of ``core`` that reads the environment or a settings file
+(the LLM endpoint may also sit in ``.streamlit/secrets.toml``); it never imports Streamlit.
 """
 from __future__ import annotations
 
 import os
+import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CATALOGS_DIR = PROJECT_ROOT / "catalogs"
 DEFAULT_DATA_DIR = PROJECT_ROOT / "data"
+SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"  # the app's secrets; may hold the LLM endpoint
+LLM_LOCAL_KEY = "sk-local"  # local OpenAI-compatible servers want some key, never a real one
+LLM_NAMES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL", "CASANDRA_LLM_TIMEOUT",
+             "CASANDRA_LLM_MAX_TOKENS")
 
 MiB = 1024 * 1024
 
@@ -95,3 +102,39 @@ def load_settings(data_dir: str | Path | None = None) -> Settings:
     if os.environ.get("CASANDRA_ETL_DIRECT"):
         base = replace(base, etl_direct=os.environ["CASANDRA_ETL_DIRECT"].strip().lower() not in ("0", "false", "no"))
     return base.with_data_dir(chosen)
+
+
+@dataclass(frozen=True)
+class LlmSettings:
+    """How to reach the LLM planner's endpoint; the key never shows in repr."""
+
+    api_key: str = field(repr=False)
+    base_url: str | None
+    model: str
+    timeout_s: float = 20.0
+    max_retries: int = 2
+    max_tokens: int | None = None
+
+
+def _number(text: Any, kind: type, default):
+    try:
+        return kind(text) if text else default
+    except (TypeError, ValueError):
+        return default
+
+
+def llm_settings(secrets_path: str | Path | None = None) -> LlmSettings | None:
+    """The endpoint from the environment, else the secrets file (top level or ``[llm]``); None when not set."""
+    path, data = Path(secrets_path) if secrets_path is not None else SECRETS_FILE, {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        pass  # an unreadable secrets file means no endpoint, like a missing one
+    section = data.get("llm") if isinstance(data.get("llm"), dict) else {}
+    values = {n: os.environ.get(n) or section.get(n) or data.get(n) or None for n in LLM_NAMES}
+    model, base_url, key = values["CASANDRA_LLM_MODEL"], values["OPENAI_BASE_URL"], values["OPENAI_API_KEY"]
+    if not model or not (base_url or key):
+        return None
+    return LlmSettings(api_key=str(key or LLM_LOCAL_KEY), base_url=str(base_url) if base_url else None,
+                       model=str(model), timeout_s=_number(values["CASANDRA_LLM_TIMEOUT"], float, 20.0),
+                       max_tokens=_number(values["CASANDRA_LLM_MAX_TOKENS"], int, None))

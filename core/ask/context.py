@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from core.engine.catalog import build_catalog
 from core.clock import Clock
-from core.config import Settings, load_settings
+from core.config import Settings, llm_settings, load_settings
 from core.ask.intake import SameDayCache
 from core.ask.pipeline import Conversation, OnStage, Turn, run_turn
 from core.dataset.store import get_store
@@ -45,7 +45,7 @@ class StageContext(Protocol):
     def min_date(self) -> date: ...
 
     @property
-    def llm_config(self) -> Any: ...  # core.ask.plan.llm.LlmConfig | None
+    def llm_config(self) -> Any: ...  # core.config.LlmSettings | None
 
 
 @dataclass
@@ -100,11 +100,9 @@ class Assistant:
 
     @property
     def llm_config(self):
-        """The LLM endpoint settings, or None (environment or .streamlit/secrets.toml)."""
+        """The LLM endpoint settings, or None (``core.config.llm_settings``: environment, then secrets file)."""
         if not self._llm_loaded:
-            from core.ask.plan.llm import load_llm_config
-
-            self._llm_config, self._llm_loaded = load_llm_config(), True
+            self._llm_config, self._llm_loaded = llm_settings(), True
         return self._llm_config
 
     def ask(self, question: str, conversation: Conversation | None = None, *, domain_hint: str = "auto",

@@ -18,7 +18,7 @@ def app(data_copy, make_app, monkeypatch, tmp_path) -> AppTest:
     """The Consultar page over a copy of the bundled store, signed in as an analyst, with no LLM configured."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr("core.ask.plan.llm.DEFAULT_SECRETS", tmp_path / "no-secrets.toml")
+    monkeypatch.setattr("core.config.SECRETS_FILE", tmp_path / "no-secrets.toml")
     at = make_app(data_copy, roles=USER[1], email=USER[0], script="pages/consultar.py")
     at.default_timeout = 120
     return at.run()

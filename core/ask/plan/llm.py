@@ -6,15 +6,12 @@ problems, then ``fallback_reason`` sends the caller to the offline planner. The 
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
-import tomllib
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.engine.catalog import Catalog
 from core.clock import Clock, iso_utc
-from core.config import PROJECT_ROOT
+from core.config import LLM_LOCAL_KEY, LlmSettings
 from core.errors import CasandraError
 from core.engine.plan import MAX_STEPS
 from core.engine.validate import ValidatedPlan, validate_plan
@@ -30,49 +27,10 @@ from core.text import shift_months
 
 MODES = ("json_schema", "json_object", "prompt")
 PLANNER_MODES = ("auto", "rules", "llm")
-DEFAULT_SECRETS = PROJECT_ROOT / ".streamlit" / "secrets.toml"
-LOCAL_KEY = "sk-local"
 _MODE_WORDS = ("response_format", "json_schema", "json_object", "grammar")
 
 
-@dataclass(frozen=True)
-class LlmConfig:
-    """How to reach the model; the key never shows in repr."""
-
-    api_key: str = field(repr=False)
-    base_url: str | None
-    model: str
-    timeout_s: float = 20.0
-    max_retries: int = 2
-    max_tokens: int | None = None
-
-
-def _number(text: Any, kind: type, default):
-    try:
-        return kind(text) if text else default
-    except (TypeError, ValueError):
-        return default
-
-
-def load_llm_config(secrets_path: Path | None = None) -> LlmConfig | None:
-    """The endpoint from the environment, else ``.streamlit/secrets.toml``; None when not configured."""
-    names = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL", "CASANDRA_LLM_TIMEOUT", "CASANDRA_LLM_MAX_TOKENS")
-    path, data = Path(secrets_path) if secrets_path is not None else DEFAULT_SECRETS, {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        pass
-    section = data.get("llm") if isinstance(data.get("llm"), dict) else {}
-    values = {n: os.environ.get(n) or section.get(n) or data.get(n) or None for n in names}
-    model, base_url, key = values["CASANDRA_LLM_MODEL"], values["OPENAI_BASE_URL"], values["OPENAI_API_KEY"]
-    if not model or not (base_url or key):
-        return None
-    return LlmConfig(api_key=str(key or LOCAL_KEY), base_url=str(base_url) if base_url else None, model=str(model),
-                     timeout_s=_number(values["CASANDRA_LLM_TIMEOUT"], float, 20.0),
-                     max_tokens=_number(values["CASANDRA_LLM_MAX_TOKENS"], int, None))
-
-
-def planner_choice(requested: str, config: LlmConfig | None) -> tuple[str, str | None]:
+def planner_choice(requested: str, config: LlmSettings | None) -> tuple[str, str | None]:
     """The planner to use and, when the request cannot be honoured, why."""
     asked = (requested or "auto").strip().lower()
     if asked not in PLANNER_MODES:
@@ -82,7 +40,7 @@ def planner_choice(requested: str, config: LlmConfig | None) -> tuple[str, str |
     return "llm", None
 
 
-def planner_mode(requested: str, config: LlmConfig | None) -> str:
+def planner_mode(requested: str, config: LlmSettings | None) -> str:
     """auto → llm when configured else rules; llm without config → rules; rules → rules."""
     return planner_choice(requested, config)[0]
 
@@ -190,17 +148,17 @@ class EndpointModes:
         self._known: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def get(self, config: LlmConfig) -> str | None:
+    def get(self, config: LlmSettings) -> str | None:
         """The mode known to work for this base_url + model, if any."""
         with self._lock:
             return self._known.get(f"{config.base_url}|{config.model}")
 
-    def remember(self, config: LlmConfig, mode: str) -> None:
+    def remember(self, config: LlmSettings, mode: str) -> None:
         """Record the mode that returned a parseable answer."""
         with self._lock:
             self._known[f"{config.base_url}|{config.model}"] = mode
 
-    def candidates(self, config: LlmConfig) -> list[str]:
+    def candidates(self, config: LlmSettings) -> list[str]:
         """Modes to try, starting at the remembered one."""
         known = self.get(config)
         return list(MODES[MODES.index(known):]) if known in MODES else list(MODES)
@@ -303,8 +261,8 @@ def _refuses_mode(exc: "openai.APIStatusError", mode: str, first_schema_try: boo
     return refused or (mode == "json_schema" and first_schema_try and exc.status_code >= 500)
 
 
-def _scrub(text: str, config: LlmConfig, limit: int = 240) -> str:
-    if config.api_key and config.api_key != LOCAL_KEY:
+def _scrub(text: str, config: LlmSettings, limit: int = 240) -> str:
+    if config.api_key and config.api_key != LLM_LOCAL_KEY:
         text = text.replace(config.api_key, "***")
     return re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)[:limit]
 
@@ -314,7 +272,7 @@ def _endpoint(base_url: str | None) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
 
 
-def propose_plan(question: str, catalog: Catalog, metadata: dict | None, config: LlmConfig | None, *,
+def propose_plan(question: str, catalog: Catalog, metadata: dict | None, config: LlmSettings | None, *,
                  allowed_status=("stable",), client=None, clock=None, modes: EndpointModes | None = None) -> LlmOutcome:
     """Ask the model for a plan and validate it; never raises (plan None + fallback_reason on failure)."""
     out = LlmOutcome(model=config.model if config else None, started_at=iso_utc((clock or Clock()).now()),
@@ -325,7 +283,7 @@ def propose_plan(question: str, catalog: Catalog, metadata: dict | None, config:
     import openai  # imported here: the client library is slow to import and the rules planner never needs it
     t0, own = time.perf_counter(), client is None
     try:
-        client = client or openai.OpenAI(api_key=config.api_key or LOCAL_KEY, base_url=config.base_url,
+        client = client or openai.OpenAI(api_key=config.api_key or LLM_LOCAL_KEY, base_url=config.base_url,
                                          timeout=config.timeout_s, max_retries=0)
         _negotiate(out, question, catalog, metadata, config, allowed_status, client, modes or ENDPOINT_MODES)
     except Exception as exc:  # noqa: BLE001 - the caller always gets an outcome
@@ -340,7 +298,7 @@ def propose_plan(question: str, catalog: Catalog, metadata: dict | None, config:
     return out
 
 
-def _negotiate(out: LlmOutcome, question: str, catalog: Catalog, metadata: dict, config: LlmConfig,
+def _negotiate(out: LlmOutcome, question: str, catalog: Catalog, metadata: dict, config: LlmSettings,
                allowed_status, client, modes: EndpointModes) -> None:
     """The request loop: mode negotiation plus at most ``max_retries`` corrective retries."""
     import openai

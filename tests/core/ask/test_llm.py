@@ -10,8 +10,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from core.engine.catalog import Catalog, build_catalog
-from core.ask.plan.llm import (EndpointModes, LlmConfig, LlmPlan, extract_json, load_llm_config, plan_json_schema,
-                      planner_choice, planner_mode, propose_plan, system_prompt)
+from core.ask.plan.llm import (EndpointModes, LlmPlan, extract_json, plan_json_schema, planner_choice, planner_mode,
+                               propose_plan, system_prompt)
+from core.config import LlmSettings
 from core.dataset.store import Store
 from tests.llm_stub import (Reply, error_reply, plan_reply, slow_reply, stub_server, text_reply)
 
@@ -31,8 +32,8 @@ def world(bundled_settings):
     return build_catalog(store), store.metadata()
 
 
-def config_for(server, **kw) -> LlmConfig:
-    return LlmConfig(**{"api_key": SECRET, "base_url": server.base_url, "model": "stub-model", "timeout_s": 5.0, **kw})
+def config_for(server, **kw) -> LlmSettings:
+    return LlmSettings(**{"api_key": SECRET, "base_url": server.base_url, "model": "stub-model", "timeout_s": 5.0, **kw})
 
 
 def ask(world, server, *, modes=None, **kw):
@@ -197,7 +198,7 @@ def test_a_closed_port_is_a_connection_error():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = LlmConfig(api_key=SECRET, base_url=f"http://127.0.0.1:{port}/v1", model="m", timeout_s=2.0)
+    config = LlmSettings(api_key=SECRET, base_url=f"http://127.0.0.1:{port}/v1", model="m", timeout_s=2.0)
     out = propose_plan(QUESTION, Catalog([], [], [], [], "2026-01-01T00:00:00Z", None),
                        {"min_date": "2015-01-01", "max_date": "2025-11-30"}, config, modes=EndpointModes())
     assert out.plan is None and out.fallback_reason == "connection_error"
@@ -212,7 +213,7 @@ def test_never_raises_on_unexpected_errors(world):
                     raise RuntimeError(f"boom {SECRET}")
 
     catalog, metadata = world
-    config = LlmConfig(api_key=SECRET, base_url="http://127.0.0.1:9/v1", model="m")
+    config = LlmSettings(api_key=SECRET, base_url="http://127.0.0.1:9/v1", model="m")
     out = propose_plan(QUESTION, catalog, metadata, config, client=Broken(), modes=EndpointModes())
     assert out.plan is None and out.fallback_reason == "internal_error" and SECRET not in out.error
 
@@ -220,7 +221,7 @@ def test_never_raises_on_unexpected_errors(world):
 def test_no_config_and_no_data_fall_back_without_a_request(world):
     catalog, metadata = world
     assert propose_plan(QUESTION, catalog, metadata, None).fallback_reason == "no_config"
-    config = LlmConfig(api_key=SECRET, base_url="http://127.0.0.1:9/v1", model="m")
+    config = LlmSettings(api_key=SECRET, base_url="http://127.0.0.1:9/v1", model="m")
     assert propose_plan(QUESTION, catalog, None, config).fallback_reason == "no_data"
 
 
@@ -297,58 +298,9 @@ def test_extract_json_refuses(text):
         extract_json(text)
 
 
-# ---------------------------------------------------------------- configuration
+# ---------------------------------------------------------------- planner choice
 
-LLM_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL", "CASANDRA_LLM_TIMEOUT", "CASANDRA_LLM_MAX_TOKENS")
-
-
-@pytest.fixture
-def clean_env(monkeypatch):
-    for name in LLM_ENV:
-        monkeypatch.delenv(name, raising=False)
-    return monkeypatch
-
-
-def test_config_from_the_environment(clean_env, tmp_path):
-    clean_env.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
-    clean_env.setenv("CASANDRA_LLM_MODEL", "gemma")
-    clean_env.setenv("CASANDRA_LLM_TIMEOUT", "7.5")
-    config = load_llm_config(tmp_path / "missing.toml")
-    assert config == LlmConfig("sk-local", "http://127.0.0.1:8080/v1", "gemma", 7.5, 2)
-
-
-@pytest.mark.parametrize("toml", [
-    'OPENAI_API_KEY = "sk-file"\nOPENAI_BASE_URL = "http://127.0.0.1:9000/v1"\nCASANDRA_LLM_MODEL = "qwen"\n',
-    '[llm]\nOPENAI_API_KEY = "sk-file"\nOPENAI_BASE_URL = "http://127.0.0.1:9000/v1"\nCASANDRA_LLM_MODEL = "qwen"\n',
-])
-def test_config_from_secrets_toml(clean_env, tmp_path, toml):
-    path = tmp_path / "secrets.toml"
-    path.write_text(toml, encoding="utf-8")
-    config = load_llm_config(path)
-    assert (config.api_key, config.base_url, config.model, config.timeout_s) == ("sk-file", "http://127.0.0.1:9000/v1", "qwen", 20.0)
-    clean_env.setenv("CASANDRA_LLM_MODEL", "env-model")  # the environment comes first
-    assert load_llm_config(path).model == "env-model"
-
-
-@pytest.mark.parametrize("env,expected", [
-    ({}, None),
-    ({"CASANDRA_LLM_MODEL": "m"}, None),  # no endpoint and no key
-    ({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, None),  # no model
-    ({"OPENAI_API_KEY": "sk-x", "CASANDRA_LLM_MODEL": "m"}, ("sk-x", None, "m")),  # OpenAI itself
-    ({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "CASANDRA_LLM_MODEL": "m", "CASANDRA_LLM_TIMEOUT": "nope"},
-     ("sk-local", "http://127.0.0.1:1/v1", "m")),
-])
-def test_config_is_none_unless_a_model_and_an_endpoint_are_set(clean_env, tmp_path, env, expected):
-    for k, v in env.items():
-        clean_env.setenv(k, v)
-    (tmp_path / "bad.toml").write_text("esto no es toml = = =", encoding="utf-8")
-    config = load_llm_config(tmp_path / "bad.toml")
-    assert (config if config is None else (config.api_key, config.base_url, config.model)) == expected
-    if config:
-        assert config.timeout_s == 20.0
-
-
-CONFIG = LlmConfig("sk-local", "http://127.0.0.1:1/v1", "m")
+CONFIG = LlmSettings("sk-local", "http://127.0.0.1:1/v1", "m")
 
 
 @pytest.mark.parametrize("requested,config,mode,reason", [

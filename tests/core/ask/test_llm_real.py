@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from core.engine.catalog import build_catalog
-from core.ask.plan.llm import EndpointModes, LlmConfig, propose_plan
+from core.ask.plan.llm import EndpointModes, propose_plan
+from core.config import LlmSettings
 from core.dataset.store import Store
 
 pytestmark = [
@@ -95,7 +96,7 @@ def llama_server(tmp_path_factory):
 def test_a_real_local_model_yields_a_plan_or_a_recorded_fallback(bundled_settings, llama_server):
     store = Store(bundled_settings)
     catalog, metadata = build_catalog(store), store.metadata()
-    config = LlmConfig(api_key="sk-local", base_url=llama_server, model="gemma-3-270m", timeout_s=240.0, max_tokens=300)
+    config = LlmSettings(api_key="sk-local", base_url=llama_server, model="gemma-3-270m", timeout_s=240.0, max_tokens=300)
     modes = EndpointModes()
     out = propose_plan(QUESTION, catalog, metadata, config, modes=modes)
     print(json.dumps(out.as_audit(), ensure_ascii=False, indent=1, default=str)[:6000])
