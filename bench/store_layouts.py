@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from bench.etl_profile import LABELS
-from core.etl.layouts import MONTHS
+from core.text import MONTHS
 
 PARQUET = "FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2"
 # (name, SQL over {v} with {a}: an extra year predicate for the wide view, parameters)

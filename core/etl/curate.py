@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from core.dataset import entities, taxonomy
-from core.etl.layouts import MONTHS
-from core.text import municipality_id, slug_key
+from core.text import MONTHS, municipality_id, slug_key
 
 QUARANTINE_DDL = """
 CREATE TABLE IF NOT EXISTS quarantine_batch (

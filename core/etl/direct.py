@@ -13,15 +13,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from core.config import Limits
 from core.etl import curate
-from core.etl.layouts import MONTHS, Layout
 from core.etl.load import quote_ident
 from core.etl.merge import sql_literal
 from core.etl.sources import SourceFile
+from core.text import MONTHS
+
+if TYPE_CHECKING:
+    from core.etl.layouts import Layout
 
 # What the general path accepts as a count or a year; anything else goes back to it.
 MAX_COUNT = 1_000_000_000
@@ -40,11 +44,6 @@ class DirectLoad:
     path: Path
     view: str
     summary: str  # its rows of ``cell_summary`` (see core.etl.merge.summarize_cells)
-
-
-def eligible(layout: Layout) -> bool:
-    """Only the original IDM_NM layout: every label column present, nothing extra."""
-    return layout.name == "idm_nm" and all(not c.startswith("_") for c in layout.columns)
 
 
 def load_direct(con: duckdb.DuckDBPyConnection, source: SourceFile, layout: Layout, seq: int, limits: Limits,

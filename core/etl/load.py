@@ -1,32 +1,25 @@
-"""Cargador: read one recognized CSV into the staging database as raw long cells.
+"""Cargador: read one recognized CSV into the staging database as text, lines kept.
 
-DuckDB parses the file (all columns as text, so nothing is coerced silently) and
-reshapes it: wide files are unpivoted, long files are renamed. Empty wide cells are
-dropped by UNPIVOT: an empty cell is a month not yet published, never a zero. No
-Python loop ever touches a data row.
+DuckDB parses the file (all columns as text, so nothing is coerced silently) under the
+column names its layout gives; each layout (``core.etl.layouts``) then reshapes the raw
+table into the staged ``cells`` or its reference table. Malformed lines are kept aside
+and become quarantined rows.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from core.config import Limits
 from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
-from core.etl.layouts import MONTHS, Layout, detect_layout
 from core.etl.sources import SourceFile
 
-# Columns of the staged cell table every layout is reshaped into (all text).
-CELL_COLUMNS = (
-    "load_seq", "source_file", "source_row", "columna", "anio", "mes", "fecha",
-    "clave_ent", "entidad", "cve_municipio", "municipio", "entidad_id",
-    "bien", "tipo", "subtipo", "modalidad", "delito", "metodo", "valor",
-)
+if TYPE_CHECKING:
+    from core.etl.layouts import Layout
 
-_MONTH_CASE = "CASE columna " + " ".join(
-    f"WHEN '{m}' THEN '{i}'" for i, m in enumerate(MONTHS, start=1)
-) + " END"
-
+# The staged cell table every monthly layout is reshaped into (all text).
 CELLS_DDL = """
 CREATE TABLE IF NOT EXISTS cells (
     load_seq INTEGER, source_file VARCHAR, source_row BIGINT, columna VARCHAR,
@@ -54,9 +47,9 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def read_raw(con: duckdb.DuckDBPyConnection, source: SourceFile, seq: int, limits: Limits) -> LoadedFile:
-    """Read a CSV as text columns into ``raw_<seq>``, line numbers kept as ``_line``."""
-    layout = detect_layout(source.header, source.name)
+def read_raw(con: duckdb.DuckDBPyConnection, source: SourceFile, layout: Layout, seq: int,
+             limits: Limits) -> LoadedFile:
+    """Read a CSV as text columns named by its layout into ``raw_<seq>``."""
     table = f"raw_{seq}"
     names = list(layout.columns)
     # Malformed lines (wrong column count, broken quotes) are kept aside by DuckDB's
@@ -113,84 +106,9 @@ def line_expr(loaded: LoadedFile, seq: int, alias: str = "") -> str:
     return f"({rid} + 2 + (SELECT count(*) FROM shift_{seq} s WHERE s.t <= {rid}))"
 
 
-# The reduced violación file lost the column that told Violación simple from equiparada, but
-# its leftover pandas index is the row's position in the national file (98 rows per
-# municipality and year): index % 98 = 35 is simple, 36 equiparada (data/raw/README.md).
-_VIOLACION_BY_INDEX = """CASE WHEN lower(strip_accents(trim(tipo))) = 'violacion'
-    THEN CASE TRY_CAST(trim(_index) AS BIGINT) % 98 WHEN 35 THEN 'Violación simple'
-                                                  WHEN 36 THEN 'Violación equiparada' END END"""
-
-
 def _short(exc: Exception) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return text[:300]
-
-
-def _col(layout: Layout, name: str) -> str:
-    """The column if the file has it, else NULL (reduced files lack some)."""
-    return quote_ident(name) if layout.has(name) else "NULL"
-
-
-def stage_cells(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int) -> int:
-    """Reshape ``raw_<seq>`` into rows of the ``cells`` table; returns the cells added."""
-    con.execute(CELLS_DDL)
-    lay = loaded.layout
-    name = loaded.source.name
-    subtipo = _col(lay, "subtipo")
-    if lay.name == "reducido" and lay.has("_index") and not lay.has("subtipo"):
-        subtipo = _VIOLACION_BY_INDEX
-    # rowid follows insertion order, which DuckDB keeps equal to file order;
-    # +2 turns it into the file's line number (line 1 is the header).
-    common = f"""
-        {seq} AS load_seq, ? AS source_file, {line_expr(loaded, seq)} AS source_row,
-        {_col(lay, 'clave_ent')} AS clave_ent, {_col(lay, 'entidad')} AS entidad,
-        {_col(lay, 'cve_municipio')} AS cve_municipio, {_col(lay, 'municipio')} AS municipio,
-        {_col(lay, 'entidad_id')} AS entidad_id,
-        {_col(lay, 'bien_juridico')} AS bien, {_col(lay, 'tipo')} AS tipo,
-        {subtipo} AS subtipo, {_col(lay, 'modalidad')} AS modalidad,
-        {_col(lay, 'delito')} AS delito, {_col(lay, 'metodo')} AS metodo,
-        {_col(lay, 'anio')} AS anio
-    """
-    before = con.execute("SELECT count(*) FROM cells").fetchone()[0]
-    if lay.name in ("idm_nm", "reducido"):
-        months = ", ".join(quote_ident(m) for m in MONTHS)
-        con.execute(
-            f"""
-            INSERT INTO cells BY NAME
-            SELECT load_seq, source_file, source_row, columna, anio,
-                   {_MONTH_CASE} AS mes, NULL AS fecha, clave_ent, entidad, cve_municipio,
-                   municipio, entidad_id, bien, tipo, subtipo, modalidad, delito, metodo, valor
-            FROM (
-                UNPIVOT (SELECT {common}, {months} FROM {loaded.table})
-                ON {months} INTO NAME columna VALUE valor
-            )
-            WHERE trim(valor) <> ''
-            """,
-            [name],
-        )
-    elif lay.name == "largo_no_cero":
-        con.execute(
-            f"""
-            INSERT INTO cells BY NAME
-            SELECT {common}, 'cantidad' AS columna, "mes" AS mes, NULL AS fecha,
-                   "cantidad" AS valor
-            FROM {loaded.table}
-            """,
-            [name],
-        )
-    elif lay.name == "canonico":
-        con.execute(
-            f"""
-            INSERT INTO cells BY NAME
-            SELECT {common}, 'eventos' AS columna, NULL AS mes, "fecha" AS fecha,
-                   "eventos" AS valor
-            FROM {loaded.table}
-            """,
-            [name],
-        )
-    else:  # reference layouts are read by core.etl.reference
-        return 0
-    return con.execute("SELECT count(*) FROM cells").fetchone()[0] - before
 
 
 def stage_rejects(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int) -> None:

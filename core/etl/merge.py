@@ -77,7 +77,7 @@ def _attach_incidents(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 def ensure_batches(con: duckdb.DuckDBPyConnection) -> None:
     """Create the batch tables a load may not have filled."""
-    from core.etl import reference
+    from core.etl.layouts import reference  # the layouts import this module
 
     con.execute(curate.CURATED_DDL)
     con.execute(curate.LABELS_DDL)

@@ -9,7 +9,7 @@ import json
 import re
 import shutil
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Callable, Sequence
@@ -18,9 +18,9 @@ import duckdb
 
 from core.clock import Clock, iso_utc
 from core.config import Settings
-from core.errors import CasandraError, DatosFaltantesError, ValidacionError
-from core.etl import curate, direct, load, merge, metadata, reference, sources
-from core.etl.layouts import LAYOUT_LABELS, detect_layout
+from core.errors import DatosFaltantesError, ValidacionError
+from core.etl import curate, direct, load, merge, metadata, sources
+from core.etl.layouts import Layout, ReadContext, detect_layout
 from core.etl.publish import Depot
 from core.dataset import taxonomy
 
@@ -125,46 +125,33 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
         reports: list[dict] = []
         geo_files: list[sources.SourceFile] = []
         reduced: set[int] = set()
-        monthly: dict[int, tuple[sources.SourceFile, str, SourceSpec]] = {}
+        monthly: dict[int, tuple[sources.SourceFile, Layout, SourceSpec]] = {}
         direct_loads: list[direct.DirectLoad] = []
         merge.ensure_batches(con)
         con.execute(curate.QUARANTINE_DDL)
         crimes = curate.keys_of(taxonomy.load_crimes() + _store_crimes(depot))
         methods = curate.keys_of(taxonomy.load_methods())
+        batch = ReadContext(con, settings.limits, curate_known, crimes, methods, work, direct=settings.etl_direct)
         for seq, src in enumerate(files, start=1):
             spec = spec_by_name.get(src.container or src.name) or spec_by_name.get(src.name) or specs[0]
             progress("load", seq / (len(files) + 1), f"Leyendo {src.name}")
-            if src.kind == "geojson":
-                geo_files.append(src)
-                reports.append(_report(src, "geojson", spec))
-                continue
-            layout = detect_layout(src.header, src.name)
-            fast = direct.load_direct(con, src, layout, seq, settings.limits, curate_known, crimes, methods, work) \
-                if settings.etl_direct and direct.eligible(layout) else None
-            if fast is not None:
-                direct_loads.append(fast)
-                report = _report(src, layout.name, spec)
-                report.update(filas=fast.rows, celdas=fast.cells, _seq=seq)
-                monthly[seq] = (src, layout.name, spec)
-                reports.append(report)
-                continue
-            loaded = load.read_raw(con, src, seq, settings.limits)
-            report = _report(src, loaded.layout.name, spec)
-            report["filas"] = loaded.rows + loaded.rejected_rows
-            load.stage_rejects(con, loaded, seq)
-            if loaded.layout.is_monthly:
-                report["celdas"] = load.stage_cells(con, loaded, seq)
-                monthly[seq] = (src, loaded.layout.name, spec)
-                if loaded.layout.name == "reducido":
-                    reduced.add(seq)
-            else:
-                cut = parse_month(spec.annual_cut) if spec.annual_cut else None
-                report["filas_aceptadas"] = reference.stage_reference(con, loaded, seq, curate_known, cut)
-                if loaded.layout.name == "totales_anuales" and not cut:
-                    report["advertencias"].append(
-                        "No se declaró el corte del último año: todos los años se toman como completos.")
-            report["_seq"] = seq
+            layout = detect_layout(src.header, src.name, src.kind)
+            report = _report(src, layout, spec)
             reports.append(report)
+            if layout.map:  # copied into the version as it is
+                geo_files.append(src)
+                continue
+            cut = parse_month(spec.annual_cut) if spec.annual_cut else None
+            staged = layout.read(src, seq, replace(batch, annual_cut=cut))
+            report.update(staged.report)
+            report["advertencias"].extend(staged.warnings)
+            report.update(_seq=seq, _layout=layout)
+            if staged.direct is not None:
+                direct_loads.append(staged.direct)
+            if layout.monthly:
+                monthly[seq] = (src, layout, spec)
+                if layout.sums_repeated_keys:
+                    reduced.add(seq)
         progress("curate", 0.0, "Curando celdas")
         con.execute(load.CELLS_DDL)
         curate.build_maps(con, curate_known, crimes, methods)
@@ -261,9 +248,9 @@ def _store_crimes(depot: Depot) -> list:
     return [taxonomy.Crime(d, s, t, tk, b, (), "") for d, s, t, tk, b in rows if d not in known]
 
 
-def _report(src: sources.SourceFile, layout: str, spec: SourceSpec) -> dict:
+def _report(src: sources.SourceFile, layout: Layout, spec: SourceSpec) -> dict:
     return {
-        "archivo": src.name, "formato": layout, "formato_descripcion": LAYOUT_LABELS.get(layout, layout),
+        "archivo": src.name, **layout.describe(),
         "codificacion": src.encoding, "fin_de_linea": "CRLF" if src.newline == "\r\n" else "LF",
         "sha256": src.sha256, "bytes": src.size_bytes, "contenedor": src.container,
         "procedencia": spec.procedencia, "advertencias": [],
@@ -274,9 +261,9 @@ def _find(reports: list[dict], seq: int) -> dict:
     return next(r for r in reports if r.get("_seq") == seq)
 
 
-def _own(con, seq: int, layout: str, spec: SourceSpec, report: dict) -> None:
+def _own(con, seq: int, layout: Layout, spec: SourceSpec, report: dict) -> None:
     """Record the slices a monthly file owns and report its coverage."""
-    if layout in ("idm_nm", "reducido"):
+    if layout.owns_observed_cells:
         merge.add_owned_observed(con, seq)
         first, last = con.execute("SELECT min(fecha), max(fecha) FROM cell_summary WHERE load_seq = ?", [seq]).fetchone()
         report["cobertura"] = {"origen": "observada", "desde": _d(first), "hasta": _d(last)}
@@ -297,7 +284,7 @@ def _own(con, seq: int, layout: str, spec: SourceSpec, report: dict) -> None:
             merge.summarize_cells(con, seq)
         origin = "declarada"
     else:
-        if layout == "largo_no_cero":
+        if layout.whole_years:
             # These files hold whole years: the coverage runs from January of the first
             # year to December of the last one seen.
             y1, y2 = con.execute(
@@ -351,7 +338,7 @@ def _finish_reports(con, reports: list[dict], stats: dict) -> None:
         r["filas_en_cuarentena"] = q_rows
         r["celdas_en_cuarentena"] = q_cells
         r["motivos_cuarentena"] = curate.quarantine_reasons(con, seq)
-        if r["formato"] in ("idm_nm", "reducido", "largo_no_cero", "canonico"):
+        if r["_layout"].monthly:
             delitos = con.execute(
                 """SELECT delito, min(fecha), max(fecha), sum(ev), sum(n) FROM cell_summary WHERE load_seq = ?
                    GROUP BY delito ORDER BY delito""", [seq]).fetchall()
@@ -370,8 +357,3 @@ def _finish_reports(con, reports: list[dict], stats: dict) -> None:
                 f"Se rechaza {r['archivo']}: todas sus filas quedaron en cuarentena ({reasons or 'sin datos válidos'}).",
                 ["Revise las claves de municipio y los conteos del archivo.", "No se publicó nada; la versión vigente sigue igual."],
             )
-
-
-def is_refusal(exc: BaseException) -> bool:
-    """Whether an exception is a deliberate refusal (exit code 2 in the CLI)."""
-    return isinstance(exc, CasandraError)

@@ -1,25 +1,31 @@
-"""The file layouts the Cargador recognizes, detected from the header alone.
+"""What a layout is, the registry of layouts and detection from the header alone.
 
-Monthly crime layouts (seed data README): the original IDM_NM wide file, the reduced wide
-file (leading pandas index, missing descriptive columns), the long non-zero-only file
-(``Mes`` = ``N-Mes``, ``Cantidad``) and our canonical long layout. Reference layouts:
-the yearly all-crime totals, CONAPO population, the census population and the
-municipality catalogue. Detection is by normalized header names, never by file name.
+A layout is a class: its ``name`` (stored in reports and metadata), a Spanish ``label``,
+a ``priority`` (detection order, lowest first), ``detect(header)`` and ``read(...)``, which
+stages one file into the load's DuckDB connection. Built-in layouts register themselves
+with ``@register_layout`` exactly like a new one would; detection asks every registered
+layout of the file's kind in priority order and takes the first that claims the header.
+Detection is by normalized header names, never by file name.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Sequence
 
 from core.errors import ValidacionError
-from core.text import header_key
+from core.text import MONTHS, header_key
 
-MONTHS = (
-    "enero", "febrero", "marzo", "abril", "mayo", "junio",
-    "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre",
-)
+if TYPE_CHECKING:
+    import duckdb
+
+    from core.config import Limits
+    from core.etl.curate import KnownEntities
+    from core.etl.direct import DirectLoad
+    from core.etl.sources import SourceFile
 
 # Synonyms of header names seen in real files, mapped to one canonical column name.
-_ALIASES = {
+ALIASES = {
     "ano": "anio",
     "a_o": "anio",  # 'Año' read with the wrong encoding
     "anio": "anio",
@@ -49,98 +55,147 @@ _ALIASES = {
     "poblacion_censo2020": "poblacion_censo2020",
     "cve_mun": "cve_mun",
 }
-_ALIASES.update({m: m for m in MONTHS})
+ALIASES.update({m: m for m in MONTHS})
 
-MONTHLY_LAYOUTS = ("idm_nm", "reducido", "largo_no_cero", "canonico")
-REFERENCE_LAYOUTS = ("totales_anuales", "poblacion", "poblacion_censo", "catalogo_municipios")
 
-LAYOUT_LABELS = {
-    "idm_nm": "IDM_NM original (ancho, 12 meses)",
-    "reducido": "Ancho reducido (columnas faltantes)",
-    "largo_no_cero": "Largo, solo celdas distintas de cero (Mes/Cantidad)",
-    "canonico": "Largo canónico (fecha, entidad, delito, eventos)",
-    "totales_anuales": "Totales anuales de todos los delitos",
-    "poblacion": "Población CONAPO por municipio y año",
-    "poblacion_censo": "Población del Censo 2020",
-    "catalogo_municipios": "Catálogo de municipios",
-    "geojson": "Mapa GeoJSON de municipios",
-}
+def canonical_columns(cells: Sequence[str], aliases: dict[str, str] = ALIASES) -> tuple[str, ...]:
+    """Map raw header cells to canonical names; unnamed or unknown cells get placeholders."""
+    out: list[str] = []
+    for i, cell in enumerate(cells):
+        key = header_key(cell)
+        if not key:
+            out.append("_index" if i == 0 else f"_extra_{i}")
+            continue
+        out.append(aliases.get(key, f"_extra_{i}"))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
-class Layout:
-    """A detected layout: its name and the canonical name of every header column."""
+class Header:
+    """A file's header as detection sees it: the raw cells, their keys and their canonical names."""
 
-    name: str
+    cells: tuple[str, ...]
+    keys: tuple[str, ...]  # header_key of every cell ('Cve. Municipio' → 'cve_municipio')
     columns: tuple[str, ...]  # canonical names in file order ("_index" / "_extra_N" for others)
+    file_name: str = ""  # for refusals that name the file
+
+    @classmethod
+    def of(cls, cells: Sequence[str], file_name: str = "") -> Header:
+        """The header of a file from its raw cells."""
+        cells = tuple(cells)
+        return cls(cells, tuple(header_key(c) for c in cells), canonical_columns(cells), file_name)
 
     @property
-    def is_monthly(self) -> bool:
-        """True for the monthly crime layouts."""
-        return self.name in MONTHLY_LAYOUTS
+    def present(self) -> set[str]:
+        """The canonical names the header carries."""
+        return set(self.columns)
 
-    @property
-    def label(self) -> str:
-        """Spanish description for summaries and the upload preview."""
-        return LAYOUT_LABELS[self.name]
+
+@dataclass
+class ReadContext:
+    """What a layout needs to stage one file: the load's connection, limits and known names."""
+
+    con: duckdb.DuckDBPyConnection
+    limits: Limits
+    known: KnownEntities  # municipalities of the catalog and the current store
+    crimes: dict  # known crime keys (curate.keys_of)
+    methods: dict  # known method keys
+    work: Path  # the load's private folder
+    direct: bool = True  # whether the direct path may be tried (settings.etl_direct)
+    annual_cut: tuple[int, int] | None = None  # this file's declared last month of the yearly totals
+
+
+@dataclass
+class Staged:
+    """What reading one file staged, for the file's report."""
+
+    report: dict  # counts for the report, in report order (filas, then celdas or filas_aceptadas)
+    warnings: list[str] = field(default_factory=list)
+    direct: DirectLoad | None = None  # set when the direct path wrote the file's curated cells
+
+
+class Layout:
+    """One upload layout; a detected file gets an instance holding its canonical columns."""
+
+    name: ClassVar[str]  # stored as the file's "formato" in reports and metadata
+    label: ClassVar[str]  # Spanish description for summaries and the upload preview
+    priority: ClassVar[int]  # detection order among layouts of the same kind, lowest first
+    kind: ClassVar[str] = "csv"  # the source kind it reads (core.etl.sources.SourceFile.kind)
+    monthly: ClassVar[bool] = False  # crime counts per month (curated cells) or a reference table
+    map: ClassVar[bool] = False  # a map copied into the version as it is, never staged
+    hint: ClassVar[str | None] = None  # how to write files of this layout, for the unknown-format refusal
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = tuple(columns)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.columns!r})"
+
+    @classmethod
+    def detect(cls, header: Header) -> bool:
+        """Whether a file with this header has this layout (may refuse a near miss with ValidacionError)."""
+        raise NotImplementedError
+
+    @classmethod
+    def column_names(cls, header: Header) -> tuple[str, ...]:
+        """The names the file's columns get when read (the shared canonical names by default)."""
+        return header.columns
 
     def has(self, column: str) -> bool:
         """Whether the file carries this canonical column."""
         return column in self.columns
 
+    def describe(self) -> dict:
+        """The layout's fields of a file report."""
+        return {"formato": self.name, "formato_descripcion": self.label}
 
-def canonical_columns(header: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """Map raw header cells to canonical names; unnamed or unknown cells get placeholders."""
-    out: list[str] = []
-    for i, cell in enumerate(header):
-        key = header_key(cell)
-        if not key:
-            out.append("_index" if i == 0 else f"_extra_{i}")
-            continue
-        out.append(_ALIASES.get(key, f"_extra_{i}"))
-    return tuple(out)
+    def read(self, source: SourceFile, seq: int, ctx: ReadContext) -> Staged:
+        """Stage the file into ``ctx.con`` (load sequence ``seq``) and say what was staged."""
+        raise NotImplementedError
 
 
-def detect_layout(header: tuple[str, ...] | list[str], file_name: str) -> Layout:
-    """Recognize the layout of a CSV from its header, or refuse it with INVALID_PAYLOAD."""
-    cols = canonical_columns(header)
-    present = set(cols)
+_REGISTRY: list[type[Layout]] = []
+
+
+def register_layout(cls: type[Layout]) -> type[Layout]:
+    """Class decorator: add a layout to detection, at its priority (a name can be taken once)."""
+    for attr in ("name", "label", "priority"):
+        if not hasattr(cls, attr):
+            raise TypeError(f"{cls.__name__} has no {attr}")
+    if any(c.name == cls.name for c in _REGISTRY):
+        raise ValueError(f"layout {cls.name!r} is already registered")
+    _REGISTRY.append(cls)
+    # sort is stable: equal priorities keep their registration order
+    _REGISTRY.sort(key=lambda c: c.priority)
+    return cls
+
+
+def unregister_layout(cls: type[Layout]) -> None:
+    """Remove a layout from detection (tests that register a toy one)."""
+    _REGISTRY.remove(cls)
+
+
+def registered_layouts(kind: str | None = None) -> tuple[type[Layout], ...]:
+    """The registered layouts in detection order, optionally of one source kind."""
+    return tuple(c for c in _REGISTRY if kind is None or c.kind == kind)
+
+
+def detect_layout(cells: Sequence[str], file_name: str, kind: str = "csv") -> Layout:
+    """Recognize the layout of a file from its header, or refuse it with INVALID_PAYLOAD."""
+    header = Header.of(cells, file_name)
+    cols = header.columns
     dupes = {c for c in cols if not c.startswith("_") and cols.count(c) > 1}
     if dupes:
         raise ValidacionError(
             f"El archivo {file_name} repite columnas en el encabezado: {', '.join(sorted(dupes))}.",
             ["Revise que el encabezado tenga cada columna una sola vez."],
         )
-    months = set(MONTHS)
-    if months <= present and {"anio", "cve_municipio", "tipo"} <= present:
-        full = {"clave_ent", "entidad", "municipio", "bien_juridico", "subtipo", "modalidad"}
-        name = "idm_nm" if full <= present and "_index" not in present else "reducido"
-        return Layout(name, cols)
-    if present & months:
-        missing = sorted(months - present)
-        raise ValidacionError(
-            f"El archivo {file_name} parece ancho (columnas de meses) pero le faltan columnas: "
-            f"{', '.join(missing + sorted({'anio', 'cve_municipio', 'tipo'} - present))}.",
-            ["Se esperan Año, Cve. Municipio, Tipo de delito y las 12 columnas Enero…Diciembre."],
-        )
-    if {"mes", "cantidad", "anio", "cve_municipio", "tipo"} <= present:
-        return Layout("largo_no_cero", cols)
-    if {"fecha", "delito", "eventos"} <= present and ({"entidad_id", "cve_municipio"} & present):
-        return Layout("canonico", cols)
-    if {"cve_municipio", "anio", "total_delitos"} <= present:
-        return Layout("totales_anuales", cols)
-    if {"cve_municipio", "anio", "poblacion"} <= present:
-        return Layout("poblacion", cols)
-    if {"cve_municipio", "poblacion_censo2020"} <= present:
-        return Layout("poblacion_censo", cols)
-    if {"cve_municipio", "municipio"} <= present and len(present - {"clave_ent", "cve_mun"}) == 2:
-        return Layout("catalogo_municipios", cols)
-    shown = ", ".join(h for h in header[:12] if h) or "(vacío)"
+    candidates = registered_layouts(kind)
+    for cls in candidates:
+        if cls.detect(header):
+            return cls(cls.column_names(header))
+    shown = ", ".join(h for h in header.cells[:12] if h) or "(vacío)"
     raise ValidacionError(
         f"No se reconoce el formato del archivo {file_name}. Encabezado: {shown}.",
-        [
-            "Formatos admitidos: IDM_NM de SESNSP (ancho, Enero…Diciembre), ancho reducido, "
-            "largo con Mes/Cantidad, o largo canónico fecha, entidad_id|cve_municipio, delito, [metodo], eventos.",
-            "También: totales anuales, población CONAPO, población del censo y catálogo de municipios.",
-        ],
+        list(dict.fromkeys(c.hint for c in candidates if c.hint)),
     )

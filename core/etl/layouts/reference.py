@@ -1,16 +1,22 @@
-"""Reference layouts: yearly all-crime totals, population and the municipality catalogue.
+"""Reference layouts: yearly all-crime totals, population, the municipality catalogue and maps.
 
-They go through the same staging connection and quarantine as the monthly files, but
-land in their own tables: the yearly totals are an annual series (``total_delitos``)
-that is never mixed into monthly sums; population feeds ``tasa_per_100k``.
+The tables go through the same staging connection and quarantine as the monthly files,
+but land in their own tables: the yearly totals are an annual series (``total_delitos``)
+that is never mixed into monthly sums; population feeds ``tasa_per_100k``. A GeoJSON map
+is not staged at all: it is copied into the version as it is.
 """
 from __future__ import annotations
+
+from typing import ClassVar
 
 import duckdb
 
 from core.dataset import taxonomy
-from core.etl.curate import KnownEntities, resolve_entity, insert_rows
+from core.etl import load
+from core.etl.curate import KnownEntities, insert_rows, resolve_entity
+from core.etl.layouts.base import Header, Layout, ReadContext, Staged, register_layout
 from core.etl.load import LoadedFile, line_expr
+from core.etl.sources import SourceFile
 
 ANNUAL_DDL = """
 CREATE TABLE IF NOT EXISTS annual_batch (
@@ -33,6 +39,7 @@ CREATE TABLE IF NOT EXISTS entity_batch (
 """
 
 ANNUAL_SERIES = "total_delitos"
+_YEAR = 'TRY_CAST(trim(r."anio") AS DOUBLE)'
 
 
 def _resolve_codes(con: duckdb.DuckDBPyConnection, table: str, has_name: bool, known: KnownEntities) -> None:
@@ -68,17 +75,53 @@ def _quarantine(con, seq: int, name: str, table: str, has_name: bool, checks: st
     )
 
 
-def stage_reference(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int,
-                    known: KnownEntities, annual_cut: tuple[int, int] | None) -> int:
-    """Stage one reference file into its batch table; returns the rows accepted."""
-    lay = loaded.layout
-    table = loaded.table
-    name = loaded.source.name
-    has_name = lay.has("municipio")
-    _resolve_codes(con, table, has_name, known)
-    line = line_expr(loaded, seq)
-    year = 'TRY_CAST(trim(r."anio") AS DOUBLE)'
-    if lay.name == "totales_anuales":
+class ReferenceLayout(Layout):
+    """A table keyed by municipality code: resolved against the known municipalities, then staged."""
+
+    hint = "También: totales anuales, población CONAPO, población del censo y catálogo de municipios."
+
+    def read(self, source: SourceFile, seq: int, ctx: ReadContext) -> Staged:
+        """Read the file as text and stage its valid rows into the layout's batch table."""
+        loaded = load.read_raw(ctx.con, source, self, seq, ctx.limits)
+        load.stage_rejects(ctx.con, loaded, seq)
+        has_name = self.has("municipio")
+        _resolve_codes(ctx.con, loaded.table, has_name, ctx.known)
+        accepted = self.stage(ctx, loaded, seq, has_name, line_expr(loaded, seq))
+        staged = Staged({"filas": loaded.rows + loaded.rejected_rows, "filas_aceptadas": accepted})
+        staged.warnings.extend(self.warnings(ctx))
+        return staged
+
+    def stage(self, ctx: ReadContext, loaded: LoadedFile, seq: int, has_name: bool, line: str) -> int:
+        """Quarantine the bad rows, stage the rest; returns the rows accepted."""
+        raise NotImplementedError
+
+    def warnings(self, ctx: ReadContext) -> list[str]:
+        """Warnings for the file's report."""
+        return []
+
+
+@register_layout
+class TotalesAnuales(ReferenceLayout):
+    """Yearly totals of all crimes per municipality (an annual series, never summed into months)."""
+
+    name = "totales_anuales"
+    label = "Totales anuales de todos los delitos"
+    priority = 50
+
+    @classmethod
+    def detect(cls, header: Header) -> bool:
+        """Municipality code, year and total."""
+        return {"cve_municipio", "anio", "total_delitos"} <= header.present
+
+    def warnings(self, ctx: ReadContext) -> list[str]:
+        """Without a declared cut the last year is taken as complete."""
+        if ctx.annual_cut:
+            return []
+        return ["No se declaró el corte del último año: todos los años se toman como completos."]
+
+    def stage(self, ctx: ReadContext, loaded: LoadedFile, seq: int, has_name: bool, line: str) -> int:
+        """Stage into ``annual_batch`` with each year's methodology and completeness."""
+        con, table, name, year, cut = ctx.con, loaded.table, loaded.source.name, _YEAR, ctx.annual_cut
         con.execute(ANNUAL_DDL)
         checks = f"""CASE WHEN {year} IS NULL OR {year} <> floor({year}) OR {year} NOT BETWEEN 1990 AND 2100 THEN 'año inválido'
                      WHEN TRY_CAST(trim(r."total_delitos") AS DOUBLE) IS NULL THEN 'conteo no numérico'
@@ -93,8 +136,8 @@ def stage_reference(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int
         con.execute("CREATE OR REPLACE TEMP TABLE year_meta (anio INTEGER, metodologia VARCHAR, parcial BOOLEAN, meses INTEGER)")
         meta_rows = []
         for y, method in methodology.items():
-            months = annual_cut[1] if annual_cut and annual_cut[0] == y else 12
-            if annual_cut and y > annual_cut[0]:
+            months = cut[1] if cut and cut[0] == y else 12
+            if cut and y > cut[0]:
                 months = 0
             meta_rows.append((y, method, months < 12, months))
         if meta_rows:
@@ -111,11 +154,20 @@ def stage_reference(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int
             [name],
         )
         return con.execute("SELECT count(*) FROM annual_batch WHERE load_seq = ?", [seq]).fetchone()[0]
-    if lay.name in ("poblacion", "poblacion_censo"):
+
+
+class PopulationLayout(ReferenceLayout):
+    """Population per municipality and year; subclasses say which column, year and source."""
+
+    value_column: ClassVar[str]  # quoted raw column with the population
+    year_sql: ClassVar[str]  # SQL for the row's year
+    source_label: ClassVar[str]  # the ``fuente`` stored with every row
+
+    def stage(self, ctx: ReadContext, loaded: LoadedFile, seq: int, has_name: bool, line: str) -> int:
+        """Stage into ``population_batch``."""
+        con, table, name = ctx.con, loaded.table, loaded.source.name
+        value, yexpr = self.value_column, self.year_sql
         con.execute(POPULATION_DDL)
-        value = '"poblacion"' if lay.name == "poblacion" else '"poblacion_censo2020"'
-        yexpr = year if lay.name == "poblacion" else "2020"
-        fuente = "CONAPO" if lay.name == "poblacion" else "INEGI Censo 2020"
         num = f"TRY_CAST(trim(r.{value}) AS DOUBLE)"
         checks = f"""CASE WHEN {yexpr} IS NULL OR {yexpr} <> floor({yexpr}) OR {yexpr} NOT BETWEEN 1900 AND 2100 THEN 'año inválido'
                      WHEN {num} IS NULL THEN 'población no numérica'
@@ -124,12 +176,64 @@ def stage_reference(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int
         con.execute(
             f"""INSERT INTO population_batch
                 SELECT {seq}, m.cve_municipio, m.entidad_id, m.estado_id, ({yexpr})::INTEGER,
-                       {num}::BIGINT, '{fuente}', ?, r.source_row
+                       {num}::BIGINT, '{self.source_label}', ?, r.source_row
                 {_join(table, has_name, line)} WHERE m.motivo IS NULL AND ({checks}) IS NULL""",
             [name],
         )
         return con.execute("SELECT count(*) FROM population_batch WHERE load_seq = ?", [seq]).fetchone()[0]
-    if lay.name == "catalogo_municipios":
+
+
+@register_layout
+class Poblacion(PopulationLayout):
+    """CONAPO projections: one row per municipality and year."""
+
+    name = "poblacion"
+    label = "Población CONAPO por municipio y año"
+    priority = 60
+    value_column = '"poblacion"'
+    year_sql = _YEAR
+    source_label = "CONAPO"
+
+    @classmethod
+    def detect(cls, header: Header) -> bool:
+        """Municipality code, year and population."""
+        return {"cve_municipio", "anio", "poblacion"} <= header.present
+
+
+@register_layout
+class PoblacionCenso(PopulationLayout):
+    """The 2020 census count: one row per municipality."""
+
+    name = "poblacion_censo"
+    label = "Población del Censo 2020"
+    priority = 70
+    value_column = '"poblacion_censo2020"'
+    year_sql = "2020"
+    source_label = "INEGI Censo 2020"
+
+    @classmethod
+    def detect(cls, header: Header) -> bool:
+        """Municipality code and the census population."""
+        return {"cve_municipio", "poblacion_censo2020"} <= header.present
+
+
+@register_layout
+class CatalogoMunicipios(ReferenceLayout):
+    """Municipality codes and names, nothing else."""
+
+    name = "catalogo_municipios"
+    label = "Catálogo de municipios"
+    priority = 80
+
+    @classmethod
+    def detect(cls, header: Header) -> bool:
+        """Code and name, plus at most the state code and the short municipality code."""
+        present = header.present
+        return {"cve_municipio", "municipio"} <= present and len(present - {"clave_ent", "cve_mun"}) == 2
+
+    def stage(self, ctx: ReadContext, loaded: LoadedFile, seq: int, has_name: bool, line: str) -> int:
+        """Stage into ``entity_batch``."""
+        con, table, name = ctx.con, loaded.table, loaded.source.name
         con.execute(ENTITY_DDL)
         _quarantine(con, seq, name, table, has_name, "NULL", 'r."municipio"', line)
         con.execute(
@@ -139,4 +243,19 @@ def stage_reference(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int
                 {_join(table, has_name, line)} WHERE m.motivo IS NULL"""
         )
         return con.execute("SELECT count(*) FROM entity_batch WHERE load_seq = ?", [seq]).fetchone()[0]
-    raise AssertionError(f"not a reference layout: {lay.name}")
+
+
+@register_layout
+class MapaGeoJson(Layout):
+    """A GeoJSON map of municipalities: copied into the version, never staged."""
+
+    name = "geojson"
+    label = "Mapa GeoJSON de municipios"
+    priority = 10
+    kind = "geojson"
+    map = True
+
+    @classmethod
+    def detect(cls, header: Header) -> bool:
+        """Any GeoJSON file (the front door already checked it is one)."""
+        return True

@@ -97,6 +97,7 @@ def test_direct_path_only_for_the_original_layout():
     from core.etl.layouts import detect_layout
 
     header = HEAD[0].split(",")
-    assert direct.eligible(detect_layout(header, "x.csv"))
+    assert detect_layout(header, "x.csv").direct_ready()
+    assert not detect_layout(header + ["Extra"], "x.csv").direct_ready()
     reduced = [""] + [h for h in header if h not in ("Entidad", "Bien jurídico afectado")]
-    assert not direct.eligible(detect_layout(reduced, "x.csv"))
+    assert detect_layout(reduced, "x.csv").name == "reducido"  # a reduced file has no direct path

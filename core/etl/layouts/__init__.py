@@ -1,0 +1,28 @@
+"""Upload layouts: one registered class per layout (detect by header, read, describe).
+
+``base`` defines a layout and the registry; ``monthly`` and ``reference`` hold the
+built-in layouts, which register themselves with ``@register_layout`` like any new one.
+A new layout is a subclass of ``Layout`` (or of ``MonthlyLayout`` / ``LongLayout`` /
+``ReferenceLayout`` to reuse their reading) decorated with ``@register_layout`` in a module
+that is imported before the load; nothing else in the ETL names a layout.
+"""
+from __future__ import annotations
+
+from core.etl.layouts.base import (
+    Header,
+    Layout,
+    ReadContext,
+    Staged,
+    canonical_columns,
+    detect_layout,
+    register_layout,
+    registered_layouts,
+    unregister_layout,
+)
+from core.etl.layouts.monthly import LongLayout, MonthlyLayout, WideLayout
+from core.etl.layouts.reference import ReferenceLayout
+
+__all__ = [
+    "Header", "Layout", "LongLayout", "MonthlyLayout", "ReadContext", "ReferenceLayout", "Staged", "WideLayout",
+    "canonical_columns", "detect_layout", "register_layout", "registered_layouts", "unregister_layout",
+]
