@@ -1,18 +1,13 @@
 """The metadata of a published version (seed 001 §8-§9) and the maps it carries."""
 from __future__ import annotations
 
-import calendar
 import re
 import shutil
 from datetime import date
 from pathlib import Path
 
 from core.etl.publish import Depot
-
-
-def last_day(d: date) -> date:
-    """Last day of the month of ``d``."""
-    return date(d.year, d.month, calendar.monthrange(d.year, d.month)[1])
+from core.text import month_end
 
 
 def new_geo(previous: dict, geo_files) -> bool:
@@ -47,7 +42,7 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
     ).fetchall()
     coverage: dict = {}
     for delito, gran, estado, desde, hasta, meses, label in cov_rows:
-        end = last_day(hasta) if gran == "month" else date(hasta.year, 12, 31)
+        end = month_end(hasta.year, hasta.month) if gran == "month" else date(hasta.year, 12, 31)
         item = coverage.setdefault(delito, {"label": label, "granularity": gran, "desde": desde.isoformat(),
                                             "hasta": end.isoformat(), "estados": {}})
         item["desde"] = min(item["desde"], desde.isoformat())
