@@ -104,6 +104,13 @@ def load_settings(data_dir: str | Path | None = None) -> Settings:
     return base.with_data_dir(chosen)
 
 
+def extra_tool_dirs() -> tuple[Path, ...]:
+    """Tool folders besides ``catalogs/tools`` (``CASANDRA_TOOL_DIRS``, separated by ``os.pathsep``): a tool
+    is added as its ToolSpec JSON plus its module in such a folder, without editing the project."""
+    raw = os.environ.get("CASANDRA_TOOL_DIRS", "")
+    return tuple(Path(part).resolve() for part in raw.split(os.pathsep) if part.strip())
+
+
 @dataclass(frozen=True)
 class LlmSettings:
     """How to reach the LLM planner's endpoint; the key never shows in repr."""

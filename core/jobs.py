@@ -90,12 +90,11 @@ def to_plan(req: JobRequest, catalog, metadata: dict) -> tuple[dict, dict]:
             raise ValidacionError(f"La herramienta {t.name!r} no existe.", [f"Disponibles: {', '.join(catalog.by_name)}"])
         args = {k: v for k, v in common.items() if k in spec.arg_names}
         if spec.requires.entity and "entidad_id" not in args and "entidad_id" not in t.args:
+            # the state by default; every tool's default nivel (hijos) reads its municipalities
             args["entidad_id"] = "GTO" if any(e["entidad_id"] == "GTO" for e in catalog.entities) else catalog.entities[0]["entidad_id"]
-            if spec.name == "rank_por_delito" and p.municipio is None:
-                args["nivel"] = "hijos"
         if spec.requires.date_range and "from" not in args and "from" not in t.args:
             args["from"], args["to"] = metadata["min_date"], metadata["max_date"]
-        if spec.name in ("rank_por_delito", "serie_temporal") and p.municipio and "nivel" in spec.arg_names:
+        if p.municipio and "nivel" in spec.arg_names:  # a job about a municipality asks about the municipality itself
             args.setdefault("nivel", "actual")
         args.update(t.args)
         steps.append({"tool_id": spec.tool_id, "args": args})

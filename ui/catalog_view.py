@@ -7,6 +7,7 @@ from typing import Any, get_args
 import pandas as pd
 
 from core.ask.contracts import DomainKey
+from core.engine.catalog import tool_spec
 from core.text import fold
 
 DOMAIN_TEXT = {
@@ -24,8 +25,6 @@ STATUS = {"stable": "estable", "experimental": "experimental"}
 REQUIRES = {"dataset": "datos publicados", "entity": "entidad", "date_range": "rango de fechas",
             "evidence_capable": "puede dar evidencia"}
 PREFERRED = {"entidad_id": "GTO", "delito": "homicidio_doloso", "metodo": "con_arma_de_fuego"}
-FILTER_FOLLOW_UP = 6  # rank_por_delito: shows what a filter feeds into
-NEEDS_ANALYSIS = {"listar_evidencia"}
 
 
 def matches(query: str, *fields: Any) -> bool:
@@ -102,19 +101,23 @@ def _example_args(tool: dict, max_date: str | None) -> dict:
         elif name in required:
             options = _enum(schema)
             args[name] = schema.get("default", options[0] if options else None)
-    if tool["name"] == "total_anual":
+    spec = tool_spec(tool["name"])
+    if spec is not None and spec.calendar == "years":  # whole years: the three before the last month's year
         year = int(stop[:4]) - 1
         args.update({"from": f"{year - 2}-01-01", "to": f"{year}-12-31"})
     return {k: v for k, v in args.items() if v is not None}
 
 
 def example_plan(tool: dict, tools: list[dict], max_date: str | None) -> dict:
-    """A plan that uses the tool (a filter or listar_evidencia goes with rank_por_delito)."""
+    """A plan that uses the tool; one that does not answer alone goes with the tool its spec's ``example`` names
+    (a filter before it, the evidence after it)."""
     steps = [{"tool_id": tool["tool_id"], "args": _example_args(tool, max_date)}]
-    partner = next((t for t in tools if t["tool_id"] == FILTER_FOLLOW_UP), None)
-    if partner and (tool["kind"] == "filter" or tool["name"] in NEEDS_ANALYSIS):
-        given = set(steps[0]["args"]) if tool["kind"] == "filter" else set()
+    example = getattr(tool_spec(tool["name"]), "example", None)
+    partner_name = example and (example.then or example.after)
+    partner = next((t for t in tools if t["name"] == partner_name), None)
+    if partner:
+        given = set(steps[0]["args"]) if example.then else set()
         follow = {"tool_id": partner["tool_id"],
                   "args": {k: v for k, v in _example_args(partner, max_date).items() if k not in given}}
-        steps = [follow, *steps] if tool["name"] in NEEDS_ANALYSIS else [*steps, follow]
+        steps = [follow, *steps] if example.after else [*steps, follow]
     return {"plan": steps}

@@ -6,6 +6,7 @@ from typing import Any, get_args
 
 from core.ask.contracts import DomainHint
 from core.ask.pipeline import Turn
+from core.engine.catalog import load_tool_specs, tool_spec
 
 STAGE_LABELS = {
     "intake": "Leyendo la pregunta", "route": "Eligiendo dominios", "govern": "Revisando permisos",
@@ -14,7 +15,6 @@ STAGE_LABELS = {
 }
 DOMAIN_HINTS: tuple[str, ...] = get_args(DomainHint)
 PLANNERS = {"rules": "Reglas (sin red)", "llm": "LLM"}
-EVIDENCE_TOOL_ID = 9
 EVIDENCE_LIMIT = 200
 
 
@@ -30,18 +30,19 @@ def completed_question(turn: Turn, option: str) -> str:
 
 
 def evidence_plan(plan: dict) -> dict | None:
-    """The turn's plan with ``listar_evidencia`` at the end (None when the turn ran no plan)."""
+    """The turn's plan with the evidence tool at the end (None when the turn ran no plan)."""
     if not plan or not plan.get("plan"):
         return None
+    evidence = next(s.tool_id for s in load_tool_specs() if s.kind == "evidence")
     steps = [{k: v for k, v in s.items() if k in ("tool_id", "tool_version", "args")} for s in plan["plan"]]
-    if steps[-1]["tool_id"] != EVIDENCE_TOOL_ID:
-        steps.append({"tool_id": EVIDENCE_TOOL_ID, "args": {"limit": EVIDENCE_LIMIT}})
+    if steps[-1]["tool_id"] != evidence:
+        steps.append({"tool_id": evidence, "args": {"limit": EVIDENCE_LIMIT}})
     return {"plan": steps, "meta": {"strict_time": bool((plan.get("meta") or {}).get("strict_time"))}}
 
 
 def evidence_envelope(turn: Turn, settings, user: str, role: str) -> dict | None:
-    """The ``listar_evidencia`` rows behind a turn's answer (an audited run of its plan + tool 9)."""
-    ready = [e for e in turn.envelopes if str(e.get("tool", "")).startswith("listar_evidencia")]
+    """The evidence rows behind a turn's answer (an audited run of its plan + the evidence tool)."""
+    ready = [e for e in turn.envelopes if getattr(tool_spec(str(e.get("tool", ""))), "kind", None) == "evidence"]
     if ready:
         return ready[-1]
     plan = evidence_plan(turn.plan)

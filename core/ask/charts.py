@@ -9,38 +9,38 @@ from __future__ import annotations
 import re
 
 from core.ask.wording import crime_labels, period_words
+from core.engine.catalog import tool_spec
 from core.engine.envelope import columns, records, tool_name
 
-FILTER_TOOLS = ("enfoque_entidad", "filtro_fecha", "filtro_tipo", "filtro_metodo", "filtro_frecuencia")
 MEASURES = ("conteo", "tasa_per_100k", "porcentaje", "total_anomalias", "gravedad_promedio")
 MEASURE_LABELS = {"conteo": "Delitos registrados", "tasa_per_100k": "Tasa por cada 100 mil habitantes",
                   "porcentaje": "Porcentaje del total", "total_anomalias": "Meses atípicos",
                   "gravedad_promedio": "Gravedad promedio", "score": "Puntaje", "conteo_base": "Periodo base"}
 MAP_MIN_ROWS = 5  # fewer municipalities make a map mostly empty; a bar says it better
+# An envelope of a tool outside the catalog (an old audit record) is read by its columns.
+_SHAPE_COLUMNS = (("series", {"fecha", "publicado"}), ("comparison", {"conteo_base"}), ("anomalies", {"z_score"}),
+                  ("patterns", {"patron"}), ("annual", {"anio"}))
+
+
+def declared_shape(envelope: dict) -> str | None:
+    """The answer shape the envelope's ToolSpec declares (None for a tool outside the catalog)."""
+    spec = tool_spec(tool_name(envelope))
+    return spec.shape if spec else None
 
 
 def shape_of(envelope: dict) -> str:
-    """error | empty | filter | evidence | series | comparison | anomalies | patterns | annual | ranking | single."""
+    """error | empty | filter | evidence | single | the shape the tool's spec declares (ranking, series, …)."""
     if envelope.get("status") != "ok":
         return "error"
-    name, cols = tool_name(envelope), set(columns(envelope))
-    if name in FILTER_TOOLS:
-        return "filter"
-    if name == "listar_evidencia":
-        return "evidence"
+    declared, cols = declared_shape(envelope), set(columns(envelope))
+    if declared in ("filter", "evidence"):
+        return declared
     rows = records(envelope)
     if not rows or envelope.get("meta", {}).get("empty_result"):
         return "empty"
-    if name == "serie_temporal" or {"fecha", "publicado"} <= cols:
-        return "series"
-    if name == "comparar_periodos" or "conteo_base" in cols:
-        return "comparison"
-    if name == "detectar_anomalias" or "z_score" in cols:
-        return "anomalies"
-    if name == "detectar_patrones" or "patron" in cols:
-        return "patterns"
-    if name == "total_anual" or "anio" in cols:
-        return "annual"
+    shape = declared or next((s for s, needs in _SHAPE_COLUMNS if needs <= cols), "ranking")
+    if shape != "ranking":
+        return shape
     if {"entidad_id", "label"} <= cols and cols & set(MEASURES):
         return "single" if len(rows) == 1 else "ranking"
     return "empty"
@@ -50,9 +50,10 @@ def ranking_measure(envelope: dict) -> str:
     """The measure a ranking is ordered by: the one its headline names, else the first the rows are sorted by."""
     cols, head, rows = columns(envelope), envelope.get("summary", {}).get("headline", ""), records(envelope)
     named = re.search(r"\((conteo|tasa_per_100k)\)|^Entidades por (\w+)", head)
-    # top_entidades_por_total exists to give each entity's share, but only if the rows follow it
+    # a tool may exist to give one measure (each entity's share), but only if the rows follow it
+    spec = tool_spec(tool_name(envelope))
     candidates = [g for g in (named.groups() if named else ()) if g] + \
-        ["porcentaje"] * (tool_name(envelope) == "top_entidades_por_total") + list(MEASURES)
+        ([spec.measure] if spec and spec.measure else []) + list(MEASURES)
     for m in (m for m in candidates if m in cols):
         values = [r[m] for r in rows]
         if None not in values and (values == sorted(values) or values == sorted(values, reverse=True)):
@@ -135,6 +136,9 @@ def chart_spec(envelope: dict, pipeline: list[dict] | None = None) -> dict | Non
             return {**_bar(envelope, rows, "label", "conteo", ""), "title": f"{title}, {span}", "partial": partial}
         return {"type": "line", "x": "anio", "y": "conteo", "color": "label", "title": title, "data": rows,
                 "partial": partial, "markers": []}
+    spec = tool_spec(tool_name(envelope))
+    if spec and spec.chart and shape == spec.shape:  # a shape of its own: the tool's spec names its chart
+        return spec.hook("chart")(envelope, pipeline)
     return None  # single values, filters, evidence lists, empty results and errors
 
 

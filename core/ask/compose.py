@@ -9,9 +9,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from core.ask.charts import MEASURE_LABELS, chart_spec, ranking_measure, shape_of
+from core.ask.charts import MEASURE_LABELS, chart_spec, declared_shape, ranking_measure, shape_of
 from core.ask.wording import (between, crime_labels, crime_noun, fmt_int, fmt_num, fmt_pct, humanize_dates, join_y,
                               month_words, period_words, place_label, state_name)
+from core.engine.catalog import tool_spec
 from core.engine.envelope import records, tool_name
 from core.ask.contracts import Answer, SourceRef
 from core.ask.methodology import cite, quote
@@ -32,6 +33,9 @@ _NO_DATA = "No hay datos publicados para lo que pide, así que no doy una cifra.
 ERROR_LEADS = {"INVALID_DATE_RANGE": _NO_DATA, "DATA_QUALITY_ISSUE": _NO_DATA, "EMPTY_RESULT": _NO_DATA,
                "COMPUTE_ERROR": "No pude calcular el resultado.", None: "No puedo dar una cifra para esta consulta."}
 _SKIP = ("filter", "evidence")
+# finding no anomaly or no pattern is a result, not an empty answer
+_EMPTY = {"anomalies": "No se detectaron meses atípicos de",
+          "patterns": "No se encontraron patrones que cumplan los criterios entre los"}
 
 
 def _lead_single(env, rows, noun, per) -> list[str]:
@@ -175,13 +179,14 @@ def _lead(env: dict, shape: str, detail: str = "") -> list[str]:
     noun = lambda count=2: crime_noun(crimes, count, detail)  # noqa: E731 — every lead names the crime alike
     if shape in _LEADS:
         return _LEADS[shape](env, rows, noun, per)
+    spec = tool_spec(tool_name(env))
+    if spec and spec.lead and shape == spec.shape:  # a shape of its own: the tool's spec names its lead
+        return spec.hook("lead")(env, rows, noun, per)
     if shape == "evidence":
         met = env.get("metrics") or {}
         return [f"La evidencia reúne {fmt_int(met.get('filas', len(rows)))} registros del almacén con "
                 f"{fmt_int(met.get('eventos', 0))} delitos; cada uno indica su archivo y línea de origen."]
-    # finding no anomaly or no pattern is a result, not an empty answer
-    empty = {"detectar_anomalias": "No se detectaron meses atípicos de", "detectar_patrones":
-             "No se encontraron patrones que cumplan los criterios entre los"}.get(tool_name(env))
+    empty = _EMPTY.get(declared_shape(env))
     return [f"{empty or 'La consulta no devolvió resultados de'} {noun()} {per}."]
 
 
@@ -192,7 +197,8 @@ def _method_detail(envelopes: list[dict], index: int, metadata: dict) -> str:
     steps = (metadata.get("plan") or {}).get("plan") or []
     args = steps[index].get("args", {}) if index < len(steps) else {}
     keys = [args["metodo"]] if isinstance(args.get("metodo"), str) else list(args.get("metodo") or [])
-    keys += [r[0] for e in envelopes[:index] if tool_name(e) == "filtro_metodo" for r in e["data"]["inline"]["rows"]]
+    filters = [e for e in envelopes[:index] if declared_shape(e) == "filter"]
+    keys += [r["metodo"] for e in filters for r in records(e) if "metodo" in r]  # a method filter lists the methods kept
     names = {m.metodo: m.modalidad.lower() for m in load_methods()}
     words = [names.get(k, k.replace("_", " ")) for k in dict.fromkeys(keys)]
     return join_y(words + ([f"{args['violencia']} violencia"] if args.get("violencia") else []))

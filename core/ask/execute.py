@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.engine.catalog import tool_spec
 from core.engine.execute import run_validated
 from core.tools import ToolContext
 
@@ -33,5 +34,5 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
             ctx.cache.put(key, {"envelopes": result.envelopes, "query_hash": vp.query_hash})
     for env in turn.envelopes:
         env["meta"]["job_id"] = turn.job_id
-    analyses = [i for i, e in enumerate(turn.envelopes) if not e["tool"].startswith("listar_evidencia")]
+    analyses = [i for i, e in enumerate(turn.envelopes) if getattr(tool_spec(e["tool"]), "kind", None) != "evidence"]
     turn.result_index = analyses[-1] if analyses else None

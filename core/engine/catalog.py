@@ -6,24 +6,30 @@ ISO date, entity, method) live once in ``catalogs/tools/_defs.json``; a spec nam
 ``{"x-def": "delito"}`` and loading inlines it. The CatalogSpec adds the entity and crime
 catalogs of the current dataset, resolves ``x-enum-source`` into closed ``enum`` lists,
 and carries a sha256 checksum of its canonical JSON.
+
+A tool is its spec plus its module: the spec also says how the rest of the engine treats it
+(answer ``shape``, ``calendar``, ``checks``, ``example``…), so nothing else names a tool or its
+id. More tool folders can be added with ``CASANDRA_TOOL_DIRS`` (core.config.extra_tool_dirs).
 """
 from __future__ import annotations
 
 import hashlib
 import importlib
 import json
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from core.config import CATALOGS_DIR
+from core.config import CATALOGS_DIR, extra_tool_dirs
 from core.text import canonical_json
 
 CATALOG_SCHEMA_VERSION = "1.0.0"
 ENVELOPE_SCHEMA_VERSION = "1.0.0"
 _SEMVER = r"^\d+\.\d+\.\d+$"
+_FUNCTION = r"^[a-zA-Z_][\w.]*:[a-zA-Z_]\w*$"  # module:function
 
 
 class Requires(BaseModel):
@@ -36,8 +42,39 @@ class Requires(BaseModel):
     evidence_capable: bool
 
 
+class Example(BaseModel):
+    """How the Catálogo writes the example plan of a tool that does not answer alone."""
+
+    model_config = ConfigDict(extra="forbid")
+    then: str | None = None  # a filter: the example goes on with this tool, which reads what the filter narrowed
+    after: str | None = None  # the example runs this tool first (evidence lists the rows behind its result)
+
+
+def load_function(ref: str) -> Callable:
+    """Import the function a ``module:function`` reference names."""
+    module, func = ref.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
 class ToolSpec(BaseModel):
-    """One tool's contract (C.2-C.7)."""
+    """One tool's contract (C.2-C.7), plus how the engine treats it.
+
+    The fields after ``implementation`` are read instead of the tool's name or id. They are not part
+    of the CatalogSpec contract, so they stay out of ``model_dump``: the catalog, its checksum and
+    ``spec_hash`` are what the contract says.
+
+    - ``shape``: the answer shape, which compose's lead and the chart dispatch on: filter, evidence,
+      ranking (single when one row), series, comparison, anomalies, patterns, annual — or a new one,
+      written by the spec's own ``lead`` and ``chart``.
+    - ``measure``: the measure a ranking is read by first, when its rows follow it.
+    - ``calendar``: ``months`` (the window is aligned to whole months and clamped to the watermark and
+      each crime's coverage) or ``years`` (whole years of the annual series).
+    - ``history``: the argument giving the months read before the window (counted in the estimate).
+    - ``checks``: ``module:function(check)`` with the tool's own contextual checks (core.engine.validate.StepCheck).
+    - ``lead`` / ``chart``: ``module:function`` writing the Spanish lead ``(env, rows, noun, per) -> [str]``
+      and the chart spec ``(env, pipeline) -> dict | None`` of a new shape.
+    - ``example``: the Catálogo's example plan, for a tool that does not answer alone.
+    """
 
     model_config = ConfigDict(extra="forbid")
     tool_id: int = Field(ge=1)
@@ -50,7 +87,15 @@ class ToolSpec(BaseModel):
     args_schema: dict[str, Any]
     output_contract: dict[str, Any]
     deterministic: bool
-    implementation: str = Field(pattern=r"^[a-zA-Z_][\w.]*:[a-zA-Z_]\w*$")
+    implementation: str = Field(pattern=_FUNCTION)
+    shape: str | None = Field(default=None, pattern=r"^[a-z_]+$", exclude=True)
+    measure: str | None = Field(default=None, exclude=True)
+    calendar: Literal["months", "years"] = Field(default="months", exclude=True)
+    history: str | None = Field(default=None, exclude=True)
+    checks: str | None = Field(default=None, pattern=_FUNCTION, exclude=True)
+    lead: str | None = Field(default=None, pattern=_FUNCTION, exclude=True)
+    chart: str | None = Field(default=None, pattern=_FUNCTION, exclude=True)
+    example: Example | None = Field(default=None, exclude=True)
 
     @field_validator("args_schema")
     @classmethod
@@ -76,8 +121,12 @@ class ToolSpec(BaseModel):
 
     def load_implementation(self) -> Callable:
         """Import the function named by ``implementation``."""
-        module, func = self.implementation.split(":")
-        return getattr(importlib.import_module(module), func)
+        return load_function(self.implementation)
+
+    def hook(self, name: str) -> Callable | None:
+        """The function a hook field (``checks``, ``lead``, ``chart``) names; None when the spec names none."""
+        ref = getattr(self, name)
+        return load_function(ref) if ref else None
 
 
 DEFS_FILE = "_defs.json"  # shared argument schemas; files starting with "_" are not tools
@@ -99,24 +148,52 @@ def _with_defs(schema: Any, defs: dict, where: str) -> Any:
 
 
 @lru_cache(maxsize=8)
-def _load_specs(folder: str) -> tuple[ToolSpec, ...]:
-    defs_path = Path(folder) / DEFS_FILE
-    defs = json.loads(defs_path.read_text(encoding="utf-8"))["$defs"] if defs_path.exists() else {}
+def _load_specs(folders: tuple[str, ...]) -> tuple[ToolSpec, ...]:
+    defs: dict = {}
+    for folder in folders:  # any tool folder may add shared definitions
+        defs_path = Path(folder) / DEFS_FILE
+        defs.update(json.loads(defs_path.read_text(encoding="utf-8"))["$defs"] if defs_path.exists() else {})
     specs = []
-    for path in sorted(p for p in Path(folder).glob("*.json") if not p.name.startswith("_")):
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        raw["args_schema"] = _with_defs(raw.get("args_schema"), defs, path.name)
-        specs.append(ToolSpec.model_validate(raw))
+    for folder in folders:
+        if folder != folders[0] and folder not in sys.path:
+            sys.path.append(folder)  # an added tool folder holds its modules next to its specs
+        for path in sorted(p for p in Path(folder).glob("*.json") if not p.name.startswith("_")):
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw["args_schema"] = _with_defs(raw.get("args_schema"), defs, path.name)
+            specs.append(ToolSpec.model_validate(raw))
     ids = [s.tool_id for s in specs]
     names = [s.name for s in specs]
     if len(set(ids)) != len(ids) or len(set(names)) != len(names):
-        raise ValueError("tool_id and name must be unique in catalogs/tools")
+        raise ValueError(f"tool_id and name must be unique across {', '.join(folders)}")
     return tuple(sorted(specs, key=lambda s: s.tool_id))
 
 
+def tool_folders(catalogs_dir: Path = CATALOGS_DIR) -> tuple[str, ...]:
+    """``catalogs/tools`` plus the extra tool folders of the settings (``CASANDRA_TOOL_DIRS``)."""
+    return (str(Path(catalogs_dir) / "tools"), *(str(d) for d in extra_tool_dirs()))
+
+
 def load_tool_specs(catalogs_dir: Path = CATALOGS_DIR) -> list[ToolSpec]:
-    """Every ToolSpec under ``catalogs/tools``, by tool_id."""
-    return list(_load_specs(str(Path(catalogs_dir) / "tools")))
+    """Every ToolSpec of the tool folders, by tool_id."""
+    return list(_load_specs(tool_folders(catalogs_dir)))
+
+
+@lru_cache(maxsize=8)
+def _specs_by_name(folders: tuple[str, ...]) -> dict[str, ToolSpec]:
+    return {s.name: s for s in _load_specs(folders)}
+
+
+def tool_spec(tool: str) -> ToolSpec | None:
+    """The installed ToolSpec named ``tool`` (a name, or an envelope's ``name@version``); None when unknown."""
+    return _specs_by_name(tool_folders()).get(str(tool).split("@")[0])
+
+
+def tool_id(name: str) -> int:
+    """The tool_id of the installed tool ``name`` (plans carry ids; code names tools)."""
+    spec = tool_spec(name)
+    if spec is None:
+        raise KeyError(f"no tool named {name!r} in {', '.join(tool_folders())}")
+    return spec.tool_id
 
 
 class Catalog:
@@ -188,7 +265,8 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
     from core.clock import Clock, iso_utc
 
     vid = store.dataset_version
-    cached = _CACHE.get((str(catalogs_dir), vid))
+    key = (tool_folders(catalogs_dir), vid)
+    cached = _CACHE.get(key)
     if cached is not None:
         return cached
     entities, crimes, methods = [], [], []
@@ -201,9 +279,9 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
         methods = [dict(zip(mcols, r)) for r in store.query(f"SELECT {', '.join(mcols)} FROM methods ORDER BY metodo")]
     catalog = Catalog(load_tool_specs(catalogs_dir), entities, crimes, methods,
                       iso_utc((clock or Clock()).now()), vid)
-    _CACHE[(str(catalogs_dir), vid)] = catalog
+    _CACHE[key] = catalog
     return catalog
 
 
-_CACHE: dict[tuple[str, str | None], Catalog] = {}
+_CACHE: dict[tuple[tuple[str, ...], str | None], Catalog] = {}
 

@@ -1,9 +1,11 @@
 """Plan validation (seed 001 C.8): static checks, then contextual ones; every problem at once.
 
 Static: tool and version exist, arguments against ``args_schema``, catalog compatibility,
-pipeline order by ``requires``. Contextual (metadata only): dates aligned to months and
-clamped to the watermark and to each crime's coverage, ``strict_time``, entities and
-crimes exist, and a resource estimate. Problems are collected, never raised one by one.
+pipeline order by ``requires``. Contextual (metadata only): dates aligned to months (or to the
+years of the annual series, by the spec's ``calendar``) and clamped to the watermark and to each
+crime's coverage, ``strict_time``, entities and crimes exist, each tool's own checks (the spec's
+``checks``, given a ``StepCheck``), and a resource estimate. Problems are collected, never raised
+one by one. No tool is named here: what differs between tools comes from their specs.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from core.text import month_count
 
 MAX_ESTIMATED_CELLS = 50_000_000
 ENUM_SOURCES = {"entidad_id": "entidades", "delito": "delitos", "metodo": "metodos"}
-ANOMALY_METRICS = {"total_anomalias", "gravedad_promedio"}
+FREQUENCY_ARGS = ("por", "min_eventos", "min_tasa")  # a step taking them sets the frequency minimums
 
 
 @dataclass
@@ -36,6 +38,36 @@ class ValidatedPlan:
     dataset_version: str | None
     warnings: list[str] = field(default_factory=list)
     estimate: dict = field(default_factory=dict)
+
+
+@dataclass
+class StepCheck:
+    """One step as its tool's contextual check (the spec's ``checks``) sees it: arguments, scope, place in the plan.
+
+    A check adds problems (never raises) and may narrow the step's scope or leave ``_``-prefixed args for its tool.
+    """
+
+    spec: ToolSpec
+    args: dict
+    scope: Scope
+    path: str
+    earlier: list[ToolSpec]  # the steps before this one
+    catalog: Catalog
+    metadata: dict
+    strict: bool
+    problems: ProblemCollector
+
+    def problem(self, code: str, details: str, hints: tuple[str, ...] | list[str] = (), where: str = "") -> None:
+        """Record a problem at this step (``where`` is appended to its path, e.g. '.args.base_from')."""
+        self.problems.add(code, details, hints, self.path + where)
+
+    def date(self, key: str) -> date | None:
+        """The ISO date argument ``key`` (None when absent or not a date, which is a problem)."""
+        return _parse_date(self.args[key], self.problems, f"{self.path}.args.{key}") if key in self.args else None
+
+    def window(self, start: date, end: date, where: str) -> tuple[date, date, list[str]] | None:
+        """``resolve_window`` with this plan's data and strict_time."""
+        return resolve_window(start, end, self.metadata, self.strict, self.problems, self.path + where)
 
 
 def first_day(d: date) -> date:
@@ -230,8 +262,7 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
     includes = {c["delito"]: [x for x in (c.get("incluye") or "").split("|") if x] for c in catalog.crimes}
     scope = Scope()
     resolved: list[ResolvedStep] = []
-    seen_kinds: list[str] = []
-    seen_names: list[str] = []
+    earlier: list[ToolSpec] = []
     cells = 0
     for i, (spec, args) in enumerate(statics):
         if spec is None:
@@ -253,13 +284,13 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
             step_scope.metodos = args["metodo"] if isinstance(args["metodo"], list) else [args["metodo"]]
         if args.get("violencia"):
             step_scope.violencia = args["violencia"]
-        if spec.name == "filtro_frecuencia":
-            step_scope.frecuencia = {k: args.get(k) for k in ("por", "min_eventos", "min_tasa")}
+        if set(FREQUENCY_ARGS) <= spec.arg_names:
+            step_scope.frecuencia = {k: args.get(k) for k in FREQUENCY_ARGS}
         if "from" in args or "to" in args:
             if "from" in args and "to" in args:
                 a = _parse_date(args["from"], problems, f"{path}.args.from")
                 b = _parse_date(args["to"], problems, f"{path}.args.to")
-                if a and b and spec.name == "total_anual":  # yearly series: its own years, not the monthly watermark
+                if a and b and spec.calendar == "years":  # yearly series: its own years, not the monthly watermark
                     step_scope.requested = (str(args["from"]), str(args["to"]))
                     if a > b:
                         problems.add("INVALID_DATE_RANGE", f"from ({a}) es posterior a to ({b}).", ["Asegure 'from' <= 'to'."], f"{path}.args")
@@ -278,36 +309,23 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
         if spec.requires.date_range and step_scope.date_from is None and not step_scope.requested[0]:
             problems.add("INVALID_PAYLOAD", f"{spec.name} requiere from y to (en sus argumentos o con filtro_fecha antes).",
                          ["Ejemplo: from: 2024-01-01, to: 2024-12-31"], f"{path}.args")
-        if spec.name == "listar_evidencia" and not any(k not in ("filter", "evidence") for k in seen_kinds):
-            problems.add("INVALID_PAYLOAD", "listar_evidencia necesita antes una herramienta de análisis.",
-                         ["Ejemplo: [6,9]"], path)
-        wanted = {args.get("aggregate_by")} | set(args.get("metrics") or []) if spec.name == "agrupar_por_entidad" else set()
-        if wanted & ANOMALY_METRICS and "detectar_anomalias" not in seen_names:
-            problems.add("INVALID_PAYLOAD", "Las métricas de anomalías requieren detectar_anomalias antes en el plan.",
-                         ["Ejemplo: [10,11] con aggregate_by: total_anomalias"], f"{path}.args.aggregate_by")
-        if spec.name == "comparar_periodos":
-            a = _parse_date(args.get("base_from"), problems, f"{path}.args.base_from") if "base_from" in args else None
-            b = _parse_date(args.get("base_to"), problems, f"{path}.args.base_to") if "base_to" in args else None
-            if a and b:
-                res = resolve_window(a, b, metadata, strict, problems, f"{path}.args.base")
-                if res:
-                    args["_base_window"] = (res[0], res[1])
-                    step_scope.adjustments += [f"base {n}" for n in res[2]]
-        if spec.kind != "filter" and spec.name not in ("listar_evidencia", "total_anual") and step_scope.date_from:
+        check = spec.hook("checks")
+        if check:
+            check(StepCheck(spec, args, step_scope, path, list(earlier), catalog, metadata, strict, problems))
+        if spec.kind not in ("filter", "evidence") and spec.calendar == "months" and step_scope.date_from:
             apply_coverage(step_scope, metadata, problems, path, labels, includes)
-        if spec.name == "total_anual" and step_scope.date_from:
+        if spec.calendar == "years" and step_scope.date_from:
             _annual_window(step_scope, metadata, problems, path)
         if step_scope.date_from and step_scope.date_to:
             months = month_count(step_scope.date_from, step_scope.date_to)
-            months += int(args.get("window", 0)) if spec.name == "detectar_anomalias" else 0  # its history
+            months += int(args.get(spec.history, 0)) if spec.history else 0  # the history it reads first
             n_entities = catalog.n_municipalities or 1
             cells += months * n_entities * max(1, len(step_scope.delito_keys)) * 10
         resolved.append(ResolvedStep(i, spec, args, step_scope, given=frozenset(plan.plan[i].args)))
         if spec.kind == "filter":
             scope = step_scope.copy()
             scope.warnings = []
-        seen_kinds.append(spec.kind)
-        seen_names.append(spec.name)
+        earlier.append(spec)
     if cells > MAX_ESTIMATED_CELLS:
         problems.add("RESOURCE_LIMIT", f"El plan leería unas {cells:,} celdas; el límite es {MAX_ESTIMATED_CELLS:,}.",
                      ["Acorte la ventana o reduzca los delitos."], "plan")

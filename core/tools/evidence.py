@@ -1,8 +1,13 @@
 """listar_evidencia (tool 9): the curated rows behind the previous result."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.errors import ValidacionError
 from core.tools import ResolvedStep, ToolContext, ToolOutput
+
+if TYPE_CHECKING:  # validation hands its checks a StepCheck
+    from core.engine.validate import StepCheck
 
 # What each evidence table shows; the place label comes from ``entities`` (incidents keep no labels).
 # The yearly series has no month and no method: its rows show January 1st of their year and no method.
@@ -44,3 +49,11 @@ def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     if total[0] > limit:
         out.warnings.append(f"Solo se listan {limit} filas; el archivo completo está en los artefactos.")
     return out
+
+
+def check_listar_evidencia(check: StepCheck) -> None:
+    """Validation: the evidence lists the rows behind an earlier analysis, so the plan needs one before it."""
+    if not any(s.kind not in ("filter", "evidence") for s in check.earlier):
+        example = check.catalog.by_name.get("rank_por_delito", check.spec)
+        check.problem("INVALID_PAYLOAD", f"{check.spec.name} necesita antes una herramienta de análisis.",
+                      [f"Ejemplo: [{example.tool_id},{check.spec.tool_id}]"])

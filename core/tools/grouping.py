@@ -7,10 +7,15 @@ latest earlier ``detectar_anomalias`` step (validation requires that step).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.errors import ValidacionError
 from core.tools import ResolvedStep, ToolContext, ToolOutput
 from core.tools.scope import crime_label, frequency_ok, period_label, rate, where
 from core.tools.tally import Rank, per_child, tally
+
+if TYPE_CHECKING:  # validation hands its checks a StepCheck
+    from core.engine.validate import StepCheck
 
 METRICS = ("conteo", "tasa_per_100k", "porcentaje", "total_anomalias", "gravedad_promedio")
 TYPES = {"conteo": "int", "tasa_per_100k": "float", "porcentaje": "float", "total_anomalias": "int",
@@ -132,3 +137,13 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings=warnings,
         metrics=metrics,
     )
+
+
+def check_agrupar_por_entidad(check: StepCheck) -> None:
+    """Validation: anomaly metrics are read from an earlier ``detectar_anomalias`` step."""
+    wanted = {check.args.get("aggregate_by")} | set(check.args.get("metrics") or [])
+    if wanted & set(ANOMALY_METRICS) and "detectar_anomalias" not in {s.name for s in check.earlier}:
+        source = check.catalog.by_name.get("detectar_anomalias")
+        check.problem("INVALID_PAYLOAD", "Las métricas de anomalías requieren detectar_anomalias antes en el plan.",
+                      [f"Ejemplo: [{source.tool_id if source else '?'},{check.spec.tool_id}] con aggregate_by: "
+                       "total_anomalias"], ".args.aggregate_by")

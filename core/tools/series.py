@@ -6,12 +6,16 @@ crime's coverage is *not published* and never gets a number (DESIGN §2).
 from __future__ import annotations
 
 from datetime import date
+from typing import TYPE_CHECKING
 
 from core.errors import DatosFaltantesError, ValidacionError
 from core.text import month_from_index, month_index, shift_months
 from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
 from core.tools.scope import crime_label, frequency_ok, period_label, rate, where
 from core.tools.tally import Rank, tally
+
+if TYPE_CHECKING:  # validation hands its checks a StepCheck
+    from core.engine.validate import StepCheck
 
 SERIES_COLUMNS = [("fecha", "date"), ("conteo", "int"), ("publicado", "bool")]
 COMPARE_COLUMNS = [("entidad_id", "string"), ("label", "string"), ("conteo", "int"), ("conteo_base", "int"),
@@ -204,3 +208,13 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
                  "periodo": periodo, "periodo_base": periodo_base},
         extra_meta={"date_range_base_effective": {"from": base_from.isoformat(), "to": base_to.isoformat()}},
     )
+
+
+def check_comparar_periodos(check: StepCheck) -> None:
+    """Validation: the base window is aligned and clamped like the main one; the tool reads ``_base_window``."""
+    a, b = check.date("base_from"), check.date("base_to")
+    if a and b:
+        res = check.window(a, b, ".args.base")
+        if res:
+            check.args["_base_window"] = (res[0], res[1])
+            check.scope.adjustments += [f"base {n}" for n in res[2]]

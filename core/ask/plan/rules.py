@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from core.ask.understand import Understanding
+from core.engine.catalog import tool_id
 from core.text import month_count, shift_months
 
 STATE_DEFAULT = "GTO"
@@ -32,6 +33,11 @@ class ToolPlan:
     plan: dict | None
     notes: list[str] = field(default_factory=list)
     kind: str = "unknown"
+
+
+def _step(tool: str, args: dict) -> dict:
+    """A plan step for the tool named ``tool`` (plans carry its tool_id)."""
+    return {"tool_id": tool_id(tool), "args": args}
 
 
 def _iso(d: date) -> str:
@@ -93,7 +99,7 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
                 "from": _iso(start), "to": _iso(end)}
         if nivel == "hijos":
             args.update(top_k=u.top_k or 10, orden=u.order)
-        steps.append({"tool_id": 14, "args": args})
+        steps.append(_step("total_anual", args))
         return ToolPlan({"plan": steps}, notes, kind)
     if u.window is None and kind == "patterns":
         # Patterns need history: the whole published span (the tool keeps each crime's coverage).
@@ -109,19 +115,19 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
     if kind == "ranking":
         args = {"entidad_id": _state_of(u), "nivel": "hijos", "medida": u.medida, "top_k": u.top_k or 10,
                 "orden": u.order, **base, **method_args}
-        steps.append({"tool_id": 6, "args": args})
+        steps.append(_step("rank_por_delito", args))
     elif kind == "series" and u.medida == "tasa_per_100k":
         # CONAPO population is yearly: a monthly series is given in counts, so a rate asked for a
         # series (or "¿y la tasa?" after one) is the rate of the whole window, said as such.
         eid, _ = _entity(u)
         notes.append("La serie mes por mes se da en conteos (la población CONAPO es anual); "
                      "la tasa por 100 mil habitantes se calcula para todo el periodo.")
-        steps.append({"tool_id": 6, "args": {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
-                                             **base, **method_args}})
+        steps.append(_step("rank_por_delito", {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
+                                               **base, **method_args}))
         kind = "single_value"
     elif kind == "series":
         eid, _ = _entity(u)
-        steps.append({"tool_id": 12, "args": {"entidad_id": eid, **base, **method_args}})
+        steps.append(_step("serie_temporal", {"entidad_id": eid, **base, **method_args}))
     elif kind == "comparison":
         eid, _ = _entity(u)
         if u.compare_window is None:
@@ -136,41 +142,41 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
                 **base, "base_from": _iso(cw[0]), "base_to": _iso(cw[1]), **method_args}
         if u.group_by_municipio:
             args["top_k"] = u.top_k or 10
-        steps.append({"tool_id": 13, "args": args})
+        steps.append(_step("comparar_periodos", args))
     elif kind == "share":
         if method_args:  # agrupar_por_entidad has no method argument: a filter step carries it
-            steps.append({"tool_id": 4, "args": dict(method_args)})
+            steps.append(_step("filtro_metodo", dict(method_args)))
         municipalities = [p for p in u.places if p.nivel == "municipio"]
         args = {"entidad_id": _state_of(u), "nivel": "hijos", "aggregate_by": "porcentaje",
                 "top_k": 46 if municipalities else (u.top_k or 10), **base}
-        steps.append({"tool_id": 11, "args": args})
+        steps.append(_step("agrupar_por_entidad", args))
         if municipalities:
             notes.append(f"focus:{municipalities[0].entidad_id}")
     elif kind == "anomalies":
         if method_args:
-            steps.append({"tool_id": 4, "args": dict(method_args)})
+            steps.append(_step("filtro_metodo", dict(method_args)))
         municipalities = [p for p in u.places if p.nivel == "municipio"]
         eid = municipalities[0].entidad_id if municipalities else _state_of(u)
         args = {"entidad_id": eid, "nivel": "actual" if (municipalities or u.whole_state) else "hijos", **base}
         if u.top_k:
             args["top_k"] = u.top_k
-        steps.append({"tool_id": 10, "args": args})
+        steps.append(_step("detectar_anomalias", args))
     elif kind == "patterns":
         if method_args:
-            steps.append({"tool_id": 4, "args": dict(method_args)})
+            steps.append(_step("filtro_metodo", dict(method_args)))
         eid, _ = _entity(u)
         tipo = "estacionalidad" if any(s.startswith("kind:seasonality") for s in u.signals) else "coocurrencia"
         args = {"entidad_id": eid, "from": base["from"], "to": base["to"], "tipo": tipo}
         if delito is not None:
             args["delito"] = delito
-        steps.append({"tool_id": 8, "args": args})
+        steps.append(_step("detectar_patrones", args))
     else:  # single value (one or several places)
         places = [p for p in u.places if p.nivel == "municipio"] or [None]
         for place in places:
             eid = place.entidad_id if place else _entity(u)[0]
-            steps.append({"tool_id": 6, "args": {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
-                                                 **base, **method_args}})
+            steps.append(_step("rank_por_delito", {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
+                                                   **base, **method_args}))
         kind = "single_value"
     if u.wants_evidence:
-        steps.append({"tool_id": 9, "args": {}})
+        steps.append(_step("listar_evidencia", {}))
     return ToolPlan({"plan": steps}, notes, kind)

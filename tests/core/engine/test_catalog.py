@@ -97,3 +97,36 @@ def test_an_unknown_x_def_fails_the_load(tmp_path):
     (folder / "09_listar_evidencia.json").write_text(json.dumps(spec), encoding="utf-8")
     with pytest.raises(ValueError, match="x-def 'nada'"):
         load_tool_specs(tmp_path)
+
+
+BUILT_IN_SHAPES = {"filter", "evidence", "ranking", "series", "comparison", "anomalies", "patterns", "annual"}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_every_spec_says_how_the_engine_treats_it(spec):
+    assert spec.shape in BUILT_IN_SHAPES or (spec.lead and spec.chart), f"{spec.name}: shape {spec.shape!r}"
+    assert (spec.shape in ("filter", "evidence")) == (spec.kind in ("filter", "evidence"))
+    for hook in ("checks", "lead", "chart"):
+        assert getattr(spec, hook) is None or callable(spec.hook(hook))
+    names = {s.name for s in SPECS}
+    if spec.example is not None:
+        assert (spec.example.then or spec.example.after) in names
+    if spec.history is not None:
+        assert spec.history in spec.arg_names
+
+
+def test_engine_hints_stay_out_of_the_contract():
+    annual = next(s for s in SPECS if s.name == "total_anual")
+    assert annual.calendar == "years" and annual.shape == "annual"
+    dumped = annual.model_dump()
+    assert not {"shape", "measure", "calendar", "history", "checks", "lead", "chart", "example"} & set(dumped)
+    assert annual.spec_hash == annual.model_copy(update={"shape": "otra", "calendar": "months"}).spec_hash
+
+
+def test_tools_are_found_by_name():
+    from core.engine.catalog import tool_id, tool_spec
+
+    assert tool_spec("rank_por_delito@1.1.0").tool_id == tool_id("rank_por_delito") == 6
+    assert tool_spec("plan") is None
+    with pytest.raises(KeyError):
+        tool_id("no_existe")

@@ -35,6 +35,11 @@ def error_of(result):
     ({"plan": [{"tool_id": 6, "args": {"delito": "homicidio_doloso", "from": "2024-01-01", "to": "2024-12-31"}}]},
      "INVALID_PAYLOAD", "requiere entidad_id"),
     ({"plan": [{"tool_id": 9, "args": {}}]}, "INVALID_PAYLOAD", "necesita antes"),
+    ({"plan": [{"tool_id": 9, "args": {}}]}, "INVALID_PAYLOAD", "Ejemplo: [6,9]"),
+    ({"plan": [step(11, aggregate_by="total_anomalias")]}, "INVALID_PAYLOAD", "Ejemplo: [10,11]"),
+    ({"plan": [step(13, base_from="2030-01-01", base_to="2030-12-31")]}, "INVALID_DATE_RANGE", "fuera de los datos"),
+    ({"plan": [{"tool_id": 14, "args": {"entidad_id": "GTO", "from": "2040-01-01", "to": "2040-12-31"}}]},
+     "DATA_QUALITY_ISSUE", "No hay totales anuales"),  # calendar years: past the monthly watermark, still checked
     ({"plan": [step(entidad_id="GTO.MUN.LEONN")]}, "INVALID_FILTER", "GTO.MUN.LEON"),
     ({"plan": [step(delito="asesinato")]}, "INVALID_FILTER", "no existe"),
     ({"plan": [step(**{"from": "2024-12-31", "to": "2024-01-01"})]}, "INVALID_DATE_RANGE", "posterior"),
@@ -114,3 +119,15 @@ def test_empty_result_is_not_critical(bundled_settings):
     env = run(bundled_settings, plan).last
     assert env["status"] == "ok" and env["data"]["inline"]["rows"] == []
     assert env["meta"]["empty_result"]["code"] == "EMPTY_RESULT"
+
+
+def test_the_estimate_counts_the_history_a_tool_reads_first(bundled_settings):
+    from core.dataset.store import get_store
+    from core.engine.catalog import build_catalog
+    from core.engine.validate import validate_plan
+
+    store = get_store(bundled_settings)
+    cells = {w: validate_plan({"plan": [step(10, window=w)]}, build_catalog(store), store.metadata()).estimate
+             for w in (12, 24)}
+    months = {w: c["celdas_estimadas"] for w, c in cells.items()}
+    assert months[24] - months[12] == 12 * build_catalog(store).n_municipalities * 10  # spec: history = window
