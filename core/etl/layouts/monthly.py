@@ -171,7 +171,9 @@ class Reducido(WideLayout):
 class LongLayout(MonthlyLayout):
     """One row per municipality, month and crime; subclasses name the columns of a cell."""
 
-    cell_column: ClassVar[str]  # SQL literal stored as the cell's column name
+    # SQL literal stored as the cell's column name: 'eventos' tells curation the cell is dated
+    # by ``fecha`` ('2023-01-01'), any other by ``anio`` and ``mes`` (see curate.CHECK_SQL).
+    cell_column: ClassVar[str]
     month_sql: ClassVar[str] = "NULL"  # SQL for the month text ('3-Marzo'), or NULL
     date_sql: ClassVar[str] = "NULL"  # SQL for the date text ('2023-01-01'), or NULL
     value_sql: ClassVar[str]  # SQL for the count text
