@@ -324,7 +324,7 @@ def quarantine_reasons(con: duckdb.DuckDBPyConnection, seq: int) -> dict[str, in
            WHERE load_seq = ? GROUP BY m ORDER BY count(*) DESC""",
         [seq],
     ).fetchall()
-    return {m: n for m, n in rows}
+    return dict(rows)
 
 
 def keys_of(items) -> dict:
@@ -336,4 +336,4 @@ def keys_of(items) -> dict:
     return out
 
 
-__all__ = ["curate", "build_maps", "known_entities", "quarantine_reasons", "keys_of", "slug_key"]
+__all__ = ["build_maps", "curate", "keys_of", "known_entities", "quarantine_reasons", "slug_key"]

@@ -105,9 +105,9 @@ def _load(con, source: SourceFile, layout: Layout, seq: int, limits: Limits, kno
     _maps(con, table, ent_rows, crime_rows, source.name)
     # Two spellings of one municipality (renamed over the years) or of one crime map to one
     # key: only then can distinct lines repeat a cell, and only then is the join worth it.
-    if len({r[5] for r in ent_rows}) != len(ent_rows) or len({(r[10], r[12]) for r in crime_rows}) != len(crime_rows):
-        if _repeated_keys(con, table):
-            return None
+    renamed = len({r[5] for r in ent_rows}) != len(ent_rows) or len({(r[10], r[12]) for r in crime_rows}) != len(crime_rows)
+    if renamed and _repeated_keys(con, table):
+        return None
     path = out_dir / f"direct_{seq}.parquet"
     cells = _write(con, table, seq, path)
     _summarize(con, table, seq)

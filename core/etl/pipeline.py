@@ -9,20 +9,20 @@ import json
 import re
 import shutil
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Callable, Sequence
 
 import duckdb
 
 from core.clock import Clock, iso_utc
 from core.config import Settings
+from core.dataset import taxonomy
 from core.errors import DatosFaltantesError, ValidacionError
 from core.etl import curate, direct, load, merge, metadata, sources
 from core.etl.layouts import Layout, ReadContext, detect_layout
 from core.etl.publish import Depot
-from core.dataset import taxonomy
 
 STAGES = ("load", "curate", "publish")
 
@@ -118,14 +118,14 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
     names = [s.display_name or Path(s.path).name for s in specs]
     files = sources.open_sources([s.path for s in specs], work / "in", settings.limits, display_names=names)
     # A ZIP may expand into several files: each inherits its archive's options.
-    spec_by_name = {n: s for n, s in zip(names, specs)}
+    spec_by_name = dict(zip(names, specs))
     con = _connect(settings, work)
     try:
         curate_known = _known_from_store(depot)
         reports: list[dict] = []
         geo_files: list[sources.SourceFile] = []
         reduced: set[int] = set()
-        monthly: dict[int, tuple[sources.SourceFile, Layout, SourceSpec]] = {}
+        monthly: dict[int, tuple[Layout, SourceSpec]] = {}
         direct_loads: list[direct.DirectLoad] = []
         merge.ensure_batches(con)
         con.execute(curate.QUARANTINE_DDL)
@@ -149,7 +149,7 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
             if staged.direct is not None:
                 direct_loads.append(staged.direct)
             if layout.monthly:
-                monthly[seq] = (src, layout, spec)
+                monthly[seq] = (layout, spec)
                 if layout.sums_repeated_keys:
                     reduced.add(seq)
         progress("curate", 0.0, "Curando celdas")
@@ -160,7 +160,7 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
         merge.attach_current(con, depot)
         _known_views(con)
         merge.summarize_cells(con, direct=[d.summary for d in direct_loads])
-        for seq, (src, layout, spec) in monthly.items():
+        for seq, (layout, spec) in monthly.items():
             _own(con, seq, layout, spec, _find(reports, seq))
         _finish_reports(con, reports, stats)
         progress("publish", 0.0, "Preparando versión")

@@ -14,8 +14,8 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from core.errors import DatosFaltantesError, ValidacionError
 

@@ -19,12 +19,12 @@ import struct
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Sequence
 
-from core.config import MiB, Limits
+from core.config import Limits, MiB
 from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
 from core.text import slug_key
 

@@ -9,9 +9,10 @@ Detection is by normalized header names, never by file name.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from core.errors import ValidacionError
 from core.text import MONTHS, header_key

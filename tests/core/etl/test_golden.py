@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.etl import curate
-
 from core.dataset.store import Store
+from core.etl import curate
 from tests.conftest import RAW
 
 LEON_DOLOSO = {2020: 633, 2021: 709, 2022: 616, 2023: 777, 2024: 596, 2025: 393}

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from core.dataset.store import Store
 from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
 from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
-from core.dataset.store import Store
 from tests.conftest import FIXTURES, RAW
 
 ETL = FIXTURES / "etl"
@@ -187,7 +187,7 @@ def test_a_newer_long_file_owns_its_whole_slices(empty_settings, clock, tmp_path
     load(empty_settings, FEMINICIDIO, clock=clock, coverage="2015-01:2024-12")
     revised = tmp_path / "fem_2024.csv"
     lines = FEMINICIDIO.read_text(encoding="utf-8").splitlines()
-    keep = [lines[0]] + [l for l in lines[1:] if ",2024," in l][:1]
+    keep = [lines[0]] + [line for line in lines[1:] if ",2024," in line][:1]
     revised.write_text("\n".join(keep) + "\n", encoding="utf-8")
     result = load(empty_settings, revised, clock=clock, coverage="2024-01:2024-12")
     # Every other 2024 cell is now an absent (zero) cell of the newer file.
@@ -351,7 +351,7 @@ def test_rollback_to_any_version(homicide_store, clock):
         depot.rollback("gx-2000.01.01-deadbeef", "now")
     with pytest.raises(ValidacionError):
         depot.rollback("../../etc", "now")
-    history = [json.loads(l) for l in (homicide_store.store_dir / "history.jsonl").read_text().splitlines()]
+    history = [json.loads(line) for line in (homicide_store.store_dir / "history.jsonl").read_text().splitlines()]
     assert [h["event"] for h in history] == ["publish", "publish", "rollback"]
 
 

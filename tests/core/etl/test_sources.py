@@ -79,8 +79,9 @@ def write(box: Path, name: str, data: bytes) -> Path:
     return path
 
 
-def refuse(box: Path, name: str, data: bytes, exc, limits=Limits(), fragment=""):
+def refuse(box: Path, name: str, data: bytes, exc, limits: Limits | None = None, fragment=""):
     """Assert a refusal: class, Spanish message naming the file, nothing left behind."""
+    limits = limits or Limits()
     path = write(box, name, data)
     work = box / "work"
     before = snapshot(box, work)
@@ -152,7 +153,7 @@ def test_display_names_replace_temp_names(box):
     tmp = write(box, "upload_8f3a", b"a,b\n1,2\n")
     [src] = open_sources([tmp], box / "work", Limits(), display_names=["Mis datos.csv"])
     assert src.name == "Mis datos.csv" and src.path == tmp
-    with pytest.raises(ValidacionError, match="Mi hoja.xlsx"):
+    with pytest.raises(ValidacionError, match=r"Mi hoja\.xlsx"):
         open_sources([tmp], box / "work", Limits(), display_names=["Mi hoja.xlsx"])
 
 
@@ -208,7 +209,7 @@ def test_refuses_plain_file(box, name, data, limits, exc, fragment):
 
 
 def test_missing_path_is_refused(box):
-    with pytest.raises(ValidacionError, match="no_existe.csv"):
+    with pytest.raises(ValidacionError, match=r"no_existe\.csv"):
         open_sources([box / "no_existe.csv"], box / "work", Limits())
 
 
@@ -225,7 +226,7 @@ def test_geojson_accepted(box):
 def test_later_refusal_removes_earlier_writes(box):
     good = write(box, "bueno.zip", make_zip([("a.csv", b"a,b\n1,2\n")]))
     bad = write(box, "malo.csv", b"")
-    with pytest.raises(ValidacionError, match="malo.csv"):
+    with pytest.raises(ValidacionError, match=r"malo\.csv"):
         open_sources([good, bad], box / "work", Limits())
     assert list((box / "work").rglob("*")) == []
 
