@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.engine.catalog import load_tool_specs
+from core.engine.catalog import ToolSpec, load_tool_specs
 from core.cli import build_parser
 from core.config import Limits
 
@@ -36,6 +36,32 @@ def test_every_cli_command_is_documented():
 def test_every_tool_is_documented():
     for spec in load_tool_specs():
         assert f"`{spec.name}" in README, spec.name
+
+
+def undocumented(spec: ToolSpec) -> list[str]:
+    """What a tool spec leaves unsaid: its summary (a sentence) and a description of every argument."""
+    out = [] if len(spec.summary) >= 30 and spec.summary[0].isupper() and spec.summary.endswith(".") \
+        else [f"{spec.name}: summary"]
+    for name, prop in spec.args_schema.get("properties", {}).items():
+        if not isinstance(prop.get("description"), str) or len(prop["description"].strip()) < 10:
+            out.append(f"{spec.name}.{name}: description")
+    return out
+
+
+def test_every_tool_spec_documents_its_summary_and_arguments(monkeypatch):
+    monkeypatch.setenv("CASANDRA_TOOL_DIRS", str(ROOT / "tests" / "fixtures" / "toy_tool"))  # an added tool too
+    specs = load_tool_specs()
+    assert "total_juguete" in {s.name for s in specs}
+    assert [p for s in specs for p in undocumented(s)] == []
+
+
+def test_a_spec_without_its_documentation_is_caught():
+    rank = next(s for s in load_tool_specs() if s.name == "rank_por_delito")
+    props = {k: {x: y for x, y in v.items() if x != "description"} if k == "top_k" else v
+             for k, v in rank.args_schema["properties"].items()}
+    bare = rank.model_copy(update={"summary": "ranking de cosas sin punto",
+                                   "args_schema": {**rank.args_schema, "properties": props}})
+    assert undocumented(bare) == ["rank_por_delito: summary", "rank_por_delito.top_k: description"]
 
 
 def test_quick_start_is_exactly_two_commands():

@@ -7,6 +7,7 @@ from core import api
 from core.engine.catalog import build_catalog
 from core.dataset.store import get_store
 from core.engine.validate import validate_plan
+from tests.conftest import FIXTURES
 from tests.pages.conftest import texts
 from ui.catalog_view import DOMAINS, example_plan
 
@@ -62,3 +63,15 @@ def test_catalogo_on_an_empty_store_still_lists_tools(empty_settings, make_app):
     assert not at.exception
     assert "No hay datos publicados" in texts(at.info)
     assert any("rank_por_delito" in e.label for e in at.expander)
+
+
+def test_a_tool_added_by_its_folder_shows_with_its_example(bundled_settings, make_app, monkeypatch):
+    monkeypatch.setenv("CASANDRA_TOOL_DIRS", str(FIXTURES / "toy_tool"))  # the toy tool: its spec and module, nothing else
+    at = _open(make_app, bundled_settings)
+    assert not at.exception
+    assert any(e.label == "99 · total_juguete @1.0.0 — estable" for e in at.expander)
+    assert "Herramienta de prueba" in texts(at.markdown)
+    plan = json.loads(at.code[-1].value)
+    assert [s["tool_id"] for s in plan["plan"]] == [99]
+    cat = build_catalog(get_store(bundled_settings))
+    validate_plan(plan, cat, get_store(bundled_settings).metadata())

@@ -13,6 +13,7 @@ from core.engine.catalog import build_catalog
 from core.ask.pipeline import Conversation
 from core.dataset.store import get_store
 from core.engine.validate import validate_plan
+from tests.conftest import FIXTURES
 
 VALID = "[6]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 5\nfrom: 2024-01-01\nto: 2024-12-31"
 INVALID = "[6]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 0\nfrom: 2024-12-31\nto: 2024-01-01"
@@ -153,3 +154,18 @@ def test_a_series_with_anomalies_draws_a_line_with_anomaly_markers(editor):
     markers = next(t for t in line if t.get("name") == "Mes atípico")
     assert markers["mode"] == "markers" and len(markers["x"]) == 5
     assert len(at.dataframe) == 2  # the series and the anomalies, each with its table
+
+
+def test_a_tool_added_by_its_folder_is_edited_validated_and_run(editor, monkeypatch):
+    monkeypatch.setenv("CASANDRA_TOOL_DIRS", str(FIXTURES / "toy_tool"))  # the toy tool: its spec and module, nothing else
+    at = editor(plan_to_edit="[99]\nentidad_id: GTO.MUN.LEON\ndelito: homicidio_doloso\nfrom: 2024-01-01\nto: 2024-12-31")
+    assert at.selectbox[0].value == 99 and "99 · total_juguete@1.0.0" in at.selectbox(key="ed_new_tool").options
+    assert field(at, "max_meses").value == 120 and field(at, "delito").value == ["homicidio_doloso"]
+    assert at.success[0].value.startswith("Plan válido")
+    field(at, "max_meses").set_value(6).run()
+    assert any("total_juguete: la ventana pasa de 6 meses" in p for p in problems(at))
+    field(at, "max_meses").set_value(12).run()
+    at.button(key="ed_run").click().run()
+    assert not at.exception
+    assert at.dataframe[0].value.iloc[0]["conteo"] == 596
+    assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"] == "Total de prueba"
