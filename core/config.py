@@ -111,6 +111,13 @@ def extra_tool_dirs() -> tuple[Path, ...]:
     return tuple(Path(part).resolve() for part in raw.split(os.pathsep) if part.strip())
 
 
+def extra_layout_modules() -> tuple[str, ...]:
+    """Modules that register upload layouts besides the built-in ones (``CASANDRA_LAYOUT_MODULES``, dotted
+    names separated by commas): a layout is one ``@register_layout`` class in such a module, no project edit."""
+    raw = os.environ.get("CASANDRA_LAYOUT_MODULES", "")
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
 @dataclass(frozen=True)
 class LlmSettings:
     """How to reach the LLM planner's endpoint; the key never shows in repr."""

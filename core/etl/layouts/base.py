@@ -5,15 +5,19 @@ a ``priority`` (detection order, lowest first), ``detect(header)`` and ``read(..
 stages one file into the load's DuckDB connection. Built-in layouts register themselves
 with ``@register_layout`` exactly like a new one would; detection asks every registered
 layout of the file's kind in priority order and takes the first that claims the header.
-Detection is by normalized header names, never by file name.
+Detection is by normalized header names, never by file name. Modules named in the
+``CASANDRA_LAYOUT_MODULES`` setting (core.config.extra_layout_modules) are imported before
+detection, so a deployment adds a layout without editing the project.
 """
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from core.config import extra_layout_modules
 from core.errors import ValidacionError
 from core.text import MONTHS, header_key
 
@@ -178,6 +182,9 @@ def unregister_layout(cls: type[Layout]) -> None:
 
 def registered_layouts(kind: str | None = None) -> tuple[type[Layout], ...]:
     """The registered layouts in detection order, optionally of one source kind."""
+    # The modules of the settings register theirs on first import; a module that fails to import is an error.
+    for module in extra_layout_modules():
+        importlib.import_module(module)
     return tuple(c for c in _REGISTRY if kind is None or c.kind == kind)
 
 

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import importlib
+import json
+import os
+import subprocess
 import sys
 
 import duckdb
@@ -12,6 +15,8 @@ from core.etl import SourceSpec, run_etl
 from core.etl.layouts import detect_layout, registered_layouts, unregister_layout
 from core.etl.publish import Depot
 from tests.conftest import FIXTURES
+
+ROOT = FIXTURES.parents[1]
 
 TOY = FIXTURES / "toy_layout"
 TOY_MODULE = "tests.fixtures.toy_layout.layout"
@@ -77,3 +82,18 @@ def test_toy_file_loads_through_the_normal_etl(toy, empty_settings, clock):
         ("homicidio_doloso", "2023-01-01", "2023-03-01"), ("violencia_familiar", "2023-01-01", "2023-03-01")]
     sources = Depot(empty_settings.store_dir).metadata()["sources"]
     assert [(s["archivo"], s["formato"]) for s in sources] == [("resumen.csv", "resumen_municipal")]
+
+
+@pytest.mark.parametrize("setting,code", [("", 2), (TOY_MODULE, 0)])
+def test_the_cli_finds_the_layout_through_the_setting(tmp_path, setting, code):
+    """``python -m core etl`` in a fresh process: refused, until CASANDRA_LAYOUT_MODULES names the module."""
+    env = {**os.environ, "CASANDRA_LAYOUT_MODULES": setting}
+    proc = subprocess.run([sys.executable, "-m", "core", "--data-dir", str(tmp_path), "etl", "--quiet", str(CSV)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == code, proc.stderr[-500:]
+    if code:
+        assert "No se reconoce el formato del archivo resumen.csv" in proc.stderr
+        return
+    summary = json.loads(proc.stdout)
+    assert summary["archivos"][0]["formato"] == "resumen_municipal"
+    assert summary["row_counts"]["incidents"] == 5
