@@ -10,11 +10,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.engine.catalog import build_catalog
 from core.config import Settings, load_settings
+from core.dataset.store import get_store
+from core.engine.catalog import build_catalog
 from core.errors import FiltroInvalidoError, ValidacionError, error_payload
 from core.text import normalize_text
-from core.dataset.store import get_store
 
 INTENT_TOOLS = {"consulta": "rank_por_delito", "analisis": "serie_temporal",
                 "metricas": "agrupar_por_entidad", "patrones": "detectar_patrones"}
@@ -140,7 +140,7 @@ def run_job(request: dict | JobRequest, *, settings: Settings | None = None, use
         err = ValidacionError("JobRequest inválido: " + "; ".join(
             f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())[:500])
         return JobResult(ok=False, payload=None, warnings=[err.details], provenance=provenance, error=error_payload(err))
-    except Exception as exc:  # every failure maps through the one error mapper
+    except Exception as exc:  # noqa: BLE001 - every failure maps through the one error mapper
         payload = error_payload(exc)
         return JobResult(ok=False, payload=None, warnings=[payload["details"]], provenance=provenance, error=payload)
     env = api.execute_plan(plan, settings=settings, user=user, role=role, question=req.query, kind="job")

@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.engine.catalog import ToolSpec, load_tool_specs
 from core.cli import build_parser
 from core.config import Limits
+from core.engine.catalog import ToolSpec, load_tool_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -35,15 +35,18 @@ def matches(query: str, *fields: Any) -> bool:
 
 
 def filter_tools(tools: list[dict], query: str) -> list[dict]:
+    """The tools whose id, name, summary, kind or status match the search."""
     return [t for t in tools if matches(query, t["tool_id"], t["name"], t["summary"], t["kind"], t["status"])]
 
 
 def entities_frame(entities: list[dict], query: str) -> pd.DataFrame:
+    """The entities matching the search, as the Entidades table."""
     rows = [e for e in entities if matches(query, e["entidad_id"], e["label"], e.get("nombre_corto"), e.get("aliases"), e.get("cve"))]
     return pd.DataFrame(rows).reindex(columns=["entidad_id", "nivel", "label", "cve", "parent_id", "aliases"])
 
 
 def crimes_frame(crimes: list[dict], query: str) -> pd.DataFrame:
+    """The crimes matching the search, as the Delitos table."""
     rows = [c for c in crimes if matches(query, c["delito"], c["subtipo"], c["tipo"], c.get("sinonimos"), c.get("bien_juridico"))]
     cols = ["delito", "subtipo", "tipo", "nivel", "granularity", "en_datos", "bien_juridico", "sinonimos"]
     frame = pd.DataFrame(rows).reindex(columns=cols)
@@ -51,11 +54,13 @@ def crimes_frame(crimes: list[dict], query: str) -> pd.DataFrame:
 
 
 def methods_frame(methods: list[dict], query: str) -> pd.DataFrame:
+    """The methods matching the search, as the Modalidades table."""
     rows = [m for m in methods if matches(query, m["metodo"], m["modalidad"], m.get("sinonimos"))]
     return pd.DataFrame(rows).reindex(columns=["metodo", "modalidad", "violencia", "en_datos", "sinonimos"])
 
 
 def domains_frame(query: str) -> pd.DataFrame:
+    """The analysis domains matching the search, with their description."""
     rows = [{"dominio": d, "descripción": DOMAIN_TEXT.get(d, "")} for d in DOMAINS if matches(query, d, DOMAIN_TEXT.get(d))]
     return pd.DataFrame(rows, columns=["dominio", "descripción"])
 

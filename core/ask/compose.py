@@ -7,19 +7,29 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.ask.charts import MEASURE_LABELS, chart_spec, declared_shape, ranking_measure, shape_of
-from core.ask.wording import (between, crime_labels, crime_noun, fmt_int, fmt_num, fmt_pct, humanize_dates, join_y,
-                              month_words, period_words, place_label, state_name)
-from core.engine.catalog import tool_spec
-from core.engine.envelope import records, tool_name
 from core.ask.contracts import Answer, SourceRef
 from core.ask.methodology import cite, quote
 from core.ask.review import review
+from core.ask.wording import (
+    between,
+    crime_labels,
+    crime_noun,
+    fmt_int,
+    fmt_num,
+    fmt_pct,
+    humanize_dates,
+    join_y,
+    month_words,
+    period_words,
+    place_label,
+    state_name,
+)
 from core.dataset.taxonomy import load_crimes, load_methods
-
-from typing import TYPE_CHECKING
+from core.engine.catalog import tool_spec
+from core.engine.envelope import records, tool_name
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext

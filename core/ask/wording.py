@@ -111,7 +111,7 @@ def join_y(items) -> str:
 
 def fmt_int(value: float | None) -> str:
     """Mexican integer format: 1,234 ('sin dato' for a missing value, never 0)."""
-    return "sin dato" if value is None else f"{int(round(value)):,}"
+    return "sin dato" if value is None else f"{round(value):,}"
 
 
 def fmt_num(value: float | None, decimals: int = 1) -> str:

@@ -17,10 +17,10 @@ from jsonschema import Draft202012Validator
 from rapidfuzz import process
 
 from core.engine.catalog import Catalog, ToolSpec
-from core.errors import ErrorGroup, Problem, ProblemCollector
 from core.engine.plan import Plan, PlanStep, parse_plan, query_hash
-from core.tools import Entity, ResolvedStep, Scope
+from core.errors import ErrorGroup, Problem, ProblemCollector
 from core.text import month_count
+from core.tools import Entity, ResolvedStep, Scope
 
 MAX_ESTIMATED_CELLS = 50_000_000
 ENUM_SOURCES = {"entidad_id": "entidades", "delito": "delitos", "metodo": "metodos"}

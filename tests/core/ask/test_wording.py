@@ -3,8 +3,20 @@ from __future__ import annotations
 
 import pytest
 
-from core.ask.wording import (REFUSALS, between, crime_noun, fmt_int, fmt_num, fmt_pct, humanize_dates, join_y,
-                              month_words, period_words, social_reply, state_name)
+from core.ask.wording import (
+    REFUSALS,
+    between,
+    crime_noun,
+    fmt_int,
+    fmt_num,
+    fmt_pct,
+    humanize_dates,
+    join_y,
+    month_words,
+    period_words,
+    social_reply,
+    state_name,
+)
 
 
 @pytest.mark.parametrize("iso,words", [("2025-11-30", "noviembre de 2025"), ("2025-11", "noviembre de 2025"),

@@ -9,8 +9,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from core.config import CATALOGS_DIR
-from core.engine.catalog import Catalog, build_catalog, load_tool_specs
 from core.dataset.store import Store
+from core.engine.catalog import Catalog, build_catalog, load_tool_specs
 
 TESTS = Path(__file__).resolve().parents[2]
 SPECS = load_tool_specs()
