@@ -16,6 +16,7 @@ import streamlit as st
 
 from core.ask.charts import chart_spec, plotly_figure, shape_of
 from core.ask.wording import month_words
+from core.engine.envelope import tool_name
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
 GTO_CENTER = {"lat": 20.92, "lon": -101.05}
@@ -165,7 +166,7 @@ def render_table(envelope: dict, key: str) -> None:
         st.caption(f"Se muestran {len(frame)} de {notice.get('total_rows')} filas; el resto está en los artefactos.")
     else:
         st.caption(f"{len(frame)} fila{'s' if len(frame) != 1 else ''}")
-    name = str(envelope.get("tool", "resultado")).split("@")[0]
+    name = tool_name(envelope) or "resultado"
     st.download_button("Descargar CSV", frame.to_csv(index=False).encode("utf-8-sig"), file_name=f"{name}.csv",
                        mime="text/csv", key=f"{key}_csv", on_click="ignore")
 
