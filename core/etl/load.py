@@ -98,12 +98,11 @@ def read_raw(con: duckdb.DuckDBPyConnection, source: SourceFile, layout: Layout,
     return LoadedFile(source, layout, table, rows, rejected)
 
 
-def line_expr(loaded: LoadedFile, seq: int, alias: str = "") -> str:
+def line_expr(loaded: LoadedFile, seq: int) -> str:
     """SQL for the file line number of a raw row (line 1 is the header)."""
-    rid = f"{alias}rowid" if alias else "rowid"
     if not loaded.rejected_rows:
-        return f"({rid} + 2)"
-    return f"({rid} + 2 + (SELECT count(*) FROM shift_{seq} s WHERE s.t <= {rid}))"
+        return "(rowid + 2)"
+    return f"(rowid + 2 + (SELECT count(*) FROM shift_{seq} s WHERE s.t <= rowid))"
 
 
 def _short(exc: Exception) -> str:

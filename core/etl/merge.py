@@ -325,6 +325,7 @@ def content_digest(con: duckdb.DuckDBPyConnection, extra: dict | None = None) ->
     parts = {name: [str(v) for v in con.execute(sql).fetchone()] for name, sql in DIGEST_SQL.items()}
     if extra:
         parts["extra"] = extra
+    # Not core.text.canonical_json: its separators would change every published version id.
     blob = json.dumps(parts, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()
 

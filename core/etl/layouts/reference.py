@@ -58,7 +58,7 @@ def _resolve_codes(con: duckdb.DuckDBPyConnection, table: str, has_name: bool, k
     insert_rows(con, "ref_map", rows)
 
 
-def _join(table: str, has_name: bool, line: str = "(rowid + 2)") -> str:
+def _join(table: str, has_name: bool, line: str) -> str:
     name_cond = 'r."municipio" IS NOT DISTINCT FROM m.k_mun' if has_name else "TRUE"
     return f"""FROM (SELECT {line} AS source_row, * FROM {table}) r
                LEFT JOIN ref_map m ON r."cve_municipio" IS NOT DISTINCT FROM m.k_cve AND {name_cond}"""
