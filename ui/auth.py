@@ -15,9 +15,15 @@ Secrets (``.streamlit/secrets.toml``, see ``.streamlit/secrets.example.toml``)::
     "sofia@example.org" = ["supervisor", "steward"]
     default_role = "analista"    # optional: role of any other signed-in account
 
+    [signin]                     # optional
+    require_email_verified = true  # false only for a provider that never sends email_verified
+
 E-mails are matched without regard to case. Roles are ``analista``, ``supervisor`` and
 ``steward``; a supervisor also sees the analyst's pages. Without ``default_role`` an
-account that is not listed is refused after signing in.
+account that is not listed is refused after signing in. Only the ``email`` claim names an
+account, and only when the provider says it is verified (``email_verified: true``): ``sub``
+is the provider's opaque id and never gets a role, or anyone who can choose their ``sub``
+at some provider could claim a supervisor's address.
 
 Without ``[auth]`` the app runs in **local mode**: user ``local`` with every role and a
 banner that says so, and it refuses to serve unless the server listens on 127.0.0.1.
@@ -102,11 +108,35 @@ def _test_user() -> User | None:
     return str(email), _clean_roles(roles)
 
 
+def require_email_verified(secrets: Mapping[str, Any]) -> bool:
+    """Whether sign-in needs ``email_verified: true`` (``[signin] require_email_verified``, default true)."""
+    table = secrets.get("signin")
+    value = table.get("require_email_verified", True) if isinstance(table, Mapping) else True
+    return value is not False and str(value).strip().lower() not in ("false", "0", "no")
+
+
+def account_problem(claims: Mapping[str, Any], secrets: Mapping[str, Any]) -> str | None:
+    """Why a signed-in account gets no role from its claims (None when its e-mail may be used)."""
+    email = str(claims.get("email") or "").strip()
+    if not email:
+        return "su proveedor de identidad no envió un correo electrónico"
+    if require_email_verified(secrets) and claims.get("email_verified") is not True:
+        return "su proveedor de identidad no confirma que el correo esté verificado"
+    return None
+
+
+def identity(claims: Mapping[str, Any], secrets: Mapping[str, Any]) -> User:
+    """``(name shown, roles)`` of a signed-in account: roles only for a verified ``email``, never from ``sub``."""
+    shown = str(claims.get("email") or claims.get("sub") or "cuenta sin correo")
+    if account_problem(claims, secrets):
+        return shown, ()
+    return shown, roles_for(shown, secrets)
+
+
 def _oidc_user(secrets: Mapping[str, Any]) -> User:
     if not st.user.get("is_logged_in", False):
         return "", ()
-    email = str(st.user.get("email") or st.user.get("sub") or "")
-    return email, roles_for(email, secrets)
+    return identity(st.user.to_dict(), secrets)
 
 
 def current_user() -> User:
@@ -194,7 +224,19 @@ def require(allowed: Iterable[str]) -> tuple[str, str]:
     return email, role
 
 
+def _nothing() -> None:
+    """The placeholder page of a session that may open no page."""
+
+
+def _hide_menu() -> None:
+    """An empty, hidden menu for a session that may open no page: without ``st.navigation`` Streamlit's
+    pages-folder mode would list every file in pages/. Called before drawing anything, so the widgets
+    drawn after it belong to this run's page and a first click is not lost to the menu switch."""
+    st.navigation([st.Page(_nothing, title="Casandra", url_path="inicio")], position="hidden")
+
+
 def _login_screen(secrets: Mapping[str, Any]) -> None:
+    _hide_menu()
     st.title("Casandra")
     st.write("Tablero auditado de análisis delictivo para Guanajuato. Inicie sesión con su cuenta institucional.")
     for provider in providers(secrets):
@@ -221,8 +263,14 @@ def sign_in() -> User:
         if not user[0]:
             _login_screen(secrets)
         if not user[1]:
-            st.error(f"Su cuenta ({user[0]}) no tiene un rol asignado en Casandra. "
-                     "Pida a la administración que la agregue a [roles].")
+            _hide_menu()
+            problem = None if seam else account_problem(st.user.to_dict(), secrets)
+            if problem:
+                st.error(f"No se puede asignar un rol a su cuenta ({user[0]}): {problem}. "
+                         "Pida a la administración que revise el inicio de sesión.")
+            else:
+                st.error(f"Su cuenta ({user[0]}) no tiene un rol asignado en Casandra. "
+                         "Pida a la administración que la agregue a [roles].")
             if st.button("Cerrar sesión"):
                 st.logout()
             st.stop()

@@ -93,7 +93,15 @@ def test_a_steward_uploads_previews_and_publishes(app_data_dir, tmp_path, page, 
 
 # -- real sign-in through a local OpenID provider ---------------------------------------------
 
-ROLES = {"sofia@example.org": ["supervisor"], "ana@example.org": "analista"}
+ROLES = {"sofia@example.org": ["supervisor"], "ana@example.org": "analista", "jefa@example.org": "supervisor",
+         "rita@example.org": "supervisor", "sinmail@example.org": "supervisor"}
+# Accounts the provider knows (typed as `sub` in its form). An unknown `sub` gets email = sub, unverified.
+USERS = (
+    {"sub": "sofia@example.org", "email": "sofia@example.org", "email_verified": True},
+    {"sub": "ana@example.org", "email": "ana@example.org", "email_verified": True},
+    {"sub": "rita@example.org", "email": "rita@example.org", "email_verified": False},
+    {"sub": "sinmail@example.org"},  # a `sub` that reads like a supervisor's address, and no e-mail claim
+)
 
 
 def _secrets(idp: str, app: str) -> str:
@@ -112,6 +120,7 @@ def oidc_app(app_data_dir, tmp_path_factory, browser_path):
     idp_port = free_port()
     idp = f"http://127.0.0.1:{idp_port}"
     cmd = [sys.executable, "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", str(idp_port)]
+    cmd += [arg for user in USERS for arg in ("--user-claims", json.dumps(user))]
     with spawn(cmd, run / "oidc.log", f"{idp}/.well-known/openid-configuration"):
         data = copy_store(app_data_dir, run / "data")
         port = free_port()
@@ -119,7 +128,7 @@ def oidc_app(app_data_dir, tmp_path_factory, browser_path):
             yield base
 
 
-def _sign_in(page, base: str, email: str):
+def _sign_in(page, base: str, email: str, *, refused: bool = False):
     _open(page, base)
     expect(page.get_by_text("Inicie sesión con su cuenta institucional")).to_be_visible()
     expect(page.get_by_text("Modo local")).to_have_count(0)
@@ -127,8 +136,22 @@ def _sign_in(page, base: str, email: str):
     page.get_by_placeholder("sub").fill(email)  # the provider's own form
     page.get_by_role("button", name="Authorize").click()
     page.wait_for_url(re.compile(re.escape(base) + r"/?(\?.*)?$"))
-    expect(page.get_by_test_id("stSidebar").get_by_text(email)).to_be_visible()
+    if not refused:
+        expect(page.get_by_test_id("stSidebar").get_by_text(email)).to_be_visible()
     return page
+
+
+@pytest.mark.parametrize(("sub", "why"), [
+    ("jefa@example.org", "no confirma que el correo esté verificado"),  # no email_verified claim at all
+    ("rita@example.org", "no confirma que el correo esté verificado"),  # email_verified: false
+    ("sinmail@example.org", "no envió un correo electrónico"),  # only `sub` names a supervisor
+])
+def test_an_unverified_identity_gets_no_role(oidc_app, page, sub, why):
+    _sign_in(page, oidc_app, sub, refused=True)
+    expect(page.get_by_text(why)).to_be_visible()
+    expect(page.get_by_test_id("stSidebarNav")).to_have_count(0)
+    _open(page, f"{oidc_app}/auditoria")
+    expect(page.get_by_role("heading", name="Auditoría")).to_have_count(0)
 
 
 def test_a_supervisor_signs_in_and_sees_auditoria(oidc_app, page):

@@ -43,20 +43,21 @@ def test_oidc_signed_out_sees_only_the_login_screen(bundled_settings, make_app):
     assert at.title[0].value == "Casandra"
     assert [b.label for b in at.button] == ["Iniciar sesión"]
     assert "Modo local" not in texts(at.warning)
-    at.switch_page("pages/datos.py").run()  # a deep link while signed out
-    assert at.title[0].value == "Casandra" and not at.dataframe
-    assert [b.label for b in at.button] == ["Iniciar sesión"]
+    # Signed out, no page is registered (not even in the menu): a deep link has nowhere to go.
+    assert at.session_state is not None and not at.sidebar.markdown
+    with pytest.raises(ValueError, match="Known pages: \\['Casandra'\\]"):
+        at.switch_page("pages/datos.py")
 
 
 def test_oidc_roles_come_from_the_secrets_role_map(bundled_settings, make_app):
-    sup = make_app(bundled_settings, secrets=OIDC, user={"is_logged_in": True, "email": "Sofia@Example.org"}).run()
+    sup = make_app(bundled_settings, secrets=OIDC, user={"is_logged_in": True, "email": "Sofia@Example.org", "email_verified": True}).run()
     assert not sup.exception and "Modo local" not in texts(sup.warning)
     assert "sofia@example.org" in texts(sup.sidebar.caption).lower()
     assert "Cerrar sesión" in [b.label for b in sup.sidebar.button]
     sup.switch_page("pages/auditoria.py").run()
     assert sup.title[0].value == "Auditoría"
 
-    ana = make_app(bundled_settings, secrets=OIDC, user={"is_logged_in": True, "email": "ana@example.org"}).run()
+    ana = make_app(bundled_settings, secrets=OIDC, user={"is_logged_in": True, "email": "ana@example.org", "email_verified": True}).run()
     with pytest.raises(ValueError):
         ana.switch_page("pages/auditoria.py")
     ana.switch_page("pages/catalogo.py").run()
@@ -64,12 +65,12 @@ def test_oidc_roles_come_from_the_secrets_role_map(bundled_settings, make_app):
 
 
 def test_oidc_account_without_a_role_is_refused_unless_there_is_a_default(bundled_settings, make_app):
-    nobody = make_app(bundled_settings, secrets=OIDC, user={"is_logged_in": True, "email": "eve@example.org"}).run()
+    nobody = make_app(bundled_settings, secrets=OIDC, user={"is_logged_in": True, "email": "eve@example.org", "email_verified": True}).run()
     assert "no tiene un rol asignado" in nobody.error[0].value
     assert not nobody.title
 
     with_default = {**OIDC, "roles": {**OIDC["roles"], "default_role": "analista"}}
-    eve = make_app(bundled_settings, secrets=with_default, user={"is_logged_in": True, "email": "eve@example.org"}).run()
+    eve = make_app(bundled_settings, secrets=with_default, user={"is_logged_in": True, "email": "eve@example.org", "email_verified": True}).run()
     assert not eve.error
     eve.switch_page("pages/datos.py").run()
     assert eve.title[0].value == "Datos"
