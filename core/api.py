@@ -12,7 +12,6 @@ from core.audit.log import AuditLog
 from core.engine.catalog import build_catalog
 from core.clock import Clock
 from core.config import Settings, load_settings
-from core.errors import DatosFaltantesError
 from core.engine.execute import Execution, run_plan
 from core.engine.plan import canonical_plan
 from core.dataset.store import get_store
@@ -88,12 +87,6 @@ def execute(plan: Any, *, strict_time: bool | None = None, settings: Settings | 
                    dataset_version=store.dataset_version, tools=[e["tool"].split("@")[0] for e in result.envelopes],
                    job_id=job_id, payload=audit_payload(result, question, audit_extra))
     return result
-
-
-def require_data(settings: Settings | None = None) -> None:
-    """Raise the Spanish 'no data' error when nothing is published."""
-    if get_store(_settings(settings)).is_empty():
-        raise DatosFaltantesError("No hay datos publicados todavía.")
 
 
 def load_files(specs, *, settings: Settings | None = None, user: str = "local", role: str = "steward",

@@ -111,25 +111,6 @@ class ResultadoVacio(CasandraError):
     code = "EMPTY_RESULT"
 
 
-_BY_CODE = {
-    cls.code: cls
-    for cls in (
-        ValidacionError,
-        FiltroInvalidoError,
-        RangoFueraDeCorte,
-        DatosFaltantesError,
-        HerramientaError,
-        LimiteRecursosError,
-        ResultadoVacio,
-    )
-}
-
-
-def error_for_code(code: str, details: str, hints: Iterable[str] = (), path: str = "") -> CasandraError:
-    """Build the exception class that belongs to a contract code."""
-    return _BY_CODE.get(code, HerramientaError)(details, hints, path)
-
-
 class ErrorGroup(CasandraError):
     """Several problems found together; the envelope lists them all."""
 

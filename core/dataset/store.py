@@ -98,10 +98,6 @@ class Store:
         """Run one parameterized statement and fetch every row (DuckDB 2 needs full fetches)."""
         return self.cursor().execute(sql, list(params)).fetchall()
 
-    def query_df(self, sql: str, params: list | tuple = ()):
-        """Run one parameterized statement into a pandas DataFrame."""
-        return self.cursor().execute(sql, list(params)).df()
-
     def geojson_path(self, key: str = "gto_municipios") -> Path | None:
         """Path of a bundled map of this version, if present."""
         meta = self.metadata()

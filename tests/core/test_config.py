@@ -13,8 +13,9 @@ SETTINGS_READS = re.compile(r"\benviron\b|\bgetenv\b|\.streamlit\b")
 
 def test_only_config_reads_the_environment_or_the_streamlit_folder():
     """No module of core/ but core/config.py names os.environ, getenv or .streamlit."""
+    config = PROJECT_ROOT / "core" / "config.py"
     offenders = [f"{path.relative_to(PROJECT_ROOT)}:{n}: {line.strip()}"
-                 for path in sorted((PROJECT_ROOT / "core").rglob("*.py")) if path != PROJECT_ROOT / "core" / "config.py"
+                 for path in sorted((PROJECT_ROOT / "core").rglob("*.py")) if path != config
                  for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
                  if SETTINGS_READS.search(line)]
     assert offenders == []

@@ -31,18 +31,13 @@ _MODE_WORDS = ("response_format", "json_schema", "json_object", "grammar")
 
 
 def planner_choice(requested: str, config: LlmSettings | None) -> tuple[str, str | None]:
-    """The planner to use and, when the request cannot be honoured, why."""
+    """The planner to use (auto → llm when configured, else rules) and, when the request cannot be honoured, why."""
     asked = (requested or "auto").strip().lower()
     if asked not in PLANNER_MODES:
         return "rules", f"unknown_mode:{asked[:20]}"
     if asked == "rules" or config is None:
         return "rules", ("no_config" if asked == "llm" else None)
     return "llm", None
-
-
-def planner_mode(requested: str, config: LlmSettings | None) -> str:
-    """auto → llm when configured else rules; llm without config → rules; rules → rules."""
-    return planner_choice(requested, config)[0]
 
 
 class LlmStep(BaseModel):

@@ -69,8 +69,3 @@ class Understanding:
     group_by_municipio: bool = False  # B4: "¿en qué municipio…?" groups instead of filtering
     wants_evidence: bool = False
     signals: list[str] = field(default_factory=list)  # tags of what matched, for rationale/confidence
-
-    @property
-    def has_place(self) -> bool:
-        """A concrete place or the whole state was named."""
-        return bool(self.places) or self.whole_state

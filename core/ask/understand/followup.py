@@ -239,17 +239,3 @@ def describe(u: Understanding, lexicon=None) -> str:
     if u.wants_evidence and u.kind != "evidence":
         text += ", con la evidencia"
     return text + "?"
-
-
-def resolve_turn(question: str, previous: Understanding | None, lexicon, anchor, min_date):
-    """Understand a turn, merging it with the previous one when it is a follow-up.
-
-    Returns (understanding, rewritten_question, is_follow_up)."""
-    from core.ask.understand.parse import understand
-
-    current = understand(question, lexicon, anchor, min_date)
-    follow = previous is not None and is_follow_up(question)
-    if not follow:
-        return current, question, False
-    merged = merge_follow_up(current, previous, lexicon)
-    return merged, describe(merged, lexicon), True

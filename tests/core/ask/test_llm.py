@@ -10,8 +10,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from core.engine.catalog import Catalog, build_catalog
-from core.ask.plan.llm import (EndpointModes, LlmPlan, extract_json, plan_json_schema, planner_choice, planner_mode,
-                               propose_plan, system_prompt)
+from core.ask.plan.llm import (EndpointModes, LlmPlan, extract_json, plan_json_schema, planner_choice, propose_plan,
+                               system_prompt)
 from core.config import LlmSettings
 from core.dataset.store import Store
 from tests.llm_stub import (Reply, error_reply, plan_reply, slow_reply, stub_server, text_reply)
@@ -313,8 +313,7 @@ CONFIG = LlmSettings("sk-local", "http://127.0.0.1:1/v1", "m")
     ("LLM", CONFIG, "llm", None),
     ("magia", CONFIG, "rules", "unknown_mode:magia"),
 ])
-def test_planner_mode(requested, config, mode, reason):
-    assert planner_mode(requested, config) == mode
+def test_planner_choice(requested, config, mode, reason):
     assert planner_choice(requested, config) == (mode, reason)
 
 

@@ -10,9 +10,18 @@ from core.ask.understand.followup import (
     describe,
     is_follow_up,
     merge_follow_up,
-    resolve_turn,
 )
 from tests.core.ask.understand.helpers import ANCHOR, MIN_DATE
+
+
+def resolve_turn(ask, lexicon, question: str, previous):
+    """What the intake stage does with a turn after ``previous``: (understanding, rewritten question, follow-up?)."""
+    current = ask(question)
+    if not is_follow_up(question):
+        return current, question, False
+    merged = merge_follow_up(current, previous)
+    return merged, describe(merged, lexicon), True
+
 
 FOLLOW_UPS = [
     ("¿y en Celaya?", True),
@@ -59,7 +68,7 @@ MERGES = [
 
 @pytest.mark.parametrize("question,rewritten", MERGES)
 def test_follow_up_rewrite(ask, lexicon, question, rewritten):
-    merged, text, follow = resolve_turn(question, ask(PREVIOUS), lexicon, ANCHOR, MIN_DATE)
+    merged, text, follow = resolve_turn(ask, lexicon, question, ask(PREVIOUS))
     assert follow is True
     assert text == rewritten
     assert "followup:merged" in merged.signals
@@ -103,7 +112,7 @@ def test_merge_without_previous_is_identity(ask):
 
 
 def test_not_a_follow_up_is_left_alone(ask, lexicon):
-    u, text, follow = resolve_turn("¿Cuántos robos hubo en Celaya?", ask(PREVIOUS), lexicon, ANCHOR, MIN_DATE)
+    u, text, follow = resolve_turn(ask, lexicon, "¿Cuántos robos hubo en Celaya?", ask(PREVIOUS))
     assert follow is False and text == "¿Cuántos robos hubo en Celaya?" and [c.delito for c in u.crimes] == ["robo"]
 
 
@@ -159,7 +168,7 @@ def test_a_rate_asked_of_a_monthly_series_is_the_rate_of_the_window(lexicon, ask
 
     u = ask(first)
     if follow:
-        u, _, _ = resolve_turn(follow, u, lexicon, ANCHOR, MIN_DATE)
+        u, _, _ = resolve_turn(ask, lexicon, follow, u)
     plan = build(u, {"max_date": ANCHOR.isoformat(), "min_date": MIN_DATE.isoformat(), "coverage": {}}, {})
     assert plan.kind == "single_value"
     assert [(s["tool_id"], s["args"]["nivel"], s["args"]["medida"]) for s in plan.plan["plan"]] == \
