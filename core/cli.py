@@ -1,22 +1,35 @@
 """Command line: ``python -m core <command>``. Every command takes ``--data-dir``.
 
+Commands come from the modules in ``COMMAND_MODULES`` plus those named by ``CASANDRA_CLI_MODULES``
+(``core.config.extra_cli_modules``), datasette-style: each module has ``register_cli(subparsers)``,
+which adds its sub-parsers and sets ``handler(args, settings) -> exit code``. The built-in commands
+below register through that same hook (this module is the first in the tuple). A listed module that
+cannot be imported, or has no ``register_cli``, is an error: no command goes silently missing.
+
 Exit codes: 0 done, 2 refused (clear Spanish message on stderr, data untouched),
-1 for other failures.
+1 for other failures (a broken command module among them).
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
-from core.config import DEFAULT_DATA_DIR, load_settings
+from core.config import DEFAULT_DATA_DIR, extra_cli_modules, load_settings
 from core.errors import CasandraError, DatosFaltantesError, ValidacionError
 from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
 
-# Modules that add their own sub-commands (datasette-style: built-ins use the same hook).
-COMMAND_MODULES = ("core.audit.log", "evals.harness")
+# The command modules, in help order; a new command is a module with register_cli added here
+# (or named in CASANDRA_CLI_MODULES without editing the project).
+COMMAND_MODULES = ("core.cli", "core.audit.cli", "evals.harness")
+
+
+class CommandModuleError(ImportError):
+    """A listed command module cannot be imported or registers nothing."""
 
 
 def _print_json(obj) -> None:
@@ -176,14 +189,18 @@ def cmd_ask(args, settings) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argparse tree of every command."""
+def _common() -> argparse.ArgumentParser:
+    """The options every command accepts (``--data-dir``)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", default=argparse.SUPPRESS,
                         help="carpeta de datos (por defecto data/; CASANDRA_DATA_DIR la cambia)")
-    parser = argparse.ArgumentParser(prog="python -m core", description="Casandra: motor y datos.", parents=[common])
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("etl", parents=[common], help="cargar archivos CSV/ZIP en una nueva versión")
+    return common
+
+
+def register_cli(subparsers) -> None:
+    """Add the built-in commands (etl, build, metadata, versions, rollback, catalog, execute, job, ask, contracts)."""
+    common = _common()
+    p = subparsers.add_parser("etl", parents=[common], help="cargar archivos CSV/ZIP en una nueva versión")
     p.add_argument("files", nargs="+")
     p.add_argument("--coverage", help="AAAA-MM:AAAA-MM para archivos largos sin ceros")
     p.add_argument("--annual-cut", help="AAAA-MM: último mes incluido en los totales anuales")
@@ -191,29 +208,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="revisar sin publicar (vista previa)")
     p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_etl)
-    p = sub.add_parser("build", parents=[common], help="construir el almacén con los archivos de data/raw")
+    p = subparsers.add_parser("build", parents=[common], help="construir el almacén con los archivos de data/raw")
     p.add_argument("--if-missing", action="store_true")
     p.add_argument("--raw-dir")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(handler=cmd_build)
-    sub.add_parser("metadata", parents=[common], help="metadatos de la versión vigente").set_defaults(handler=cmd_metadata)
-    sub.add_parser("versions", parents=[common], help="versiones publicadas").set_defaults(handler=cmd_versions)
-    p = sub.add_parser("rollback", parents=[common], help="volver a una versión anterior")
+    p = subparsers.add_parser("metadata", parents=[common], help="metadatos de la versión vigente")
+    p.set_defaults(handler=cmd_metadata)
+    subparsers.add_parser("versions", parents=[common], help="versiones publicadas").set_defaults(handler=cmd_versions)
+    p = subparsers.add_parser("rollback", parents=[common], help="volver a una versión anterior")
     p.add_argument("version_id")
     p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_rollback)
-    sub.add_parser("catalog", parents=[common], help="catálogo de herramientas (CatalogSpec)").set_defaults(handler=cmd_catalog)
-    p = sub.add_parser("execute", parents=[common], help="ejecutar un plan (texto o JSON; '-' = stdin)")
+    p = subparsers.add_parser("catalog", parents=[common], help="catálogo de herramientas (CatalogSpec)")
+    p.set_defaults(handler=cmd_catalog)
+    p = subparsers.add_parser("execute", parents=[common], help="ejecutar un plan (texto o JSON; '-' = stdin)")
     p.add_argument("plan")
     p.add_argument("--strict-time", action="store_true")
     p.add_argument("--last", action="store_true", help="solo el último sobre")
     p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_execute)
-    p = sub.add_parser("job", parents=[common], help="ejecutar un JobRequest JSON (API de compatibilidad)")
+    p = subparsers.add_parser("job", parents=[common], help="ejecutar un JobRequest JSON (API de compatibilidad)")
     p.add_argument("job")
     p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_job)
-    p = sub.add_parser("ask", parents=[common], help="preguntar en español (una conversación)")
+    p = subparsers.add_parser("ask", parents=[common], help="preguntar en español (una conversación)")
     p.add_argument("questions", nargs="*")
     p.add_argument("--json", action="store_true")
     p.add_argument("--planner", choices=["auto", "rules", "llm"], default="auto")
@@ -224,19 +243,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--one", action="store_true", help="unir las palabras en una sola pregunta")
     p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_ask)
-    p = sub.add_parser("contracts", parents=[common], help="exportar los JSON Schema de los contratos")
+    p = subparsers.add_parser("contracts", parents=[common], help="exportar los JSON Schema de los contratos")
     p.add_argument("--output")
     p.set_defaults(handler=cmd_contracts)
-    import importlib
 
-    for name in COMMAND_MODULES:
+
+def command_modules(extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """``COMMAND_MODULES`` then the extra module names, each once, in order."""
+    return tuple(dict.fromkeys((*COMMAND_MODULES, *extra)))
+
+
+def build_parser(extra_modules: Iterable[str] = ()) -> argparse.ArgumentParser:
+    """The argparse tree of every command: each command module's ``register_cli`` adds its own."""
+    parser = argparse.ArgumentParser(prog="python -m core", description="Casandra: motor y datos.", parents=[_common()])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in command_modules(extra_modules):
         try:
             module = importlib.import_module(name)
-        except ImportError:  # a module still being written must not break the others
-            continue
+        except ImportError as exc:
+            raise CommandModuleError(f"No se pudo importar el módulo de órdenes {name!r} (COMMAND_MODULES o "
+                                     f"CASANDRA_CLI_MODULES): {exc}") from exc
         register = getattr(module, "register_cli", None)
-        if register:
-            register(sub)
+        if not callable(register):
+            raise CommandModuleError(f"El módulo de órdenes {name!r} no tiene register_cli(subparsers).")
+        register(sub)
     return parser
 
 
@@ -251,7 +281,11 @@ def _split_data_dir(argv: list[str]) -> tuple[str | None, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     data_dir, rest = _split_data_dir(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    try:
+        parser = build_parser(extra_cli_modules())
+    except CommandModuleError as exc:
+        sys.stderr.write(f"Error: {exc}\n")
+        return 1
     args = parser.parse_args(rest)
     args.data_dir = data_dir
     settings = load_settings(args.data_dir)

@@ -118,6 +118,13 @@ def extra_layout_modules() -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
+def extra_cli_modules() -> tuple[str, ...]:
+    """Modules that add commands besides the built-in ones (``CASANDRA_CLI_MODULES``, dotted names separated
+    by commas): a command is a ``register_cli(subparsers)`` function in such a module, no project edit."""
+    raw = os.environ.get("CASANDRA_CLI_MODULES", "")
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
 @dataclass(frozen=True)
 class LlmSettings:
     """How to reach the LLM planner's endpoint; the key never shows in repr."""

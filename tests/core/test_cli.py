@@ -1,6 +1,7 @@
 """The command line contract: JSON on stdout, exit 2 with a Spanish message on refusal."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, RAW
+
+pytestmark = pytest.mark.slow  # every test runs python -m core in a subprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,3 +92,45 @@ def test_catalog_execute_and_job_commands(tmp_path):
     assert out.returncode == 0 and json.loads(out.stdout)["payload"]["rows"][0][2] == 443
     audit = run("audit", "verify", data_dir=data)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+# ---------------------------------------------------------------- command modules (the extension point)
+
+TOY_CLI = FIXTURES / "toy_cli"
+
+
+def run_with_modules(modules: str, *args, data_dir: Path):
+    """``python -m core`` with ``CASANDRA_CLI_MODULES`` set and the toy folder importable."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TOY_CLI)]), "CASANDRA_CLI_MODULES": modules}
+    return subprocess.run([sys.executable, "-m", "core", *args, "--data-dir", str(data_dir)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_command_module_named_in_the_setting_adds_its_command(tmp_path):
+    """The toy module registers ``toy`` through CASANDRA_CLI_MODULES alone, and it runs with the settings."""
+    proc = run_with_modules("toy_command", "toy", "--greeting", "buenas", data_dir=tmp_path / "data")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"toy": "buenas", "data_dir": str((tmp_path / "data").resolve())}
+    assert "toy" in run_with_modules("toy_command", "--help", data_dir=tmp_path).stdout
+
+
+@pytest.mark.parametrize("args", [["toy"], ["metadata"]])
+def test_a_missing_command_module_fails_loudly(tmp_path, args):
+    """A listed module that cannot be imported stops every command with its name, never a silently missing one."""
+    proc = run_with_modules("toy_command,no_such_commands", *args, data_dir=tmp_path / "data")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "no_such_commands" in proc.stderr and "CASANDRA_CLI_MODULES" in proc.stderr
+
+
+def test_built_ins_register_through_the_same_tuple(monkeypatch):
+    """The built-in commands come from COMMAND_MODULES like any other; a module there without register_cli fails."""
+    from core import cli
+
+    monkeypatch.syspath_prepend(str(TOY_CLI))
+    monkeypatch.setattr(cli, "COMMAND_MODULES", (*cli.COMMAND_MODULES, "toy_command"))
+    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert {"etl", "ask", "audit", "eval", "toy"} <= set(sub.choices)
+    assert cli.COMMAND_MODULES[0] == "core.cli"
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("core.cli", "json"))  # importable, but registers nothing
+    with pytest.raises(cli.CommandModuleError, match="register_cli"):
+        cli.build_parser()
