@@ -1,8 +1,9 @@
 """The page registry: which page each role may see (DESIGN §4), in menu order.
 
-A page is listed only when its file exists, so the app starts while pages are being
-written. Each page also calls ``ui.auth.require`` with the same roles, which refuses
-a page reached by URL or run directly.
+A page is one file in ``pages/`` plus its ``PageSpec`` in ``PAGES``; nothing else names it
+(app.py builds the menu from this list). A listed page whose file is missing is an error,
+not a silently shorter menu. Each page also calls ``ui.auth.require`` with the same roles,
+which refuses a page reached by URL or run directly.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ class PageSpec:
 
     @property
     def url_path(self) -> str:
+        """The page's URL segment: its file name without ``.py``."""
         return Path(self.path).stem
 
 
@@ -43,9 +45,12 @@ PAGES = (
 
 
 def visible_pages(roles, root: Path = ROOT) -> list[PageSpec]:
-    """The pages these roles may open whose files exist, in menu order."""
+    """The pages these roles may open, in menu order; raises when a listed page has no file."""
+    missing = [p.path for p in PAGES if not (root / p.path).is_file()]
+    if missing:
+        raise FileNotFoundError(f"ui/navigation.PAGES lists pages without a file: {', '.join(missing)}")
     have = set(roles)
-    return [p for p in PAGES if p.roles & have and (root / p.path).is_file()]
+    return [p for p in PAGES if p.roles & have]
 
 
 def navigation(roles) -> dict[str, list[st.Page]]:
