@@ -12,6 +12,7 @@ from core.audit.log import AuditLog
 from core.engine.catalog import build_catalog
 from core.clock import Clock
 from core.config import Settings, load_settings
+from core.engine.envelope import tool_name
 from core.engine.execute import Execution, run_plan
 from core.engine.plan import canonical_plan
 from core.dataset.store import get_store
@@ -84,7 +85,7 @@ def execute(plan: Any, *, strict_time: bool | None = None, settings: Settings | 
     with AuditLog.for_settings(settings, clock=clock) as log:
         log.append(kind=kind, user=user, role=role, status=result.status, question=question,
                    query_hash=vp.query_hash if vp else None, catalog_version=cat.catalog_version,
-                   dataset_version=store.dataset_version, tools=[e["tool"].split("@")[0] for e in result.envelopes],
+                   dataset_version=store.dataset_version, tools=[tool_name(e) for e in result.envelopes],
                    job_id=job_id, payload=audit_payload(result, question, audit_extra))
     return result
 
