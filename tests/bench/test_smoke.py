@@ -13,6 +13,8 @@ from bench import etl_throughput, national, report, synth
 from bench import run as bench_run
 from core.etl.publish import Depot
 
+pytestmark = pytest.mark.slow  # builds a synthetic country and runs the benchmark harness
+
 
 @pytest.fixture(scope="module")
 def profile_dir(bundled_settings):

@@ -79,6 +79,7 @@ def test_question_file_is_large_and_balanced():
     assert len(set(questions)) == len(questions), "preguntas repetidas"
 
 
+@pytest.mark.slow  # every expected value of the question set, computed from the raw CSVs
 def test_every_expected_value_computes(con):
     """Each expect.sql runs over the raw views and gives a usable value."""
     for c in load_questions(QUESTIONS):
@@ -242,6 +243,7 @@ def test_report_and_cli_registration():
 # ---------------------------------------------------------------- the engine
 
 
+@pytest.mark.slow  # the whole evaluation set through the pipeline
 def test_engine_accuracy_per_category(bundled_settings):
     """The rules planner answers at least 95% of every category right."""
     from core.ask.context import Assistant

@@ -15,6 +15,8 @@ from tests.conftest import FIXTURES
 from tests.pages.conftest import texts
 from ui import audit_view
 
+pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
+
 CONTRACTS = {"query_plan": {"mode": "fast", "domains": ["tendencias"]}, "governor": {"lab": "denied"},
              "analyst_plan": {"steps": ["serie"]}, "planner_state": {"strategy": "retrieve_then_answer"},
              "plan": {"plan": [{"tool_id": 12, "args": {}}]}, "validation": {"ok": True},

@@ -10,6 +10,8 @@ from tests.conftest import FIXTURES
 from tests.pages.conftest import texts
 from ui import upload
 
+pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
+
 LEON = FIXTURES / "etl" / "leon_revision.csv"
 
 

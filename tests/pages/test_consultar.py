@@ -9,6 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.audit.log import AuditLog
 
+pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
+
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
 USER = ("ana@example.org", ["analista"])
 

@@ -15,6 +15,8 @@ from core.dataset.store import get_store
 from core.engine.validate import validate_plan
 from tests.conftest import FIXTURES
 
+pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
+
 VALID = "[6]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 5\nfrom: 2024-01-01\nto: 2024-12-31"
 INVALID = "[6]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 0\nfrom: 2024-12-31\nto: 2024-01-01"
 

@@ -12,6 +12,8 @@ from core.ask.context import Assistant
 from core.config import load_settings
 from core.ask.pipeline import Conversation
 
+pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
+
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
 
 

@@ -5,6 +5,8 @@ import pytest
 
 from ui import navigation
 
+pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
+
 OWN_PAGES = ["pages/datos.py", "pages/catalogo.py", "pages/carga.py", "pages/auditoria.py"]
 ANALYST_PAGES = ["pages/consultar.py", "pages/plan.py", "pages/editor.py"]
 ALLOWED = {

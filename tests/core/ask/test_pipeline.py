@@ -173,6 +173,7 @@ def test_same_day_cache_reuses_envelopes(bundled_settings):
     assert rows(first) == rows(second) and "tool:0:rank_por_delito" not in second.timings_ms
 
 
+@pytest.mark.slow  # python -m core ask in a subprocess
 def test_ask_cli_json_contract(bundled_settings, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CASANDRA_DATA_DIR": str(bundled_settings.data_dir)}
     out = subprocess.run([sys.executable, "-m", "core", "ask", "--json", "--planner", "rules",

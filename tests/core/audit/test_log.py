@@ -526,6 +526,7 @@ def _writer(path: str, worker: int, count: int, barrier) -> None:
     audit.close()
 
 
+@pytest.mark.slow  # four Python processes writing 1000 records each
 def test_four_processes_append_concurrently_without_losing_records(tmp_path: Path) -> None:
     path = _db(tmp_path)  # not created yet: the writers race to create and migrate it
     ctx = multiprocessing.get_context("spawn")

@@ -19,6 +19,8 @@ from core.etl import pipeline as etl_pipeline
 from core.etl.publish import Depot
 from tests.conftest import RAW
 
+pytestmark = pytest.mark.slow  # loads whole IDM_NM files through both ETL paths
+
 HOMICIDE = RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"
 HEAD = HOMICIDE.read_text(encoding="utf-8").splitlines()[:41]  # header + 40 lines
 TABLES = ("incidents", "annual", "population", "entities", "crimes", "methods", "coverage")

@@ -17,6 +17,8 @@ from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
 from tests.conftest import FIXTURES, RAW
 
+pytestmark = pytest.mark.slow  # each test loads real files into a fresh store
+
 ETL = FIXTURES / "etl"
 HOMICIDE = RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"
 HOMICIDE_LATIN1 = RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025_latin1.csv"
