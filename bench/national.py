@@ -115,7 +115,7 @@ def run_case(case: Case, settings, paths: Paths, con: duckdb.DuckDBPyConnection,
     equal_all, worst, why, n_rows, env_meta = True, 0.0, "", None, {}
     for i in range(warmup + runs):
         t0 = time.perf_counter()
-        result = api.execute(case.plan, settings=settings, user="bench")
+        result = api.execution(case.plan, settings=settings, user="bench")
         t1 = time.perf_counter()
         got = con.execute(sql, params).fetchall()
         t2 = time.perf_counter()
@@ -204,7 +204,7 @@ def breakdown(case: Case, settings, runs: int = 5) -> dict:
     for _ in range(runs):
         log: list = []
         with _instrumented(log):
-            result = api.execute(case.plan, settings=settings, user="bench")
+            result = api.execution(case.plan, settings=settings, user="bench")
         key = next((k for k in result.timings_ms if k.endswith(":" + case.tool)), None)
         total = result.timings_ms.get(key, 0.0)
         one = {"tool_ms": total}

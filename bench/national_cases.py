@@ -12,11 +12,10 @@ from datetime import date
 from pathlib import Path
 
 from bench import synth
+from core.text import MONTHS, shift_months
 
 TOOL_P95_MS = 300.0
 TOOL_RATIO = 1.3
-MESES = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-         "noviembre", "diciembre")
 
 
 @dataclass
@@ -175,8 +174,7 @@ def _agrupar_sql(estado: str, delitos: list[str], w: dict, top_k: int):
 def _anomalias_sql(estado: str, delitos: list[str], w: dict, window: int, thr: float, top_k: int):
     first = w["from"].replace(day=1)
     last = w["to"].replace(day=1)
-    idx = first.year * 12 + first.month - 1 - window
-    start = date(idx // 12, idx % 12 + 1, 1)
+    start = shift_months(first, -window)
 
     def build(p: Paths):
         sql = f"""
@@ -260,7 +258,7 @@ def _cooc_sql(estado: str, w: dict, min_support: float, top_k: int):
 
 
 def _season_sql(estado: str, first: date, last: date, top_k: int):
-    names = "[" + ", ".join(f"'{m}'" for m in MESES) + "]"
+    names = "[" + ", ".join(f"'{m}'" for m in MONTHS) + "]"
 
     def build(p: Paths):
         sql = f"""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import codecs
 import csv
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import duckdb
@@ -34,7 +35,7 @@ import numpy as np
 import pyarrow as pa
 
 from core.config import CATALOGS_DIR
-from core.text import slug_key
+from core.text import months_between, slug_key
 
 HEADER = ["Año", "Clave_Ent", "Entidad", "Cve. Municipio", "Municipio", "Bien jurídico afectado",
           "Tipo de delito", "Subtipo de delito", "Modalidad", "Enero", "Febrero", "Marzo", "Abril", "Mayo",
@@ -145,8 +146,8 @@ def load_profile(version_dir: Path) -> Profile:
     covered: dict[str, np.ndarray] = {}
     for delito, desde, hasta in cov:
         mask = covered.setdefault(delito, np.zeros((len(years), 12), dtype=bool))
-        a = (desde.year - y0) * 12 + desde.month - 1
-        b = (hasta.year - y0) * 12 + hasta.month - 1
+        a = months_between(date(y0, 1, 1), desde)
+        b = months_between(date(y0, 1, 1), hasta)
         flat = mask.reshape(-1)
         flat[a:b + 1] = True
     cells = con.execute(f"""SELECT delito, metodo, cve_municipio, year(fecha) AS y, month(fecha) AS m, eventos

@@ -62,15 +62,15 @@ def execute_plan(plan: Any, strict_time: bool = False, return_all: bool = False,
                  question: str | None = None, kind: str = "execute", audit_extra: dict | None = None,
                  clock: Clock | None = None) -> dict | list[dict]:
     """Validate and run a plan; the last envelope (or all) — errors come back as error envelopes."""
-    result = execute(plan, strict_time=strict_time, settings=settings, user=user, role=role,
+    result = execution(plan, strict_time=strict_time, settings=settings, user=user, role=role,
                      question=question, kind=kind, audit_extra=audit_extra, clock=clock)
     return result.envelopes if return_all else result.last
 
 
-def execute(plan: Any, *, strict_time: bool | None = None, settings: Settings | None = None, user: str = "local",
+def execution(plan: Any, *, strict_time: bool | None = None, settings: Settings | None = None, user: str = "local",
             role: str = "analista", question: str | None = None, kind: str = "execute",
             audit_extra: dict | None = None, clock: Clock | None = None) -> Execution:
-    """Like execute_plan but returns the whole Execution (envelopes, timings, validated plan)."""
+    """Validate, run and audit a plan: the whole Execution (envelopes, timings, validated plan)."""
     settings = _settings(settings)
     clock = clock or Clock()
     store = get_store(settings)

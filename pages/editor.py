@@ -2,7 +2,7 @@
 against the original, and run through the audited Plan API with both plans' hashes."""
 import streamlit as st
 
-from core.api import execute
+from core.api import execution
 from ui import plan_form as pf
 from ui.auth import ANALYSTS, require
 from ui.render import geo_for, render_envelopes, render_problems
@@ -53,7 +53,7 @@ with st.expander("Diferencias con el plan original", expanded=False):
     st.code(diff or "Sin cambios.", language="diff")
 
 if st.button("Ejecutar plan", key="ed_run", type="primary", disabled=not check.ok):
-    result = execute(raw, settings=settings(), user=email, role=role, kind="plan_edit",
+    result = execution(raw, settings=settings(), user=email, role=role, kind="plan_edit",
                      audit_extra={"original_query_hash": state.get("editor_original_hash"),
                                   "edited_query_hash": check.query_hash, "original_plan": state.get("editor_original")})
     state["editor_result"] = {"envelopes": result.envelopes, "status": result.status,

@@ -8,7 +8,7 @@ import pandas as pd
 
 from core.ask.contracts import DomainKey
 from core.engine.catalog import tool_spec
-from core.text import fold
+from core.text import fold, month_end, shift_months
 
 DOMAIN_TEXT = {
     "incidencia": "Conteos, tasas por 100 mil y rankings de un periodo.",
@@ -82,13 +82,9 @@ def _enum(schema: dict) -> list:
 def _window(max_date: str | None) -> tuple[str, str, str, str]:
     """The last 12 full months up to max_date and the 12 before them (ISO dates)."""
     end = date.fromisoformat(max_date) if max_date else date(2024, 12, 31)
-    first_next = date(end.year, end.month, 1) + timedelta(days=32)
-    stop = date(first_next.year, first_next.month, 1) - timedelta(days=1)
-    start = date(stop.year - 1, stop.month, 1) + timedelta(days=32)
-    start = date(start.year, start.month, 1)
-    base_start = date(start.year - 1, start.month, 1)
-    base_stop = start - timedelta(days=1)
-    return start.isoformat(), stop.isoformat(), base_start.isoformat(), base_stop.isoformat()
+    start = shift_months(end, -11)
+    return (start.isoformat(), month_end(end.year, end.month).isoformat(), shift_months(end, -23).isoformat(),
+            (start - timedelta(days=1)).isoformat())
 
 
 def _example_args(tool: dict, max_date: str | None) -> dict:

@@ -48,9 +48,9 @@ def evidence_envelope(turn: Turn, settings, user: str, role: str) -> dict | None
     plan = evidence_plan(turn.plan)
     if plan is None:
         return None
-    from core.api import execute
+    from core.api import execution
 
-    result = execute(plan, settings=settings, user=user, role=role, kind="evidence", question=turn.question[:2000],
+    result = execution(plan, settings=settings, user=user, role=role, kind="evidence", question=turn.question[:2000],
                      audit_extra={"source_job_id": turn.job_id,
                                   "source_query_hash": (turn.validation or {}).get("query_hash")})
     return result.envelopes[-1]

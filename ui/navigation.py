@@ -44,6 +44,14 @@ PAGES = (
 )
 
 
+def page_path(stem: str) -> str:
+    """The file of a listed page by its URL stem (``"editor"`` → ``pages/editor.py``), for ``st.switch_page``."""
+    for spec in PAGES:
+        if spec.url_path == stem:
+            return spec.path
+    raise KeyError(f"No page {stem!r} in ui.navigation.PAGES")
+
+
 def visible_pages(roles, root: Path = ROOT) -> list[PageSpec]:
     """The pages these roles may open, in menu order; raises when a listed page has no file."""
     missing = [p.path for p in PAGES if not (root / p.path).is_file()]

@@ -16,7 +16,8 @@ import streamlit as st
 
 from core.ask.charts import chart_spec, plotly_figure, shape_of
 from core.ask.wording import month_words
-from core.engine.envelope import tool_name
+from core.engine.envelope import columns, tool_name
+from ui import navigation
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
 GTO_CENTER = {"lat": 20.92, "lon": -101.05}
@@ -44,7 +45,7 @@ def turn_dict(turn: Any) -> dict:
 def frame_of(envelope: dict) -> pd.DataFrame:
     """The envelope's inline rows as a DataFrame (column names from the envelope)."""
     inline = (envelope.get("data") or {}).get("inline") or {}
-    return pd.DataFrame(inline.get("rows") or [], columns=[c["name"] for c in inline.get("columns") or []])
+    return pd.DataFrame(inline.get("rows") or [], columns=columns(envelope))
 
 
 # --- chart and map -----------------------------------------------------------------------------
@@ -110,7 +111,7 @@ def open_in_editor(plan: dict) -> None:
 
     st.session_state["plan_to_edit"] = plan
     try:
-        st.switch_page("pages/editor.py")
+        st.switch_page(navigation.page_path("editor"))
     except StreamlitAPIException:  # the page is not registered (a page run on its own)
         st.success("Plan listo en «Editor de plan».")
 

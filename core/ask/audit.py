@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from core.audit.log import AuditLog
 from core.clock import iso_utc
+from core.engine.envelope import tool_name
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext
@@ -45,5 +46,5 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     with AuditLog.for_settings(ctx.settings, clock=ctx.clock) as log:
         log.append(kind="ask", user=ctx.user, role=ctx.role, status=audit_status(turn), question=turn.question[:2000],
                    query_hash=vp.query_hash if vp else None, catalog_version=ctx.catalog.catalog_version,
-                   dataset_version=ctx.store.dataset_version, tools=[e["tool"].split("@")[0] for e in turn.envelopes],
+                   dataset_version=ctx.store.dataset_version, tools=[tool_name(e) for e in turn.envelopes],
                    job_id=turn.job_id, payload=payload)

@@ -350,13 +350,3 @@ class AuditLog:
             writer.writerow(["" if row[name] is None else row[name] for name in _COLUMNS])
             written += 1
         return written
-
-
-# -- CLI ---------------------------------------------------------------------------------
-
-
-def register_cli(subparsers) -> None:
-    """Add the ``audit`` command (list, verify, export); see ``core.audit.cli``."""
-    from core.audit.cli import register_cli as register
-
-    register(subparsers)

@@ -9,7 +9,6 @@ one by one. No tool is named here: what differs between tools comes from their s
 """
 from __future__ import annotations
 
-import calendar
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -19,7 +18,7 @@ from rapidfuzz import process
 from core.engine.catalog import Catalog, ToolSpec
 from core.engine.plan import Plan, PlanStep, parse_plan, query_hash
 from core.errors import ErrorGroup, Problem, ProblemCollector
-from core.text import month_count
+from core.text import month_count, month_end
 from core.tools import Entity, ResolvedStep, Scope
 
 MAX_ESTIMATED_CELLS = 50_000_000
@@ -77,7 +76,7 @@ def first_day(d: date) -> date:
 
 def last_day(d: date) -> date:
     """Last day of d's month."""
-    return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+    return month_end(d.year, d.month)
 
 
 def _semver(v: str) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from core.ask.understand import CrimeMatch
 from core.ask.understand.lexicon import Lexicon, fuzzy_cutoff, qualifier_key
-from core.ask.understand.text import (
+from core.ask.understand.tokens import (
     COMMON_WORDS,
     STOPWORDS,
     Tokens,

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.lexicon import Lexicon
-from core.ask.understand.text import tokenize
+from core.ask.understand.tokens import tokenize
 
 _LEADS = re.compile(r"^(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
 _ALWAYS = re.compile(r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay)\b")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.ask.understand.text import NUMBER_RE, Tokens, number_value
+from core.ask.understand.tokens import NUMBER_RE, Tokens, number_value
 
 _C = lambda *parts: re.compile("|".join(parts))
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from core.ask.understand.text import COMMON_WORDS, STOPWORDS, key_of, stem, words_of
+from core.ask.understand.tokens import COMMON_WORDS, STOPWORDS, key_of, stem, words_of
 
 # Single-word names that are also ordinary Spanish words: a place only after a place cue.
 WEAK_NAMES = words_of(

@@ -15,7 +15,7 @@ from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
 from core.ask.understand.lexicon import Lexicon
-from core.ask.understand.text import COMMON_WORDS, STOPWORDS, tokenize
+from core.ask.understand.tokens import COMMON_WORDS, STOPWORDS, tokenize
 from core.ask.understand.timeexpr import parse_time
 
 MAX_CHARS = 2000  # longer text is cut: no analyst question is longer, and it bounds the work

@@ -18,7 +18,7 @@ from core.ask.understand.lexicon import (
     PlaceEntry,
     fuzzy_cutoff,
 )
-from core.ask.understand.text import (
+from core.ask.understand.tokens import (
     NUMBER_WORDS,
     Tokens,
     exact_spans,

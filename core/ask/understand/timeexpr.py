@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from core.ask.understand.text import NUMBER_RE, number_value
+from core.ask.understand.tokens import NUMBER_RE, number_value
 from core.text import MONTHS as MONTH_NAMES
 from core.text import month_end, shift_months
 

@@ -40,7 +40,7 @@ PLANS = {
 
 @pytest.fixture(scope="module")
 def envelopes(bundled_settings) -> dict[str, list[dict]]:
-    return {name: api.execute(plan, settings=bundled_settings).envelopes for name, plan in PLANS.items()}
+    return {name: api.execution(plan, settings=bundled_settings).envelopes for name, plan in PLANS.items()}
 
 
 @pytest.mark.parametrize("name,shape", [
@@ -182,13 +182,13 @@ def test_charts_do_not_import_streamlit():
 
 
 def test_municipal_annual_sum_over_years_is_titled_with_the_span(bundled_settings):
-    env = api.execute("[14]\nentidad_id: GTO\ntop_k: 3\nfrom: 2024-01-01\nto: 2026-12-31\n",
+    env = api.execution("[14]\nentidad_id: GTO\ntop_k: 3\nfrom: 2024-01-01\nto: 2026-12-31\n",
                       settings=bundled_settings).envelopes[0]
     spec = chart_spec(env)
     assert spec["title"].endswith(", 2024–2026") and spec["partial"] == [2026]
 
 
 def test_share_ranking_ordered_by_rate_follows_the_rows(bundled_settings):
-    env = api.execute("[7]\nentidad_id: GTO\ndelito: homicidio_doloso\nmedida: tasa_per_100k\ntop_k: 5\n" + YEAR_2024,
+    env = api.execution("[7]\nentidad_id: GTO\ndelito: homicidio_doloso\nmedida: tasa_per_100k\ntop_k: 5\n" + YEAR_2024,
                       settings=bundled_settings).envelopes[0]
     assert ranking_measure(env) == "tasa_per_100k" and chart_spec(env)["y"] == "tasa_per_100k"

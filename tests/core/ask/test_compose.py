@@ -43,7 +43,7 @@ PLANS = {
 
 @pytest.fixture(scope="module")
 def runs(bundled_settings) -> dict[str, list[dict]]:
-    return {name: api.execute(plan, settings=bundled_settings).envelopes for name, plan in PLANS.items()}
+    return {name: api.execution(plan, settings=bundled_settings).envelopes for name, plan in PLANS.items()}
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +295,7 @@ def test_composition_is_deterministic(runs, metadata, bundled_settings):
     for envs in runs.values():
         first = compose("pregunta", envs, metadata=metadata)
         assert first == compose("pregunta", copy.deepcopy(envs), metadata=metadata)
-    again = api.execute(PLANS["ranking"], settings=bundled_settings).envelopes
+    again = api.execution(PLANS["ranking"], settings=bundled_settings).envelopes
     assert compose("p", again, metadata=metadata) == compose("p", runs["ranking"], metadata=metadata)
 
 
@@ -303,10 +303,10 @@ def test_method_filters_are_named(bundled_settings, metadata):
     plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO.MUN.LEON", "nivel": "actual",
                                              "delito": "homicidio_doloso", "metodo": "con_arma_de_fuego",
                                              "from": "2024-01-01", "to": "2024-12-31"}}]}
-    envs = api.execute(plan, settings=bundled_settings).envelopes
+    envs = api.execution(plan, settings=bundled_settings).envelopes
     answer = compose("pregunta", envs, metadata={**metadata, "plan": plan})
     assert answer.text.startswith("León registró ") and " homicidios dolosos con arma de fuego entre " in answer.text
-    piped = api.execute("[4,6]\nentidad_id: GTO.MUN.LEON\nnivel: actual\ndelito: homicidio_doloso\n"
+    piped = api.execution("[4,6]\nentidad_id: GTO.MUN.LEON\nnivel: actual\ndelito: homicidio_doloso\n"
                         "metodo: con_arma_de_fuego\n" + YEAR_2024, settings=bundled_settings).envelopes
     assert "homicidios dolosos con arma de fuego" in compose("pregunta", piped, metadata=metadata).text
 
@@ -318,7 +318,7 @@ def test_a_relaxed_method_filter_is_not_named(runs, metadata):
 
 
 def test_municipal_annual_sums_name_their_span(bundled_settings, metadata):
-    envs = api.execute("[14]\nentidad_id: GTO\ntop_k: 3\nfrom: 2024-01-01\nto: 2026-12-31\n",
+    envs = api.execution("[14]\nentidad_id: GTO\ntop_k: 3\nfrom: 2024-01-01\nto: 2026-12-31\n",
                        settings=bundled_settings).envelopes
     answer = compose("pregunta", envs, metadata=metadata)
     assert answer.text.startswith("Los 3 municipios con más delitos del fuero común entre 2024 y 2026: León (")

@@ -22,8 +22,8 @@ from core.audit.log import (
     AuditRecord,
     VerifyResult,
     record_hash,
-    register_cli,
 )
+from core.audit.cli import register_cli
 from core.clock import Clock, FixedClock
 from core.config import load_settings
 from core.errors import RangoFueraDeCorte, ValidacionError

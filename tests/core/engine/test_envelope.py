@@ -28,7 +28,7 @@ PLANS = {
 
 @pytest.mark.parametrize("name", sorted(PLANS))
 def test_every_tool_envelope_matches_the_contract(bundled_settings, name):
-    result = api.execute({"plan": PLANS[name]}, settings=bundled_settings)
+    result = api.execution({"plan": PLANS[name]}, settings=bundled_settings)
     assert result.status == "ok", result.last
     for env in result.envelopes:
         validate_envelope(env)

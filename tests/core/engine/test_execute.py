@@ -32,7 +32,7 @@ def independent_rates(settings, year=2024):
 
 
 def test_the_document_example_adapted_to_our_data(bundled_settings):
-    result = api.execute(EXAMPLE, settings=bundled_settings)
+    result = api.execution(EXAMPLE, settings=bundled_settings)
     assert result.status == "ok" and len(result.envelopes) == 2
     rank, evidence = result.envelopes
     assert rank["tool"] == "rank_por_delito@1.1.0" and evidence["tool"] == "listar_evidencia@1.0.0"
@@ -63,7 +63,7 @@ RANK_ALL = {"tool_id": 11, "args": {"entidad_id": "GTO", "delito": "homicidio_do
     ([RANK_ALL, {"tool_id": 9, "args": {"limit": 300}}], "listar_evidencia", 200, 300, True),
 ])
 def test_a_full_table_file_only_when_the_inline_rows_are_cut(bundled_settings, plan, tool, max_rows, rows, file):
-    env = api.execute({"plan": plan}, settings=bundled_settings).last
+    env = api.execution({"plan": plan}, settings=bundled_settings).last
     inline, tables = env["data"]["inline"], env["data"]["artifacts"]["tables"]
     assert inline["limit_notice"] == {"applied": file, "max_rows": max_rows, "total_rows": rows}
     assert len(inline["rows"]) == min(rows, max_rows)
@@ -79,9 +79,9 @@ def test_a_full_table_file_only_when_the_inline_rows_are_cut(bundled_settings, p
 
 
 def test_same_plan_same_query_hash(bundled_settings):
-    a = api.execute(EXAMPLE, settings=bundled_settings).last["meta"]["query_hash"]
-    b = api.execute(EXAMPLE.replace("top_k: 10", "top_k:10"), settings=bundled_settings).last["meta"]["query_hash"]
-    c = api.execute(EXAMPLE.replace("top_k: 10", "top_k: 5"), settings=bundled_settings).last["meta"]["query_hash"]
+    a = api.execution(EXAMPLE, settings=bundled_settings).last["meta"]["query_hash"]
+    b = api.execution(EXAMPLE.replace("top_k: 10", "top_k:10"), settings=bundled_settings).last["meta"]["query_hash"]
+    c = api.execution(EXAMPLE.replace("top_k: 10", "top_k: 5"), settings=bundled_settings).last["meta"]["query_hash"]
     assert a == b != c
 
 
@@ -93,7 +93,7 @@ def test_same_plan_same_query_hash(bundled_settings):
 def test_nivel_actual_returns_the_entity_itself(bundled_settings, entity, nivel, expected):
     plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": entity, "nivel": nivel, "delito": "homicidio_doloso",
                                              "from": "2024-01-01", "to": "2024-12-31"}}]}
-    rows = api.execute(plan, settings=bundled_settings).last["data"]["inline"]["rows"]
+    rows = api.execution(plan, settings=bundled_settings).last["data"]["inline"]["rows"]
     assert [(r[0], r[2]) for r in rows] == expected
 
 
@@ -105,7 +105,7 @@ def test_filters_narrow_the_working_set(bundled_settings):
         {"tool_id": 4, "args": {"metodo": "con_arma_de_fuego"}},
         {"tool_id": 6, "args": {"top_k": 3}},
     ]}
-    result = api.execute(plan, settings=bundled_settings)
+    result = api.execution(plan, settings=bundled_settings)
     assert result.status == "ok" and len(result.envelopes) == 5
     assert result.envelopes[0]["data"]["inline"]["rows"] == [["GTO", "Guanajuato", "hijos", 46]]
     assert result.envelopes[2]["data"]["inline"]["rows"][0][:2] == ["homicidio_doloso", "Homicidio doloso"]
@@ -120,7 +120,7 @@ def test_violence_filter_and_top_entidades_share(bundled_settings):
     plan = {"plan": [{"tool_id": 4, "args": {"violencia": "con"}},
                      {"tool_id": 7, "args": {"entidad_id": "GTO", "delito": "robo_a_institucion_bancaria",
                                              "from": "2015-01-01", "to": "2024-12-31", "top_k": 46}}]}
-    env = api.execute(plan, settings=bundled_settings).last
+    env = api.execution(plan, settings=bundled_settings).last
     rows = env["data"]["inline"]["rows"]
     assert sum(r[2] for r in rows) == 21  # README: con violencia, 21 over 10 years
     assert abs(sum(r[4] for r in rows if r[4]) - 100) < 0.1
@@ -129,7 +129,7 @@ def test_violence_filter_and_top_entidades_share(bundled_settings):
 def test_zero_rows_get_one_relaxed_retry(bundled_settings):
     plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO", "nivel": "actual", "delito": "homicidio_doloso",
                                              "metodo": "no_especificado", "from": "2024-01-01", "to": "2024-12-31"}}]}
-    env = api.execute(plan, settings=bundled_settings).last
+    env = api.execution(plan, settings=bundled_settings).last
     assert env["meta"]["retry"] == {"attempts": 2, "relaxed": ["metodo=no_especificado"], "rows": 1}
     assert env["data"]["inline"]["rows"][0][2] == 2553
     assert any("sin ese filtro" in w for w in env["meta"]["warnings"])
@@ -137,8 +137,8 @@ def test_zero_rows_get_one_relaxed_retry(bundled_settings):
 
 def test_every_execution_is_audited_and_the_chain_verifies(bundled_settings):
     before = AuditLog.for_settings(bundled_settings).count()
-    result = api.execute(EXAMPLE, settings=bundled_settings, user="ana@example.org", role="analista", question="¿top?")
-    bad = api.execute({"plan": [{"tool_id": 99}]}, settings=bundled_settings)
+    result = api.execution(EXAMPLE, settings=bundled_settings, user="ana@example.org", role="analista", question="¿top?")
+    bad = api.execution({"plan": [{"tool_id": 99}]}, settings=bundled_settings)
     log = AuditLog.for_settings(bundled_settings)
     assert log.count() == before + 2
     rec = log.get(result.last["meta"]["job_id"])

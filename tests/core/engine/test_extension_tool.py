@@ -62,7 +62,7 @@ def test_it_validates_with_its_own_check(toy, bundled_settings):
 
 
 def test_it_runs_composes_and_charts(toy, bundled_settings):
-    result = api.execute(PLAN, settings=bundled_settings)
+    result = api.execution(PLAN, settings=bundled_settings)
     env = result.last
     assert result.status == "ok" and env["tool"] == "total_juguete@1.0.0"
     assert env["data"]["inline"]["rows"] == [["GTO.MUN.LEON", "León", 596, 12]]
@@ -80,6 +80,6 @@ def test_it_runs_composes_and_charts(toy, bundled_settings):
 
 def test_the_evidence_tool_follows_it(toy, bundled_settings):
     plan = {"plan": [*PLAN["plan"], {"tool_id": 9, "args": {"limit": 5}}]}
-    envelopes = api.execute(plan, settings=bundled_settings).envelopes
+    envelopes = api.execution(plan, settings=bundled_settings).envelopes
     assert [e["status"] for e in envelopes] == ["ok", "ok"]
     assert envelopes[1]["metrics"]["eventos"] == 596

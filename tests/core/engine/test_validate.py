@@ -10,7 +10,7 @@ BASE = {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "fr
 
 
 def run(settings, plan, **kw):
-    return api.execute(plan, settings=settings, **kw)
+    return api.execution(plan, settings=settings, **kw)
 
 
 def step(tool_id=6, **args):

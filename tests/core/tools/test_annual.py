@@ -56,7 +56,7 @@ def sql_nonzero_rows(con, y0: int, y1: int, cves: list[str] | None = None) -> in
 
 
 def run(plan, settings) -> dict:
-    return api.execute(plan, settings=settings).last
+    return api.execution(plan, settings=settings).last
 
 
 def assert_ok_envelope(env: dict) -> None:

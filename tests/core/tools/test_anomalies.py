@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from core.api import execute
+from core.api import execution
 from core.config import load_settings
 from core.etl import SourceSpec, run_etl
 from core.dataset.store import Store
@@ -119,7 +119,7 @@ def cve_to_id(bundled_settings) -> dict[str, str]:
     ("2021-01-01", "2025-11-30", 1.0, 36),  # base clipped at the coverage start (2020-01)
 ])
 def test_leon_matches_independent_robust_z(bundled_settings, raw_homicide, start, end, thr, window):
-    result = execute(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": start,
+    result = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": start,
                                 "to": end, "z_threshold": thr, "window": window, "top_k": 100})),
                      settings=bundled_settings)
     assert result.status == "ok"
@@ -148,7 +148,7 @@ def test_leon_matches_independent_robust_z(bundled_settings, raw_homicide, start
 
 
 def test_months_without_enough_base_are_reported(bundled_settings):
-    env = execute(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2020-01-01",
+    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2020-01-01",
                              "to": "2020-12-31", "window": 12})), settings=bundled_settings).last
     assert env["status"] == "ok"
     assert any("sin base suficiente" in w for w in env["meta"]["warnings"])
@@ -157,7 +157,7 @@ def test_months_without_enough_base_are_reported(bundled_settings):
 def test_method_filter_uses_only_that_modality(bundled_settings):
     series = raw_series(modalidad="Con arma de fuego")[LEON]
     expected = reference_anomalies(series, date(2021, 1, 1), date(2025, 11, 1), 12, 2.0)
-    env = execute(plan((4, {"metodo": "con_arma_de_fuego"}),
+    env = execution(plan((4, {"metodo": "con_arma_de_fuego"}),
                        (10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
                              "to": "2025-11-30", "z_threshold": 2.0, "top_k": 100})),
                   settings=bundled_settings).last
@@ -170,7 +170,7 @@ def test_method_filter_uses_only_that_modality(bundled_settings):
 
 @pytest.mark.parametrize("thr,window,top_k", [(3.0, 12, 10), (2.5, 12, 100), (3.5, 24, 5)])
 def test_statewide_municipalities_match_reference(bundled_settings, raw_homicide, cve_to_id, thr, window, top_k):
-    result = execute(plan((10, {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2024-01-01",
+    result = execution(plan((10, {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2024-01-01",
                                 "to": "2024-12-31", "z_threshold": thr, "window": window, "top_k": top_k})),
                      settings=bundled_settings)
     env = result.last
@@ -206,7 +206,7 @@ def test_state_itself_sums_its_municipalities(bundled_settings, raw_homicide):
         for m, n in series.items():
             total[m] = total.get(m, 0) + n
     expected = reference_anomalies(total, date(2021, 1, 1), date(2025, 11, 1), 12, 2.0)
-    env = execute(plan((10, {"entidad_id": "GTO", "nivel": "actual", "delito": "homicidio_doloso",
+    env = execution(plan((10, {"entidad_id": "GTO", "nivel": "actual", "delito": "homicidio_doloso",
                              "from": "2021-01-01", "to": "2025-11-30", "z_threshold": 2.0, "top_k": 100})),
                   settings=bundled_settings).last
     got = {date.fromisoformat(r[2]): r for r in env["data"]["inline"]["rows"]}
@@ -220,7 +220,7 @@ def test_state_itself_sums_its_municipalities(bundled_settings, raw_homicide):
 
 def test_evidence_is_the_incidents_of_the_anomalous_months(bundled_settings, raw_homicide):
     expected = reference_anomalies(raw_homicide[LEON], date(2021, 1, 1), date(2025, 11, 1), 12, 2.0)
-    env = execute(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
+    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
                              "to": "2025-11-30", "z_threshold": 2.0})), settings=bundled_settings).last
     months = sorted(expected)
     ids = [r[0] for r in Store(bundled_settings).query(
@@ -231,7 +231,7 @@ def test_evidence_is_the_incidents_of_the_anomalous_months(bundled_settings, raw
 
 
 def test_no_anomalies_is_an_empty_result_with_zero_metrics(bundled_settings):
-    env = execute(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2024-01-01",
+    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2024-01-01",
                              "to": "2024-12-31", "z_threshold": 10})), settings=bundled_settings).last
     assert env["status"] == "ok" and env["data"]["inline"]["rows"] == []
     assert env["metrics"]["total_anomalias"] == 0 and env["metrics"]["gravedad_promedio"] == 0
@@ -273,7 +273,7 @@ def _with(values: list[int], k: int, v: int) -> list[int]:
 ])
 def test_synthetic_single_spike(tmp_path, values, conteo, z, capped, direccion):
     settings = synthetic_settings(tmp_path, [(m, LEON, v) for m, v in zip(MONTHS_24, values)])
-    env = execute(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2022-01-01",
+    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2022-01-01",
                              "to": "2022-12-31", "z_threshold": 3.0, "window": 12})), settings=settings).last
     assert env["status"] == "ok"
     rows = env["data"]["inline"]["rows"]
@@ -293,7 +293,7 @@ def test_absent_cells_inside_coverage_are_zeros(tmp_path):
     """Celaya has one row in the whole file: the other 23 months are zeros, so its event is an anomaly."""
     cells = [(m, LEON, v) for m, v in zip(MONTHS_24, ALT)] + [(date(2022, 3, 1), "11007", 3)]
     settings = synthetic_settings(tmp_path, cells)
-    env = execute(plan((10, {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2022-01-01",
+    env = execution(plan((10, {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2022-01-01",
                              "to": "2022-12-31"})), settings=settings).last
     rows = env["data"]["inline"]["rows"]
     assert [(r[0], r[2], r[3], r[4], r[5], r[8]) for r in rows] == [
@@ -305,11 +305,11 @@ def test_months_before_coverage_do_not_count_as_zeros(tmp_path):
     """The base is clipped at the coverage start: with 2 of 12 base months the month is not scored."""
     cells = [(m, LEON, v) for m, v in zip(MONTHS_24, _with([5] * 24, 2, 50))]
     settings = synthetic_settings(tmp_path, cells)
-    env = execute(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
+    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
                              "to": "2021-12-31", "window": 12})), settings=settings).last
     assert env["data"]["inline"]["rows"] == []  # 2021-03 (50) has only 2 base months
     assert any("sin base suficiente" in w for w in env["meta"]["warnings"])
-    env = execute(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
+    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
                              "to": "2021-12-31", "window": 4})), settings=settings).last
     assert [r[2] for r in env["data"]["inline"]["rows"]] == ["2021-03-01"]  # 2 of 4 is enough
 
@@ -321,7 +321,7 @@ def test_months_before_coverage_do_not_count_as_zeros(tmp_path):
 ])
 def test_listar_evidencia_after_anomalies(bundled_settings, entidad_id, nivel, start, thr):
     """The evidence (months passed as list parameters) is re-queried by listar_evidencia."""
-    result = execute(plan((10, {"entidad_id": entidad_id, "nivel": nivel, "delito": "homicidio_doloso",
+    result = execution(plan((10, {"entidad_id": entidad_id, "nivel": nivel, "delito": "homicidio_doloso",
                                 "from": start, "to": "2024-12-31", "z_threshold": thr, "top_k": 100}),
                           (9, {"limit": 1000})), settings=bundled_settings)
     assert result.status == "ok"

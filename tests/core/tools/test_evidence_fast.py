@@ -82,7 +82,7 @@ def test_folded_evidence_equals_the_executor_query(bundled_settings, monkeypatch
     monkeypatch.setattr(ex, "_evidence", spy)
     monkeypatch.setattr(ex, "_run_step", named)
     for p in PLANS:
-        assert api.execute(p, settings=bundled_settings).status == "ok", p
+        assert api.execution(p, settings=bundled_settings).status == "ok", p
     assert {"rank_por_delito", "top_entidades_por_total", "agrupar_por_entidad", "comparar_periodos",
             "serie_temporal", "detectar_anomalias", "detectar_patrones"} <= set(checked)
 
@@ -99,14 +99,14 @@ def test_a_ranking_the_statement_decided_otherwise_falls_back_to_the_query():
 
 
 def test_listar_evidencia_labels_places_and_lists_the_yearly_series(bundled_settings):
-    result = api.execute(PLANS[-1], settings=bundled_settings)
+    result = api.execution(PLANS[-1], settings=bundled_settings)
     annual, listed = result.envelopes
     assert listed["status"] == "ok", listed.get("error")
     rows = listed["data"]["inline"]["rows"]
     assert rows and all(r[1].endswith("-01-01") and r[3] and r[5] is None for r in rows)
     assert {r[0] for r in rows} <= set(annual["evidence"][0]["ids"])
     assert listed["metrics"]["filas"] == annual["evidence"][0]["total"] == 50  # 10 municipalities × 5 years
-    first = api.execute(PLANS[0], settings=bundled_settings).last
+    first = api.execution(PLANS[0], settings=bundled_settings).last
     assert all(r[3] for r in first["data"]["inline"]["rows"])
 
 
@@ -124,7 +124,7 @@ def slim_settings(bundled_settings, tmp_path_factory):
 
 def test_every_tool_reads_only_the_kept_incident_columns(bundled_settings, slim_settings):
     for p in PLANS:
-        full = api.execute(p, settings=bundled_settings)
-        slim = api.execute(p, settings=slim_settings)
+        full = api.execution(p, settings=bundled_settings)
+        slim = api.execution(p, settings=slim_settings)
         assert slim.status == "ok", (p, slim.errors)
         assert comparable(slim.envelopes) == comparable(full.envelopes), p

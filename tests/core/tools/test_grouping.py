@@ -6,7 +6,7 @@ from datetime import date
 import duckdb
 import pytest
 
-from core.api import execute
+from core.api import execution
 from core.dataset.store import Store
 from tests.conftest import RAW
 from tests.core.tools.test_anomalies import HOMICIDE_CSV, MONTHS, plan, raw_series, reference_anomalies, severity
@@ -46,7 +46,7 @@ def table(env: dict) -> list[dict]:
     ("tasa_per_100k", "desc"), ("tasa_per_100k", "asc"),
 ])
 def test_ranks_by_count_metrics_like_independent_sql(bundled_settings, raw_2024, ids, aggregate_by, orden):
-    env = execute(plan((11, {**SCOPE, "aggregate_by": aggregate_by, "orden": orden, "top_k": 50})),
+    env = execution(plan((11, {**SCOPE, "aggregate_by": aggregate_by, "orden": orden, "top_k": 50})),
                   settings=bundled_settings).last
     assert env["status"] == "ok"
     assert [c["name"] for c in env["data"]["inline"]["columns"]] == [
@@ -73,13 +73,13 @@ def test_ranks_by_count_metrics_like_independent_sql(bundled_settings, raw_2024,
 ])
 def test_metric_columns_follow_the_request(bundled_settings, metrics, aggregate_by, columns):
     args = {**SCOPE, "aggregate_by": aggregate_by, **({"metrics": metrics} if metrics else {})}
-    env = execute(plan((11, args)), settings=bundled_settings).last
+    env = execution(plan((11, args)), settings=bundled_settings).last
     assert [c["name"] for c in env["data"]["inline"]["columns"]] == ["entidad_id", "label", *columns]
     assert len(env["data"]["inline"]["rows"]) == 10  # default top_k
 
 
 def test_top_k_evidence_and_frequency_filter(bundled_settings, raw_2024, ids):
-    env = execute(plan((5, {"min_eventos": 50}), (11, {**SCOPE, "top_k": 5})), settings=bundled_settings).last
+    env = execution(plan((5, {"min_eventos": 50}), (11, {**SCOPE, "top_k": 5})), settings=bundled_settings).last
     kept = sorted(((ids[c], m["conteo"]) for c, m in raw_2024.items() if m["conteo"] >= 50),
                   key=lambda p: (-p[1], p[0]))
     got = table(env)
@@ -93,7 +93,7 @@ def test_top_k_evidence_and_frequency_filter(bundled_settings, raw_2024, ids):
 
 
 def test_a_municipality_is_its_own_group(bundled_settings, raw_2024):
-    env = execute(plan((11, {**SCOPE, "entidad_id": "GTO.MUN.LEON", "aggregate_by": "porcentaje"})),
+    env = execution(plan((11, {**SCOPE, "entidad_id": "GTO.MUN.LEON", "aggregate_by": "porcentaje"})),
                   settings=bundled_settings).last
     assert table(env) == [{"entidad_id": "GTO.MUN.LEON", "label": "León", "conteo": raw_2024["11020"]["conteo"],
                            "tasa_per_100k": raw_2024["11020"]["tasa_per_100k"], "porcentaje": 100.0}]
@@ -114,7 +114,7 @@ def reference_by_entity(ids) -> dict[str, list[float]]:
 @pytest.mark.parametrize("aggregate_by,tie", [("total_anomalias", "gravedad_promedio"),
                                              ("gravedad_promedio", "total_anomalias")])
 def test_plan_10_11_ranks_by_anomaly_results(bundled_settings, reference_by_entity, aggregate_by, tie):
-    result = execute(plan((10, {**SCOPE, "top_k": 3}), (11, {**SCOPE, "aggregate_by": aggregate_by, "top_k": 50})),
+    result = execution(plan((10, {**SCOPE, "top_k": 3}), (11, {**SCOPE, "aggregate_by": aggregate_by, "top_k": 50})),
                      settings=bundled_settings)
     assert result.status == "ok"
     anomalies, grouped = result.envelopes
@@ -139,7 +139,7 @@ def test_plan_10_11_ranks_by_anomaly_results(bundled_settings, reference_by_enti
 def test_text_plan_with_filters_then_10_11(bundled_settings, reference_by_entity):
     text = ("[1,2,3,10,11]\nentidad_id: GTO\nfrom: 2024-01-01\nto: 2024-12-31\ndelito: homicidio_doloso\n"
             "aggregate_by: total_anomalias\nmetrics: [\"total_anomalias\"]\ntop_k: 5")
-    result = execute(text, settings=bundled_settings)
+    result = execution(text, settings=bundled_settings)
     assert result.status == "ok"
     env = result.last
     assert [c["name"] for c in env["data"]["inline"]["columns"]] == ["entidad_id", "label", "total_anomalias"]
@@ -154,7 +154,7 @@ def test_text_plan_with_filters_then_10_11(bundled_settings, reference_by_entity
     {"aggregate_by": "conteo", "metrics": ["gravedad_promedio"]},
 ])
 def test_anomaly_metrics_without_detectar_anomalias_is_invalid(bundled_settings, args):
-    result = execute(plan((11, {**SCOPE, **args})), settings=bundled_settings)
+    result = execution(plan((11, {**SCOPE, **args})), settings=bundled_settings)
     assert result.status == "error"
     env = result.last
     assert env["status"] == "error" and env["error"]["code"] == "INVALID_PAYLOAD"
@@ -162,7 +162,7 @@ def test_anomaly_metrics_without_detectar_anomalias_is_invalid(bundled_settings,
 
 
 def test_anomalies_from_another_scope_are_flagged(bundled_settings):
-    result = execute(plan((10, {**SCOPE, "from": "2023-01-01", "to": "2023-12-31"}),
+    result = execution(plan((10, {**SCOPE, "from": "2023-01-01", "to": "2023-12-31"}),
                           (11, {**SCOPE, "aggregate_by": "total_anomalias"})), settings=bundled_settings)
     assert result.status == "ok"
     assert any("otro alcance" in w for w in result.last["meta"]["warnings"])

@@ -134,7 +134,7 @@ def expected_seasonality(delito: str, start: str, end: str, cve: int | None) -> 
 
 def run(settings, args: dict, extra: list | None = None):
     plan = {"plan": [{"tool_id": 8, "tool_version": "1.0.0", "args": args}] + (extra or [])}
-    result = api.execute(plan, settings=settings)
+    result = api.execution(plan, settings=settings)
     assert result.status == "ok", result.envelopes[-1].get("error")
     return result
 

@@ -115,7 +115,7 @@ def sql_nonzero_cells(con, crimenes, windows, cve=None) -> int:
 # ---------------------------------------------------------------- envelope helpers
 
 def run(plan, settings) -> dict:
-    result = api.execute(plan, settings=settings)
+    result = api.execution(plan, settings=settings)
     return result.last
 
 

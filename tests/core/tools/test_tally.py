@@ -39,12 +39,12 @@ def test_top_only_ranking_equals_ranking_every_entity(bundled_settings, monkeypa
         return top(*args, **kwargs)
 
     monkeypatch.setattr(tally, "_children_top", spy)
-    fast = api.execute(plan, settings=bundled_settings)
+    fast = api.execution(plan, settings=bundled_settings)
     assert used, "a ranking by counts should take the top-only statement"
     full_tally = tally.tally
     for module in (ranking, series):
         monkeypatch.setattr(module, "tally", lambda *a, **k: full_tally(*a, **{**k, "top_only": False}))
-    full = api.execute(plan, settings=bundled_settings)
+    full = api.execution(plan, settings=bundled_settings)
     assert fast.status == full.status == "ok", (fast.errors, full.errors)
     assert comparable(fast.envelopes) == comparable(full.envelopes)
 
@@ -53,7 +53,7 @@ def test_a_ranking_by_rate_ranks_every_entity(bundled_settings, monkeypatch):
     monkeypatch.setattr(tally, "_children_top", lambda *a, **k: pytest.fail("a rate is rounded: Python ranks it"))
     plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos",
                                              "medida": "tasa_per_100k", **W}}]}
-    assert api.execute(plan, settings=bundled_settings).status == "ok"
+    assert api.execution(plan, settings=bundled_settings).status == "ok"
 
 
 MONTHLY = ["homicidio_doloso", "feminicidio", "secuestro", "violencia_familiar", "homicidio", "abuso_sexual"]
@@ -77,11 +77,11 @@ def test_any_count_ranking_agrees_with_ranking_every_entity(bundled_settings, to
         args["orden"] = orden
     steps = ([{"tool_id": 5, "args": {"min_eventos": min_eventos}}] if min_eventos is not None else []) \
         + [{"tool_id": tool, "args": args}]
-    fast = api.execute({"plan": steps}, settings=bundled_settings)
+    fast = api.execution({"plan": steps}, settings=bundled_settings)
     full_tally = tally.tally
     ranking.tally = series.tally = lambda *a, **k: full_tally(*a, **{**k, "top_only": False})
     try:
-        full = api.execute({"plan": steps}, settings=bundled_settings)
+        full = api.execution({"plan": steps}, settings=bundled_settings)
     finally:
         ranking.tally = series.tally = full_tally
     assert fast.status == full.status

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from core.ask.understand import Understanding
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.parse import understand
-from core.ask.understand.text import words_of
+from core.ask.understand.tokens import words_of
 from tests.core.ask.understand.helpers import ANCHOR, MIN_DATE
 
 

@@ -5,7 +5,7 @@ from datetime import date
 
 import pytest
 
-from core.ask.understand.text import tokenize
+from core.ask.understand.tokens import tokenize
 from core.ask.understand.timeexpr import month_end, parse_time, shift_months
 from tests.core.ask.understand.helpers import ANCHOR, MIN_DATE
 
