@@ -1,4 +1,4 @@
-"""Casandra: page config, sign-in and role-based routing only (DESIGN §3-§4)."""
+"""Casandra: page config, sign-in and role-based routing only (docs/contracts/design.md §3-§4)."""
 import streamlit as st
 
 from ui import auth, navigation

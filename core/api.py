@@ -1,4 +1,4 @@
-"""Plan API (seed 001 §4.1) as Python functions: catalog, metadata, execute_plan.
+"""Plan API (docs/contracts/001_casandra_v0.md §4.1) as Python functions: catalog, metadata, execute_plan.
 
 Every execution writes one audit record (the Celador). The Job API adapter lives in
 ``core.jobs``; the CLI and the UI call these functions, never the internals.
@@ -42,7 +42,7 @@ def dataset_info(settings: Settings | None = None) -> dict:
 
 
 def audit_payload(result: Execution, question: str | None, extra: dict | None = None) -> dict:
-    """What the audit keeps of one execution (seed 001 §7)."""
+    """What the audit keeps of one execution (docs/contracts/001_casandra_v0.md §7)."""
     vp = result.validated
     return {
         "plan": canonical_plan(vp.plan) if vp else None,

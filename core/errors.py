@@ -1,6 +1,6 @@
 """One error tree (Celador). Every error carries its contract code and HTTP status.
 
-Internal exceptions map 1:1 to the codes of seed 001 §6; ``error_payload`` is the single
+Internal exceptions map 1:1 to the codes of docs/contracts/001_casandra_v0.md §6; ``error_payload`` is the single
 function that turns any of them into the ``error`` block of an error envelope. Validation
 collects several ``Problem`` objects and raises them together in one ``ErrorGroup``.
 """
@@ -60,7 +60,7 @@ class CasandraError(Exception):
 
     @property
     def http_status(self) -> int:
-        """HTTP status of the code (seed 001 §6)."""
+        """HTTP status of the code (docs/contracts/001_casandra_v0.md §6)."""
         return HTTP_STATUS[self.code]
 
     @property

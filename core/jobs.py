@@ -1,4 +1,4 @@
-"""Job API (seed 001 §4.5): a simple JobRequest adapted to a Plan, run, and mapped back.
+"""Job API (docs/contracts/001_casandra_v0.md §4.5): a simple JobRequest adapted to a Plan, run, and mapped back.
 
 ``municipio`` → ``entidad_id`` (catalog names, short names, aliases or ids),
 ``fecha_inicio|fecha_fin`` → ``from|to``; the last envelope becomes the JobResult with

@@ -2,7 +2,7 @@
 
 ``delito`` and ``metodo`` keys are lowercase slugs of the SESNSP labels
 (``homicidio_doloso``, ``con_arma_de_fuego``); ``entidad_id`` is the state abbreviation +
-``.MUN.`` + the uppercase slug of the official name (DESIGN §2).
+``.MUN.`` + the uppercase slug of the official name (docs/contracts/design.md §2).
 """
 from __future__ import annotations
 

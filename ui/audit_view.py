@@ -13,7 +13,8 @@ from core.audit.log import AuditLog
 
 KIND_LABELS = {"ask": "pregunta", "execute": "ejecución de plan", "plan_edit": "edición de plan",
                "etl": "carga de datos", "rollback": "reversión de versión", "settings": "configuración"}
-# Every contract a record's payload may carry, in pipeline order (seed 000/001).
+# Every contract a record's payload may carry, in pipeline order (docs/contracts/000_query_plan.md and
+# 001_casandra_v0.md).
 CONTRACTS = (
     ("intake", "Intake"), ("query_plan", "QueryPlan (enrutador)"), ("governor", "Gobernador"),
     ("analyst_plan", "AnalystPlan"), ("planner_state", "PlannerState"), ("plan", "Plan"),

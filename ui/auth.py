@@ -1,4 +1,4 @@
-"""Sign-in and roles (DESIGN §4): OIDC through ``st.login`` when ``[auth]`` is configured,
+"""Sign-in and roles (docs/contracts/design.md §4): OIDC through ``st.login`` when ``[auth]`` is configured,
 local mode otherwise.
 
 Secrets (``.streamlit/secrets.toml``, see ``.streamlit/secrets.example.toml``)::

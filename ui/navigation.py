@@ -1,4 +1,4 @@
-"""The page registry: which page each role may see (DESIGN §4), in menu order.
+"""The page registry: which page each role may see (docs/contracts/design.md §4), in menu order.
 
 A page is one file in ``pages/`` plus its ``PageSpec`` in ``PAGES``; nothing else names it
 (app.py builds the menu from this list). A listed page whose file is missing is an error,

@@ -1,8 +1,9 @@
-"""Analyst → AnalystPlan (seed 002): request type, track, required sources, at most one question.
+"""Analyst → AnalystPlan (docs/contracts/002_analyst_plan.md): request type, track, required sources,
+at most one question.
 
 STATUS_* requests read the database and never documents; definitions read documents and
 policy. Anything that fails the model's rules falls back to a safe QUALITY plan with a
-``route_reason`` (002 §8).
+``route_reason`` (docs/contracts/002_analyst_plan.md §8).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ SCHEMAS = {"STATUS_METRIC": "status_metric_v1_json", "STATUS_LIST": "status_list
 
 
 def fallback(reason: str) -> tuple[AnalystPlan, str]:
-    """The safe QUALITY plan of 002 §2 (policy sources only) with its route_reason."""
+    """The safe QUALITY plan of docs/contracts/002_analyst_plan.md §2 (policy sources only) with its route_reason."""
     plan = AnalystPlan(intent="parse_error", request_type="KNOWLEDGE_QA", track="QUALITY", required_sources=["policy"],
                        missing_info_questions=[], expected_output_schema="answer_v1_markdown")
     return plan, f"analyst_plan_fallback:{reason}"

@@ -1,7 +1,7 @@
-"""Postfetch (seed 004 §4): the Spanish answer from envelopes — numbers first, then period, «datos hasta»,
-version, warnings and sources — evaluated before it is shown. Every number is read from an envelope (or a
-cited passage); an error envelope gives an explanation and never a number. The evaluation pass blocks
-personal data and internal details and flags numbers it cannot trace.
+"""Postfetch (docs/contracts/004_chatbot_graph.md §4): the Spanish answer from envelopes — numbers first, then
+period, «datos hasta», version, warnings and sources — evaluated before it is shown. Every number is read from
+an envelope (or a cited passage); an error envelope gives an explanation and never a number. The evaluation pass
+blocks personal data and internal details and flags numbers it cannot trace.
 """
 from __future__ import annotations
 
@@ -333,7 +333,7 @@ def compose(question: str, envelopes: list[dict], *, result_index: int | None = 
     return review(answer, envelopes=envelopes, passages=passages)
 
 
-# --- evaluation (004 §4.2): safe, no internals, numbers traceable -------------------------------------------
+# --- evaluation (docs/contracts/004_chatbot_graph.md §4.2): safe, no internals, numbers traceable --------------------
 
 
 # -- the stage --------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """Pydantic models of the understanding contracts (extra="forbid" at every edge).
 
-- ``QueryPlan`` — seed 000, versioned to 2.0.0 for Casandra's domains (DESIGN §2; 000 §7).
-- ``GovernorDecision`` — the Governor's lab decision (000 §3.7, §9).
-- ``AnalystPlan`` — seed 002 §2 with its source rules.
-- ``PlannerState`` — seed 003 §2, whole.
-- ``Intake`` and ``Answer`` — seed 004 §2.1 and §4.
-JSON Schemas are exported to ``catalogs/contracts`` (``python -m core contracts``).
+- ``QueryPlan`` — docs/contracts/000_query_plan.md, versioned to 2.0.0 for Casandra's domains
+  (docs/contracts/design.md §2; docs/contracts/query-plan-schema-v2.md; 000 §7).
+- ``GovernorDecision`` — the Governor's lab decision (docs/contracts/000_query_plan.md §3.7, §9).
+- ``AnalystPlan`` — docs/contracts/002_analyst_plan.md §2 with its source rules.
+- ``PlannerState`` — docs/contracts/003_planner_state.md §2, whole.
+- ``Intake`` and ``Answer`` — docs/contracts/004_chatbot_graph.md §2.1 and §4.
+JSON Schemas are exported to ``catalogs/contracts`` (``python -m core contracts``). The models' docstrings
+become the schemas' descriptions, so they cite ``000 §2`` for short: the files of ``docs/contracts/``.
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Governor: decides lab access (experimental tools) from a supervisor setting only (000 §3.7, §9).
+"""Governor: decides lab access (experimental tools) from a supervisor setting only
+(docs/contracts/000_query_plan.md §3.7, §9).
 
 The Router never selects ``lab`` on its own; a question that asks for experimental
 analysis gets ``lab-access-requested`` and, unless a supervisor approved lab in the

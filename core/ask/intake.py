@@ -1,4 +1,5 @@
-"""Intake (seed 004 §2.1): rewrite follow-ups, classify, moderate, and key the same-day cache.
+"""Intake (docs/contracts/004_chatbot_graph.md §2.1): rewrite follow-ups, classify, moderate, and key the
+same-day cache.
 
 Rules are keyword tables over accent-free text, so the stage is deterministic and fast.
 The categories are social, support, definition, irrelevant and relevant (SQL-worthy).

@@ -163,7 +163,8 @@ class DocIndex:
         return out
 
     def search_rounds(self, rounds: list[RetrievalRound], stop: StopConditions | None = None) -> list[Passage]:
-        """Run a planner's retrieval rounds (003 §2): variants × bm25 runs, RRF or max-score merge, dedup."""
+        """Run a planner's retrieval rounds (docs/contracts/003_planner_state.md §2): variants × bm25 runs,
+        RRF or max-score merge, dedup."""
         seen: dict[tuple[str, str], Passage] = {}
         idle = 0
         max_rounds = stop.max_rounds if stop else len(rounds)

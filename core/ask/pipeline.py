@@ -1,4 +1,4 @@
-"""The understanding pipeline: one tuple of stages over a typed turn state (DESIGN §1).
+"""The understanding pipeline: one tuple of stages over a typed turn state (docs/contracts/design.md §1).
 
 ``STAGES`` is the single place where the order lives; a test can run any prefix. Each
 stage takes the turn and its context and fills one more contract.

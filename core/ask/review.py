@@ -1,4 +1,5 @@
-"""The review pass (docs/contracts 004 §4.2), the answer's safety gate: no personal data, no internal details.
+"""The review pass (docs/contracts/004_chatbot_graph.md §4.2), the answer's safety gate: no personal data,
+no internal details.
 
 An answer that shows a phone, an e-mail, a CURP/RFC, an address or a named person, or that leaks SQL, paths,
 tracebacks or keys, is replaced by a fixed Spanish text and marked ``blocked``. Numbers no envelope or passage
@@ -84,7 +85,8 @@ def _without_ids(text: str, provenance: dict) -> str:
 
 
 def review(answer: Answer, envelopes: list[dict] = (), passages: list = ()) -> Answer:
-    """004 §4.2: block personal data and internal details; warn about numbers no envelope or passage holds."""
+    """Block personal data and internal details; warn about numbers no envelope or passage holds
+    (docs/contracts/004_chatbot_graph.md §4.2)."""
     visible = _without_ids("\n".join([answer.text, *answer.warnings, *answer.clarifying_options]), answer.provenance)
     found = [k for k, rx in PERSONAL.items() if rx.search(visible)]
     internal = [k for k, rx in INTERNAL.items() if rx.search(visible)]

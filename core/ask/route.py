@@ -1,4 +1,4 @@
-"""Router → QueryPlan (seed 000, schema 2.0.0): mode, domains, rationale and confidence.
+"""Router → QueryPlan (docs/contracts/000_query_plan.md, schema 2.0.0): mode, domains, rationale and confidence.
 
 Confidence is measured, not decorative: it falls with fuzzy matches, unresolved slots
 and ambiguity. ``deep`` is chosen for comparisons, anomalies, patterns and multi-part

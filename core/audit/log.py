@@ -1,4 +1,4 @@
-"""The Celador's audit log: an append-only, hash-chained SQLite journal (seed 001 §7).
+"""The Celador's audit log: an append-only, hash-chained SQLite journal (docs/contracts/001_casandra_v0.md §7).
 
 One record per execution, chat turn, plan edit, ETL load, rollback or settings change.
 Records live in ``<audit_dir>/audit.sqlite3`` (WAL mode, ``busy_timeout``) so the Streamlit
@@ -10,7 +10,7 @@ attacker drops the triggers. Reading the chain head and inserting happen in one
 
 The schema changes only through the numbered files in ``core/audit/migrations``
 (``0001_init.sql``, ``0002_…``), applied in order at open and recorded in
-``schema_migrations``. The free-form ``payload`` keeps the normalized plan (seed 000 §6),
+``schema_migrations``. The free-form ``payload`` keeps the normalized plan (docs/contracts/000_query_plan.md §6),
 ``timings_ms`` per step, row counts, effective date ranges and errors.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The catalogs are data (CSV), so a steward can add a state's municipalities without code
 changes. Codes are kept as zero-padded text ("09", "11020"): SESNSP writes them as
-integers, which loses the leading zero of states 01-09 (DESIGN §2, data README).
+integers, which loses the leading zero of states 01-09 (docs/contracts/design.md §2, data README).
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class State:
 
 @dataclass(frozen=True)
 class Municipality:
-    """A municipality with its INEGI code and the ``entidad_id`` of DESIGN §2."""
+    """A municipality with its INEGI code and the ``entidad_id`` of docs/contracts/design.md §2."""
 
     cve_municipio: str
     cve_ent: str

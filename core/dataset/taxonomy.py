@@ -104,7 +104,7 @@ def _crimes_and_series_at(path: Path) -> tuple[tuple[Crime, ...], tuple[Series, 
     keys = [c.delito for c in crimes] + [s.delito for s in series]
     _check_unique(str(path), keys)
     for c in crimes:
-        # Keys are derived from labels (DESIGN §2); a hand-typed key would drift from the data.
+        # Keys are derived from labels (docs/contracts/design.md §2); a hand-typed key would drift from the data.
         if c.delito != slug_key(c.subtipo) or c.tipo_key != slug_key(c.tipo):
             raise ValueError(f"{path}: {c.delito} no es el slug de '{c.subtipo}' / '{c.tipo}'")
         if c.nivel not in ("subtipo", "tipo") or set(c.incluye) - set(keys):

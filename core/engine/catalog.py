@@ -1,4 +1,4 @@
-"""The versioned tool catalog (seed 001 Annex C): ToolSpecs loaded from ``catalogs/tools``.
+"""The versioned tool catalog (docs/contracts/001_casandra_v0.md Annex C): ToolSpecs loaded from ``catalogs/tools``.
 
 Built-in tools are registered exactly as a new one would be: a JSON ToolSpec file whose
 ``implementation`` names ``module:function``. Argument schemas shared by several tools (crime,

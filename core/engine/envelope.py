@@ -1,4 +1,5 @@
-"""The envelope ("Sobre", seed 001 §4.4): one per tool, success or error, same shape always."""
+"""The envelope ("Sobre", docs/contracts/001_casandra_v0.md §4.4): one per tool, success or error, same
+shape always."""
 from __future__ import annotations
 
 import math

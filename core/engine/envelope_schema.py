@@ -1,4 +1,4 @@
-"""Pydantic models of the envelope (seed 001 §4.4): the contract every tool output obeys.
+"""Pydantic models of the envelope (docs/contracts/001_casandra_v0.md §4.4): the contract every tool output obeys.
 
 The executor builds envelopes as plain dicts for speed; these models validate them in
 tests and at the API edge, and export the JSON Schema kept in ``catalogs/contracts``.

@@ -1,7 +1,7 @@
 """Orquestador: run a validated plan, one envelope per tool, read-only and parameterized.
 
 On zero rows an analysis is retried once without its method filter (the relaxed
-fallback of seed 004 §3.1), recorded in ``meta.retry`` and the warnings; regeneration is
+fallback of docs/contracts/004_chatbot_graph.md §3.1), recorded in ``meta.retry`` and the warnings; regeneration is
 bounded by ``MAX_RETRIES``. Any failure stops the pipeline with an error envelope.
 """
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _evidence(ctx: ToolContext, out: ToolOutput) -> list[dict]:
 
 
 def _filters(scope) -> dict:
-    """What the step actually filtered on (seed 001 §4.5 provenance)."""
+    """What the step actually filtered on (docs/contracts/001_casandra_v0.md §4.5 provenance)."""
     return {"entidad_id": scope.entity.entidad_id if scope.entity else None, "nivel": scope.nivel,
             "delito": list(scope.delitos), "metodo": list(scope.metodos), "violencia": scope.violencia,
             "frecuencia": scope.frecuencia}
@@ -97,7 +97,8 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
             max_rows = int(spec.output_contract.get("max_rows", DEFAULT_MAX_ROWS))
             name = f"{vp.query_hash[7:19]}_{step.index}_{spec.name}"
             # The full table goes to a file only when the inline rows are cut at max_rows: otherwise
-            # the envelope already holds all of it (artifacts are an optional block, seed 001 C.6).
+            # the envelope already holds all of it (artifacts are an optional block,
+            # docs/contracts/001_casandra_v0.md C.6).
             artifacts = {f"{spec.name}_full": write_artifact(artifacts_dir, day, name, out.columns, out.rows)} \
                 if len(out.rows) > max_rows else {}
         except CasandraError as exc:

@@ -1,4 +1,4 @@
-"""Plans (seed 001 §4.3): the simple text form and the normalized JSON form.
+"""Plans (docs/contracts/001_casandra_v0.md §4.3): the simple text form and the normalized JSON form.
 
 Text form: a first line with tool ids (``[6,9]``), then ``key: value`` lines; each key goes
 to every tool in the list whose schema accepts it. Both forms normalize to one canonical

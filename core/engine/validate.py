@@ -1,4 +1,4 @@
-"""Plan validation (seed 001 C.8): static checks, then contextual ones; every problem at once.
+"""Plan validation (docs/contracts/001_casandra_v0.md C.8): static checks, then contextual ones; every problem at once.
 
 Static: tool and version exist, arguments against ``args_schema``, catalog compatibility,
 pipeline order by ``requires``. Contextual (metadata only): dates aligned to months (or to the
@@ -163,7 +163,7 @@ def _parse_date(value, problems: ProblemCollector, path: str) -> date | None:
 
 def resolve_window(start: date, end: date, metadata: dict, strict: bool, problems: ProblemCollector,
                    path: str) -> tuple[date, date, list[str]] | None:
-    """Align a window to whole months and clamp it to the watermark (seed 001 §5)."""
+    """Align a window to whole months and clamp it to the watermark (docs/contracts/001_casandra_v0.md §5)."""
     notes: list[str] = []
     if start > end:
         problems.add("INVALID_DATE_RANGE", f"from ({start}) es posterior a to ({end}).", ["Asegure 'from' <= 'to'."], path)

@@ -1,4 +1,4 @@
-"""The metadata of a published version (seed 001 §8-§9) and the maps it carries."""
+"""The metadata of a published version (docs/contracts/001_casandra_v0.md §8-§9) and the maps it carries."""
 from __future__ import annotations
 
 import re
@@ -34,7 +34,7 @@ def copy_geo(depot: Depot, previous: dict | None, geo_files, staging: Path) -> d
 
 
 def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo) -> dict:
-    """The version's metadata.json (seed 001 §8-§9)."""
+    """The version's metadata.json (docs/contracts/001_casandra_v0.md §8-§9)."""
     cov_rows = con.execute(
         """SELECT c.delito, c.granularity, c.estado_id, c.desde, c.hasta, c.meses,
                   coalesce(k.subtipo, c.delito)

@@ -1,7 +1,7 @@
 """Time analyses (tools 12 and 13): the monthly series of one entity and the comparison of two windows.
 
 A month inside a crime's coverage with no rows is a zero; a month outside every selected
-crime's coverage is *not published* and never gets a number (DESIGN §2).
+crime's coverage is *not published* and never gets a number (docs/contracts/design.md §2).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Job API adapter (seed 001 §4.5 and §8): JobRequest → Plan → Envelope → JobResult."""
+"""Job API adapter (docs/contracts/001_casandra_v0.md §4.5 and §8): JobRequest → Plan → Envelope → JobResult."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Every role sees only its pages (DESIGN §4), in the menu and when a page is reached directly."""
+"""Every role sees only its pages (docs/contracts/design.md §4), in the menu and when a page is reached directly."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
-"""The offline planner's last step: typed slots (Understanding) → a tool plan (seed 001 §4.3).
+"""The offline planner's last step: typed slots (Understanding) → a tool plan
+(docs/contracts/001_casandra_v0.md §4.3).
 
 Deterministic: the same slots give the same plan, hence the same query_hash. Windows are
 absolute dates; when the question gives none, the default is the crime's last 12

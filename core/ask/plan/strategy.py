@@ -1,6 +1,7 @@
-"""Planner → PlannerState (seed 003): strategy, clarifying questions, retrieval rounds, budget, safety.
+"""Planner → PlannerState (docs/contracts/003_planner_state.md): strategy, clarifying questions, retrieval
+rounds, budget, safety.
 
-The strategy is one controlling decision (003 §3): blocking clarification → clarify;
+The strategy is one controlling decision (docs/contracts/003_planner_state.md §3): blocking clarification → clarify;
 greetings → direct answer; personal data, gray-zone, destructive, instruction-override
 or off-topic requests → defer or refuse; documents and data → retrieve then answer.
 """
@@ -69,7 +70,7 @@ def _doc_rounds(question: str, deep: bool) -> list[RetrievalRound]:
 
 def plan_state(*, goal: str, category: str, refusal_tag: str | None, clarify: list[ClarifyingQuestion],
                u: Understanding | None, question: str, deep: bool, mode: str, tags: list[str]) -> PlannerState:
-    """The PlannerState of a turn (every field of 003 §2)."""
+    """The PlannerState of a turn (every field of docs/contracts/003_planner_state.md §2)."""
     quoted = _QUOTED.findall(question)
     literal = LiteralConstraints(must_preserve_terms=quoted, must_match_exactly=bool(quoted))
     entities = [p.entidad_id for p in u.places] if u else []

@@ -1,4 +1,4 @@
-"""Follow-ups (seed 004 §2.1): detect "¿y en Celaya?", merge it with the previous turn, and
+"""Follow-ups (docs/contracts/004_chatbot_graph.md §2.1): detect "¿y en Celaya?", merge it with the previous turn, and
 rewrite the result as a standalone Spanish question built from the slots.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Places in a question: municipalities and states by name, alias, partial name or typo.
 
-Rules that matter (seed 004 §5.A): generic places ("mi municipio", "donde vivo") are
+Rules that matter (docs/contracts/004_chatbot_graph.md §5.A): generic places ("mi municipio", "donde vivo") are
 reported, never guessed; a name shared by two places is ambiguous unless the text says
 which; "Guanajuato" alone is the state, "el municipio de Guanajuato" the municipality,
 except in "¿en qué municipio de Guanajuato…?", which ranks the state's municipalities (B4).

@@ -1,6 +1,6 @@
 """Spanish time expressions → whole-month windows, resolved against the dataset's anchor.
 
-The anchor is the store's ``max_date`` (DESIGN §2), never the wall clock: "últimos 12 meses"
+The anchor is the store's ``max_date`` (docs/contracts/design.md §2), never the wall clock: "últimos 12 meses"
 means the 12 months that end with the last published month. Atomic periods (a year, a
 month, a semester, a relative span) are found first; then connectors combine them into
 ranges ("de 2019 a 2020") or comparisons ("2024 vs 2023", "respecto al año anterior").

@@ -22,7 +22,8 @@ def test_analyst_request_types_and_sources(category, kind, refused, rtype, sourc
 
 
 def test_analyst_fallback_on_an_invalid_plan():
-    # A question moves the plan to the QUALITY track (002 §7: FAST asks none); the fallback is the safe plan.
+    # A question moves the plan to the QUALITY track (docs/contracts/002_analyst_plan.md §7: FAST asks none);
+    # the fallback is the safe plan.
     plan, reason = analyst.analyze("relevant", "single_value", "fast", "¿Qué municipio?", False)
     assert plan.track == "QUALITY" and plan.missing_info_questions == ["¿Qué municipio?"] and reason is None
     fallback, reason = analyst.fallback("parse_error:not_json")

@@ -1,4 +1,5 @@
-"""Answer composition (004 §4) over real envelopes of the bundled store, and the evaluation pass."""
+"""Answer composition (docs/contracts/004_chatbot_graph.md §4) over real envelopes of the bundled store, and the
+evaluation pass."""
 from __future__ import annotations
 
 import copy

@@ -1,4 +1,5 @@
-"""Every tool, run on the real store, returns envelopes that match seed 001 §4.4 field by field."""
+"""Every tool, run on the real store, returns envelopes that match docs/contracts/001_casandra_v0.md §4.4 field
+by field."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Plans in both forms of seed 001 §4.3, normalized to one canonical form and query_hash."""
+"""Plans in both forms of docs/contracts/001_casandra_v0.md §4.3, normalized to one canonical form and query_hash."""
 from __future__ import annotations
 
 import pytest

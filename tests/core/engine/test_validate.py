@@ -1,4 +1,4 @@
-"""Validation (seed 001 C.8): every error code reachable, every problem reported at once."""
+"""Validation (docs/contracts/001_casandra_v0.md C.8): every error code reachable, every problem reported at once."""
 from __future__ import annotations
 
 import pytest
