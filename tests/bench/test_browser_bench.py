@@ -44,6 +44,7 @@ def test_browser_bench_times_one_rendered_answer(tmp_path, chromium_ready):
     assert "## 5. Navegador" in md and TOP5 in md and "punto 5" not in md  # «Sin medir …: punto 5» is gone
 
 
+@pytest.mark.slow  # runs the benchmark harness end to end (browser section, toy size)
 def test_browser_bench_is_omitted_without_chromium(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(browser, "CHROMIUM", tmp_path / "no-chromium")
     assert bench_run.main(["--only", "browser", "--scale", "toy", "--out", str(tmp_path), "--md", ""]) == 0

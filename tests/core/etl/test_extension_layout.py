@@ -84,6 +84,7 @@ def test_toy_file_loads_through_the_normal_etl(toy, empty_settings, clock):
     assert [(s["archivo"], s["formato"]) for s in sources] == [("resumen.csv", "resumen_municipal")]
 
 
+@pytest.mark.slow  # python -m core etl in a subprocess
 @pytest.mark.parametrize("setting,code", [("", 2), (TOY_MODULE, 0)])
 def test_the_cli_finds_the_layout_through_the_setting(tmp_path, setting, code):
     """``python -m core etl`` in a fresh process: refused, until CASANDRA_LAYOUT_MODULES names the module."""
