@@ -1,4 +1,5 @@
 """Casandra: page config, sign-in and role-based routing only (docs/contracts/design.md §3-§4)."""
+
 import streamlit as st
 
 from ui import auth, navigation

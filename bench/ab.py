@@ -11,6 +11,7 @@ audit logs and artifacts stay apart) and the per-statement ETL profile on the re
 (10 %) file. The result goes to ``bench/out/ab.json`` and into ``results.json["ab"]``, and
 BENCHMARKS.md is rewritten with it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,8 +68,9 @@ def worker(task: dict) -> dict:
 
 def _run(task: dict, cwd: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", WORKER, json.dumps(task)], cwd=cwd, env=env, text=True,
-                          capture_output=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", WORKER, json.dumps(task)], cwd=cwd, env=env, text=True, capture_output=True, check=False
+    )
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("@@")), None)
     if proc.returncode != 0 or line is None:
         raise RuntimeError(f"worker falló en {cwd}: {proc.stderr[-2000:]}")
@@ -91,17 +93,22 @@ def _merge_tools(parts: list[dict]) -> dict:
     for name, a in cases.items():
         t50, s50 = percentile(a["tool"], 50), percentile(a["sql"], 50)
         d = a["desglose"][-1] if a["desglose"] else {}
-        out[name] = {"tool_p50": round(t50, 2) if t50 else None, "tool_p95": round(percentile(a["tool"], 95), 2),
-                     "sql_p50": round(s50, 2) if s50 else None, "ratio_p50": ratio(t50, s50),
-                     "ratio_p95": ratio(percentile(a["tool"], 95), percentile(a["sql"], 95)),
-                     "iguales": a["iguales"], "n": len(a["tool"]),
-                     "consultas": [d.get("consultas_herramienta"), d.get("consultas_evidencia")],
-                     "evidencia_ms": d.get("evidencia"), "error": a.get("error")}
+        out[name] = {
+            "tool_p50": round(t50, 2) if t50 else None,
+            "tool_p95": round(percentile(a["tool"], 95), 2),
+            "sql_p50": round(s50, 2) if s50 else None,
+            "ratio_p50": ratio(t50, s50),
+            "ratio_p95": ratio(percentile(a["tool"], 95), percentile(a["sql"], 95)),
+            "iguales": a["iguales"],
+            "n": len(a["tool"]),
+            "consultas": [d.get("consultas_herramienta"), d.get("consultas_evidencia")],
+            "evidencia_ms": d.get("evidencia"),
+            "error": a.get("error"),
+        }
     return out
 
 
-def run(other: Path, scale: str = "full", runs: int = 10, rounds: int = 2, note: str | None = None,
-        log=print) -> dict:
+def run(other: Path, scale: str = "full", runs: int = 10, rounds: int = 2, note: str | None = None, log=print) -> dict:
     """A = the version in ``other``, B = this checkout; ``rounds`` alternations of each task."""
     from bench import synth
     from bench.etl_profile import single_pass
@@ -122,8 +129,9 @@ def run(other: Path, scale: str = "full", runs: int = 10, rounds: int = 2, note:
     versions = {"A": other, "B": ROOT}
     profile = synth.load_profile(next((work / "bundled" / "store" / "versions").glob("gx-*")))
     per_state = _fraction(dict(synth.MUNICIPALITIES_PER_STATE), 0.1)
-    csv = synth.generate(tmp / "csv", profile, per_state, list(range(2015, 2025)), "all", name="IDM_NM_ab",
-                         population=False)["path"]
+    csv = synth.generate(
+        tmp / "csv", profile, per_state, list(range(2015, 2025)), "all", name="IDM_NM_ab", population=False
+    )["path"]
     tools: dict = {"A": [], "B": []}
     etl: dict = {"A": [], "B": []}
     cores = {}
@@ -139,12 +147,30 @@ def run(other: Path, scale: str = "full", runs: int = 10, rounds: int = 2, note:
             etl[label].append(res["perfil"])
     copy = _copy_once(Path(csv), tmp)
     ref = single_pass(Path(csv), tmp / "ref")
-    out = {"nota": note, "A": str(other), "B": str(ROOT), "core_importado": cores, "corridas_por_ronda": runs,
-           "rondas": rounds, "herramientas": {k: _merge_tools(v) for k, v in tools.items()},
-           "etl_10pct": {k: [{"total_s": p["total_s"], "pico_rss_mb": p.get("pico_rss_mb"), "error": p.get("error"),
-                              "sentencias": [[s["sentencia"], s["s"]] for s in p["sentencias"][:6]]} for p in v]
-                         for k, v in etl.items()},
-           "copia_s": copy["wall_s"], "una_pasada_s": ref["total_s"], "celdas_10pct": ref["celdas"]}
+    out = {
+        "nota": note,
+        "A": str(other),
+        "B": str(ROOT),
+        "core_importado": cores,
+        "corridas_por_ronda": runs,
+        "rondas": rounds,
+        "herramientas": {k: _merge_tools(v) for k, v in tools.items()},
+        "etl_10pct": {
+            k: [
+                {
+                    "total_s": p["total_s"],
+                    "pico_rss_mb": p.get("pico_rss_mb"),
+                    "error": p.get("error"),
+                    "sentencias": [[s["sentencia"], s["s"]] for s in p["sentencias"][:6]],
+                }
+                for p in v
+            ]
+            for k, v in etl.items()
+        },
+        "copia_s": copy["wall_s"],
+        "una_pasada_s": ref["total_s"],
+        "celdas_10pct": ref["celdas"],
+    }
     import shutil
 
     shutil.rmtree(tmp, ignore_errors=True)

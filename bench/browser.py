@@ -39,6 +39,7 @@ Every ask starts from «Nueva conversación» (a follow-up re-renders only its s
 The assistant caches results per question for the day, so each repeat asks a variant
 (another year or municipality); a repeat past the variants is flagged ``repetida``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -59,8 +60,16 @@ from bench.common import ROOT, quiet_fds, stats
 
 TARGET_P95_MS = 2000.0
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-quic"]  # as tests/browser/conftest.py
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]  # as tests/browser/conftest.py
 START_TIMEOUT_S = 120
 LOAD_TIMEOUT_MS = 120_000
 WARMUP_TIMEOUT_MS = 120_000  # the first render imports pandas/plotly on the server and loads their JS
@@ -85,10 +94,20 @@ QUESTIONS = (
     Question("serie mensual", _years("homicidios dolosos en León mes por mes en {y}")),
     Question("valor único", _years("¿Cuántos homicidios dolosos hubo en Celaya en {y}?")),
     Question("tasa", _years("¿Cuál fue la tasa de homicidio doloso por cada 100 mil habitantes en León en {y}?")),
-    Question("comparación", tuple(f"¿Aumentaron los homicidios dolosos en {m} en 2024 respecto a 2023?"
-                                  for m in ("Irapuato", "Celaya", "León", "Salamanca", "Silao", "Pénjamo"))),
-    Question("seguimiento", tuple(("¿Cuántos homicidios dolosos hubo en León en %d?" % y, "¿y en Irapuato?")
-                                  for y in (2025, 2024, 2023, 2022, 2021, 2020))),
+    Question(
+        "comparación",
+        tuple(
+            f"¿Aumentaron los homicidios dolosos en {m} en 2024 respecto a 2023?"
+            for m in ("Irapuato", "Celaya", "León", "Salamanca", "Silao", "Pénjamo")
+        ),
+    ),
+    Question(
+        "seguimiento",
+        tuple(
+            ("¿Cuántos homicidios dolosos hubo en León en %d?" % y, "¿y en Irapuato?")
+            for y in (2025, 2024, 2023, 2022, 2021, 2020)
+        ),
+    ),
 )
 
 # Stamp the moment Enter goes down, in the page's clock (survives Streamlit reruns: no reload).
@@ -159,20 +178,44 @@ def serve(data_dir: Path, run_dir: Path) -> Iterator[str]:
     secrets.write_text("# local mode: no [auth]\n", encoding="utf-8")  # never a developer's own secrets
     env = {k: v for k, v in os.environ.items() if k != "CASANDRA_TEST_AUTH"}
     env["CASANDRA_DATA_DIR"] = str(data_dir)
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1", "--server.port",
-           str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", "--secrets.files", str(secrets)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--secrets.files",
+        str(secrets),
+    ]
     log = run_dir / "streamlit.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"Streamlit no arrancó (código {proc.returncode}):\n"
-                                   f"{log.read_text(errors='replace')[-2000:]}")
+                raise RuntimeError(
+                    f"Streamlit no arrancó (código {proc.returncode}):\n{log.read_text(errors='replace')[-2000:]}"
+                )
             with contextlib.suppress(OSError):
                 with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
                     if response.status == 200:
@@ -220,9 +263,14 @@ def _ask(page, question: str, n_messages: int, timeout_ms: int) -> dict:
     if "error" in got:
         raise RuntimeError(f"la aplicación no respondió: {got['error']}")
     server = re.search(r"Listo en ([\d,]+) ms", got.get("label") or "")
-    return {"ms": round(got["ms"], 1), "listo_ms": round(got["listo"], 1), "ms_playwright": round(wall, 1),
-            "servidor_ms": float(server.group(1).replace(",", "")) if server else None,
-            "graficas": got["charts"], "tablas": got["tables"]}
+    return {
+        "ms": round(got["ms"], 1),
+        "listo_ms": round(got["listo"], 1),
+        "ms_playwright": round(wall, 1),
+        "servidor_ms": float(server.group(1).replace(",", "")) if server else None,
+        "graficas": got["charts"],
+        "tablas": got["tables"],
+    }
 
 
 def _sample(page, q: Question, variant, timeout_ms: int) -> dict:
@@ -297,17 +345,33 @@ def run(work: Path, log=print, questions: tuple = QUESTIONS, repeats: int = 5) -
     for q in questions:
         xs = samples[q.case]
         ms = stats([x["ms"] for x in xs])
-        cases.append({"caso": q.case, "pregunta": xs[0]["pregunta"] if xs else str(q.variants[-1]), "ms": ms,
-                      "listo_ms": stats([x["listo_ms"] for x in xs]),
-                      "ms_playwright": stats([x["ms_playwright"] for x in xs]),
-                      "servidor_ms": stats([x["servidor_ms"] for x in xs]),
-                      "cumple_p95": ms["p95"] is not None and ms["p95"] <= TARGET_P95_MS, "muestras": xs})
+        cases.append(
+            {
+                "caso": q.case,
+                "pregunta": xs[0]["pregunta"] if xs else str(q.variants[-1]),
+                "ms": ms,
+                "listo_ms": stats([x["listo_ms"] for x in xs]),
+                "ms_playwright": stats([x["ms_playwright"] for x in xs]),
+                "servidor_ms": stats([x["servidor_ms"] for x in xs]),
+                "cumple_p95": ms["p95"] is not None and ms["p95"] <= TARGET_P95_MS,
+                "muestras": xs,
+            }
+        )
         log(f"[browser] {q.case}: p50 {ms['p50']} ms, p95 {ms['p95']} ms (n={ms['n']})")
     total = stats([x["ms"] for xs in samples.values() for x in xs])
-    return {"navegador": f"Chromium {version} (Debian, {CHROMIUM})", "playwright": package_version("playwright"),
-            "streamlit": package_version("streamlit"), "repeticiones": repeats, "objetivo_p95_ms": TARGET_P95_MS,
-            "carga_promedio": [load_start, round(os.getloadavg()[0], 2)], "datos_s": etl_s,
-            "arranque_servidor_s": start_s, "carga_inicial_ms": round(first_load, 1),
-            "recarga_ms": stats(reloads), "casos": cases, "total_ms": total,
-            "cumple_p95": not failures and total["p95"] is not None and total["p95"] <= TARGET_P95_MS,
-            "fallas": failures}
+    return {
+        "navegador": f"Chromium {version} (Debian, {CHROMIUM})",
+        "playwright": package_version("playwright"),
+        "streamlit": package_version("streamlit"),
+        "repeticiones": repeats,
+        "objetivo_p95_ms": TARGET_P95_MS,
+        "carga_promedio": [load_start, round(os.getloadavg()[0], 2)],
+        "datos_s": etl_s,
+        "arranque_servidor_s": start_s,
+        "carga_inicial_ms": round(first_load, 1),
+        "recarga_ms": stats(reloads),
+        "casos": cases,
+        "total_ms": total,
+        "cumple_p95": not failures and total["p95"] is not None and total["p95"] <= TARGET_P95_MS,
+        "fallas": failures,
+    }

@@ -3,6 +3,7 @@
 Reads ``results.json["secciones"]["browser"]`` as written by ``bench.browser.run``: measured
 (``casos``), ``{"omitido": reason}`` (no Chromium or Playwright) or ``{"error": message}``.
 """
+
 from __future__ import annotations
 
 from bench.browser import TARGET_P95_MS
@@ -30,14 +31,22 @@ def summary_rows(b: dict | None) -> list[list]:
         return [["5", GOAL, why, "❌ no" if b and "error" in b else "—"]]
     t = b["total_ms"]
     fails = f"; preguntas que fallaron: {len(b['fallas'])}" if b.get("fallas") else ""
-    return [["5", GOAL, f"p95 {_ms(t['p95'])} ms (p50 {_ms(t['p50'])} ms; {len(b['casos'])} preguntas × "
-                        f"{b['repeticiones']}){fails}; primera carga de la página {_ms(b['carga_inicial_ms'])} ms",
-             "✅ sí" if b["cumple_p95"] else "❌ no"]]
+    return [
+        [
+            "5",
+            GOAL,
+            f"p95 {_ms(t['p95'])} ms (p50 {_ms(t['p50'])} ms; {len(b['casos'])} preguntas × "
+            f"{b['repeticiones']}){fails}; primera carga de la página {_ms(b['carga_inicial_ms'])} ms",
+            "✅ sí" if b["cumple_p95"] else "❌ no",
+        ]
+    ]
 
 
 def _drawn(xs: list[dict]) -> str:
-    return " + ".join(name for name, key in (("gráfica", "graficas"), ("tabla", "tablas"))
-                      if any(x[key] for x in xs)) or "—"
+    return (
+        " + ".join(name for name, key in (("gráfica", "graficas"), ("tabla", "tablas")) if any(x[key] for x in xs))
+        or "—"
+    )
 
 
 def _asked(case: dict) -> str:
@@ -51,38 +60,80 @@ def section(b: dict | None) -> list[str]:
     why = _not_measured(b)
     if why:
         return out + [f"Sin medir en esta corrida ({why}).", ""]
-    out += [f"{b['navegador']} sin interfaz, con Playwright {b['playwright']}, contra `streamlit run app.py` "
-            f"(Streamlit {b['streamlit']}, modo local, almacén incluido). Cada muestra empieza en «Nueva "
-            "conversación» de Consultar y va **de la tecla Enter al primer cuadro con la respuesta dibujada**, en el "
-            "reloj de la página: el guion dejó de correr, el `st.status` dice «Listo», hay texto de respuesta y la "
-            "gráfica y la tabla visibles ya se dibujaron (definición exacta en `bench/README.md`). Una pasada de "
-            f"calentamiento y {b['repeticiones']} medidas por pregunta, cada una con otro año o municipio para que "
-            "no conteste el caché del mismo día. «primera ejecución» = de Enter a que el `st.status` de la "
-            "primera ejecución del guion dice «Listo» (el pipeline); el resto es la segunda ejecución (el "
-            "`st.rerun()` de Consultar dibuja el turno) y el dibujo en el navegador. «servidor» = el total que "
-            "muestra la página («Listo en N ms»); «Playwright» = de `press('Enter')` a que Python recibe el "
-            "resultado. Carga promedio de 1 min al empezar / al terminar la sección: "
-            f"{' / '.join(str(x) for x in b.get('carga_promedio', []))}.", ""]
-    head = ["caso", "pregunta", "p50 ms", "p95 ms", "máx ms", "primera ejecución p50 ms", "servidor p50 ms",
-            "Playwright p95 ms", "se dibujó", "p95 ≤ 2 s"]
-    rows = [[c["caso"], _asked(c), _ms(c["ms"]["p50"]), _ms(c["ms"]["p95"]), _ms(c["ms"]["max"]),
-             _ms(c["listo_ms"]["p50"]), _ms(c["servidor_ms"]["p50"]), _ms(c["ms_playwright"]["p95"]),
-             _drawn(c["muestras"]),
-             "✅ sí" if c["cumple_p95"] else "❌ no"] for c in b["casos"]]
+    out += [
+        f"{b['navegador']} sin interfaz, con Playwright {b['playwright']}, contra `streamlit run app.py` "
+        f"(Streamlit {b['streamlit']}, modo local, almacén incluido). Cada muestra empieza en «Nueva "
+        "conversación» de Consultar y va **de la tecla Enter al primer cuadro con la respuesta dibujada**, en el "
+        "reloj de la página: el guion dejó de correr, el `st.status` dice «Listo», hay texto de respuesta y la "
+        "gráfica y la tabla visibles ya se dibujaron (definición exacta en `bench/README.md`). Una pasada de "
+        f"calentamiento y {b['repeticiones']} medidas por pregunta, cada una con otro año o municipio para que "
+        "no conteste el caché del mismo día. «primera ejecución» = de Enter a que el `st.status` de la "
+        "primera ejecución del guion dice «Listo» (el pipeline); el resto es la segunda ejecución (el "
+        "`st.rerun()` de Consultar dibuja el turno) y el dibujo en el navegador. «servidor» = el total que "
+        "muestra la página («Listo en N ms»); «Playwright» = de `press('Enter')` a que Python recibe el "
+        "resultado. Carga promedio de 1 min al empezar / al terminar la sección: "
+        f"{' / '.join(str(x) for x in b.get('carga_promedio', []))}.",
+        "",
+    ]
+    head = [
+        "caso",
+        "pregunta",
+        "p50 ms",
+        "p95 ms",
+        "máx ms",
+        "primera ejecución p50 ms",
+        "servidor p50 ms",
+        "Playwright p95 ms",
+        "se dibujó",
+        "p95 ≤ 2 s",
+    ]
+    rows = [
+        [
+            c["caso"],
+            _asked(c),
+            _ms(c["ms"]["p50"]),
+            _ms(c["ms"]["p95"]),
+            _ms(c["ms"]["max"]),
+            _ms(c["listo_ms"]["p50"]),
+            _ms(c["servidor_ms"]["p50"]),
+            _ms(c["ms_playwright"]["p95"]),
+            _drawn(c["muestras"]),
+            "✅ sí" if c["cumple_p95"] else "❌ no",
+        ]
+        for c in b["casos"]
+    ]
     t = b["total_ms"]
-    rows.append(["**todas**", f"{t['n']} muestras", _ms(t["p50"]), _ms(t["p95"]), _ms(t["max"]), "", "", "", "",
-                 "✅ sí" if b["cumple_p95"] else "❌ no"])
+    rows.append(
+        [
+            "**todas**",
+            f"{t['n']} muestras",
+            _ms(t["p50"]),
+            _ms(t["p95"]),
+            _ms(t["max"]),
+            "",
+            "",
+            "",
+            "",
+            "✅ sí" if b["cumple_p95"] else "❌ no",
+        ]
+    )
     out += ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows] + [""]
     r = b["recarga_ms"]
-    out += [f"Carga de la página: la primera visita a Consultar en el servidor recién arrancado tarda "
-            f"{_ms(b['carga_inicial_ms'])} ms (de `goto` al cuadro de chat listo; el servidor arrancó en "
-            f"{b['arranque_servidor_s']} s); recargarla después del calentamiento, p50 {_ms(r['p50'])} ms y p95 "
-            f"{_ms(r['p95'])} ms ({r['n']} recargas). La primera pregunta de la sesión no cuenta: carga en el "
-            "navegador el código de Plotly y de la tabla (varios segundos).", ""]
+    out += [
+        f"Carga de la página: la primera visita a Consultar en el servidor recién arrancado tarda "
+        f"{_ms(b['carga_inicial_ms'])} ms (de `goto` al cuadro de chat listo; el servidor arrancó en "
+        f"{b['arranque_servidor_s']} s); recargarla después del calentamiento, p50 {_ms(r['p50'])} ms y p95 "
+        f"{_ms(r['p95'])} ms ({r['n']} recargas). La primera pregunta de la sesión no cuenta: carga en el "
+        "navegador el código de Plotly y de la tabla (varios segundos).",
+        "",
+    ]
     if any(x.get("repetida") for c in b["casos"] for x in c["muestras"]):
-        out += ["Hubo más repeticiones que variantes: las marcadas `repetida` en `results.json` pudieron salir del "
-                "caché del mismo día.", ""]
+        out += [
+            "Hubo más repeticiones que variantes: las marcadas `repetida` en `results.json` pudieron salir del "
+            "caché del mismo día.",
+            "",
+        ]
     for f in b.get("fallas", []):
         out.append(f"- Falló «{f['caso']}» (pasada {f['pasada']}): {f['error']}")
     return out + ([""] if b.get("fallas") else [])
@@ -97,13 +148,17 @@ def pending(b: dict | None, number: int) -> list[str]:
     over = p95 is not None and p95 > TARGET_P95_MS
     out = [f"### {number}. Navegador: " + (f"p95 {_ms(p95)} ms (> 2 s)" if over else "preguntas que fallaron"), ""]
     if over:
-        cases = ", ".join(f"{c['caso']} ({_ms(c['ms']['p95'])} / {_ms(c['listo_ms']['p50'])} / "
-                          f"{_ms(c['servidor_ms']['p50'])} ms)" for c in slow)
-        out.append(f"Casos más lentos (p95 en la página / p50 hasta «Listo» / p50 del servidor): {cases}. El "
-                   "pipeline del servidor es la parte pequeña; el resto es el arranque de la ejecución del guion y "
-                   "sus mensajes por etapa (hasta «Listo»), la segunda ejecución (el `st.rerun()` de Consultar "
-                   "vuelve a dibujar el turno: figuras de Plotly, también el mapa de la pestaña oculta, la tabla y "
-                   "el plan), el dibujo en el navegador y la carga de la máquina durante la medida (sección 5).")
+        cases = ", ".join(
+            f"{c['caso']} ({_ms(c['ms']['p95'])} / {_ms(c['listo_ms']['p50'])} / {_ms(c['servidor_ms']['p50'])} ms)"
+            for c in slow
+        )
+        out.append(
+            f"Casos más lentos (p95 en la página / p50 hasta «Listo» / p50 del servidor): {cases}. El "
+            "pipeline del servidor es la parte pequeña; el resto es el arranque de la ejecución del guion y "
+            "sus mensajes por etapa (hasta «Listo»), la segunda ejecución (el `st.rerun()` de Consultar "
+            "vuelve a dibujar el turno: figuras de Plotly, también el mapa de la pestaña oculta, la tabla y "
+            "el plan), el dibujo en el navegador y la carga de la máquina durante la medida (sección 5)."
+        )
     if b.get("fallas"):
         out.append(f"Preguntas que fallaron: {len(b['fallas'])}; ver la sección 5.")
     return out + [""]

@@ -1,4 +1,5 @@
 """Shared helpers: percentiles, the machine's description, process-tree sampling, row comparison."""
+
 from __future__ import annotations
 
 import contextlib
@@ -20,8 +21,8 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "bench" / "out"
-GB = 1024 ** 3
-MB = 1024 ** 2
+GB = 1024**3
+MB = 1024**2
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -39,9 +40,14 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 def stats(values: Sequence[float]) -> dict:
     """n, min, p50, p95, max and mean of a list of timings (ms or s)."""
     xs = [v for v in values if v is not None]
-    return {"n": len(xs), "min": round(min(xs), 3) if xs else None, "p50": _r(percentile(xs, 50)),
-            "p95": _r(percentile(xs, 95)), "max": round(max(xs), 3) if xs else None,
-            "mean": round(sum(xs) / len(xs), 3) if xs else None}
+    return {
+        "n": len(xs),
+        "min": round(min(xs), 3) if xs else None,
+        "p50": _r(percentile(xs, 50)),
+        "p95": _r(percentile(xs, 95)),
+        "max": round(max(xs), 3) if xs else None,
+        "mean": round(sum(xs) / len(xs), 3) if xs else None,
+    }
 
 
 def _r(v: float | None) -> float | None:
@@ -75,10 +81,15 @@ def machine() -> dict:
         nproc = os.cpu_count()
     vm = psutil.virtual_memory()
     return {
-        "nproc": nproc, "cpu_model": model or platform.processor() or platform.machine(),
-        "memoria_total_gb": round(vm.total / GB, 1), "memoria_disponible_gb": round(vm.available / GB, 1),
-        "python": sys.version.split()[0], "duckdb": duckdb.__version__, "numpy": numpy.__version__,
-        "pyarrow": pyarrow.__version__, "plataforma": platform.platform(),
+        "nproc": nproc,
+        "cpu_model": model or platform.processor() or platform.machine(),
+        "memoria_total_gb": round(vm.total / GB, 1),
+        "memoria_disponible_gb": round(vm.available / GB, 1),
+        "python": sys.version.split()[0],
+        "duckdb": duckdb.__version__,
+        "numpy": numpy.__version__,
+        "pyarrow": pyarrow.__version__,
+        "plataforma": platform.platform(),
         "carga_promedio": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -110,8 +121,14 @@ class TreeSample:
     extra: dict = field(default_factory=dict)
 
 
-def run_measured(cmd: list[str], *, env: dict | None = None, cwd: Path | None = None,
-                 interval: float = 0.05, timeout: float | None = None) -> TreeSample:
+def run_measured(
+    cmd: list[str],
+    *,
+    env: dict | None = None,
+    cwd: Path | None = None,
+    interval: float = 0.05,
+    timeout: float | None = None,
+) -> TreeSample:
     """Run ``cmd``; sample the RSS of its whole process tree every ``interval`` seconds."""
     out = TreeSample()
     t0 = time.perf_counter()

@@ -10,6 +10,7 @@ Used by ``bench.etl_throughput`` at a reduced size, or on its own::
 
     python -m bench.etl_profile FILE.csv [--data-dir DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,9 @@ import time
 import traceback
 from pathlib import Path
 
-_TABLE = re.compile(r"(?:CREATE(?: OR REPLACE)?(?: TEMP)? (?:TABLE|VIEW)(?: IF NOT EXISTS)?|INSERT INTO|COPY)\s+([\w.]+)",
-                    re.IGNORECASE)
+_TABLE = re.compile(
+    r"(?:CREATE(?: OR REPLACE)?(?: TEMP)? (?:TABLE|VIEW)(?: IF NOT EXISTS)?|INSERT INTO|COPY)\s+([\w.]+)", re.IGNORECASE
+)
 
 
 def _label(sql: str) -> str:
@@ -87,8 +89,13 @@ def instrumented(log: list):
         try:
             return orig_scan(path, bom)
         finally:
-            log.append({"sql": "(Python) sha256 + validación UTF-8 del archivo", "donde": "etl/sources.py:_scan",
-                        "s": time.perf_counter() - t0})
+            log.append(
+                {
+                    "sql": "(Python) sha256 + validación UTF-8 del archivo",
+                    "donde": "etl/sources.py:_scan",
+                    "s": time.perf_counter() - t0,
+                }
+            )
 
     pipeline._connect, sources._scan = connect, scan
     try:
@@ -138,16 +145,26 @@ def profile_load(csv_path: Path, data_dir: Path, allow_error: bool = False) -> d
         a["s"] = round(a["s"], 3)
         a["pct"] = round(100 * a["s"] / total, 1) if total else None
     shutil.rmtree(data_dir, ignore_errors=True)
-    out = {"total_s": round(total, 2), "medido_s": round(timed, 2), "otros_s": round(total - timed, 2),
-           "celdas": (result.summary.get("row_counts") or {}).get("incidents") if result else None,
-           "pico_rss_mb": round(peak[0] / 2**20, 1), "sentencias": rows}
+    out = {
+        "total_s": round(total, 2),
+        "medido_s": round(timed, 2),
+        "otros_s": round(total - timed, 2),
+        "celdas": (result.summary.get("row_counts") or {}).get("incidents") if result else None,
+        "pico_rss_mb": round(peak[0] / 2**20, 1),
+        "sentencias": rows,
+    }
     if error:
         last = log[-1] if log else {}
         out["error"] = error
-        out["fallo_en"] = {"sentencia": last.get("sql"), "donde": last.get("donde"), "s": round(last.get("s", 0), 2),
-                           "inicio_s": round(sum(x["s"] for x in log[:-1]), 1)}
-        out["orden"] = [{"sentencia": x["sql"], "donde": x["donde"], "s": round(x["s"], 2)} for x in log
-                        if x["s"] >= 1.0]
+        out["fallo_en"] = {
+            "sentencia": last.get("sql"),
+            "donde": last.get("donde"),
+            "s": round(last.get("s", 0), 2),
+            "inicio_s": round(sum(x["s"] for x in log[:-1]), 1),
+        }
+        out["orden"] = [
+            {"sentencia": x["sql"], "donde": x["donde"], "s": round(x["s"], 2)} for x in log if x["s"] >= 1.0
+        ]
     return out
 
 
@@ -178,11 +195,25 @@ def _rss_watch(peak: list, interval: float = 0.05):
         th.join()
 
 
-MONTHS = ("Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre", "Octubre",
-          "Noviembre", "Diciembre")
+MONTHS = (
+    "Enero",
+    "Febrero",
+    "Marzo",
+    "Abril",
+    "Mayo",
+    "Junio",
+    "Julio",
+    "Agosto",
+    "Septiembre",
+    "Octubre",
+    "Noviembre",
+    "Diciembre",
+)
 LABELS = ("anio", "clave_ent", "entidad", "cve_municipio", "municipio", "bien_juridico", "tipo", "subtipo", "modalidad")
-FLOOR = ("lectura tipada a memoria y una sola escritura `COPY (… UNPIVOT …)` de celdas angostas con `row_id` "
-         "aritmético y claves ENUM, en Parquet v2 zstd; sin revisiones, catálogo de etiquetas, resumen ni publicación")
+FLOOR = (
+    "lectura tipada a memoria y una sola escritura `COPY (… UNPIVOT …)` de celdas angostas con `row_id` "
+    "aritmético y claves ENUM, en Parquet v2 zstd; sin revisiones, catálogo de etiquetas, resumen ni publicación"
+)
 
 
 def single_pass(csv_path: Path, work: Path, memory_limit: str = "1GB", threads: int = 2) -> dict:
@@ -212,15 +243,22 @@ def single_pass(csv_path: Path, work: Path, memory_limit: str = "1GB", threads: 
     t0 = time.perf_counter()
     with duckdb.connect() as bare:  # the bare copy, as bench.etl_throughput.COPY_SCRIPT runs it
         bare.execute("SET enable_progress_bar = false")
-        bare.execute(f"COPY (SELECT * FROM read_csv({q(csv_path)}, encoding = 'latin-1', header = true)) "
-                     f"TO {q(work / 'copia.parquet')} (FORMAT parquet)")
+        bare.execute(
+            f"COPY (SELECT * FROM read_csv({q(csv_path)}, encoding = 'latin-1', header = true)) "
+            f"TO {q(work / 'copia.parquet')} (FORMAT parquet)"
+        )
     copy_s = time.perf_counter() - t0
     (work / "copia.parquet").unlink()
     t0 = time.perf_counter()
     con = duckdb.connect(str(work / "ref.duckdb"))
-    for sql in (f"SET memory_limit = '{memory_limit}'", f"SET threads = {int(threads)}",
-                f"SET temp_directory = {q(work / 'spill')}", "SET preserve_insertion_order = true",
-                "SET enable_progress_bar = false", "ATTACH ':memory:' AS mem (COMPRESS)"):
+    for sql in (
+        f"SET memory_limit = '{memory_limit}'",
+        f"SET threads = {int(threads)}",
+        f"SET temp_directory = {q(work / 'spill')}",
+        "SET preserve_insertion_order = true",
+        "SET enable_progress_bar = false",
+        "ATTACH ':memory:' AS mem (COMPRESS)",
+    ):
         con.execute(sql)
     con.execute(f"""CREATE TABLE mem.raw AS SELECT * FROM read_csv({q(csv_path)}, header = true, columns = {columns},
                     encoding = 'latin-1', auto_detect = false, parallel = true)""")
@@ -228,11 +266,16 @@ def single_pass(csv_path: Path, work: Path, memory_limit: str = "1GB", threads: 
     con.execute("""CREATE TABLE mem.ent AS SELECT DISTINCT clave_ent, entidad, cve_municipio, municipio,
                     lpad(trim(cve_municipio), 5, '0') AS cve, 'EST.' || lpad(trim(clave_ent), 2, '0') AS est
                     FROM mem.raw""")
-    con.execute(f"""CREATE TABLE mem.crime AS SELECT *, row_number() OVER () AS kh_i, {slug('subtipo')} AS delito,
-                    {slug('modalidad')} AS metodo
+    con.execute(f"""CREATE TABLE mem.crime AS SELECT *, row_number() OVER () AS kh_i, {slug("subtipo")} AS delito,
+                    {slug("modalidad")} AS metodo
                     FROM (SELECT DISTINCT bien_juridico, tipo, subtipo, modalidad FROM mem.raw)""")
-    for name, col, src in (("cve_t", "cve", "ent"), ("est_t", "est", "ent"), ("eid_t", "'MUN.' || cve", "ent"),
-                           ("del_t", "delito", "crime"), ("met_t", "metodo", "crime")):
+    for name, col, src in (
+        ("cve_t", "cve", "ent"),
+        ("est_t", "est", "ent"),
+        ("eid_t", "'MUN.' || cve", "ent"),
+        ("del_t", "delito", "crime"),
+        ("met_t", "metodo", "crime"),
+    ):
         con.execute(f"CREATE TYPE {name} AS ENUM (SELECT DISTINCT {col} FROM mem.{src} WHERE {col} IS NOT NULL)")
     con.execute(f"CREATE TYPE src_t AS ENUM ({q(Path(csv_path).name)})")
     n = con.execute(f"""COPY (
@@ -251,8 +294,14 @@ def single_pass(csv_path: Path, work: Path, memory_limit: str = "1GB", threads: 
     t2 = time.perf_counter()
     con.close()
     shutil.rmtree(work, ignore_errors=True)
-    return {"total_s": round(t2 - t0, 2), "lectura_s": round(t1 - t0, 2), "resto_s": round(t2 - t1, 2), "celdas": n,
-            "que_hace": FLOOR, "copia_en_proceso_s": round(copy_s, 2)}
+    return {
+        "total_s": round(t2 - t0, 2),
+        "lectura_s": round(t1 - t0, 2),
+        "resto_s": round(t2 - t1, 2),
+        "celdas": n,
+        "que_hace": FLOOR,
+        "copia_en_proceso_s": round(copy_s, 2),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

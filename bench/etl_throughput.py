@@ -5,6 +5,7 @@ process tree are sampled every 50 ms with psutil. Runs alternate (ETL, copy, ETL
 so that load from neighbouring processes hits both alike. A statement-level breakdown of
 one load (``bench.etl_profile``) runs afterwards on a reduced file.
 """
+
 from __future__ import annotations
 
 import json
@@ -75,8 +76,13 @@ def _etl_once(csv: Path, data_dir: Path, memory_limit: str | None = None) -> dic
         env["CASANDRA_ETL_MEMORY_LIMIT"] = memory_limit
     cmd = [sys.executable, "-m", "core", "--data-dir", str(data_dir), "etl", str(csv), "--quiet", "--user", "bench"]
     s = run_measured(cmd, env=env, cwd=ROOT)
-    out = {"wall_s": round(s.wall_s, 2), "peak_rss_mb": round(s.peak_rss_bytes / MB, 1), "cpu_s": s.cpu_s,
-           "returncode": s.returncode, "muestras": s.samples}
+    out = {
+        "wall_s": round(s.wall_s, 2),
+        "peak_rss_mb": round(s.peak_rss_bytes / MB, 1),
+        "cpu_s": s.cpu_s,
+        "returncode": s.returncode,
+        "muestras": s.samples,
+    }
     if s.returncode == 0:
         try:
             summary = json.loads(s.stdout)
@@ -95,8 +101,13 @@ def _copy_once(csv: Path, work: Path, script: str = COPY_SCRIPT) -> dict:
     dst = work / "copia.parquet"
     dst.unlink(missing_ok=True)
     s = run_measured([sys.executable, "-c", script, str(csv), str(dst)], cwd=work)
-    out = {"wall_s": round(s.wall_s, 2), "peak_rss_mb": round(s.peak_rss_bytes / MB, 1), "cpu_s": s.cpu_s,
-           "returncode": s.returncode, "filas": s.stdout.strip()[-20:] if s.returncode == 0 else None}
+    out = {
+        "wall_s": round(s.wall_s, 2),
+        "peak_rss_mb": round(s.peak_rss_bytes / MB, 1),
+        "cpu_s": s.cpu_s,
+        "returncode": s.returncode,
+        "filas": s.stdout.strip()[-20:] if s.returncode == 0 else None,
+    }
     if s.returncode != 0:
         out["stderr"] = s.stderr[-1500:]
     dst.unlink(missing_ok=True)
@@ -108,18 +119,23 @@ def run(cfg: EtlConfig, work: Path, profile: synth.Profile, log=print) -> dict:
     work = Path(work)
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    info = synth.generate(work, profile, cfg.per_state, cfg.years, cfg.crimes, cfg.seed, name="IDM_NM_nacional",
-                          population=False)
+    info = synth.generate(
+        work, profile, cfg.per_state, cfg.years, cfg.crimes, cfg.seed, name="IDM_NM_nacional", population=False
+    )
     gen_s = time.perf_counter() - t0
     csv = Path(info["path"])
-    log(f"[etl] archivo {info['bytes'] / MB:.0f} MB, {info['rows']:,} filas, {info['cells']:,} celdas "
-        f"(generado en {gen_s:.1f} s)")
+    log(
+        f"[etl] archivo {info['bytes'] / MB:.0f} MB, {info['rows']:,} filas, {info['cells']:,} celdas "
+        f"(generado en {gen_s:.1f} s)"
+    )
     etl, copy, unpivot = [], [], []
     for i in range(max(cfg.etl_repeats, cfg.copy_repeats)):
         if i < cfg.etl_repeats:
             etl.append(_etl_once(csv, work / "data"))
-            log(f"[etl] python -m core etl: {etl[-1]['wall_s']} s, pico RSS {etl[-1]['peak_rss_mb']} MB "
-                f"(rc {etl[-1]['returncode']})")
+            log(
+                f"[etl] python -m core etl: {etl[-1]['wall_s']} s, pico RSS {etl[-1]['peak_rss_mb']} MB "
+                f"(rc {etl[-1]['returncode']})"
+            )
         if i < cfg.copy_repeats:
             copy.append(_copy_once(csv, work))
             log(f"[etl] DuckDB read_csv → Parquet: {copy[-1]['wall_s']} s, pico RSS {copy[-1]['peak_rss_mb']} MB")
@@ -131,14 +147,22 @@ def run(cfg: EtlConfig, work: Path, profile: synth.Profile, log=print) -> dict:
     e_wall, c_wall = stats([r["wall_s"] for r in ok_etl]), stats([r["wall_s"] for r in ok_copy])
     e_rss = max((r["peak_rss_mb"] for r in ok_etl), default=None)
     res = {
-        "config": {k: v for k, v in asdict(cfg).items() if k != "per_state"} | {"municipios": sum(cfg.per_state.values())},
+        "config": {k: v for k, v in asdict(cfg).items() if k != "per_state"}
+        | {"municipios": sum(cfg.per_state.values())},
         "archivo": {k: v for k, v in info.items() if k not in ("path", "delitos")} | {"generacion_s": round(gen_s, 2)},
-        "etl": {"corridas": etl, "wall_s": e_wall, "pico_rss_mb_max": e_rss,
-                "celdas_por_s": round(info["cells"] / e_wall["p50"]) if e_wall["p50"] else None,
-                "mb_por_s": round(info["bytes"] / MB / e_wall["p50"], 2) if e_wall["p50"] else None},
-        "copia_duckdb": {"corridas": copy, "wall_s": c_wall,
-                         "pico_rss_mb_max": max((r["peak_rss_mb"] for r in ok_copy), default=None),
-                         "mb_por_s": round(info["bytes"] / MB / c_wall["p50"], 2) if c_wall["p50"] else None},
+        "etl": {
+            "corridas": etl,
+            "wall_s": e_wall,
+            "pico_rss_mb_max": e_rss,
+            "celdas_por_s": round(info["cells"] / e_wall["p50"]) if e_wall["p50"] else None,
+            "mb_por_s": round(info["bytes"] / MB / e_wall["p50"], 2) if e_wall["p50"] else None,
+        },
+        "copia_duckdb": {
+            "corridas": copy,
+            "wall_s": c_wall,
+            "pico_rss_mb_max": max((r["peak_rss_mb"] for r in ok_copy), default=None),
+            "mb_por_s": round(info["bytes"] / MB / c_wall["p50"], 2) if c_wall["p50"] else None,
+        },
         "despivote_duckdb": {"corridas": unpivot, "wall_s": u_wall},
         "ratio_p50": ratio(e_wall["p50"], c_wall["p50"]),
         "ratio_despivote_p50": ratio(e_wall["p50"], u_wall["p50"]),
@@ -163,37 +187,50 @@ def run(cfg: EtlConfig, work: Path, profile: synth.Profile, log=print) -> dict:
             r["memory_limit"] = cfg.retry_memory_limit
             res["falla"]["reintento"] = r
             res["falla"]["ratio_reintento"] = ratio(r["wall_s"], c_wall["p50"]) if r["returncode"] == 0 else None
-            log(f"[etl] con CASANDRA_ETL_MEMORY_LIMIT={cfg.retry_memory_limit}: {r['wall_s']} s, "
-                f"pico RSS {r['peak_rss_mb']} MB (rc {r['returncode']})")
+            log(
+                f"[etl] con CASANDRA_ETL_MEMORY_LIMIT={cfg.retry_memory_limit}: {r['wall_s']} s, "
+                f"pico RSS {r['peak_rss_mb']} MB (rc {r['returncode']})"
+            )
     if cfg.floor_full:
         from bench import etl_profile
 
         floor = etl_profile.single_pass(csv, work / "piso")
         floor["ratio_copia_en_proceso"] = ratio(floor["total_s"], floor["copia_en_proceso_s"])
         res["piso_completo"] = floor
-        log(f"[etl] piso del diseño en el archivo nacional: {floor['total_s']} s (lectura {floor['lectura_s']} s, "
-            f"escritura {floor['resto_s']} s); copia en el mismo proceso {floor['copia_en_proceso_s']} s")
+        log(
+            f"[etl] piso del diseño en el archivo nacional: {floor['total_s']} s (lectura {floor['lectura_s']} s, "
+            f"escritura {floor['resto_s']} s); copia en el mismo proceso {floor['copia_en_proceso_s']} s"
+        )
     if cfg.layouts:
         from bench import store_layouts
 
         res["disenos"] = store_layouts.run(csv, work / "disenos")
-        log(f"[etl] escritura por celda {res['disenos']['escritura_larga_s']} s, por línea "
-            f"{res['disenos']['escritura_ancha_s']} s (copia {res['disenos']['copia_en_proceso_s']} s)")
+        log(
+            f"[etl] escritura por celda {res['disenos']['escritura_larga_s']} s, por línea "
+            f"{res['disenos']['escritura_ancha_s']} s (copia {res['disenos']['copia_en_proceso_s']} s)"
+        )
     csv.unlink(missing_ok=True)
     if cfg.profile_fraction:
         from bench import etl_profile
 
         part = _fraction(cfg.per_state, cfg.profile_fraction)
-        pinfo = synth.generate(work / "perfil", profile, part, cfg.years, cfg.crimes, cfg.seed, name="IDM_NM_perfil",
-                               population=False)
+        pinfo = synth.generate(
+            work / "perfil", profile, part, cfg.years, cfg.crimes, cfg.seed, name="IDM_NM_perfil", population=False
+        )
         log(f"[etl] perfil por sentencia en {pinfo['cells']:,} celdas ({cfg.profile_fraction:.0%} de los municipios)")
         prof = etl_profile.profile_load(Path(pinfo["path"]), work / "perfil" / "data")
         cp = _copy_once(Path(pinfo["path"]), work / "perfil")
         prof["una_pasada"] = etl_profile.single_pass(Path(pinfo["path"]), work / "perfil" / "ref")
-        log(f"[etl] perfil: ETL {prof['total_s']} s, piso del diseño (single_pass) {prof['una_pasada']['total_s']} s, "
-            f"copia {cp['wall_s']} s")
-        prof["archivo"] = {"bytes": pinfo["bytes"], "filas": pinfo["rows"], "celdas": pinfo["cells"],
-                           "municipios": pinfo["municipios"]}
+        log(
+            f"[etl] perfil: ETL {prof['total_s']} s, piso del diseño (single_pass) {prof['una_pasada']['total_s']} s, "
+            f"copia {cp['wall_s']} s"
+        )
+        prof["archivo"] = {
+            "bytes": pinfo["bytes"],
+            "filas": pinfo["rows"],
+            "celdas": pinfo["cells"],
+            "municipios": pinfo["municipios"],
+        }
         prof["copia_duckdb_s"] = cp["wall_s"]
         prof["sentencias"] = prof["sentencias"][:15]
         res["perfil"] = prof

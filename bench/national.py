@@ -7,6 +7,7 @@ recorded next to the wall time of one hand-written SQL statement that computes t
 result rows straight from the version's Parquet files, in the same process, interleaved
 run by run (so neighbours' load hits both alike). The answers are compared row by row.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,11 +25,17 @@ from bench import synth
 from bench.common import ROOT, norm_cell, quiet_fds, ratio, same_rows, stats
 
 from bench.national_cases import (  # noqa: F401  (re-exported: bench.run and bench.ab use them)
-    TOOL_P95_MS, TOOL_RATIO, Case, NationalConfig, Paths, cases,
+    TOOL_P95_MS,
+    TOOL_RATIO,
+    Case,
+    NationalConfig,
+    Paths,
+    cases,
 )
 
 
 # -- building the store -------------------------------------------------------------------------
+
 
 def build_bundled(work: Path) -> Path:
     """The bundled store (data/raw/manifest.json) built by the real ETL; returns its version folder."""
@@ -47,8 +54,11 @@ def build_bundled(work: Path) -> Path:
 def _stamp(cfg: NationalConfig, profile_dir: Path | None) -> str:
     """What the built store depends on: the generator, its settings and the bundled data."""
     h = hashlib.sha256()
-    h.update(json.dumps({k: v for k, v in asdict(cfg).items() if k in ("per_state", "years", "crimes", "seed")},
-                        sort_keys=True).encode())
+    h.update(
+        json.dumps(
+            {k: v for k, v in asdict(cfg).items() if k in ("per_state", "years", "crimes", "seed")}, sort_keys=True
+        ).encode()
+    )
     h.update(Path(synth.__file__).read_bytes())
     for f in sorted((ROOT / "core" / "etl").glob("*.py")):
         h.update(f.read_bytes())
@@ -57,8 +67,13 @@ def _stamp(cfg: NationalConfig, profile_dir: Path | None) -> str:
     return h.hexdigest()[:16]
 
 
-def build_national(cfg: NationalConfig, work: Path, profile: synth.Profile | None = None,
-                   profile_dir: Path | None = None, reuse: bool = True) -> dict:
+def build_national(
+    cfg: NationalConfig,
+    work: Path,
+    profile: synth.Profile | None = None,
+    profile_dir: Path | None = None,
+    reuse: bool = True,
+) -> dict:
     """Generate the synthetic country and load it through ``run_etl``; returns the description.
 
     With ``reuse`` a store built earlier from the same generator, settings, bundled data
@@ -92,15 +107,23 @@ def build_national(cfg: NationalConfig, work: Path, profile: synth.Profile | Non
         result = run_etl(specs, settings)
     etl_s = time.perf_counter() - t0
     shutil.rmtree(work / "csv", ignore_errors=True)
-    out = {"stamp": stamp, "generador": {k: v for k, v in info.items() if k not in ("path", "poblacion")},
-           "generacion_s": round(gen_s, 2), "etl_s": round(etl_s, 2), "dataset_version": result.dataset_version,
-           "row_counts": result.summary.get("row_counts"), "cuarentena": result.summary.get("cuarentena"),
-           "data_dir": str(settings.data_dir), "reutilizado": False}
+    out = {
+        "stamp": stamp,
+        "generador": {k: v for k, v in info.items() if k not in ("path", "poblacion")},
+        "generacion_s": round(gen_s, 2),
+        "etl_s": round(etl_s, 2),
+        "dataset_version": result.dataset_version,
+        "row_counts": result.summary.get("row_counts"),
+        "cuarentena": result.summary.get("cuarentena"),
+        "data_dir": str(settings.data_dir),
+        "reutilizado": False,
+    }
     stamp_file.write_text(json.dumps(out, ensure_ascii=False, indent=2), encoding="utf-8")
     return out
 
 
 # -- running ------------------------------------------------------------------------------------
+
 
 def _rows(env: dict) -> list[list]:
     return env["data"]["inline"]["rows"] if env.get("status") == "ok" else None
@@ -129,21 +152,34 @@ def run_case(case: Case, settings, paths: Paths, con: duckdb.DuckDBPyConnection,
         worst = worst if math.isnan(diff) else max(worst, diff)
         why = why or reason
         n_rows = len(rows)
-        env_meta = {"date_range_effective": env["meta"].get("date_range_effective"),
-                    "range_adjusted": env["meta"].get("range_adjusted"), "warnings": env["meta"].get("warnings")}
+        env_meta = {
+            "date_range_effective": env["meta"].get("date_range_effective"),
+            "range_adjusted": env["meta"].get("range_adjusted"),
+            "warnings": env["meta"].get("warnings"),
+        }
         if i >= warmup:
             tool_ms.append(result.timings_ms[key])
             exec_ms.append((t1 - t0) * 1000)
             sql_ms.append((t2 - t1) * 1000)
     t, s = stats(tool_ms), stats(sql_ms)
     return {
-        "caso": case.name, "herramienta": case.tool, "nota": case.note, "plan": case.plan,
-        "tool_ms": t, "execute_ms": stats(exec_ms), "sql_ms": s,
-        "ratio_p50": ratio(t["p50"], s["p50"]), "ratio_p95": ratio(t["p95"], s["p95"]),
-        "filas": n_rows, "respuestas_iguales": equal_all, "max_diff": worst, "diferencia": why,
+        "caso": case.name,
+        "herramienta": case.tool,
+        "nota": case.note,
+        "plan": case.plan,
+        "tool_ms": t,
+        "execute_ms": stats(exec_ms),
+        "sql_ms": s,
+        "ratio_p50": ratio(t["p50"], s["p50"]),
+        "ratio_p95": ratio(t["p95"], s["p95"]),
+        "filas": n_rows,
+        "respuestas_iguales": equal_all,
+        "max_diff": worst,
+        "diferencia": why,
         "cumple_p95": t["p95"] is not None and t["p95"] <= TOOL_P95_MS,
         "cumple_ratio": ratio(t["p95"], s["p95"]) is not None and ratio(t["p95"], s["p95"]) <= TOOL_RATIO,
-        "meta": env_meta, "sql": " ".join(sql.split()),
+        "meta": env_meta,
+        "sql": " ".join(sql.split()),
         "muestras": {"tool_ms": [round(x, 2) for x in tool_ms], "sql_ms": [round(x, 2) for x in sql_ms]},
     }
 
@@ -167,6 +203,7 @@ def _instrumented(log: list):
             finally:
                 kind = "evidencia" if state["evidence"] else "sql_herramienta"
                 log.append((kind, (time.perf_counter() - t0) * 1000, " ".join(sql.split())[:90]))
+
         return run
 
     query = timed(orig_q)
@@ -221,16 +258,24 @@ def breakdown(case: Case, settings, runs: int = 5) -> dict:
     return out
 
 
-def run(cfg: NationalConfig, work: Path, log=print, profile: synth.Profile | None = None,
-        profile_dir: Path | None = None, reuse: bool = True) -> dict:
+def run(
+    cfg: NationalConfig,
+    work: Path,
+    log=print,
+    profile: synth.Profile | None = None,
+    profile_dir: Path | None = None,
+    reuse: bool = True,
+) -> dict:
     """Build the national store and time every case; returns the JSON section."""
     from core.config import load_settings
     from core.etl.publish import Depot
 
     log(f"[national] generando {sum(cfg.per_state.values())} municipios × {len(cfg.years)} años")
     built = build_national(cfg, work, profile, profile_dir, reuse)
-    log(f"[national] ETL {built['etl_s']} s → {built['dataset_version']} {built['row_counts']}"
-        + (" (reutilizado)" if built.get("reutilizado") else ""))
+    log(
+        f"[national] ETL {built['etl_s']} s → {built['dataset_version']} {built['row_counts']}"
+        + (" (reutilizado)" if built.get("reutilizado") else "")
+    )
     settings = load_settings(built["data_dir"])
     depot = Depot(settings.store_dir)
     paths = Paths(depot.version_dir(depot.current_id()))
@@ -245,14 +290,19 @@ def run(cfg: NationalConfig, work: Path, log=print, profile: synth.Profile | Non
         if "error" in res:
             log(f"[national] {case.name}: ERROR {res['error']}")
         else:
-            log(f"[national] {case.name}: tool p50 {res['tool_ms']['p50']} p95 {res['tool_ms']['p95']} ms; "
+            log(
+                f"[national] {case.name}: tool p50 {res['tool_ms']['p50']} p95 {res['tool_ms']['p95']} ms; "
                 f"SQL p50 {res['sql_ms']['p50']} p95 {res['sql_ms']['p95']} ms; ratio p95 {res['ratio_p95']}; "
-                f"iguales={res['respuestas_iguales']} {res['diferencia']}")
+                f"iguales={res['respuestas_iguales']} {res['diferencia']}"
+            )
     con.close()
-    return {"config": {k: v for k, v in asdict(cfg).items() if k != "per_state"}
-            | {"municipios": sum(cfg.per_state.values()), "estados": len(cfg.per_state)},
-            "store": built, "casos": out,
-            "objetivos": {"tool_p95_ms": TOOL_P95_MS, "ratio_max": TOOL_RATIO}}
+    return {
+        "config": {k: v for k, v in asdict(cfg).items() if k != "per_state"}
+        | {"municipios": sum(cfg.per_state.values()), "estados": len(cfg.per_state)},
+        "store": built,
+        "casos": out,
+        "objetivos": {"tool_p95_ms": TOOL_P95_MS, "ratio_max": TOOL_RATIO},
+    }
 
 
 def rows_repr(rows) -> list:

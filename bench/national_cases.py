@@ -4,6 +4,7 @@ Each ``Case`` pairs a Casandra plan with one SQL statement a DuckDB engineer wou
 the same result rows, straight over the version's Parquet files (``Paths``). Split from
 ``bench.national``, which builds the store and times the cases.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -37,6 +38,7 @@ class NationalConfig:
 
 # -- the cases ---------------------------------------------------------------------------------
 
+
 @dataclass
 class Case:
     """One plan and the SQL that must give the same rows."""
@@ -67,15 +69,28 @@ def _marks(values: list) -> str:
 def _windows(years: list[int]) -> dict:
     y = years[-1]
     if len(years) >= 2:
-        return {"from": date(y, 1, 1), "to": date(y, 12, 31), "base_from": date(y - 1, 1, 1),
-                "base_to": date(y - 1, 12, 31), "anom_window": 12}
-    return {"from": date(y, 7, 1), "to": date(y, 12, 31), "base_from": date(y, 1, 1), "base_to": date(y, 6, 30),
-            "anom_window": 6}
+        return {
+            "from": date(y, 1, 1),
+            "to": date(y, 12, 31),
+            "base_from": date(y - 1, 1, 1),
+            "base_to": date(y - 1, 12, 31),
+            "anom_window": 12,
+        }
+    return {
+        "from": date(y, 7, 1),
+        "to": date(y, 12, 31),
+        "base_from": date(y, 1, 1),
+        "base_to": date(y, 6, 30),
+        "anom_window": 6,
+    }
 
 
 def _plan(tool_id: int, **args) -> dict:
-    return {"plan": [{"tool_id": tool_id, "args": {k: (v.isoformat() if isinstance(v, date) else v)
-                                                   for k, v in args.items()}}]}
+    return {
+        "plan": [
+            {"tool_id": tool_id, "args": {k: (v.isoformat() if isinstance(v, date) else v) for k, v in args.items()}}
+        ]
+    }
 
 
 def _rank_sql(estado: str, delitos: list[str], w: dict, top_k: int, share: bool):
@@ -97,6 +112,7 @@ def _rank_sql(estado: str, delitos: list[str], w: dict, top_k: int, share: bool)
                {share_col}
         FROM r, t ORDER BY conteo DESC, entidad_id LIMIT {int(top_k)}"""
         return sql, [estado, estado, w["from"], w["to"], *delitos, w["to"].year]
+
     return build
 
 
@@ -111,6 +127,7 @@ def _rank_actual_sql(estado: str, delitos: list[str], w: dict):
                CASE WHEN pop.poblacion > 0 THEN round(n.conteo::DOUBLE / pop.poblacion * 100000, 2) END
         FROM {p.entities} e, n, pop WHERE e.entidad_id = ?"""
         return sql, [estado, w["from"], w["to"], *delitos, w["to"].year, estado, estado]
+
     return build
 
 
@@ -129,6 +146,7 @@ def _serie_sql(estado: str, keys: list[str], first: date, last: date):
                    FROM m LEFT JOIN s USING (fecha))
         SELECT fecha, CASE WHEN publicado THEN coalesce(n, 0)::BIGINT END AS conteo, publicado FROM x ORDER BY fecha"""
         return sql, [first, last.replace(day=1), estado, first, last, *keys, estado, *keys]
+
     return build
 
 
@@ -148,6 +166,7 @@ def _comparar_sql(estado: str, delitos: list[str], w: dict, top_k: int):
         FROM r ORDER BY abs(cambio) DESC, cambio DESC, entidad_id LIMIT {int(top_k)}"""
         a, b, ba, bb = w["from"], w["to"], w["base_from"], w["base_to"]
         return sql, [estado, a, b, ba, bb, estado, *delitos, a, b, ba, bb]
+
     return build
 
 
@@ -168,6 +187,7 @@ def _agrupar_sql(estado: str, delitos: list[str], w: dict, top_k: int):
                    FROM r, t)
         SELECT * FROM g ORDER BY porcentaje IS NULL, porcentaje DESC, entidad_id LIMIT {int(top_k)}"""
         return sql, [estado, estado, w["from"], w["to"], *delitos, w["to"].year]
+
     return build
 
 
@@ -212,6 +232,7 @@ def _anomalias_sql(estado: str, delitos: list[str], w: dict, window: int, thr: f
         FROM a JOIN ents e USING (entidad_id)
         ORDER BY severity DESC, a.fecha, a.entidad_id LIMIT {int(top_k)}"""
         return sql, [estado, estado, *delitos, start, last, estado, *delitos, start, last, first, last, thr, thr]
+
     return build
 
 
@@ -254,6 +275,7 @@ def _cooc_sql(estado: str, w: dict, min_support: float, top_k: int):
         WHERE support >= ? AND lift > 1
         ORDER BY score DESC, round(support, 4) DESC, patron LIMIT {int(top_k)}"""
         return sql, [w["from"], w["to"].replace(day=1), estado, estado, estado, w["from"], w["to"], min_support]
+
     return build
 
 
@@ -279,6 +301,7 @@ def _season_sql(estado: str, first: date, last: date, top_k: int):
         WHERE tot.total > 0
         ORDER BY indice DESC, delito_a, per.mes LIMIT {int(top_k)}"""
         return sql, [first, last.replace(day=1), estado, estado, first, last]
+
     return build
 
 
@@ -287,43 +310,95 @@ def cases(cfg: NationalConfig) -> list[Case]:
     w = _windows(cfg.years)
     e, a, b = cfg.estado, cfg.crime_a, cfg.crime_b
     first, last = date(cfg.years[0], 1, 1), date(cfg.years[-1], 12, 31)
-    serie_keys = sorted({cfg.serie_crime, *(["homicidio_doloso", "homicidio_culposo"]
-                                            if cfg.serie_crime == "homicidio" else [])})
+    serie_keys = sorted(
+        {cfg.serie_crime, *(["homicidio_doloso", "homicidio_culposo"] if cfg.serie_crime == "homicidio" else [])}
+    )
     win = {"from": w["from"], "to": w["to"]}
     out = [
-        Case("rank_por_delito (hijos)", "rank_por_delito",
-             _plan(6, entidad_id=e, delito=a, nivel="hijos", top_k=10, **win), _rank_sql(e, [a], w, 10, False),
-             f"municipios de {e}, {a}, último año"),
-        Case("rank_por_delito (actual)", "rank_por_delito",
-             _plan(6, entidad_id=e, delito=a, nivel="actual", **win), _rank_actual_sql(e, [a], w),
-             f"el estado {e} como un todo"),
+        Case(
+            "rank_por_delito (hijos)",
+            "rank_por_delito",
+            _plan(6, entidad_id=e, delito=a, nivel="hijos", top_k=10, **win),
+            _rank_sql(e, [a], w, 10, False),
+            f"municipios de {e}, {a}, último año",
+        ),
+        Case(
+            "rank_por_delito (actual)",
+            "rank_por_delito",
+            _plan(6, entidad_id=e, delito=a, nivel="actual", **win),
+            _rank_actual_sql(e, [a], w),
+            f"el estado {e} como un todo",
+        ),
     ]
     if cfg.estado_grande:
         g = cfg.estado_grande
-        out.append(Case(f"rank_por_delito (hijos, {g})", "rank_por_delito",
-                        _plan(6, entidad_id=g, delito=a, nivel="hijos", top_k=10, **win),
-                        _rank_sql(g, [a], w, 10, False), f"los municipios de {g} (el estado con más municipios)"))
+        out.append(
+            Case(
+                f"rank_por_delito (hijos, {g})",
+                "rank_por_delito",
+                _plan(6, entidad_id=g, delito=a, nivel="hijos", top_k=10, **win),
+                _rank_sql(g, [a], w, 10, False),
+                f"los municipios de {g} (el estado con más municipios)",
+            )
+        )
     out += [
-        Case("top_entidades_por_total", "top_entidades_por_total",
-             _plan(7, entidad_id=e, nivel="hijos", top_k=10, **win), _rank_sql(e, [], w, 10, True),
-             f"municipios de {e}, todos los delitos"),
-        Case("serie_temporal", "serie_temporal",
-             _plan(12, entidad_id=e, delito=cfg.serie_crime, **{"from": first, "to": last}),
-             _serie_sql(e, serie_keys, first, last), f"{e}, {cfg.serie_crime}, todos los meses"),
-        Case("comparar_periodos", "comparar_periodos",
-             _plan(13, entidad_id=e, delito=b, nivel="hijos", top_k=10, base_from=w["base_from"],
-                   base_to=w["base_to"], **win), _comparar_sql(e, [b], w, 10), f"municipios de {e}, {b}"),
-        Case("agrupar_por_entidad (porcentaje)", "agrupar_por_entidad",
-             _plan(11, entidad_id=e, delito=a, nivel="hijos", aggregate_by="porcentaje", top_k=10, **win),
-             _agrupar_sql(e, [a], w, 10), f"municipios de {e}, {a}"),
-        Case("detectar_anomalias", "detectar_anomalias",
-             _plan(10, entidad_id=e, delito=a, nivel="hijos", window=w["anom_window"], z_threshold=3.0, top_k=10, **win),
-             _anomalias_sql(e, [a], w, w["anom_window"], 3.0, 10), f"municipios de {e}, {a}, base {w['anom_window']} meses"),
-        Case("detectar_patrones (coocurrencia)", "detectar_patrones",
-             _plan(8, entidad_id=e, tipo="coocurrencia", min_support=0.01, top_k=10, **win),
-             _cooc_sql(e, w, 0.01, 10), f"municipio-mes de {e}, todos los delitos"),
-        Case("detectar_patrones (estacionalidad)", "detectar_patrones",
-             _plan(8, entidad_id=e, tipo="estacionalidad", top_k=10, **{"from": first, "to": last}),
-             _season_sql(e, first, last, 10), f"{e}, todos los delitos, todos los meses"),
+        Case(
+            "top_entidades_por_total",
+            "top_entidades_por_total",
+            _plan(7, entidad_id=e, nivel="hijos", top_k=10, **win),
+            _rank_sql(e, [], w, 10, True),
+            f"municipios de {e}, todos los delitos",
+        ),
+        Case(
+            "serie_temporal",
+            "serie_temporal",
+            _plan(12, entidad_id=e, delito=cfg.serie_crime, **{"from": first, "to": last}),
+            _serie_sql(e, serie_keys, first, last),
+            f"{e}, {cfg.serie_crime}, todos los meses",
+        ),
+        Case(
+            "comparar_periodos",
+            "comparar_periodos",
+            _plan(
+                13,
+                entidad_id=e,
+                delito=b,
+                nivel="hijos",
+                top_k=10,
+                base_from=w["base_from"],
+                base_to=w["base_to"],
+                **win,
+            ),
+            _comparar_sql(e, [b], w, 10),
+            f"municipios de {e}, {b}",
+        ),
+        Case(
+            "agrupar_por_entidad (porcentaje)",
+            "agrupar_por_entidad",
+            _plan(11, entidad_id=e, delito=a, nivel="hijos", aggregate_by="porcentaje", top_k=10, **win),
+            _agrupar_sql(e, [a], w, 10),
+            f"municipios de {e}, {a}",
+        ),
+        Case(
+            "detectar_anomalias",
+            "detectar_anomalias",
+            _plan(10, entidad_id=e, delito=a, nivel="hijos", window=w["anom_window"], z_threshold=3.0, top_k=10, **win),
+            _anomalias_sql(e, [a], w, w["anom_window"], 3.0, 10),
+            f"municipios de {e}, {a}, base {w['anom_window']} meses",
+        ),
+        Case(
+            "detectar_patrones (coocurrencia)",
+            "detectar_patrones",
+            _plan(8, entidad_id=e, tipo="coocurrencia", min_support=0.01, top_k=10, **win),
+            _cooc_sql(e, w, 0.01, 10),
+            f"municipio-mes de {e}, todos los delitos",
+        ),
+        Case(
+            "detectar_patrones (estacionalidad)",
+            "detectar_patrones",
+            _plan(8, entidad_id=e, tipo="estacionalidad", top_k=10, **{"from": first, "to": last}),
+            _season_sql(e, first, last, 10),
+            f"{e}, todos los delitos, todos los meses",
+        ),
     ]
     return out

@@ -6,6 +6,7 @@ asked with ``Assistant(settings, use_cache=False).ask(q, conversation, planner="
 (one fresh ``Conversation`` per conversation, so follow-ups keep their context), once to
 warm up and ``passes`` times measured. Each turn's ``timings_ms`` gives the stages.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -55,8 +56,12 @@ def audit_probe(folder: Path, n: int = 60) -> dict:
         kept.append((time.perf_counter() - t0) * 1000)
     log.close()
     shutil.rmtree(folder, ignore_errors=True)
-    return {"registro_con_log_nuevo_ms": stats(fresh), "registro_con_log_abierto_ms": stats(kept),
-            "registro_con_conexion_nueva_ms": stats(reopened), "n": n}
+    return {
+        "registro_con_log_nuevo_ms": stats(fresh),
+        "registro_con_log_abierto_ms": stats(kept),
+        "registro_con_conexion_nueva_ms": stats(reopened),
+        "n": n,
+    }
 
 
 def run(work: Path, log=print, passes: int = 1, questions_file: Path | None = None) -> dict:
@@ -95,8 +100,19 @@ def run(work: Path, log=print, passes: int = 1, questions_file: Path | None = No
                     turn = assistant.ask(t["q"], conversation, planner="rules")
                 except Exception as exc:  # noqa: BLE001 - a crash fails the turn, the benchmark goes on
                     if measured and p == passes:
-                        report.checks.append(ev.Check(conv["id"], conv["category"], i + 1, t["q"], t["expect"]["kind"],
-                                                      False, None, None, f"excepción: {exc}"))
+                        report.checks.append(
+                            ev.Check(
+                                conv["id"],
+                                conv["category"],
+                                i + 1,
+                                t["q"],
+                                t["expect"]["kind"],
+                                False,
+                                None,
+                                None,
+                                f"excepción: {exc}",
+                            )
+                        )
                     continue
                 if not measured:
                     continue
@@ -107,16 +123,27 @@ def run(work: Path, log=print, passes: int = 1, questions_file: Path | None = No
                     expect = t["expect"]
                     expected = ev.expected_of(expect, con)
                     ok, got, why = ev.check_turn(turn.as_dict(), expect, expected)
-                    report.checks.append(ev.Check(conv["id"], conv["category"], i + 1, t["q"], expect["kind"],
-                                                  bool(ok), expected, got, why))
+                    report.checks.append(
+                        ev.Check(
+                            conv["id"], conv["category"], i + 1, t["q"], expect["kind"], bool(ok), expected, got, why
+                        )
+                    )
     con.close()
     probe = audit_probe(work / "auditoria")
     per_stage = {s: stats(v) for s, v in timings.items() if v}
     total = per_stage.get("total", {})
     acc = report.as_dict()
     acc.pop("failures", None)
-    return {"conversaciones": len(convs), "preguntas": n_turns, "pasadas_medidas": passes, "etapas_ms": per_stage,
-            "exactitud": acc, "objetivo_p95_ms": PIPELINE_P95_MS, "auditoria": probe,
-            "cumple_p95": total.get("p95") is not None and total["p95"] <= PIPELINE_P95_MS,
-            "fallas": [{"id": c.conv_id, "turno": c.turn, "pregunta": c.question, "motivo": c.reason}
-                       for c in report.failures][:20]}
+    return {
+        "conversaciones": len(convs),
+        "preguntas": n_turns,
+        "pasadas_medidas": passes,
+        "etapas_ms": per_stage,
+        "exactitud": acc,
+        "objetivo_p95_ms": PIPELINE_P95_MS,
+        "auditoria": probe,
+        "cumple_p95": total.get("p95") is not None and total["p95"] <= PIPELINE_P95_MS,
+        "fallas": [
+            {"id": c.conv_id, "turno": c.turn, "pregunta": c.question, "motivo": c.reason} for c in report.failures
+        ][:20],
+    }

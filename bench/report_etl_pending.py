@@ -3,6 +3,7 @@
 ``ETL_WHY`` explains the statements of today's ETL by the label ``bench.etl_profile`` gives
 them (matched by prefix); a statement without an entry is listed with its numbers only.
 """
+
 from __future__ import annotations
 
 from bench.report_etl import copy_base, p50, unpivot
@@ -15,14 +16,16 @@ _WRITE = (
     "su fecha, sus claves (ENUM), su conteo y su línea de origen (Parquet v2, zstd); en una primera carga ese archivo es "
     "el `incidents.parquet` de la versión (se copia, no se reescribe).",
     "es el trabajo propio de un almacén de una fila por celda: {cells} celdas en el archivo nacional donde la copia "
-    "escribe {rows} filas.")
+    "escribe {rows} filas.",
+)
 
 ETL_WHY = {  # label prefix → (what the statement does, what is left to gain there)
     "CREATE direct_mem.raw_": (
         "la lectura tipada del CSV a una tabla en memoria (meses como `DOUBLE`, para notar un conteo no entero): el "
         "mismo `read_csv` que paga la copia.",
         "es el piso de la lectura; solo bajaría leyendo y escribiendo en una misma pasada, y entonces las revisiones "
-        "tendrían que correr sobre lo ya escrito."),
+        "tendrían que correr sobre lo ya escrito.",
+    ),
     "COPY (… UNPIVOT …)": _WRITE,
     "COPY ( SELECT kh_i": _WRITE,  # the label before bench.etl_profile named streamed COPYs by their file
     "CREATE cell_summary": (
@@ -30,19 +33,23 @@ ETL_WHY = {  # label prefix → (what the statement does, what is left to gain t
         "`row_id`) que contesta propiedad, cobertura, reporte por delito, diferencias de una primera carga y huella "
         "de contenido; relee las celdas del Parquet recién escrito.",
         "las mismas sumas pueden salir de la tabla ancha en memoria (doce meses por fila; {rows} filas en el archivo "
-        "nacional) antes de borrarla, sin releer las celdas."),
+        "nacional) antes de borrarla, sin releer las celdas.",
+    ),
     "CREATE direct_summary_": (
         "el resumen de lo cargado (celdas, eventos y dos huellas enteras de `row_id` por estado × delito × mes) "
         "calculado de las filas anchas en memoria: contesta propiedad, cobertura, reportes por delito y la huella de "
         "contenido de la versión.",
-        "poco: ya lee {rows} filas anchas en vez de {cells} celdas."),
+        "poco: ya lee {rows} filas anchas en vez de {cells} celdas.",
+    ),
     "(Python) sha256": (
         "sha256 del archivo y revisión de su codificación, en Python (el hash en un segundo hilo).",
-        "es una lectura del archivo que la copia no hace; podría solaparse con la lectura de DuckDB."),
+        "es una lectura del archivo que la copia no hace; podría solaparse con la lectura de DuckDB.",
+    ),
     "SELECT count(*), min(anio)": (
         "las revisiones de la ruta directa en una sola agregación sobre la tabla en memoria: años, conteos negativos, "
         "fraccionarios o enormes y claves repetidas.",
-        "poco: es lo que permite saltarse la ruta celda por celda."),
+        "poco: es lo que permite saltarse la ruta celda por celda.",
+    ),
 }
 
 
@@ -58,9 +65,13 @@ def failure_pending(e: dict | None, number: int) -> list[str]:
         return []
     d = fa.get("diagnostico") or {}
     fe = d.get("fallo_en") or {}
-    return [f"### {number}. La ETL no carga el archivo nacional: se queda sin memoria", "",
-            f"Falla `{fe.get('sentencia')}` (`{fe.get('donde')}`) a los {_f(fe.get('inicio_s'))} s de carga "
-            f"({(d.get('error') or fa.get('stderr', ''))[:200]}). Ver la sección 4.", ""]
+    return [
+        f"### {number}. La ETL no carga el archivo nacional: se queda sin memoria",
+        "",
+        f"Falla `{fe.get('sentencia')}` (`{fe.get('donde')}`) a los {_f(fe.get('inicio_s'))} s de carga "
+        f"({(d.get('error') or fa.get('stderr', ''))[:200]}). Ver la sección 4.",
+        "",
+    ]
 
 
 def pending(e: dict | None, number: int) -> list[list[str]]:
@@ -72,11 +83,20 @@ def pending(e: dict | None, number: int) -> list[list[str]]:
         entries.append(_ratio(e, number))
     if e.get("cumple_rss") is False:
         prof = e.get("perfil") or {}
-        seen = f" En el perfil (archivo reducido) el pico fue {_f(prof['pico_rss_mb'], 0)} MB." \
-            if prof.get("pico_rss_mb") else ""
-        entries.append([f"### {number + len(entries)}. Pico de RSS de la ETL sobre 2 GB", "",
-                        "`core/config.py` limita DuckDB a `etl_memory_limit` (1GB), pero el RSS del proceso suma el "
-                        f"intérprete y la memoria de DuckDB fuera de ese límite.{seen}", ""])
+        seen = (
+            f" En el perfil (archivo reducido) el pico fue {_f(prof['pico_rss_mb'], 0)} MB."
+            if prof.get("pico_rss_mb")
+            else ""
+        )
+        entries.append(
+            [
+                f"### {number + len(entries)}. Pico de RSS de la ETL sobre 2 GB",
+                "",
+                "`core/config.py` limita DuckDB a `etl_memory_limit` (1GB), pero el RSS del proceso suma el "
+                f"intérprete y la memoria de DuckDB fuera de ese límite.{seen}",
+                "",
+            ]
+        )
     return entries
 
 
@@ -98,18 +118,27 @@ def _decision(e: dict) -> list[str]:
     read_x = full["lectura_s"] / full["copia_en_proceso_s"]
     wide_x = d["escritura_ancha_s"] / d["copia_en_proceso_s"]
     etl, copy = p50(e["etl"]), p50(e["copia_duckdb"])
-    extra = (f" (la ETL real menos su piso: {etl - full['total_s']:.1f} s, {(etl - full['total_s']) / copy:.1f}× la "
-             "copia, con el arranque)") if etl and copy and etl > full["total_s"] else ""
+    extra = (
+        (
+            f" (la ETL real menos su piso: {etl - full['total_s']:.1f} s, {(etl - full['total_s']) / copy:.1f}× la "
+            "copia, con el arranque)"
+        )
+        if etl and copy and etl > full["total_s"]
+        else ""
+    )
     worst = max(d["consultas"], key=lambda q: (q["ancha_anio_ms"] or q["ancha_ms"]) / q["larga_ms"])
     slow = (worst["ancha_anio_ms"] or worst["ancha_ms"]) / worst["larga_ms"]
-    return [f"**Qué haría falta.** Leer el CSV tipado ya cuesta {read_x:.1f}× la copia. Con filas anchas (sección 4, "
-            f"«¿Y si el almacén guardara las filas anchas?») la escritura bajaría a {wide_x:.1f}× y el piso a "
-            f"~{read_x + wide_x:.1f}× **antes** de revisar años, conteos y claves, resolver etiquetas, calcular el "
-            f"sha256 de procedencia, resumir la versión y arrancar el intérprete, que hoy suman más que el margen "
-            f"restante{extra}; y «{worst['consulta']}» se vuelve {slow:.1f}× más lenta aun con el filtro por año. Cumplir "
-            "≤ 1.5× pide quitar revisiones o procedencia a la carga, o cambiar el objetivo (por ejemplo, medir la ETL "
-            "contra su piso o contra el despivote de DuckDB): es una decisión de producto, no una optimización "
-            "pendiente.", ""]
+    return [
+        f"**Qué haría falta.** Leer el CSV tipado ya cuesta {read_x:.1f}× la copia. Con filas anchas (sección 4, "
+        f"«¿Y si el almacén guardara las filas anchas?») la escritura bajaría a {wide_x:.1f}× y el piso a "
+        f"~{read_x + wide_x:.1f}× **antes** de revisar años, conteos y claves, resolver etiquetas, calcular el "
+        f"sha256 de procedencia, resumir la versión y arrancar el intérprete, que hoy suman más que el margen "
+        f"restante{extra}; y «{worst['consulta']}» se vuelve {slow:.1f}× más lenta aun con el filtro por año. Cumplir "
+        "≤ 1.5× pide quitar revisiones o procedencia a la carga, o cambiar el objetivo (por ejemplo, medir la ETL "
+        "contra su piso o contra el despivote de DuckDB): es una decisión de producto, no una optimización "
+        "pendiente.",
+        "",
+    ]
 
 
 def _ratio(e: dict, number: int) -> list[str]:
@@ -117,38 +146,54 @@ def _ratio(e: dict, number: int) -> list[str]:
     etl, copy = p50(e["etl"]), p50(e["copia_duckdb"])
     out = [f"### {number}. ETL {_f(e.get('ratio_p50'), 1)}× más lenta que la copia de DuckDB (objetivo ≤ 1.5×)", ""]
     txt = f"El archivo nacional carga en {_f(etl)} s contra {_f(copy)} s de la copia directa"
-    txt += (f" y {_f(p50(u))} s del despivote simple de DuckDB (ETL ÷ despivote = "
-            f"{_f(e.get('ratio_despivote_p50'), 2)}×)." if u else ".")
+    txt += (
+        f" y {_f(p50(u))} s del despivote simple de DuckDB (ETL ÷ despivote = {_f(e.get('ratio_despivote_p50'), 2)}×)."
+        if u
+        else "."
+    )
     pa, base = prof.get("archivo"), copy_base(prof)
     if pa and base and copy and pa.get("municipios", 0) < a.get("municipios", 0):
         same = ", las dos en el mismo proceso" if (prof.get("una_pasada") or {}).get("copia_en_proceso_s") else ""
-        txt += (f" Con el {100 * pa['municipios'] / a['municipios']:.0f} % de los municipios (el perfil de la sección "
-                f"4{same}) la razón es {prof['total_s'] / base:.1f}×; con el archivo completo, {etl / copy:.1f}×.")
+        txt += (
+            f" Con el {100 * pa['municipios'] / a['municipios']:.0f} % de los municipios (el perfil de la sección "
+            f"4{same}) la razón es {prof['total_s'] / base:.1f}×; con el archivo completo, {etl / copy:.1f}×."
+        )
     out += [txt, ""]
     uc = p50(u) / copy if u and copy else None
     fx = _floor_x(prof, e)
     unreachable = uc is not None and uc > RATIO and (fx is None or fx > RATIO)
-    head = ("**Por qué ≤ 1.5× la copia no es alcanzable con un almacén de una fila por celda.**" if unreachable
-            else "**Qué hace la ETL que la copia no hace.**")
-    txt = (f"{head} La copia lee el CSV y escribe sus {a['rows']:,} filas anchas tal como vienen. La ETL escribe "
-           f"{a['cells']:,} celdas ({a['cells'] / a['rows']:.0f} por fila), cada una con `row_id`, fecha, claves y "
-           "línea de origen, después de revisar años, conteos y claves repetidas y de resolver las etiquetas contra "
-           "el catálogo, y resume lo cargado para la propiedad, la cobertura, los reportes y la huella de contenido "
-           "de la versión.")
+    head = (
+        "**Por qué ≤ 1.5× la copia no es alcanzable con un almacén de una fila por celda.**"
+        if unreachable
+        else "**Qué hace la ETL que la copia no hace.**"
+    )
+    txt = (
+        f"{head} La copia lee el CSV y escribe sus {a['rows']:,} filas anchas tal como vienen. La ETL escribe "
+        f"{a['cells']:,} celdas ({a['cells'] / a['rows']:.0f} por fila), cada una con `row_id`, fecha, claves y "
+        "línea de origen, después de revisar años, conteos y claves repetidas y de resolver las etiquetas contra "
+        "el catálogo, y resume lo cargado para la propiedad, la cobertura, los reportes y la huella de contenido "
+        "de la versión."
+    )
     if uc:
-        txt += (f" Solo despivotar con DuckDB, sin nada de eso, cuesta {uc:.1f}× la copia en esta corrida"
-                + (", más que todo el margen del objetivo." if uc > RATIO else "."))
+        txt += f" Solo despivotar con DuckDB, sin nada de eso, cuesta {uc:.1f}× la copia en esta corrida" + (
+            ", más que todo el margen del objetivo." if uc > RATIO else "."
+        )
         rd = e.get("ratio_despivote_p50")
         if rd is not None and rd < 1:
-            txt += (f" La ETL ya tarda menos que ese despivote ({rd:.2f}×): escribe claves donde él repite las "
-                    "etiquetas de texto de la fila en cada celda.")
+            txt += (
+                f" La ETL ya tarda menos que ese despivote ({rd:.2f}×): escribe claves donde él repite las "
+                "etiquetas de texto de la fila en cada celda."
+            )
     if fx is not None:
         where = " en el archivo nacional" if (e.get("piso_completo") or {}).get("ratio_copia_en_proceso") else ""
-        txt += (" Ni siquiera el piso de este diseño (leer y escribir las celdas con claves, sin nada más; ver abajo) "
-                f"cabe en el objetivo: {fx:.1f}× la copia{where}." if fx > RATIO else
-                f" Pero el piso de este diseño (leer y escribir las celdas con claves, sin nada más; ver abajo) cuesta "
-                f"{fx:.1f}× la copia: la forma de los datos no descarta el objetivo; lo que falta está en lo que la "
-                "ETL añade a eso.")
+        txt += (
+            " Ni siquiera el piso de este diseño (leer y escribir las celdas con claves, sin nada más; ver abajo) "
+            f"cabe en el objetivo: {fx:.1f}× la copia{where}."
+            if fx > RATIO
+            else f" Pero el piso de este diseño (leer y escribir las celdas con claves, sin nada más; ver abajo) cuesta "
+            f"{fx:.1f}× la copia: la forma de los datos no descarta el objetivo; lo que falta está en lo que la "
+            "ETL añade a eso."
+        )
     out += [txt, ""]
     out += _where(e, prof)
     out += _floor(prof, u, e)
@@ -162,8 +207,11 @@ def _where(e: dict, prof: dict) -> list[str]:
     a, total = e["archivo"], prof["total_s"]
     pa, c_in = prof.get("archivo") or {}, (prof.get("una_pasada") or {}).get("copia_en_proceso_s")
     copies = f"{_f(c_in, 2)} s en el mismo proceso" if c_in else f"{_f(prof.get('copia_duckdb_s'))} s"
-    out = [f"**Dónde se va el tiempo** (perfil de la sección 4: {_f(pa.get('celdas'))} celdas, {_f(total)} s en el "
-           f"proceso del benchmark; la copia del mismo archivo, {copies}), sentencias de ≥ 5 % de mayor a menor:", ""]
+    out = [
+        f"**Dónde se va el tiempo** (perfil de la sección 4: {_f(pa.get('celdas'))} celdas, {_f(total)} s en el "
+        f"proceso del benchmark; la copia del mismo archivo, {copies}), sentencias de ≥ 5 % de mayor a menor:",
+        "",
+    ]
     fill = {"cells": f"{a['cells']:,}", "rows": f"{a['rows']:,}"}
     for st in [s for s in prof["sentencias"] if (s.get("pct") or 0) >= 5][:6]:
         head = f"- **`{st['sentencia']}`** ({_f(st['pct'])} %, {_f(st['s'], 2)} s)"
@@ -171,8 +219,10 @@ def _where(e: dict, prof: dict) -> list[str]:
         out.append(f"{head}: {w[0]} **Qué queda:** {w[1].format(**fill)}" if w else f"{head}, en `{st['donde']}`.")
     rest = prof.get("otros_s")
     if rest is not None and total and rest / total >= 0.05:
-        out.append(f"- fuera de las sentencias cronometradas ({100 * rest / total:.1f} %, {_f(rest, 2)} s): Python "
-                   "entre sentencias (etiquetas, metadatos) y copiar y publicar los archivos de la versión.")
+        out.append(
+            f"- fuera de las sentencias cronometradas ({100 * rest / total:.1f} %, {_f(rest, 2)} s): Python "
+            "entre sentencias (etiquetas, metadatos) y copiar y publicar los archivos de la versión."
+        )
     return out + [""]
 
 
@@ -182,20 +232,30 @@ def _floor(prof: dict, u: dict | None, e: dict) -> list[str]:
     if ref and base and total and ref.get("que_hace"):
         f = ref["total_s"]
         where = " en el mismo proceso" if ref.get("copia_en_proceso_s") else ""
-        txt = (f"**Piso de este diseño.** `etl_profile.single_pass` —{ref['que_hace']}— tarda {_f(f, 2)} s sobre el "
-               f"mismo archivo reducido, {times(f, base)} la copia{where}; la ETL real, {_f(total, 2)} s "
-               f"({times(total, f)} el piso).")
+        txt = (
+            f"**Piso de este diseño.** `etl_profile.single_pass` —{ref['que_hace']}— tarda {_f(f, 2)} s sobre el "
+            f"mismo archivo reducido, {times(f, base)} la copia{where}; la ETL real, {_f(total, 2)} s "
+            f"({times(total, f)} el piso)."
+        )
         if total > f:
-            txt += (f" Lo que la ETL añade a leer y escribir —revisiones, etiquetas, resumen, publicación— son "
-                    f"{total - f:.1f} s, el {100 * (total - f) / total:.0f} % de la carga.")
+            txt += (
+                f" Lo que la ETL añade a leer y escribir —revisiones, etiquetas, resumen, publicación— son "
+                f"{total - f:.1f} s, el {100 * (total - f) / total:.0f} % de la carga."
+            )
         out += [txt, ""]
     elif ref and base and total:
-        out += [f"En el mismo archivo reducido, la una pasada de referencia de entonces (ordenaba y calculaba md5 por "
-                f"celda) tardaba {times(ref['total_s'], base)} la copia y la ETL real {times(total, base)}.", ""]
+        out += [
+            f"En el mismo archivo reducido, la una pasada de referencia de entonces (ordenaba y calculaba md5 por "
+            f"celda) tardaba {times(ref['total_s'], base)} la copia y la ETL real {times(total, base)}.",
+            "",
+        ]
     rd = e.get("ratio_despivote_p50")
     if u and rd is not None:
-        out += ["**Objetivo.** Contra la copia, el objetivo mide sobre todo la forma de los datos (filas anchas "
-                "frente a una fila por celda). Para seguir el costo de la ETL misma sirve medirla contra el despivote "
-                f"simple, que escribe las mismas celdas: hoy ETL ÷ despivote = {rd:.2f}×, "
-                f"{'dentro' if rd <= RATIO else 'fuera'} de un objetivo de ≤ 1.5×.", ""]
+        out += [
+            "**Objetivo.** Contra la copia, el objetivo mide sobre todo la forma de los datos (filas anchas "
+            "frente a una fila por celda). Para seguir el costo de la ETL misma sirve medirla contra el despivote "
+            f"simple, que escribe las mismas celdas: hoy ETL ÷ despivote = {rd:.2f}×, "
+            f"{'dentro' if rd <= RATIO else 'fuera'} de un objetivo de ≤ 1.5×.",
+            "",
+        ]
     return out

@@ -1,4 +1,5 @@
 """Number, flag and table formatting shared by the modules that write BENCHMARKS.md."""
+
 from __future__ import annotations
 
 YES, NO, SKIP = "✅ sí", "❌ no", "—"

@@ -9,6 +9,7 @@ Sections: ``national`` (item 3, tool latency vs hand-written SQL on a national s
 (item 2, question pipeline; runs only once ``evals/questions.json`` exists) and
 ``browser`` (item 5, Enter in Consultar's chat to the rendered answer in Chromium).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,17 +47,33 @@ def scale(name: str) -> Scale:
     full = dict(synth.MUNICIPALITIES_PER_STATE)
     tenth = {k: max(1, round(n / 10)) for k, n in full.items()}
     if name == "full":
-        return Scale(name, NationalConfig(runs=40, warmup=2),
-                     EtlConfig(etl_repeats=3, copy_repeats=3, profile_fraction=0.1), pipeline_passes=2)
+        return Scale(
+            name,
+            NationalConfig(runs=40, warmup=2),
+            EtlConfig(etl_repeats=3, copy_repeats=3, profile_fraction=0.1),
+            pipeline_passes=2,
+        )
     if name == "small":
-        return Scale(name, NationalConfig(per_state=tenth, runs=40, warmup=2),
-                     EtlConfig(per_state=tenth, etl_repeats=3, copy_repeats=3, profile_fraction=1.0))
+        return Scale(
+            name,
+            NationalConfig(per_state=tenth, runs=40, warmup=2),
+            EtlConfig(per_state=tenth, etl_repeats=3, copy_repeats=3, profile_fraction=1.0),
+        )
     if name == "toy":  # 3 municipalities × 2 crimes × 1 year; a ~1 MB CSV
-        return Scale(name, NationalConfig(per_state={"15": 3}, years=[2024], crimes=["homicidio_doloso",
-                                                                                     "violencia_familiar"],
-                                          estado_grande=None, runs=2, warmup=1),
-                     EtlConfig(per_state={"15": 8}, etl_repeats=1, copy_repeats=1, profile_fraction=None),
-                     browser_repeats=1, browser_questions=1)
+        return Scale(
+            name,
+            NationalConfig(
+                per_state={"15": 3},
+                years=[2024],
+                crimes=["homicidio_doloso", "violencia_familiar"],
+                estado_grande=None,
+                runs=2,
+                warmup=1,
+            ),
+            EtlConfig(per_state={"15": 8}, etl_repeats=1, copy_repeats=1, profile_fraction=None),
+            browser_repeats=1,
+            browser_questions=1,
+        )
     raise ValueError(f"escala desconocida: {name}")
 
 
@@ -65,8 +82,7 @@ def _log(msg: str) -> None:
     sys.stdout.flush()
 
 
-def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, reuse: bool = True,
-        log=_log) -> dict:
+def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, reuse: bool = True, log=_log) -> dict:
     """Run the chosen sections; write ``results.json`` (and BENCHMARKS.md unless ``md_path`` is None)."""
     from bench import browser, etl_throughput, national, pipeline
 
@@ -75,11 +91,18 @@ def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, r
     work = out_dir / "work" / scale_name
     work.mkdir(parents=True, exist_ok=True)
     sc = scale(scale_name)
-    results: dict = {"generado": datetime.now(UTC).isoformat(timespec="seconds"), "escala": scale_name,
-                     "secciones_pedidas": only, "maquina": machine(), "robo_cpu_inicio_pct": cpu_steal(),
-                     "secciones": {}}
-    log(f"[bench] escala {scale_name}; secciones {', '.join(only)}; máquina {results['maquina']['nproc']} núcleos, "
-        f"carga {results['maquina']['carga_promedio']}")
+    results: dict = {
+        "generado": datetime.now(UTC).isoformat(timespec="seconds"),
+        "escala": scale_name,
+        "secciones_pedidas": only,
+        "maquina": machine(),
+        "robo_cpu_inicio_pct": cpu_steal(),
+        "secciones": {},
+    }
+    log(
+        f"[bench] escala {scale_name}; secciones {', '.join(only)}; máquina {results['maquina']['nproc']} núcleos, "
+        f"carga {results['maquina']['carga_promedio']}"
+    )
     profile = profile_dir = None
     if "national" in only or "etl" in only:
         profile_dir = national.build_bundled(work)
@@ -98,8 +121,9 @@ def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, r
             else:
                 res = pipeline.run(work / "pipeline", log, passes=sc.pipeline_passes)
         elif section == "browser":
-            res = browser.run(work / "browser", log, questions=browser.QUESTIONS[:sc.browser_questions],
-                              repeats=sc.browser_repeats)
+            res = browser.run(
+                work / "browser", log, questions=browser.QUESTIONS[: sc.browser_questions], repeats=sc.browser_repeats
+            )
         else:
             raise ValueError(section)
         res["duracion_s"] = round(time.perf_counter() - t0, 1)
@@ -109,8 +133,9 @@ def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, r
     results["duracion_total_s"] = elapsed = round(time.perf_counter() - t_start, 1)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = _merge(out_dir / "results.json", results)  # a partial run keeps the earlier run's total
-    (out_dir / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=2, default=str),
-                                          encoding="utf-8")
+    (out_dir / "results.json").write_text(
+        json.dumps(results, ensure_ascii=False, indent=2, default=str), encoding="utf-8"
+    )
     log(f"[bench] {out_dir / 'results.json'} escrito ({elapsed} s)")
     if md_path is not None:
         from bench.report import render
@@ -134,23 +159,34 @@ def _merge(path: Path, new: dict) -> dict:
         section["generado"] = new["generado"]
         old["secciones"][name] = section
     old.setdefault("actualizaciones", []).append(
-        {"generado": new["generado"], "secciones": list(new["secciones"]), "duracion_s": new["duracion_total_s"],
-         "carga_promedio": new["maquina"]["carga_promedio"]})
+        {
+            "generado": new["generado"],
+            "secciones": list(new["secciones"]),
+            "duracion_s": new["duracion_total_s"],
+            "carga_promedio": new["maquina"]["carga_promedio"],
+        }
+    )
     return old
 
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
     p = argparse.ArgumentParser(prog="python -m bench.run", description="Benchmarks de Casandra.")
-    p.add_argument("--only", default="national,etl,pipeline,browser",
-                   help="secciones separadas por comas: national, etl, pipeline, browser")
+    p.add_argument(
+        "--only",
+        default="national,etl,pipeline,browser",
+        help="secciones separadas por comas: national, etl, pipeline, browser",
+    )
     p.add_argument("--scale", choices=["small", "full", "toy"], default="full")
     p.add_argument("--out", default=str(OUT_DIR), help="carpeta de resultados (por omisión bench/out)")
     p.add_argument("--md", default=str(ROOT / "BENCHMARKS.md"), help="dónde escribir BENCHMARKS.md ('' = no escribir)")
     p.add_argument("--fresh", action="store_true", help="reconstruir el almacén nacional aunque exista")
     p.add_argument("--report-only", action="store_true", help="solo reescribir BENCHMARKS.md desde results.json")
-    p.add_argument("--antes", help="con --report-only: results.json de una corrida anterior para la sección "
-                                   "«Antes y después» (se guarda resumido en results.json)")
+    p.add_argument(
+        "--antes",
+        help="con --report-only: results.json de una corrida anterior para la sección "
+        "«Antes y después» (se guarda resumido en results.json)",
+    )
     p.add_argument("--nota-antes", default=None, help="qué cambió entre «antes» y esta corrida (texto libre)")
     args = p.parse_args(argv)
     if args.report_only:

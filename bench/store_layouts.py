@@ -9,6 +9,7 @@ against a view that unpivots the wide one, with and without a year predicate the
 push below its UNNEST (a window filter on ``fecha`` cannot be). A reference, not a product:
 no checks, labels or publication (see ``bench.etl_profile.single_pass`` for the floor).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -22,17 +23,28 @@ from core.text import MONTHS
 PARQUET = "FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2"
 # (name, SQL over {v} with {a}: an extra year predicate for the wide view, parameters)
 QUERIES = (
-    ("municipios del país con más eventos de un delito en un año",
-     "SELECT entidad_id, sum(eventos) AS s FROM {v} WHERE delito = ? AND fecha BETWEEN DATE '2024-01-01' "
-     "AND DATE '2024-12-01' {a} GROUP BY 1 ORDER BY s DESC LIMIT 5", "AND anio = 2024"),
-    ("serie mensual de un delito en un estado, 10 años",
-     "SELECT fecha, sum(eventos) FROM {v} WHERE delito = ? AND estado_id = ? {a} GROUP BY 1 ORDER BY 1", ""),
-    ("municipios de un estado con evidencia, 2 años",
-     "SELECT entidad_id, sum(eventos) AS s, min(row_id), count(*) FROM {v} WHERE delito = ? AND estado_id = ? "
-     "AND fecha >= DATE '2023-01-01' {a} GROUP BY 1 ORDER BY s DESC", "AND anio >= 2023"),
-    ("todo el país por delito, un año",
-     "SELECT delito, sum(eventos) FROM {v} WHERE fecha >= DATE '2024-01-01' AND delito <> ? {a} GROUP BY 1",
-     "AND anio >= 2024"),
+    (
+        "municipios del país con más eventos de un delito en un año",
+        "SELECT entidad_id, sum(eventos) AS s FROM {v} WHERE delito = ? AND fecha BETWEEN DATE '2024-01-01' "
+        "AND DATE '2024-12-01' {a} GROUP BY 1 ORDER BY s DESC LIMIT 5",
+        "AND anio = 2024",
+    ),
+    (
+        "serie mensual de un delito en un estado, 10 años",
+        "SELECT fecha, sum(eventos) FROM {v} WHERE delito = ? AND estado_id = ? {a} GROUP BY 1 ORDER BY 1",
+        "",
+    ),
+    (
+        "municipios de un estado con evidencia, 2 años",
+        "SELECT entidad_id, sum(eventos) AS s, min(row_id), count(*) FROM {v} WHERE delito = ? AND estado_id = ? "
+        "AND fecha >= DATE '2023-01-01' {a} GROUP BY 1 ORDER BY s DESC",
+        "AND anio >= 2023",
+    ),
+    (
+        "todo el país por delito, un año",
+        "SELECT delito, sum(eventos) FROM {v} WHERE fecha >= DATE '2024-01-01' AND delito <> ? {a} GROUP BY 1",
+        "AND anio >= 2024",
+    ),
 )
 
 
@@ -57,11 +69,17 @@ def run(csv_path: Path, work: Path, repeats: int = 5, threads: int = 2) -> dict:
     columns = "{" + ", ".join(f"'{c}': '{t}'" for c, t in types.items()) + "}"
     months = ", ".join(MONTHS)
     con = duckdb.connect()
-    for sql in (f"SET threads = {int(threads)}", "SET enable_progress_bar = false",
-                "SET GLOBAL parquet_metadata_cache = true"):
+    for sql in (
+        f"SET threads = {int(threads)}",
+        "SET enable_progress_bar = false",
+        "SET GLOBAL parquet_metadata_cache = true",
+    ):
         con.execute(sql)
-    copy_s = _timed(con, f"COPY (SELECT * FROM read_csv({_q(csv_path)}, encoding = 'latin-1', header = true)) "
-                         f"TO {_q(work / 'copia.parquet')} (FORMAT parquet)")
+    copy_s = _timed(
+        con,
+        f"COPY (SELECT * FROM read_csv({_q(csv_path)}, encoding = 'latin-1', header = true)) "
+        f"TO {_q(work / 'copia.parquet')} (FORMAT parquet)",
+    )
     (work / "copia.parquet").unlink()
     con.execute(f"""CREATE TABLE raw AS SELECT * FROM read_csv({_q(csv_path)}, header = true, columns = {columns},
                     encoding = 'latin-1', auto_detect = false)""")
@@ -72,13 +90,19 @@ def run(csv_path: Path, work: Path, repeats: int = 5, threads: int = 2) -> dict:
               modalidad::met_t AS metodo, (hash(subtipo, modalidad) % 17179869184)::BIGINT AS kh"""
     base = "kh * 536870912 + cve_i * 4096 + (anio - 1900) * 12"
     long_path, wide_path = work / "larga.parquet", work / "ancha.parquet"
-    long_s = _timed(con, f"""COPY (SELECT {base} + m AS row_id, make_date(anio, m + 1, 1) AS fecha, cve_municipio,
+    long_s = _timed(
+        con,
+        f"""COPY (SELECT {base} + m AS row_id, make_date(anio, m + 1, 1) AS fecha, cve_municipio,
                                    estado_id, entidad_id, delito, metodo, eventos, source_row
                             FROM (SELECT *, unnest([{months}]) AS eventos, unnest(range(12)) AS m
                                   FROM (SELECT {keys}, {months} FROM raw))
-                            WHERE eventos IS NOT NULL) TO {_q(long_path)} ({PARQUET})""")
-    wide_s = _timed(con, f"""COPY (SELECT {base} AS row_base, * EXCLUDE (kh, cve_i)
-                            FROM (SELECT {keys}, {months} FROM raw)) TO {_q(wide_path)} ({PARQUET})""")
+                            WHERE eventos IS NOT NULL) TO {_q(long_path)} ({PARQUET})""",
+    )
+    wide_s = _timed(
+        con,
+        f"""COPY (SELECT {base} AS row_base, * EXCLUDE (kh, cve_i)
+                            FROM (SELECT {keys}, {months} FROM raw)) TO {_q(wide_path)} ({PARQUET})""",
+    )
     con.execute("DROP TABLE raw")
     con.execute(f"CREATE VIEW larga AS SELECT *, year(fecha) AS anio FROM read_parquet({_q(long_path)})")
     con.execute(f"""CREATE VIEW ancha AS SELECT row_base + m AS row_id, make_date(anio, m + 1, 1) AS fecha, anio,
@@ -100,7 +124,16 @@ def run(csv_path: Path, work: Path, repeats: int = 5, threads: int = 2) -> dict:
             row[key] = round(1000 * statistics.median(_timed(con, text, params) for _ in range(repeats)), 1)
         queries.append(row)
     con.close()
-    sizes = {"larga_mb": round(long_path.stat().st_size / 2**20, 1), "ancha_mb": round(wide_path.stat().st_size / 2**20, 1)}
+    sizes = {
+        "larga_mb": round(long_path.stat().st_size / 2**20, 1),
+        "ancha_mb": round(wide_path.stat().st_size / 2**20, 1),
+    }
     shutil.rmtree(work, ignore_errors=True)
-    return {"copia_en_proceso_s": round(copy_s, 2), "escritura_larga_s": round(long_s, 2),
-            "escritura_ancha_s": round(wide_s, 2), **sizes, "consultas": queries, "repeticiones": repeats}
+    return {
+        "copia_en_proceso_s": round(copy_s, 2),
+        "escritura_larga_s": round(long_s, 2),
+        "escritura_ancha_s": round(wide_s, 2),
+        **sizes,
+        "consultas": queries,
+        "repeticiones": repeats,
+    }

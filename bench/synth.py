@@ -22,6 +22,7 @@ file. Nothing is invented from thin air:
 
 No Python loop runs per data row: arrays are built with numpy and written by DuckDB.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -37,16 +38,64 @@ import pyarrow as pa
 from core.config import CATALOGS_DIR
 from core.text import months_between, slug_key
 
-HEADER = ["Año", "Clave_Ent", "Entidad", "Cve. Municipio", "Municipio", "Bien jurídico afectado",
-          "Tipo de delito", "Subtipo de delito", "Modalidad", "Enero", "Febrero", "Marzo", "Abril", "Mayo",
-          "Junio", "Julio", "Agosto", "Septiembre", "Octubre", "Noviembre", "Diciembre"]
+HEADER = [
+    "Año",
+    "Clave_Ent",
+    "Entidad",
+    "Cve. Municipio",
+    "Municipio",
+    "Bien jurídico afectado",
+    "Tipo de delito",
+    "Subtipo de delito",
+    "Modalidad",
+    "Enero",
+    "Febrero",
+    "Marzo",
+    "Abril",
+    "Mayo",
+    "Junio",
+    "Julio",
+    "Agosto",
+    "Septiembre",
+    "Octubre",
+    "Noviembre",
+    "Diciembre",
+]
 
 # Municipalities per state (INEGI Marco Geoestadístico, rounded to recent counts): 2,473 in all.
 MUNICIPALITIES_PER_STATE = {
-    "01": 11, "02": 5, "03": 5, "04": 13, "05": 38, "06": 10, "07": 124, "08": 67, "09": 16, "10": 39,
-    "11": 46, "12": 85, "13": 84, "14": 125, "15": 125, "16": 113, "17": 36, "18": 20, "19": 51, "20": 570,
-    "21": 217, "22": 18, "23": 11, "24": 58, "25": 18, "26": 72, "27": 17, "28": 43, "29": 60, "30": 212,
-    "31": 106, "32": 58,
+    "01": 11,
+    "02": 5,
+    "03": 5,
+    "04": 13,
+    "05": 38,
+    "06": 10,
+    "07": 124,
+    "08": 67,
+    "09": 16,
+    "10": 39,
+    "11": 46,
+    "12": 85,
+    "13": 84,
+    "14": 125,
+    "15": 125,
+    "16": 113,
+    "17": 36,
+    "18": 20,
+    "19": 51,
+    "20": 570,
+    "21": 217,
+    "22": 18,
+    "23": 11,
+    "24": 58,
+    "25": 18,
+    "26": 72,
+    "27": 17,
+    "28": 43,
+    "29": 60,
+    "30": 212,
+    "31": 106,
+    "32": 58,
 }
 
 _VIDA = "La vida y la Integridad corporal"
@@ -57,8 +106,13 @@ _FAM = "La familia"
 _SOC = "La sociedad"
 _OTR = "Otros bienes jurídicos afectados (del fuero común)"
 _ARMAS = ("Con arma de fuego", "Con arma blanca", "Con otro elemento", "No especificado")
-_ARMAS_CULPOSO = ("Con arma de fuego", "Con arma blanca", "En accidente de tránsito", "Con otro elemento",
-                  "No especificado")
+_ARMAS_CULPOSO = (
+    "Con arma de fuego",
+    "Con arma blanca",
+    "En accidente de tránsito",
+    "Con otro elemento",
+    "No especificado",
+)
 _CV = ("Con violencia", "Sin violencia")
 
 
@@ -76,37 +130,87 @@ def sesnsp_rows() -> list[tuple[str, str, str, str]]:
     rows += [(_VIDA, "Feminicidio", "Feminicidio", m) for m in _ARMAS]
     rows += _single(_VIDA, "Aborto")
     rows += _single(_VIDA, "Otros delitos que atentan contra la vida y la integridad corporal")
-    rows += [(_LIB, "Secuestro", "Secuestro", m) for m in (
-        "Secuestro extorsivo", "Secuestro con calidad de rehén", "Secuestro para causar daño", "Secuestro exprés",
-        "Otro tipo de secuestros")]
+    rows += [
+        (_LIB, "Secuestro", "Secuestro", m)
+        for m in (
+            "Secuestro extorsivo",
+            "Secuestro con calidad de rehén",
+            "Secuestro para causar daño",
+            "Secuestro exprés",
+            "Otro tipo de secuestros",
+        )
+    ]
     for label in ("Tráfico de menores", "Rapto", "Otros delitos que atentan contra la libertad personal"):
         rows += _single(_LIB, label)
-    for label in ("Abuso sexual", "Acoso sexual", "Hostigamiento sexual", "Violación simple", "Violación equiparada",
-                  "Incesto", "Otros delitos que atentan contra la libertad y la seguridad sexual"):
+    for label in (
+        "Abuso sexual",
+        "Acoso sexual",
+        "Hostigamiento sexual",
+        "Violación simple",
+        "Violación equiparada",
+        "Incesto",
+        "Otros delitos que atentan contra la libertad y la seguridad sexual",
+    ):
         rows += _single(_SEX, label)
     rows += [(_PAT, "Robo", "Robo a casa habitación", m) for m in _CV]
-    rows += [(_PAT, "Robo", "Robo de vehículo automotor", f"{what} {v}") for what in (
-        "Robo de coche de 4 ruedas", "Robo de motocicleta", "Robo de embarcaciones pequeñas y grandes") for v in _CV]
-    for sub in ("Robo de autopartes", "Robo a transportista", "Robo a transeúnte en vía pública",
-                "Robo a transeúnte en espacio abierto al público", "Robo en transporte público individual",
-                "Robo en transporte público colectivo", "Robo en transporte individual", "Robo a institución bancaria",
-                "Robo a negocio", "Robo de ganado"):
+    rows += [
+        (_PAT, "Robo", "Robo de vehículo automotor", f"{what} {v}")
+        for what in ("Robo de coche de 4 ruedas", "Robo de motocicleta", "Robo de embarcaciones pequeñas y grandes")
+        for v in _CV
+    ]
+    for sub in (
+        "Robo de autopartes",
+        "Robo a transportista",
+        "Robo a transeúnte en vía pública",
+        "Robo a transeúnte en espacio abierto al público",
+        "Robo en transporte público individual",
+        "Robo en transporte público colectivo",
+        "Robo en transporte individual",
+        "Robo a institución bancaria",
+        "Robo a negocio",
+        "Robo de ganado",
+    ):
         rows += [(_PAT, "Robo", sub, m) for m in _CV]
-    rows += [(_PAT, "Robo", "Robo de maquinaria", f"{what} {v}") for what in (
-        "Robo de tractores", "Robo de maquinaria industrial",
-        "Robo de cables, tubos y otros objetos destinados a servicios públicos") for v in _CV]
+    rows += [
+        (_PAT, "Robo", "Robo de maquinaria", f"{what} {v}")
+        for what in (
+            "Robo de tractores",
+            "Robo de maquinaria industrial",
+            "Robo de cables, tubos y otros objetos destinados a servicios públicos",
+        )
+        for v in _CV
+    ]
     rows += [(_PAT, "Robo", "Otros robos", m) for m in _CV]
-    for label in ("Fraude", "Abuso de confianza", "Extorsión", "Daño a la propiedad", "Despojo",
-                  "Otros delitos contra el patrimonio"):
+    for label in (
+        "Fraude",
+        "Abuso de confianza",
+        "Extorsión",
+        "Daño a la propiedad",
+        "Despojo",
+        "Otros delitos contra el patrimonio",
+    ):
         rows += _single(_PAT, label)
-    for label in ("Violencia familiar", "Violencia de género en todas sus modalidades distinta a la violencia familiar",
-                  "Incumplimiento de obligaciones de asistencia familiar", "Otros delitos contra la familia"):
+    for label in (
+        "Violencia familiar",
+        "Violencia de género en todas sus modalidades distinta a la violencia familiar",
+        "Incumplimiento de obligaciones de asistencia familiar",
+        "Otros delitos contra la familia",
+    ):
         rows += _single(_FAM, label)
     for label in ("Corrupción de menores", "Trata de personas", "Otros delitos contra la sociedad"):
         rows += _single(_SOC, label)
-    for label in ("Narcomenudeo", "Amenazas", "Allanamiento de morada", "Evasión de presos", "Falsedad", "Falsificación",
-                  "Contra el medio ambiente", "Delitos cometidos por servidores públicos", "Electorales",
-                  "Otros delitos del Fuero Común"):
+    for label in (
+        "Narcomenudeo",
+        "Amenazas",
+        "Allanamiento de morada",
+        "Evasión de presos",
+        "Falsedad",
+        "Falsificación",
+        "Contra el medio ambiente",
+        "Delitos cometidos por servidores públicos",
+        "Electorales",
+        "Otros delitos del Fuero Común",
+    ):
         rows += _single(_OTR, label)
     assert len(rows) == 98, len(rows)
     return rows
@@ -114,8 +218,10 @@ def sesnsp_rows() -> list[tuple[str, str, str, str]]:
 
 # The bundled store cannot tell violación simple from equiparada; the real 2015-2022 share.
 VIOLACION_SIMPLE_SHARE = 4427 / 4775
-SPLIT = {"violacion_simple": ("violacion", "violacion", VIOLACION_SIMPLE_SHARE),
-         "violacion_equiparada": ("violacion", "violacion", 1 - VIOLACION_SIMPLE_SHARE)}
+SPLIT = {
+    "violacion_simple": ("violacion", "violacion", VIOLACION_SIMPLE_SHARE),
+    "violacion_equiparada": ("violacion", "violacion", 1 - VIOLACION_SIMPLE_SHARE),
+}
 
 
 @dataclass
@@ -134,14 +240,17 @@ def load_profile(version_dir: Path) -> Profile:
     """Read the bundled store's Parquet files into a Profile."""
     con = duckdb.connect()
     q = lambda name: "'" + str(Path(version_dir) / f"{name}.parquet").replace("'", "''") + "'"
-    donors = [r[0] for r in con.execute(
-        f"SELECT DISTINCT cve_municipio FROM read_parquet({q('incidents')}) ORDER BY 1").fetchall()]
-    y0, y1 = con.execute(f"SELECT min(year(desde)), max(year(hasta)) FROM read_parquet({q('coverage')}) "
-                         "WHERE granularity = 'month'").fetchone()
+    donors = [
+        r[0]
+        for r in con.execute(f"SELECT DISTINCT cve_municipio FROM read_parquet({q('incidents')}) ORDER BY 1").fetchall()
+    ]
+    y0, y1 = con.execute(
+        f"SELECT min(year(desde)), max(year(hasta)) FROM read_parquet({q('coverage')}) WHERE granularity = 'month'"
+    ).fetchone()
     years = list(range(y0, y1 + 1))
     d_idx = {c: i for i, c in enumerate(donors)}
     combos = con.execute(f"SELECT DISTINCT delito, metodo FROM read_parquet({q('incidents')}) ORDER BY 1, 2").fetchall()
-    cov = con.execute(f"""SELECT delito, desde, hasta FROM read_parquet({q('coverage')})
+    cov = con.execute(f"""SELECT delito, desde, hasta FROM read_parquet({q("coverage")})
                           WHERE granularity = 'month' ORDER BY 1, 2""").fetchall()
     covered: dict[str, np.ndarray] = {}
     for delito, desde, hasta in cov:
@@ -149,9 +258,9 @@ def load_profile(version_dir: Path) -> Profile:
         a = months_between(date(y0, 1, 1), desde)
         b = months_between(date(y0, 1, 1), hasta)
         flat = mask.reshape(-1)
-        flat[a:b + 1] = True
+        flat[a : b + 1] = True
     cells = con.execute(f"""SELECT delito, metodo, cve_municipio, year(fecha) AS y, month(fecha) AS m, eventos
-                            FROM read_parquet({q('incidents')})""").fetchnumpy()
+                            FROM read_parquet({q("incidents")})""").fetchnumpy()
     values: dict[tuple[str, str], np.ndarray] = {}
     for delito, metodo in combos:
         arr = np.zeros((len(donors), len(years), 12))
@@ -167,8 +276,10 @@ def load_profile(version_dir: Path) -> Profile:
         values[combo][d[sel], y[sel], m[sel]] = ev[sel]
     pop = np.full((len(donors), len(years)), np.nan)
     for cve, anio, p in con.execute(
-            f"SELECT cve_municipio, anio, poblacion FROM read_parquet({q('population')}) "
-            "WHERE fuente = 'CONAPO' AND anio BETWEEN ? AND ?", [y0, y1]).fetchall():
+        f"SELECT cve_municipio, anio, poblacion FROM read_parquet({q('population')}) "
+        "WHERE fuente = 'CONAPO' AND anio BETWEEN ? AND ?",
+        [y0, y1],
+    ).fetchall():
         if cve in d_idx:
             pop[d_idx[cve], anio - y0] = p
     con.close()
@@ -192,8 +303,9 @@ def municipalities(per_state: dict[str, int]) -> list[Municipality]:
     out = []
     for cve_ent, n in sorted(per_state.items()):
         for k in range(1, n + 1):
-            out.append(Municipality(int(cve_ent), names[cve_ent], int(cve_ent) * 1000 + k,
-                                    f"Municipio {cve_ent}-{k:03d}"))
+            out.append(
+                Municipality(int(cve_ent), names[cve_ent], int(cve_ent) * 1000 + k, f"Municipio {cve_ent}-{k:03d}")
+            )
     return out
 
 
@@ -232,8 +344,9 @@ def row_sources(profile: Profile, crimes: str | list[str]) -> tuple[list[tuple],
     return chosen, sources
 
 
-def sample_counts(profile: Profile, sources: list, n_munis: int, years: list[int],
-                  seed: int = 20260115) -> tuple[np.ndarray, np.ndarray]:
+def sample_counts(
+    profile: Profile, sources: list, n_munis: int, years: list[int], seed: int = 20260115
+) -> tuple[np.ndarray, np.ndarray]:
     """Counts (years × municipalities × rows × 12, int32) and the donor of each municipality."""
     rng = np.random.default_rng(seed)
     donors = rng.integers(0, len(profile.donors), size=n_munis)
@@ -255,8 +368,14 @@ def sample_counts(profile: Profile, sources: list, n_munis: int, years: list[int
     return out, donors
 
 
-def write_idm_nm(path: Path, munis: list[Municipality], years: list[int], rows: list[tuple],
-                 counts: np.ndarray, encoding: str = "latin-1") -> dict:
+def write_idm_nm(
+    path: Path,
+    munis: list[Municipality],
+    years: list[int],
+    rows: list[tuple],
+    counts: np.ndarray,
+    encoding: str = "latin-1",
+) -> dict:
     """Write the IDM_NM CSV (original header; rows ordered by year, municipality, catalogue)."""
     n_y, n_m, n_r = len(years), len(munis), len(rows)
     n = n_y * n_m * n_r
@@ -264,13 +383,33 @@ def write_idm_nm(path: Path, munis: list[Municipality], years: list[int], rows: 
     muni_idx = np.tile(np.repeat(np.arange(n_m, dtype=np.int32), n_r), n_y)
     row_idx = np.tile(np.arange(n_r, dtype=np.int32), n_y * n_m)
     flat = counts.reshape(n, 12)
-    facts = pa.table({"seq": pa.array(np.arange(n, dtype=np.int64)), "y": year_idx, "mu": muni_idx, "r": row_idx,
-                      **{f"m{k}": pa.array(flat[:, k]) for k in range(12)}})
-    dim_m = pa.table({"mu": np.arange(n_m, dtype=np.int32), "clave_ent": [m.clave_ent for m in munis],
-                      "entidad": [m.estado for m in munis], "cve": [m.cve for m in munis],
-                      "municipio": [m.nombre for m in munis]})
-    dim_r = pa.table({"r": np.arange(n_r, dtype=np.int32), "bien": [r[0] for r in rows], "tipo": [r[1] for r in rows],
-                      "subtipo": [r[2] for r in rows], "modalidad": [r[3] for r in rows]})
+    facts = pa.table(
+        {
+            "seq": pa.array(np.arange(n, dtype=np.int64)),
+            "y": year_idx,
+            "mu": muni_idx,
+            "r": row_idx,
+            **{f"m{k}": pa.array(flat[:, k]) for k in range(12)},
+        }
+    )
+    dim_m = pa.table(
+        {
+            "mu": np.arange(n_m, dtype=np.int32),
+            "clave_ent": [m.clave_ent for m in munis],
+            "entidad": [m.estado for m in munis],
+            "cve": [m.cve for m in munis],
+            "municipio": [m.nombre for m in munis],
+        }
+    )
+    dim_r = pa.table(
+        {
+            "r": np.arange(n_r, dtype=np.int32),
+            "bien": [r[0] for r in rows],
+            "tipo": [r[1] for r in rows],
+            "subtipo": [r[2] for r in rows],
+            "modalidad": [r[3] for r in rows],
+        }
+    )
     dim_y = pa.table({"y": np.arange(n_y, dtype=np.int32), "anio": years})
     path = Path(path)
     tmp = path.with_suffix(".utf8.tmp")
@@ -290,8 +429,16 @@ def write_idm_nm(path: Path, munis: list[Municipality], years: list[int], rows: 
     con.close()
     _transcode(tmp, path, encoding)
     tmp.unlink()
-    return {"path": str(path), "rows": n, "cells": n * 12, "bytes": path.stat().st_size, "encoding": encoding,
-            "municipios": n_m, "anios": [years[0], years[-1]], "filas_por_municipio_anio": n_r}
+    return {
+        "path": str(path),
+        "rows": n,
+        "cells": n * 12,
+        "bytes": path.stat().st_size,
+        "encoding": encoding,
+        "municipios": n_m,
+        "anios": [years[0], years[-1]],
+        "filas_por_municipio_anio": n_r,
+    }
 
 
 def _transcode(src: Path, dst: Path, encoding: str, chunk: int = 16 * 1024 * 1024) -> None:
@@ -307,8 +454,9 @@ def _transcode(src: Path, dst: Path, encoding: str, chunk: int = 16 * 1024 * 102
         fout.write(dec.decode(b"", final=True).encode(encoding))
 
 
-def write_population(path: Path, munis: list[Municipality], years: list[int], profile: Profile,
-                     donors: np.ndarray) -> dict:
+def write_population(
+    path: Path, munis: list[Municipality], years: list[int], profile: Profile, donors: np.ndarray
+) -> dict:
     """CONAPO-layout population (cve_municipio, municipio, anio, poblacion) from each donor."""
     idx = {y: i for i, y in enumerate(profile.years)}
     cols = [idx.get(y, len(profile.years) - 1) for y in years]
@@ -326,9 +474,16 @@ def write_population(path: Path, munis: list[Municipality], years: list[int], pr
     return {"path": str(path), "rows": n}
 
 
-def generate(out_dir: Path, profile: Profile, per_state: dict[str, int], years: list[int],
-             crimes: str | list[str] = "carried", seed: int = 20260115, name: str = "IDM_NM_sintetico",
-             population: bool = True) -> dict:
+def generate(
+    out_dir: Path,
+    profile: Profile,
+    per_state: dict[str, int],
+    years: list[int],
+    crimes: str | list[str] = "carried",
+    seed: int = 20260115,
+    name: str = "IDM_NM_sintetico",
+    population: bool = True,
+) -> dict:
     """Write the IDM_NM CSV (latin-1) and, optionally, the population CSV; returns their description."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -336,8 +491,9 @@ def generate(out_dir: Path, profile: Profile, per_state: dict[str, int], years: 
     rows, sources = row_sources(profile, crimes)
     counts, donors = sample_counts(profile, sources, len(munis), years, seed)
     info = write_idm_nm(out_dir / f"{name}.csv", munis, years, rows, counts)
-    info.update(estados=len(per_state), eventos=int(counts.sum()), seed=seed,
-                delitos=sorted({slug_key(r[2]) for r in rows}))
+    info.update(
+        estados=len(per_state), eventos=int(counts.sum()), seed=seed, delitos=sorted({slug_key(r[2]) for r in rows})
+    )
     if population:
         info["poblacion"] = write_population(out_dir / f"{name}_poblacion.csv", munis, years, profile, donors)
     return info

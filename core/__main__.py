@@ -1,4 +1,5 @@
 """``python -m core``: the command line."""
+
 import sys
 
 from core.cli import main

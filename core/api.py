@@ -3,6 +3,7 @@
 Every execution writes one audit record (the Celador). The Job API adapter lives in
 ``core.jobs``; the CLI and the UI call these functions, never the internals.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -36,9 +37,14 @@ def metadata(settings: Settings | None = None) -> dict:
 def dataset_info(settings: Settings | None = None) -> dict:
     """``/dataset/info``: the superset with both names (max_date and data_available_until)."""
     meta = get_store(_settings(settings)).metadata()
-    return {**metadata(settings), "data_available_until": meta["max_date"], "coverage": meta["coverage"],
-            "annual_series": meta.get("annual_series", {}), "row_counts": meta["row_counts"],
-            "sources": meta["sources"]}
+    return {
+        **metadata(settings),
+        "data_available_until": meta["max_date"],
+        "coverage": meta["coverage"],
+        "annual_series": meta.get("annual_series", {}),
+        "row_counts": meta["row_counts"],
+        "sources": meta["sources"],
+    }
 
 
 def audit_payload(result: Execution, question: str | None, extra: dict | None = None) -> dict:
@@ -47,9 +53,14 @@ def audit_payload(result: Execution, question: str | None, extra: dict | None = 
     return {
         "plan": canonical_plan(vp.plan) if vp else None,
         "timings_ms": result.timings_ms,
-        "row_counts": {e["tool"]: e["data"]["inline"]["limit_notice"]["total_rows"]
-                       for e in result.envelopes if e["status"] == "ok"},
-        "effective_ranges": {e["tool"]: e["meta"].get("date_range_effective") for e in result.envelopes if e["status"] == "ok"},
+        "row_counts": {
+            e["tool"]: e["data"]["inline"]["limit_notice"]["total_rows"]
+            for e in result.envelopes
+            if e["status"] == "ok"
+        },
+        "effective_ranges": {
+            e["tool"]: e["meta"].get("date_range_effective") for e in result.envelopes if e["status"] == "ok"
+        },
         "range_adjusted": any(e["meta"].get("range_adjusted") for e in result.envelopes if e["status"] == "ok"),
         "errors": result.errors,
         "warnings": sorted({w for e in result.envelopes for w in e["meta"].get("warnings", [])}),
@@ -57,41 +68,86 @@ def audit_payload(result: Execution, question: str | None, extra: dict | None = 
     }
 
 
-def execute_plan(plan: Any, strict_time: bool = False, return_all: bool = False, *,
-                 settings: Settings | None = None, user: str = "local", role: str = "analista",
-                 question: str | None = None, kind: str = "execute", audit_extra: dict | None = None,
-                 clock: Clock | None = None) -> dict | list[dict]:
+def execute_plan(
+    plan: Any,
+    strict_time: bool = False,
+    return_all: bool = False,
+    *,
+    settings: Settings | None = None,
+    user: str = "local",
+    role: str = "analista",
+    question: str | None = None,
+    kind: str = "execute",
+    audit_extra: dict | None = None,
+    clock: Clock | None = None,
+) -> dict | list[dict]:
     """Validate and run a plan; the last envelope (or all) — errors come back as error envelopes."""
-    result = execution(plan, strict_time=strict_time, settings=settings, user=user, role=role,
-                     question=question, kind=kind, audit_extra=audit_extra, clock=clock)
+    result = execution(
+        plan,
+        strict_time=strict_time,
+        settings=settings,
+        user=user,
+        role=role,
+        question=question,
+        kind=kind,
+        audit_extra=audit_extra,
+        clock=clock,
+    )
     return result.envelopes if return_all else result.last
 
 
-def execution(plan: Any, *, strict_time: bool | None = None, settings: Settings | None = None, user: str = "local",
-            role: str = "analista", question: str | None = None, kind: str = "execute",
-            audit_extra: dict | None = None, clock: Clock | None = None) -> Execution:
+def execution(
+    plan: Any,
+    *,
+    strict_time: bool | None = None,
+    settings: Settings | None = None,
+    user: str = "local",
+    role: str = "analista",
+    question: str | None = None,
+    kind: str = "execute",
+    audit_extra: dict | None = None,
+    clock: Clock | None = None,
+) -> Execution:
     """Validate, run and audit a plan: the whole Execution (envelopes, timings, validated plan)."""
     settings = _settings(settings)
     clock = clock or Clock()
     store = get_store(settings)
     cat = build_catalog(store)
     day = clock.now().strftime("%Y-%m-%d")
-    result = run_plan(plan, store=store, catalog=cat, artifacts_dir=settings.artifacts_dir, day=day,
-                      strict_time=strict_time or None)
+    result = run_plan(
+        plan, store=store, catalog=cat, artifacts_dir=settings.artifacts_dir, day=day, strict_time=strict_time or None
+    )
     job_id = uuid.uuid4().hex
     for env in result.envelopes:
         env["meta"]["job_id"] = job_id
     vp = result.validated
     with AuditLog.for_settings(settings, clock=clock) as log:
-        log.append(kind=kind, user=user, role=role, status=result.status, question=question,
-                   query_hash=vp.query_hash if vp else None, catalog_version=cat.catalog_version,
-                   dataset_version=store.dataset_version, tools=[tool_name(e) for e in result.envelopes],
-                   job_id=job_id, payload=audit_payload(result, question, audit_extra))
+        log.append(
+            kind=kind,
+            user=user,
+            role=role,
+            status=result.status,
+            question=question,
+            query_hash=vp.query_hash if vp else None,
+            catalog_version=cat.catalog_version,
+            dataset_version=store.dataset_version,
+            tools=[tool_name(e) for e in result.envelopes],
+            job_id=job_id,
+            payload=audit_payload(result, question, audit_extra),
+        )
     return result
 
 
-def load_files(specs, *, settings: Settings | None = None, user: str = "local", role: str = "steward",
-               dry_run: bool = False, progress=None, clock: Clock | None = None) -> dict:
+def load_files(
+    specs,
+    *,
+    settings: Settings | None = None,
+    user: str = "local",
+    role: str = "steward",
+    dry_run: bool = False,
+    progress=None,
+    clock: Clock | None = None,
+) -> dict:
     """Run the ETL (or its preview) and audit who loaded what; refusals are audited and re-raised."""
     from core.errors import CasandraError, error_payload
     from core.etl import run_etl
@@ -104,23 +160,44 @@ def load_files(specs, *, settings: Settings | None = None, user: str = "local", 
     except CasandraError as exc:
         if not dry_run:
             with AuditLog.for_settings(settings, clock=clock) as log:
-                log.append(kind="etl", user=user, role=role, status="refused",
-                           dataset_version=get_store(settings).dataset_version,
-                           payload={"files": names, "error": error_payload(exc)})
+                log.append(
+                    kind="etl",
+                    user=user,
+                    role=role,
+                    status="refused",
+                    dataset_version=get_store(settings).dataset_version,
+                    payload={"files": names, "error": error_payload(exc)},
+                )
         raise
     if not dry_run:
         with AuditLog.for_settings(settings, clock=clock) as log:
-            log.append(kind="etl", user=user, role=role, status=result.summary.get("status", "ok"),
-                       dataset_version=result.dataset_version,
-                       payload={"files": names, "summary": {k: v for k, v in result.summary.items() if k != "archivos"},
-                                "archivos": [{k: a.get(k) for k in ("archivo", "formato", "sha256", "filas",
-                                                                      "filas_en_cuarentena")} for a in result.summary["archivos"]]})
+            log.append(
+                kind="etl",
+                user=user,
+                role=role,
+                status=result.summary.get("status", "ok"),
+                dataset_version=result.dataset_version,
+                payload={
+                    "files": names,
+                    "summary": {k: v for k, v in result.summary.items() if k != "archivos"},
+                    "archivos": [
+                        {k: a.get(k) for k in ("archivo", "formato", "sha256", "filas", "filas_en_cuarentena")}
+                        for a in result.summary["archivos"]
+                    ],
+                },
+            )
         get_store(settings).refresh()
     return result.summary
 
 
-def rollback(version_id: str, *, settings: Settings | None = None, user: str = "local", role: str = "steward",
-             clock: Clock | None = None) -> dict:
+def rollback(
+    version_id: str,
+    *,
+    settings: Settings | None = None,
+    user: str = "local",
+    role: str = "steward",
+    clock: Clock | None = None,
+) -> dict:
     """Make an earlier version current again and audit it."""
     from core.clock import iso_utc
     from core.etl.publish import Depot
@@ -130,8 +207,14 @@ def rollback(version_id: str, *, settings: Settings | None = None, user: str = "
     before = Depot(settings.store_dir).current_id()
     meta = Depot(settings.store_dir).rollback(version_id, iso_utc(clock.now()))
     with AuditLog.for_settings(settings, clock=clock) as log:
-        log.append(kind="rollback", user=user, role=role, status="ok", dataset_version=version_id,
-                   payload={"from": before, "to": version_id})
+        log.append(
+            kind="rollback",
+            user=user,
+            role=role,
+            status="ok",
+            dataset_version=version_id,
+            payload={"from": before, "to": version_id},
+        )
     get_store(settings).refresh()
     return meta
 
@@ -149,12 +232,23 @@ def quarantine(settings: Settings | None = None, limit: int = 5000) -> list[dict
     if store.is_empty():
         return []
     cols = ["load_id", "source_file", "source_row", "motivo", "valores", "loaded_at"]
-    return [dict(zip(cols, r)) for r in store.query(
-        f"SELECT {', '.join(cols)} FROM quarantine ORDER BY loaded_at DESC, source_file, source_row LIMIT ?", [limit])]
+    return [
+        dict(zip(cols, r))
+        for r in store.query(
+            f"SELECT {', '.join(cols)} FROM quarantine ORDER BY loaded_at DESC, source_file, source_row LIMIT ?",
+            [limit],
+        )
+    ]
 
 
-def set_lab_approval(approved: bool, *, settings: Settings | None = None, user: str = "local",
-                     role: str = "supervisor", clock: Clock | None = None) -> dict:
+def set_lab_approval(
+    approved: bool,
+    *,
+    settings: Settings | None = None,
+    user: str = "local",
+    role: str = "supervisor",
+    clock: Clock | None = None,
+) -> dict:
     """The supervisor's lab setting the Governor reads; audited."""
     from core.ask.govern import set_lab_approved
 

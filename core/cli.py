@@ -9,6 +9,7 @@ cannot be imported, or has no ``register_cli``, is an error: no command goes sil
 Exit codes: 0 done, 2 refused (clear Spanish message on stderr, data untouched),
 1 for other failures (a broken command module among them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,14 @@ def cmd_etl(args, settings) -> int:
     from core import api
 
     specs = [SourceSpec(Path(p), coverage=args.coverage, annual_cut=args.annual_cut) for p in args.files]
-    summary = api.load_files(specs, settings=settings, user=args.user, role="steward", dry_run=args.dry_run,
-                             progress=None if args.quiet else _stderr_progress)
+    summary = api.load_files(
+        specs,
+        settings=settings,
+        user=args.user,
+        role="steward",
+        dry_run=args.dry_run,
+        progress=None if args.quiet else _stderr_progress,
+    )
     _print_json(summary)
     return 0
 
@@ -59,8 +66,12 @@ def load_manifest(raw_dir: Path) -> list[SourceSpec]:
         raise ValidacionError(f"No existe {manifest}.", ["El manifiesto lista los archivos de data/raw."])
     data = json.loads(manifest.read_text(encoding="utf-8"))
     return [
-        SourceSpec(raw_dir / item["path"], coverage=item.get("coverage"), annual_cut=item.get("annual_cut"),
-                   procedencia=item.get("procedencia"))
+        SourceSpec(
+            raw_dir / item["path"],
+            coverage=item.get("coverage"),
+            annual_cut=item.get("annual_cut"),
+            procedencia=item.get("procedencia"),
+        )
         for item in data["files"]
     ]
 
@@ -75,7 +86,12 @@ def cmd_build(args, settings) -> int:
     if not args.raw_dir and not (raw / "manifest.json").is_file():
         raw = DEFAULT_DATA_DIR / "raw"  # an empty data folder builds from the bundled files
     result = run_etl(load_manifest(raw), settings, progress=None if args.quiet else _stderr_progress)
-    _print_json({k: result.summary.get(k) for k in ("status", "dataset_version", "min_date", "max_date", "row_counts", "cuarentena")})
+    _print_json(
+        {
+            k: result.summary.get(k)
+            for k in ("status", "dataset_version", "min_date", "max_date", "row_counts", "cuarentena")
+        }
+    )
     return 0
 
 
@@ -83,8 +99,9 @@ def cmd_metadata(args, settings) -> int:
     """Print the current version's metadata JSON."""
     meta = Depot(settings.store_dir).metadata()
     if meta is None:
-        raise DatosFaltantesError("No hay datos publicados en esta carpeta.",
-                                  ["Cargue archivos con `python -m core etl ARCHIVO`."])
+        raise DatosFaltantesError(
+            "No hay datos publicados en esta carpeta.", ["Cargue archivos con `python -m core etl ARCHIVO`."]
+        )
     _print_json(meta)
     return 0
 
@@ -125,8 +142,14 @@ def cmd_execute(args, settings) -> int:
     """Run a plan (text or JSON) and print its envelopes; exit 2 when the result is an error."""
     from core import api
 
-    envs = api.execute_plan(_read_input(args.plan), strict_time=args.strict_time, return_all=not args.last,
-                            settings=settings, user=args.user, role="analista")
+    envs = api.execute_plan(
+        _read_input(args.plan),
+        strict_time=args.strict_time,
+        return_all=not args.last,
+        settings=settings,
+        user=args.user,
+        role="analista",
+    )
     _print_json(envs)
     last = envs if isinstance(envs, dict) else envs[-1]
     return 0 if last["status"] == "ok" else 2
@@ -165,12 +188,19 @@ def cmd_ask(args, settings) -> int:
     if args.conversations:
         try:
             convs = json.loads(_read_input(args.conversations))
-            assert isinstance(convs, list) and all(isinstance(c, list) and all(isinstance(q, str) for q in c) for c in convs)
+            assert isinstance(convs, list) and all(
+                isinstance(c, list) and all(isinstance(q, str) for q in c) for c in convs
+            )
         except (json.JSONDecodeError, AssertionError) as exc:
-            raise ValidacionError("--conversations espera una lista JSON de conversaciones (listas de preguntas).") from exc
+            raise ValidacionError(
+                "--conversations espera una lista JSON de conversaciones (listas de preguntas)."
+            ) from exc
     else:
         if not args.questions:
-            raise ValidacionError("Escriba al menos una pregunta.", ["Ejemplo: python -m core ask '¿Cuántos homicidios hubo en León en 2024?'"])
+            raise ValidacionError(
+                "Escriba al menos una pregunta.",
+                ["Ejemplo: python -m core ask '¿Cuántos homicidios hubo en León en 2024?'"],
+            )
         convs = [[" ".join(args.questions)]] if args.one else [args.questions]
     results = []
     for questions in convs:
@@ -192,8 +222,11 @@ def cmd_ask(args, settings) -> int:
 def _common() -> argparse.ArgumentParser:
     """The options every command accepts (``--data-dir``)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", default=argparse.SUPPRESS,
-                        help="carpeta de datos (por defecto data/; CASANDRA_DATA_DIR la cambia)")
+    common.add_argument(
+        "--data-dir",
+        default=argparse.SUPPRESS,
+        help="carpeta de datos (por defecto data/; CASANDRA_DATA_DIR la cambia)",
+    )
     return common
 
 
@@ -236,9 +269,21 @@ def register_cli(subparsers) -> None:
     p.add_argument("questions", nargs="*")
     p.add_argument("--json", action="store_true")
     p.add_argument("--planner", choices=["auto", "rules", "llm"], default="auto")
-    p.add_argument("--domain-hint", default="auto",
-                   choices=["auto", "incidencia", "tendencias", "comparacion", "patrones", "anomalias", "evidencia",
-                            "metodologia", "lab"])
+    p.add_argument(
+        "--domain-hint",
+        default="auto",
+        choices=[
+            "auto",
+            "incidencia",
+            "tendencias",
+            "comparacion",
+            "patrones",
+            "anomalias",
+            "evidencia",
+            "metodologia",
+            "lab",
+        ],
+    )
     p.add_argument("--conversations", help="archivo JSON: lista de conversaciones (listas de preguntas)")
     p.add_argument("--one", action="store_true", help="unir las palabras en una sola pregunta")
     p.add_argument("--user", default="cli")
@@ -261,8 +306,9 @@ def build_parser(extra_modules: Iterable[str] = ()) -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(name)
         except ImportError as exc:
-            raise CommandModuleError(f"No se pudo importar el módulo de órdenes {name!r} (COMMAND_MODULES o "
-                                     f"CASANDRA_CLI_MODULES): {exc}") from exc
+            raise CommandModuleError(
+                f"No se pudo importar el módulo de órdenes {name!r} (COMMAND_MODULES o CASANDRA_CLI_MODULES): {exc}"
+            ) from exc
         register = getattr(module, "register_cli", None)
         if not callable(register):
             raise CommandModuleError(f"El módulo de órdenes {name!r} no tiene register_cli(subparsers).")

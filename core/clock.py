@@ -1,4 +1,5 @@
 """The single clock (Auxiliares: reloj único). Tests inject a FixedClock."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone

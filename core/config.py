@@ -4,6 +4,7 @@ Values come from defaults, then environment variables (``CASANDRA_*``), then exp
 arguments. This is the one module of ``core`` that reads the environment or a settings file
 (the LLM endpoint may also sit in ``.streamlit/secrets.toml``); it never imports Streamlit.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,13 @@ CATALOGS_DIR = PROJECT_ROOT / "catalogs"
 DEFAULT_DATA_DIR = PROJECT_ROOT / "data"
 SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"  # the app's secrets; may hold the LLM endpoint
 LLM_LOCAL_KEY = "sk-local"  # local OpenAI-compatible servers want some key, never a real one
-LLM_NAMES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL", "CASANDRA_LLM_TIMEOUT",
-             "CASANDRA_LLM_MAX_TOKENS")
+LLM_NAMES = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "CASANDRA_LLM_MODEL",
+    "CASANDRA_LLM_TIMEOUT",
+    "CASANDRA_LLM_MAX_TOKENS",
+)
 
 MiB = 1024 * 1024
 
@@ -156,6 +162,10 @@ def llm_settings(secrets_path: str | Path | None = None) -> LlmSettings | None:
     model, base_url, key = values["CASANDRA_LLM_MODEL"], values["OPENAI_BASE_URL"], values["OPENAI_API_KEY"]
     if not model or not (base_url or key):
         return None
-    return LlmSettings(api_key=str(key or LLM_LOCAL_KEY), base_url=str(base_url) if base_url else None,
-                       model=str(model), timeout_s=_number(values["CASANDRA_LLM_TIMEOUT"], float, 20.0),
-                       max_tokens=_number(values["CASANDRA_LLM_MAX_TOKENS"], int, None))
+    return LlmSettings(
+        api_key=str(key or LLM_LOCAL_KEY),
+        base_url=str(base_url) if base_url else None,
+        model=str(model),
+        timeout_s=_number(values["CASANDRA_LLM_TIMEOUT"], float, 20.0),
+        max_tokens=_number(values["CASANDRA_LLM_MAX_TOKENS"], int, None),
+    )

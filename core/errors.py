@@ -4,6 +4,7 @@ Internal exceptions map 1:1 to the codes of docs/contracts/001_casandra_v0.md §
 function that turns any of them into the ``error`` block of an error envelope. Validation
 collects several ``Problem`` objects and raises them together in one ``ErrorGroup``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -4,6 +4,7 @@
 ``fecha_inicio|fecha_fin`` → ``from|to``; the last envelope becomes the JobResult with
 provenance always, errors as warnings with their code and HTTP status.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -16,8 +17,12 @@ from core.engine.catalog import build_catalog
 from core.errors import FiltroInvalidoError, ValidacionError, error_payload
 from core.text import normalize_text
 
-INTENT_TOOLS = {"consulta": "rank_por_delito", "analisis": "serie_temporal",
-                "metricas": "agrupar_por_entidad", "patrones": "detectar_patrones"}
+INTENT_TOOLS = {
+    "consulta": "rank_por_delito",
+    "analisis": "serie_temporal",
+    "metricas": "agrupar_por_entidad",
+    "patrones": "detectar_patrones",
+}
 
 
 class JobParams(BaseModel):
@@ -67,8 +72,10 @@ def resolve_municipio(text: str, catalog) -> str:
         names = [e["entidad_id"], e["label"], e.get("nombre_corto") or ""] + (e.get("aliases") or "").split("|")
         if wanted in {normalize_text(n) for n in names if n}:
             return e["entidad_id"]
-    raise FiltroInvalidoError(f"No se encontró el municipio {text[:80]!r}.",
-                              ["Use el nombre oficial, p. ej. 'León' o 'Silao de la Victoria'."])
+    raise FiltroInvalidoError(
+        f"No se encontró el municipio {text[:80]!r}.",
+        ["Use el nombre oficial, p. ej. 'León' o 'Silao de la Victoria'."],
+    )
 
 
 def to_plan(req: JobRequest, catalog, metadata: dict) -> tuple[dict, dict]:
@@ -87,11 +94,15 @@ def to_plan(req: JobRequest, catalog, metadata: dict) -> tuple[dict, dict]:
     for t in tools:
         spec = catalog.spec_for(t.name)
         if spec is None:
-            raise ValidacionError(f"La herramienta {t.name!r} no existe.", [f"Disponibles: {', '.join(catalog.by_name)}"])
+            raise ValidacionError(
+                f"La herramienta {t.name!r} no existe.", [f"Disponibles: {', '.join(catalog.by_name)}"]
+            )
         args = {k: v for k, v in common.items() if k in spec.arg_names}
         if spec.requires.entity and "entidad_id" not in args and "entidad_id" not in t.args:
             # the state by default; every tool's default nivel (hijos) reads its municipalities
-            args["entidad_id"] = "GTO" if any(e["entidad_id"] == "GTO" for e in catalog.entities) else catalog.entities[0]["entidad_id"]
+            args["entidad_id"] = (
+                "GTO" if any(e["entidad_id"] == "GTO" for e in catalog.entities) else catalog.entities[0]["entidad_id"]
+            )
         if spec.requires.date_range and "from" not in args and "from" not in t.args:
             args["from"], args["to"] = metadata["min_date"], metadata["max_date"]
         if p.municipio and "nivel" in spec.arg_names:  # a job about a municipality asks about the municipality itself
@@ -108,47 +119,67 @@ def _payload(env: dict, output: str) -> dict:
     if output == "tabular":
         return {**base, "columns": cols, "rows": inline["rows"]}
     if output == "markdown":
-        lines = [f"**{env['summary']['headline']}**", "", "| " + " | ".join(cols) + " |",
-                 "|" + "---|" * len(cols)]
+        lines = [f"**{env['summary']['headline']}**", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         lines += ["| " + " | ".join("" if v is None else str(v) for v in r) + " |" for r in inline["rows"]]
         return {**base, "markdown": "\n".join(lines)}
     if output == "grafico":
         kind = "line" if "fecha" in cols else "bar"
         x = "fecha" if kind == "line" else ("label" if "label" in cols else cols[0])
         y = next((c for c in ("conteo", "tasa_per_100k", "score", "z_score") if c in cols), cols[-1])
-        return {**base, "chart": {"type": kind, "x": x, "y": y,
-                                  "data": [dict(zip(cols, r)) for r in inline["rows"]]}}
-    return {**base, "columns": inline["columns"], "rows": inline["rows"], "metrics": env.get("metrics"),
-            "evidence": env.get("evidence")}
+        return {**base, "chart": {"type": kind, "x": x, "y": y, "data": [dict(zip(cols, r)) for r in inline["rows"]]}}
+    return {
+        **base,
+        "columns": inline["columns"],
+        "rows": inline["rows"],
+        "metrics": env.get("metrics"),
+        "evidence": env.get("evidence"),
+    }
 
 
-def run_job(request: dict | JobRequest, *, settings: Settings | None = None, user: str = "local",
-            role: str = "analista") -> JobResult:
+def run_job(
+    request: dict | JobRequest, *, settings: Settings | None = None, user: str = "local", role: str = "analista"
+) -> JobResult:
     """JobRequest → Plan → Envelope → JobResult (never raises for bad input)."""
     from core import api
 
     settings = settings or load_settings()
     store = get_store(settings)
-    provenance = {"dataset": "SESNSP incidencia delictiva municipal (fuero común)",
-                  "dataset_version": store.dataset_version, "data_available_until": None, "filters_applied": {}}
+    provenance = {
+        "dataset": "SESNSP incidencia delictiva municipal (fuero común)",
+        "dataset_version": store.dataset_version,
+        "data_available_until": None,
+        "filters_applied": {},
+    }
     try:
         req = request if isinstance(request, JobRequest) else JobRequest.model_validate(request)
         metadata = store.metadata()
         provenance["data_available_until"] = metadata["max_date"]
         plan, filters = to_plan(req, build_catalog(store), metadata)
     except ValidationError as exc:
-        err = ValidacionError("JobRequest inválido: " + "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())[:500])
-        return JobResult(ok=False, payload=None, warnings=[err.details], provenance=provenance, error=error_payload(err))
+        err = ValidacionError(
+            "JobRequest inválido: "
+            + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())[:500]
+        )
+        return JobResult(
+            ok=False, payload=None, warnings=[err.details], provenance=provenance, error=error_payload(err)
+        )
     except Exception as exc:  # noqa: BLE001 - every failure maps through the one error mapper
         payload = error_payload(exc)
         return JobResult(ok=False, payload=None, warnings=[payload["details"]], provenance=provenance, error=payload)
     env = api.execute_plan(plan, settings=settings, user=user, role=role, question=req.query, kind="job")
-    provenance["filters_applied"] = {**filters, **({"date_range_effective": env["meta"].get("date_range_effective")}
-                                                   if env["status"] == "ok" else {})}
+    provenance["filters_applied"] = {
+        **filters,
+        **({"date_range_effective": env["meta"].get("date_range_effective")} if env["status"] == "ok" else {}),
+    }
     if env["status"] != "ok":
         err = env["error"]
-        return JobResult(ok=False, payload=None, warnings=[err["details"]] + [p["details"] for p in err.get("problems", [])[1:]],
-                         provenance=provenance, error=err)
-    return JobResult(ok=True, payload=_payload(env, req.output), warnings=env["meta"].get("warnings", []),
-                     provenance=provenance)
+        return JobResult(
+            ok=False,
+            payload=None,
+            warnings=[err["details"]] + [p["details"] for p in err.get("problems", [])[1:]],
+            provenance=provenance,
+            error=err,
+        )
+    return JobResult(
+        ok=True, payload=_payload(env, req.output), warnings=env["meta"].get("warnings", []), provenance=provenance
+    )

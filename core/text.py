@@ -4,6 +4,7 @@
 (``homicidio_doloso``, ``con_arma_de_fuego``); ``entidad_id`` is the state abbreviation +
 ``.MUN.`` + the uppercase slug of the official name (docs/contracts/design.md §2).
 """
+
 from __future__ import annotations
 
 import calendar
@@ -13,8 +14,20 @@ import unicodedata
 from datetime import date
 from typing import Any
 
-MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-          "noviembre", "diciembre")  # lowercase Spanish month names; MONTHS[m - 1] is month m
+MONTHS = (
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+)  # lowercase Spanish month names; MONTHS[m - 1] is month m
 MONTHS_TITLE = tuple(m.capitalize() for m in MONTHS)  # as SESNSP headers write them ("Enero")
 
 _NON_ALNUM = re.compile(r"[^0-9A-Za-z]+")

@@ -1,4 +1,5 @@
 """Auditoría (supervisors): the hash-chained log with filters, record detail, verification, export and lab approval."""
+
 import streamlit as st
 
 from core.errors import CasandraError
@@ -15,8 +16,13 @@ ok, text = audit_view.verify_text(log.verify())
 (st.success if ok else st.error)(text)
 
 st.subheader("Laboratorio")
-st.toggle("Aprobar herramientas experimentales (laboratorio)", value=lab_approved(settings), key="aud_lab",
-          on_change=audit_view.on_lab_toggle, args=(settings, email, role, "aud_lab"))
+st.toggle(
+    "Aprobar herramientas experimentales (laboratorio)",
+    value=lab_approved(settings),
+    key="aud_lab",
+    on_change=audit_view.on_lab_toggle,
+    args=(settings, email, role, "aud_lab"),
+)
 st.caption("El Gobernador solo permite herramientas experimentales con esta aprobación; cada cambio queda auditado.")
 if message := st.session_state.pop("aud_lab_msg", None):
     st.success(message)
@@ -29,15 +35,24 @@ until = c2.date_input("Hasta", value=None, format="YYYY-MM-DD", key="aud_hasta")
 user = c3.selectbox("Usuario", choices["user"], index=None, placeholder="Todos", key="aud_usuario")
 status = c4.selectbox("Estado", choices["status"], index=None, placeholder="Todos", key="aud_estado")
 c5, c6, c7, c8 = st.columns(4)
-kind = c5.selectbox("Tipo", choices["kind"], index=None, placeholder="Todos", key="aud_tipo",
-                    format_func=lambda k: f"{audit_view.KIND_LABELS.get(k, k)} ({k})")
+kind = c5.selectbox(
+    "Tipo",
+    choices["kind"],
+    index=None,
+    placeholder="Todos",
+    key="aud_tipo",
+    format_func=lambda k: f"{audit_view.KIND_LABELS.get(k, k)} ({k})",
+)
 tool = c6.selectbox("Herramienta", choices["tool"], index=None, placeholder="Todas", key="aud_herramienta")
-version = c7.selectbox("Versión de datos", choices["dataset_version"], index=None, placeholder="Todas", key="aud_version")
+version = c7.selectbox(
+    "Versión de datos", choices["dataset_version"], index=None, placeholder="Todas", key="aud_version"
+)
 limit = c8.number_input("Máximo de registros", min_value=1, max_value=5000, value=200, step=50, key="aud_limite")
 text = st.text_input("Texto libre (en la pregunta o el contenido)", key="aud_texto")
 
-filters = audit_view.clean_filters(since=since, until=until, user=user, status=status, kind=kind, tool=tool,
-                                   dataset_version=version, text=text.strip())
+filters = audit_view.clean_filters(
+    since=since, until=until, user=user, status=status, kind=kind, tool=tool, dataset_version=version, text=text.strip()
+)
 try:
     records = log.list(**filters, limit=int(limit))
     total = log.count(**filters)
@@ -48,22 +63,38 @@ except CasandraError as exc:
 st.caption(f"Mostrando {len(records)} de {total} registros (los más recientes primero).")
 st.dataframe(audit_view.records_frame(records), hide_index=True, width="stretch")
 e1, e2 = st.columns(2)
-e1.download_button("Exportar CSV", data=audit_view.export_bytes(log, "csv", filters), file_name="auditoria.csv",
-                   mime="text/csv", key="aud_csv", width="stretch")
-e2.download_button("Exportar JSON", data=audit_view.export_bytes(log, "json", filters), file_name="auditoria.json",
-                   mime="application/json", key="aud_json", width="stretch")
+e1.download_button(
+    "Exportar CSV",
+    data=audit_view.export_bytes(log, "csv", filters),
+    file_name="auditoria.csv",
+    mime="text/csv",
+    key="aud_csv",
+    width="stretch",
+)
+e2.download_button(
+    "Exportar JSON",
+    data=audit_view.export_bytes(log, "json", filters),
+    file_name="auditoria.json",
+    mime="application/json",
+    key="aud_json",
+    width="stretch",
+)
 
 if not records:
     st.info("Sin registros para esos filtros.")
     st.stop()
 st.subheader("Detalle de un registro")
 chosen = st.selectbox("Registro", records, format_func=audit_view.record_label, key="aud_detalle")
-st.markdown(f"**{audit_view.KIND_LABELS.get(chosen.kind, chosen.kind)}** · estado `{chosen.status}` · "
-            f"{chosen.user} ({chosen.role}) · {chosen.ts}")
+st.markdown(
+    f"**{audit_view.KIND_LABELS.get(chosen.kind, chosen.kind)}** · estado `{chosen.status}` · "
+    f"{chosen.user} ({chosen.role}) · {chosen.ts}"
+)
 if chosen.question:
     st.markdown(f"> {chosen.question}")
-st.caption(f"job_id `{chosen.job_id}` · query_hash `{chosen.query_hash or '—'}` · catálogo "
-           f"`{chosen.catalog_version or '—'}` · datos `{chosen.dataset_version or '—'}` · hash `{chosen.hash}`")
+st.caption(
+    f"job_id `{chosen.job_id}` · query_hash `{chosen.query_hash or '—'}` · catálogo "
+    f"`{chosen.catalog_version or '—'}` · datos `{chosen.dataset_version or '—'}` · hash `{chosen.hash}`"
+)
 for title, value in audit_view.contract_sections(chosen.payload):
     with st.expander(title):
         st.json(value, expanded=True) if isinstance(value, (dict, list)) else st.code(str(value))

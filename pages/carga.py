@@ -1,4 +1,5 @@
 """Carga de datos (stewards): upload, preview, publish with progress, quarantine, versions and rollback."""
+
 import streamlit as st
 
 from core import api
@@ -9,8 +10,10 @@ from ui.feedback import error_text, show_error
 email, role = auth.require(auth.STEWARDS)
 settings = session.settings()
 st.title("Carga de datos")
-st.caption("CSV, ZIP o GeoJSON (SESNSP, CONAPO, INEGI). El formato y la codificación se detectan solos; "
-           "primero verá una vista previa y nada se publica hasta que la confirme.")
+st.caption(
+    "CSV, ZIP o GeoJSON (SESNSP, CONAPO, INEGI). El formato y la codificación se detectan solos; "
+    "primero verá una vista previa y nada se publica hasta que la confirme."
+)
 
 files = st.file_uploader("Archivos", type=upload.UPLOAD_TYPES, accept_multiple_files=True, key="carga_archivos")
 files = files or []
@@ -19,13 +22,20 @@ for f in files:
     with st.expander(f"Opciones de {f.name}"):
         c1, c2 = st.columns(2)
         options[f.name] = {
-            "coverage": c1.text_input("Cobertura (AAAA-MM:AAAA-MM)", key=f"carga_cov::{f.name}",
-                                      help="Para archivos largos que omiten los ceros: el periodo que cubren. "
-                                           "Dentro de él, un mes ausente cuenta como 0."),
-            "annual_cut": c2.text_input("Corte anual (AAAA-MM)", key=f"carga_cut::{f.name}",
-                                        help="Totales anuales: último mes incluido en el último año (parcial)."),
-            "procedencia": st.text_input("Procedencia", value=f"Subido por {email} en Carga de datos",
-                                         key=f"carga_prov::{f.name}"),
+            "coverage": c1.text_input(
+                "Cobertura (AAAA-MM:AAAA-MM)",
+                key=f"carga_cov::{f.name}",
+                help="Para archivos largos que omiten los ceros: el periodo que cubren. "
+                "Dentro de él, un mes ausente cuenta como 0.",
+            ),
+            "annual_cut": c2.text_input(
+                "Corte anual (AAAA-MM)",
+                key=f"carga_cut::{f.name}",
+                help="Totales anuales: último mes incluido en el último año (parcial).",
+            ),
+            "procedencia": st.text_input(
+                "Procedencia", value=f"Subido por {email} en Carga de datos", key=f"carga_prov::{f.name}"
+            ),
         }
 
 batch = upload.fingerprint(files, options)
@@ -35,20 +45,34 @@ if c1.button("Vista previa", disabled=not files, width="stretch"):
     state.pop("carga_result", None)
     try:
         with st.spinner("Revisando archivos…"):
-            state["carga_preview"] = (batch, upload.load_uploads(files, options, settings=settings, user=email,
-                                                                 role=role, dry_run=True))
+            state["carga_preview"] = (
+                batch,
+                upload.load_uploads(files, options, settings=settings, user=email, role=role, dry_run=True),
+            )
         state.pop("carga_error", None)
     except CasandraError as exc:
         state.pop("carga_preview", None)
         state["carga_error"] = (batch, error_text(exc))
 preview = state.get("carga_preview")
 ready = bool(files) and preview is not None and preview[0] == batch
-if c2.button("Publicar", type="primary", disabled=not ready, width="stretch",
-             help=None if ready else "Primero pida la vista previa de estos archivos."):
+if c2.button(
+    "Publicar",
+    type="primary",
+    disabled=not ready,
+    width="stretch",
+    help=None if ready else "Primero pida la vista previa de estos archivos.",
+):
     bar = st.progress(0.0, text="Iniciando la carga…")
     try:
-        state["carga_result"] = upload.load_uploads(files, options, settings=settings, user=email, role=role,
-                                                    dry_run=False, progress=upload.progress_callback(bar))
+        state["carga_result"] = upload.load_uploads(
+            files,
+            options,
+            settings=settings,
+            user=email,
+            role=role,
+            dry_run=False,
+            progress=upload.progress_callback(bar),
+        )
         state.pop("carga_preview", None)
         state.pop("carga_error", None)
         ready = False
@@ -75,9 +99,13 @@ if not versions:
     st.stop()
 st.dataframe(upload.versions_frame(versions), hide_index=True, width="stretch")
 quarantine = api.quarantine(settings)
-st.download_button(f"Descargar cuarentena de la versión vigente (CSV, {len(quarantine)} registros)",
-                   data=upload.quarantine_csv(quarantine), file_name="cuarentena.csv", mime="text/csv",
-                   key="carga_cuarentena")
+st.download_button(
+    f"Descargar cuarentena de la versión vigente (CSV, {len(quarantine)} registros)",
+    data=upload.quarantine_csv(quarantine),
+    file_name="cuarentena.csv",
+    mime="text/csv",
+    key="carga_cuarentena",
+)
 
 older = [v["dataset_version"] for v in versions if not v.get("current")]
 if older:

@@ -1,5 +1,6 @@
 """Consultar: the chat. Each question runs the pipeline stage by stage inside st.status; every
 answer shows its chart, table, evidence and provenance with the «Plan de consulta» beside it."""
+
 import streamlit as st
 
 from core.ask.pipeline import Conversation
@@ -20,10 +21,16 @@ st.title("Consultar")
 if engine.metadata is None:
     st.warning("No hay datos publicados todavía: un responsable de datos debe cargarlos en «Carga de datos».")
 with st.sidebar:
-    hint = st.selectbox("Dominio", chat.DOMAIN_HINTS, key="domain_hint",
-                        format_func=lambda d: "automático" if d == "auto" else d)
-    planner = st.radio("Planificador", chat.planner_options(engine.llm_config), key="planner",
-                       format_func=chat.PLANNERS.get, horizontal=True)
+    hint = st.selectbox(
+        "Dominio", chat.DOMAIN_HINTS, key="domain_hint", format_func=lambda d: "automático" if d == "auto" else d
+    )
+    planner = st.radio(
+        "Planificador",
+        chat.planner_options(engine.llm_config),
+        key="planner",
+        format_func=chat.PLANNERS.get,
+        horizontal=True,
+    )
     if st.button("Nueva conversación", key="new_conversation"):
         state["conversation"] = Conversation()
         state["turns"] = state["conversation"].turns
@@ -45,8 +52,13 @@ def show_turn(turn, latest: bool) -> None:
                 st.markdown("  \n".join(log))
         left, right = st.columns([3, 2])
         with left:
-            render_answer(turn, turn.job_id, on_option=ask_option(turn), geo=geo,
-                          load_evidence=lambda t: chat.evidence_envelope(t, settings(), email, role))
+            render_answer(
+                turn,
+                turn.job_id,
+                on_option=ask_option(turn),
+                geo=geo,
+                load_evidence=lambda t: chat.evidence_envelope(t, settings(), email, role),
+            )
         with right, st.expander("Plan de consulta", expanded=latest):
             render_plan_details(turn, engine.catalog)
             if turn.plan and st.button("Editar este plan", key=f"{turn.job_id}_edit"):
@@ -66,23 +78,26 @@ if question:
         log: list[str] = []
         failure = None
         with st.status("Entendiendo la pregunta…", expanded=True) as status:
+
             def on_stage(name, phase, ms):
                 if phase == "start":
                     status.update(label=f"{chat.STAGE_LABELS[name]}…")
                 else:
                     log.append(f"✓ {chat.STAGE_LABELS[name]} — {ms:,.1f} ms")
                     st.markdown(log[-1])
+
             try:
-                turn = engine.ask(question, state["conversation"], domain_hint=hint, planner=planner,
-                                  on_stage=on_stage)
+                turn = engine.ask(question, state["conversation"], domain_hint=hint, planner=planner, on_stage=on_stage)
             except Exception as exc:  # noqa: BLE001 — the engine failed: say so, keep the conversation usable
                 failure = exc
                 status.update(label="No pude responder", state="error", expanded=False)
             else:
                 status.update(label=f"Listo en {turn.timings_ms['total']:,.0f} ms", state="complete", expanded=False)
         if failure is not None:
-            st.error(f"Ocurrió un error al procesar la pregunta ({type(failure).__name__}: {failure}). "
-                     "La conversación sigue disponible; intenta reformularla.")
+            st.error(
+                f"Ocurrió un error al procesar la pregunta ({type(failure).__name__}: {failure}). "
+                "La conversación sigue disponible; intenta reformularla."
+            )
             st.stop()
     state["stage_log"][turn.job_id] = log
     st.rerun()

@@ -1,4 +1,5 @@
 """Datos: the current dataset version, its coverage per crime, the yearly series and the sources."""
+
 import streamlit as st
 
 from core import api
@@ -21,8 +22,9 @@ except CasandraError as exc:
     show_error(exc, warning=True)
     st.stop()
 
-st.caption(f"Versión {info['dataset_version']} · datos hasta {info['data_available_until']} · "
-           f"actualizada {info['updated_at']}")
+st.caption(
+    f"Versión {info['dataset_version']} · datos hasta {info['data_available_until']} · actualizada {info['updated_at']}"
+)
 c1, c2, c3 = st.columns(3)
 c1.metric("Desde", info["min_date"])
 c2.metric("Datos hasta", info["data_available_until"])

@@ -1,5 +1,6 @@
 """Editor de plan: edit a tool plan as a form or as text/JSON, validated on every change, diffed
 against the original, and run through the audited Plan API with both plans' hashes."""
+
 import streamlit as st
 
 from core.api import execution
@@ -24,14 +25,28 @@ st.title("Editor de plan")
 if metadata is None:
     st.warning("No hay datos publicados todavía: los planes no se pueden validar ni ejecutar.")
 left, mid, _ = st.columns([3, 2, 4])
-left.button("Cargar el plan de la última respuesta", key="ed_load_last", disabled=pf.last_plan(turns) is None,
-            on_click=pf.load_into, args=(state, pf.last_plan(turns), catalog, metadata, "última respuesta"))
+left.button(
+    "Cargar el plan de la última respuesta",
+    key="ed_load_last",
+    disabled=pf.last_plan(turns) is None,
+    on_click=pf.load_into,
+    args=(state, pf.last_plan(turns), catalog, metadata, "última respuesta"),
+)
 mid.button("Empezar desde cero", key="ed_scratch", on_click=pf.load_into, args=(state, None, catalog, metadata, "cero"))
-st.caption(f"Origen: {state['editor_source']}"
-           + (f" · query_hash original `{state['editor_original_hash']}`" if state.get("editor_original_hash") else ""))
+st.caption(
+    f"Origen: {state['editor_source']}"
+    + (f" · query_hash original `{state['editor_original_hash']}`" if state.get("editor_original_hash") else "")
+)
 
-st.radio("Editar como", ["form", "text"], key="editor_mode", horizontal=True,
-         format_func={"form": "Formulario", "text": "Texto / JSON"}.get, on_change=pf.switch_mode, args=(state, catalog))
+st.radio(
+    "Editar como",
+    ["form", "text"],
+    key="editor_mode",
+    horizontal=True,
+    format_func={"form": "Formulario", "text": "Texto / JSON"}.get,
+    on_change=pf.switch_mode,
+    args=(state, catalog),
+)
 if state.get("editor_notice"):
     st.info(state["editor_notice"])
 if state["editor_mode"] == "form":
@@ -53,11 +68,23 @@ with st.expander("Diferencias con el plan original", expanded=False):
     st.code(diff or "Sin cambios.", language="diff")
 
 if st.button("Ejecutar plan", key="ed_run", type="primary", disabled=not check.ok):
-    result = execution(raw, settings=settings(), user=email, role=role, kind="plan_edit",
-                     audit_extra={"original_query_hash": state.get("editor_original_hash"),
-                                  "edited_query_hash": check.query_hash, "original_plan": state.get("editor_original")})
-    state["editor_result"] = {"envelopes": result.envelopes, "status": result.status,
-                              "query_hash": result.validated.query_hash if result.validated else None}
+    result = execution(
+        raw,
+        settings=settings(),
+        user=email,
+        role=role,
+        kind="plan_edit",
+        audit_extra={
+            "original_query_hash": state.get("editor_original_hash"),
+            "edited_query_hash": check.query_hash,
+            "original_plan": state.get("editor_original"),
+        },
+    )
+    state["editor_result"] = {
+        "envelopes": result.envelopes,
+        "status": result.status,
+        "query_hash": result.validated.query_hash if result.validated else None,
+    }
 
 run = state.get("editor_result")
 if run:

@@ -1,4 +1,5 @@
 """Plan de consulta: every contract of any turn of this session, and a way to edit its plan."""
+
 import pandas as pd
 import streamlit as st
 

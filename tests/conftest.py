@@ -1,4 +1,5 @@
 """Shared fixtures: isolated data folders and one bundled store per test worker."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -31,6 +32,5 @@ def empty_settings(tmp_path: Path) -> Settings:
 def bundled_settings(tmp_path_factory) -> Settings:
     """A store built once from every bundled file (data/raw/manifest.json)."""
     settings = load_settings(tmp_path_factory.mktemp("bundled") / "data")
-    run_etl(load_manifest(RAW), settings,
-            clock=FixedClock(datetime(2026, 1, 15, 12, 0, tzinfo=timezone.utc)))
+    run_etl(load_manifest(RAW), settings, clock=FixedClock(datetime(2026, 1, 15, 12, 0, tzinfo=timezone.utc)))
     return settings

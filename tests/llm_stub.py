@@ -7,6 +7,7 @@ HTTP 500 (as llama-cpp-python's server does) without consuming the queue, and ``
 answers every request the same way. Every request body is recorded. Sleeps are bounded and
 wake up when the server stops, so no test waits for a slow handler.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,7 +48,9 @@ def text_reply(text: str) -> Reply:
 
 def error_reply(status: int, message: str = "Internal Server Error", **kw) -> Reply:
     """An HTTP error with an OpenAI-style error body."""
-    return Reply(status=status, body=json.dumps({"error": {"message": message, "type": "server_error", "code": None}}), **kw)
+    return Reply(
+        status=status, body=json.dumps({"error": {"message": message, "type": "server_error", "code": None}}), **kw
+    )
 
 
 def slow_reply(seconds: float) -> Reply:
@@ -56,8 +59,11 @@ def slow_reply(seconds: float) -> Reply:
 
 
 # What llama-cpp-python's server answers for response_format json_schema (HTTP 500).
-LLAMA_CPP_500 = error_reply(500, "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
-                                 "  Input should be 'text' or 'json_object' [type=literal_error, input_value='json_schema']")
+LLAMA_CPP_500 = error_reply(
+    500,
+    "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
+    "  Input should be 'text' or 'json_object' [type=literal_error, input_value='json_schema']",
+)
 
 
 class StubServer:
@@ -132,7 +138,9 @@ def _handler(stub: StubServer):
 
         def do_GET(self):
             if self.path.rstrip("/").endswith("/models"):
-                self._send(200, json.dumps({"object": "list", "data": [{"id": "stub", "object": "model", "owned_by": "stub"}]}))
+                self._send(
+                    200, json.dumps({"object": "list", "data": [{"id": "stub", "object": "model", "owned_by": "stub"}]})
+                )
             else:
                 self._send(404, json.dumps({"error": {"message": "not found"}}))
 
@@ -154,17 +162,36 @@ def _handler(stub: StubServer):
             if reply.status != 200:
                 payload = reply.body or ""
                 if reply.echo_auth:
-                    payload = json.dumps({"error": {"message": "invalid key: " + self.headers.get("Authorization", "")}})
+                    payload = json.dumps(
+                        {"error": {"message": "invalid key: " + self.headers.get("Authorization", "")}}
+                    )
                 self._send(reply.status, payload)
                 return
-            self._send(200, json.dumps({
-                "id": f"chatcmpl-stub-{len(stub.requests)}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "stub"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.content},
-                             "finish_reason": "stop", "logprobs": None}],
-                "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                          "total_tokens": reply.prompt_tokens + reply.completion_tokens},
-            }, ensure_ascii=False))
+            self._send(
+                200,
+                json.dumps(
+                    {
+                        "id": f"chatcmpl-stub-{len(stub.requests)}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "stub"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": reply.content},
+                                "finish_reason": "stop",
+                                "logprobs": None,
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": reply.prompt_tokens,
+                            "completion_tokens": reply.completion_tokens,
+                            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                        },
+                    },
+                    ensure_ascii=False,
+                ),
+            )
 
     return Handler
 

@@ -1,4 +1,5 @@
 """Documentation is part of the contract: every setting and every command is documented."""
+
 from __future__ import annotations
 
 import re
@@ -40,8 +41,11 @@ def test_every_tool_is_documented():
 
 def undocumented(spec: ToolSpec) -> list[str]:
     """What a tool spec leaves unsaid: its summary (a sentence) and a description of every argument."""
-    out = [] if len(spec.summary) >= 30 and spec.summary[0].isupper() and spec.summary.endswith(".") \
+    out = (
+        []
+        if len(spec.summary) >= 30 and spec.summary[0].isupper() and spec.summary.endswith(".")
         else [f"{spec.name}: summary"]
+    )
     for name, prop in spec.args_schema.get("properties", {}).items():
         if not isinstance(prop.get("description"), str) or len(prop["description"].strip()) < 10:
             out.append(f"{spec.name}.{name}: description")
@@ -57,10 +61,13 @@ def test_every_tool_spec_documents_its_summary_and_arguments(monkeypatch):
 
 def test_a_spec_without_its_documentation_is_caught():
     rank = next(s for s in load_tool_specs() if s.name == "rank_por_delito")
-    props = {k: {x: y for x, y in v.items() if x != "description"} if k == "top_k" else v
-             for k, v in rank.args_schema["properties"].items()}
-    bare = rank.model_copy(update={"summary": "ranking de cosas sin punto",
-                                   "args_schema": {**rank.args_schema, "properties": props}})
+    props = {
+        k: {x: y for x, y in v.items() if x != "description"} if k == "top_k" else v
+        for k, v in rank.args_schema["properties"].items()
+    }
+    bare = rank.model_copy(
+        update={"summary": "ranking de cosas sin punto", "args_schema": {**rank.args_schema, "properties": props}}
+    )
     assert undocumented(bare) == ["rank_por_delito: summary", "rank_por_delito.top_k: description"]
 
 

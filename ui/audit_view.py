@@ -1,4 +1,5 @@
 """Auditoría helpers: filter choices, the records table, a record's contracts, exports and the lab setting."""
+
 from __future__ import annotations
 
 import io
@@ -11,15 +12,31 @@ import streamlit as st
 from core import api
 from core.audit.log import AuditLog
 
-KIND_LABELS = {"ask": "pregunta", "execute": "ejecución de plan", "plan_edit": "edición de plan",
-               "etl": "carga de datos", "rollback": "reversión de versión", "settings": "configuración"}
+KIND_LABELS = {
+    "ask": "pregunta",
+    "execute": "ejecución de plan",
+    "plan_edit": "edición de plan",
+    "etl": "carga de datos",
+    "rollback": "reversión de versión",
+    "settings": "configuración",
+}
 # Every contract a record's payload may carry, in pipeline order (docs/contracts/000_query_plan.md and
 # 001_casandra_v0.md).
 CONTRACTS = (
-    ("intake", "Intake"), ("query_plan", "QueryPlan (enrutador)"), ("governor", "Gobernador"),
-    ("analyst_plan", "AnalystPlan"), ("planner_state", "PlannerState"), ("plan", "Plan"),
-    ("validation", "Validación"), ("timings_ms", "Tiempos (ms)"), ("timings", "Tiempos"), ("errors", "Errores"),
-    ("envelopes", "Sobres"), ("answer", "Respuesta"), ("summary", "Resumen de carga"), ("archivos", "Archivos"),
+    ("intake", "Intake"),
+    ("query_plan", "QueryPlan (enrutador)"),
+    ("governor", "Gobernador"),
+    ("analyst_plan", "AnalystPlan"),
+    ("planner_state", "PlannerState"),
+    ("plan", "Plan"),
+    ("validation", "Validación"),
+    ("timings_ms", "Tiempos (ms)"),
+    ("timings", "Tiempos"),
+    ("errors", "Errores"),
+    ("envelopes", "Sobres"),
+    ("answer", "Respuesta"),
+    ("summary", "Resumen de carga"),
+    ("archivos", "Archivos"),
 )
 CHOICE_FIELDS = ("user", "status", "kind", "tool", "dataset_version")
 SCAN_FOR_CHOICES = 5000
@@ -51,11 +68,36 @@ def clean_filters(*, since: date | None = None, until: date | None = None, **val
 
 
 def records_frame(records) -> pd.DataFrame:
-    rows = [{"seq": r.seq, "fecha (UTC)": r.ts, "tipo": KIND_LABELS.get(r.kind, r.kind), "estado": r.status,
-             "usuario": r.user, "rol": r.role, "pregunta": r.question or "", "herramientas": ", ".join(r.tools),
-             "versión de datos": r.dataset_version or "", "job_id": r.job_id} for r in records]
-    return pd.DataFrame(rows, columns=["seq", "fecha (UTC)", "tipo", "estado", "usuario", "rol", "pregunta",
-                                       "herramientas", "versión de datos", "job_id"])
+    rows = [
+        {
+            "seq": r.seq,
+            "fecha (UTC)": r.ts,
+            "tipo": KIND_LABELS.get(r.kind, r.kind),
+            "estado": r.status,
+            "usuario": r.user,
+            "rol": r.role,
+            "pregunta": r.question or "",
+            "herramientas": ", ".join(r.tools),
+            "versión de datos": r.dataset_version or "",
+            "job_id": r.job_id,
+        }
+        for r in records
+    ]
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "seq",
+            "fecha (UTC)",
+            "tipo",
+            "estado",
+            "usuario",
+            "rol",
+            "pregunta",
+            "herramientas",
+            "versión de datos",
+            "job_id",
+        ],
+    )
 
 
 def record_label(record) -> str:
@@ -91,5 +133,8 @@ def on_lab_toggle(settings, user: str, role: str, key: str) -> None:
     """Toggle callback: store the supervisor's lab decision (audited by core.api)."""
     approved = bool(st.session_state[key])
     api.set_lab_approval(approved, settings=settings, user=user, role=role)
-    st.session_state["aud_lab_msg"] = ("Laboratorio aprobado: el Gobernador permitirá herramientas experimentales."
-                                       if approved else "Laboratorio bloqueado: solo herramientas estables.")
+    st.session_state["aud_lab_msg"] = (
+        "Laboratorio aprobado: el Gobernador permitirá herramientas experimentales."
+        if approved
+        else "Laboratorio bloqueado: solo herramientas estables."
+    )

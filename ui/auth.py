@@ -32,6 +32,7 @@ Test seam: only when the environment variable ``CASANDRA_TEST_AUTH=1`` is set,
 ``st.session_state["_test_user"] = ("ana@x", ["analista"])`` replaces the signed-in user
 (AppTest and browser tests use it to simulate roles). Never set it in production.
 """
+
 from __future__ import annotations
 
 import os
@@ -167,8 +168,10 @@ def local_binding_problem() -> str | None:
     """Why local mode must not serve this request (None when the server is loopback-only)."""
     address = st.get_option("server.address")
     if str(address or "") not in LOOPBACK:
-        return (f"Modo local sin inicio de sesión: el servidor debe escuchar solo en 127.0.0.1 "
-                f"(server.address = {address!r}). Use `make run` o configure [auth] en .streamlit/secrets.toml.")
+        return (
+            f"Modo local sin inicio de sesión: el servidor debe escuchar solo en 127.0.0.1 "
+            f"(server.address = {address!r}). Use `make run` o configure [auth] en .streamlit/secrets.toml."
+        )
     ip = st.context.ip_address
     if isinstance(ip, str) and ip not in LOOPBACK:
         return f"Modo local: solo se atiende a este equipo; la conexión viene de {ip}."
@@ -218,8 +221,10 @@ def require(allowed: Iterable[str]) -> tuple[str, str]:
         st.stop()
     role = acting_role(roles, allowed)
     if role is None:
-        st.error(f"Acceso denegado: esta página es solo para {_labels(r for r in ROLES if r in allowed)}. "
-                 f"Su cuenta ({email}) tiene los roles: {_labels(roles)}.")
+        st.error(
+            f"Acceso denegado: esta página es solo para {_labels(r for r in ROLES if r in allowed)}. "
+            f"Su cuenta ({email}) tiene los roles: {_labels(roles)}."
+        )
         st.stop()
     return email, role
 
@@ -254,9 +259,12 @@ def sign_in() -> User:
         if seam is None and (problem := local_binding_problem()):
             st.error(problem)
             st.stop()
-        st.warning("**Modo local**: sin inicio de sesión, con todos los roles (analista, supervisión, "
-                   "administración de datos); solo accesible desde este equipo (127.0.0.1). "
-                   "Configure [auth] en .streamlit/secrets.toml para usar cuentas.", icon="⚠️")
+        st.warning(
+            "**Modo local**: sin inicio de sesión, con todos los roles (analista, supervisión, "
+            "administración de datos); solo accesible desde este equipo (127.0.0.1). "
+            "Configure [auth] en .streamlit/secrets.toml para usar cuentas.",
+            icon="⚠️",
+        )
         user = seam or (LOCAL_USER, ROLES)
     else:
         user = seam or _oidc_user(secrets)
@@ -266,11 +274,15 @@ def sign_in() -> User:
             _hide_menu()
             problem = None if seam else account_problem(st.user.to_dict(), secrets)
             if problem:
-                st.error(f"No se puede asignar un rol a su cuenta ({user[0]}): {problem}. "
-                         "Pida a la administración que revise el inicio de sesión.")
+                st.error(
+                    f"No se puede asignar un rol a su cuenta ({user[0]}): {problem}. "
+                    "Pida a la administración que revise el inicio de sesión."
+                )
             else:
-                st.error(f"Su cuenta ({user[0]}) no tiene un rol asignado en Casandra. "
-                         "Pida a la administración que la agregue a [roles].")
+                st.error(
+                    f"Su cuenta ({user[0]}) no tiene un rol asignado en Casandra. "
+                    "Pida a la administración que la agregue a [roles]."
+                )
             if st.button("Cerrar sesión"):
                 st.logout()
             st.stop()

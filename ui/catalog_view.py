@@ -1,4 +1,5 @@
 """Catálogo helpers: accent-insensitive search, Spanish labels, domains and example plans."""
+
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -22,8 +23,12 @@ DOMAIN_TEXT = {
 }
 DOMAINS = tuple(get_args(DomainKey))
 STATUS = {"stable": "estable", "experimental": "experimental"}
-REQUIRES = {"dataset": "datos publicados", "entity": "entidad", "date_range": "rango de fechas",
-            "evidence_capable": "puede dar evidencia"}
+REQUIRES = {
+    "dataset": "datos publicados",
+    "entity": "entidad",
+    "date_range": "rango de fechas",
+    "evidence_capable": "puede dar evidencia",
+}
 PREFERRED = {"entidad_id": "GTO", "delito": "homicidio_doloso", "metodo": "con_arma_de_fuego"}
 
 
@@ -41,13 +46,21 @@ def filter_tools(tools: list[dict], query: str) -> list[dict]:
 
 def entities_frame(entities: list[dict], query: str) -> pd.DataFrame:
     """The entities matching the search, as the Entidades table."""
-    rows = [e for e in entities if matches(query, e["entidad_id"], e["label"], e.get("nombre_corto"), e.get("aliases"), e.get("cve"))]
+    rows = [
+        e
+        for e in entities
+        if matches(query, e["entidad_id"], e["label"], e.get("nombre_corto"), e.get("aliases"), e.get("cve"))
+    ]
     return pd.DataFrame(rows).reindex(columns=["entidad_id", "nivel", "label", "cve", "parent_id", "aliases"])
 
 
 def crimes_frame(crimes: list[dict], query: str) -> pd.DataFrame:
     """The crimes matching the search, as the Delitos table."""
-    rows = [c for c in crimes if matches(query, c["delito"], c["subtipo"], c["tipo"], c.get("sinonimos"), c.get("bien_juridico"))]
+    rows = [
+        c
+        for c in crimes
+        if matches(query, c["delito"], c["subtipo"], c["tipo"], c.get("sinonimos"), c.get("bien_juridico"))
+    ]
     cols = ["delito", "subtipo", "tipo", "nivel", "granularity", "en_datos", "bien_juridico", "sinonimos"]
     frame = pd.DataFrame(rows).reindex(columns=cols)
     return frame.rename(columns={"granularity": "granularidad"})
@@ -61,7 +74,9 @@ def methods_frame(methods: list[dict], query: str) -> pd.DataFrame:
 
 def domains_frame(query: str) -> pd.DataFrame:
     """The analysis domains matching the search, with their description."""
-    rows = [{"dominio": d, "descripción": DOMAIN_TEXT.get(d, "")} for d in DOMAINS if matches(query, d, DOMAIN_TEXT.get(d))]
+    rows = [
+        {"dominio": d, "descripción": DOMAIN_TEXT.get(d, "")} for d in DOMAINS if matches(query, d, DOMAIN_TEXT.get(d))
+    ]
     return pd.DataFrame(rows, columns=["dominio", "descripción"])
 
 
@@ -83,8 +98,12 @@ def _window(max_date: str | None) -> tuple[str, str, str, str]:
     """The last 12 full months up to max_date and the 12 before them (ISO dates)."""
     end = date.fromisoformat(max_date) if max_date else date(2024, 12, 31)
     start = shift_months(end, -11)
-    return (start.isoformat(), month_end(end.year, end.month).isoformat(), shift_months(end, -23).isoformat(),
-            (start - timedelta(days=1)).isoformat())
+    return (
+        start.isoformat(),
+        month_end(end.year, end.month).isoformat(),
+        shift_months(end, -23).isoformat(),
+        (start - timedelta(days=1)).isoformat(),
+    )
 
 
 def _example_args(tool: dict, max_date: str | None) -> dict:
@@ -118,7 +137,9 @@ def example_plan(tool: dict, tools: list[dict], max_date: str | None) -> dict:
     partner = next((t for t in tools if t["name"] == partner_name), None)
     if partner:
         given = set(steps[0]["args"]) if example.then else set()
-        follow = {"tool_id": partner["tool_id"],
-                  "args": {k: v for k, v in _example_args(partner, max_date).items() if k not in given}}
+        follow = {
+            "tool_id": partner["tool_id"],
+            "args": {k: v for k, v in _example_args(partner, max_date).items() if k not in given},
+        }
         steps = [follow, *steps] if example.after else [*steps, follow]
     return {"plan": steps}

@@ -1,5 +1,6 @@
 """Consultar's engine calls, without Streamlit: stage labels, complete a clarified question, list a
 turn's evidence rows. Every function here is plain Python (tests/ui); turns run through ``Assistant.ask``."""
+
 from __future__ import annotations
 
 from typing import Any, get_args
@@ -9,9 +10,15 @@ from core.ask.pipeline import Turn
 from core.engine.catalog import load_tool_specs, tool_spec
 
 STAGE_LABELS = {
-    "intake": "Leyendo la pregunta", "route": "Eligiendo dominios", "govern": "Revisando permisos",
-    "analyze": "Analizando la intención", "plan": "Planeando la consulta", "validate": "Validando el plan",
-    "execute": "Consultando los datos", "compose": "Redactando la respuesta", "audit": "Registrando en la auditoría",
+    "intake": "Leyendo la pregunta",
+    "route": "Eligiendo dominios",
+    "govern": "Revisando permisos",
+    "analyze": "Analizando la intención",
+    "plan": "Planeando la consulta",
+    "validate": "Validando el plan",
+    "execute": "Consultando los datos",
+    "compose": "Redactando la respuesta",
+    "audit": "Registrando en la auditoría",
 }
 DOMAIN_HINTS: tuple[str, ...] = get_args(DomainHint)
 PLANNERS = {"rules": "Reglas (sin red)", "llm": "LLM"}
@@ -50,7 +57,13 @@ def evidence_envelope(turn: Turn, settings, user: str, role: str) -> dict | None
         return None
     from core.api import execution
 
-    result = execution(plan, settings=settings, user=user, role=role, kind="evidence", question=turn.question[:2000],
-                     audit_extra={"source_job_id": turn.job_id,
-                                  "source_query_hash": (turn.validation or {}).get("query_hash")})
+    result = execution(
+        plan,
+        settings=settings,
+        user=user,
+        role=role,
+        kind="evidence",
+        question=turn.question[:2000],
+        audit_extra={"source_job_id": turn.job_id, "source_query_hash": (turn.validation or {}).get("query_hash")},
+    )
     return result.envelopes[-1]

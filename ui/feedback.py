@@ -1,4 +1,5 @@
 """Spanish error display for ``core.errors.CasandraError`` (code, details, hints)."""
+
 from __future__ import annotations
 
 import streamlit as st

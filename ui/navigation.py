@@ -5,6 +5,7 @@ A page is one file in ``pages/`` plus its ``PageSpec`` in ``PAGES``; nothing els
 not a silently shorter menu. Each page also calls ``ui.auth.require`` with the same roles,
 which refuses a page reached by URL or run directly.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -5,6 +5,7 @@
 ``check_plan`` validates any plan form and lists every problem; ``plan_diff`` compares the
 canonical JSON of two plans. The editor page only draws what these functions describe.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -59,7 +60,8 @@ def _field(name: str, prop: dict, required: bool) -> FieldSpec:
     array = _array_variant(prop) if prop.get("type") != "array" else prop
     if array is not None:
         options = array.get("items", {}).get("enum") or next(
-            (v.get("enum") for v in prop.get("oneOf") or () if v.get("enum")), ())
+            (v.get("enum") for v in prop.get("oneOf") or () if v.get("enum")), ()
+        )
         return FieldSpec(kind="multi", options=tuple(options or ()), scalar_ok=prop.get("type") != "array", **common)
     if name in DATE_FIELDS or prop.get("pattern") == DATE_PATTERN or prop.get("format") == "date":
         return FieldSpec(kind="date", **common)
@@ -100,8 +102,12 @@ def args_from_values(fields: list[FieldSpec], values: dict) -> dict:
     args: dict[str, Any] = {}
     for spec in fields:
         value = values.get(spec.name)
-        if value is None or value == "" or value == [] or (spec.kind == "boolean" and value is False
-                                                             and spec.default is None):
+        if (
+            value is None
+            or value == ""
+            or value == []
+            or (spec.kind == "boolean" and value is False and spec.default is None)
+        ):
             continue
         if spec.kind == "date":
             value = value.isoformat() if isinstance(value, date) else str(value)
@@ -127,7 +133,9 @@ def form_problems(fields: list[FieldSpec], args: dict) -> list[str]:
         if spec.kind in ("integer", "number"):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 out.append(f"{spec.name} no es numérico")
-            elif (spec.minimum is not None and value < spec.minimum) or (spec.maximum is not None and value > spec.maximum):
+            elif (spec.minimum is not None and value < spec.minimum) or (
+                spec.maximum is not None and value > spec.maximum
+            ):
                 out.append(f"{spec.name} fuera de rango ({value})")
             elif spec.kind == "integer" and value != int(value):
                 out.append(f"{spec.name} no es entero")
@@ -146,6 +154,7 @@ def form_problems(fields: list[FieldSpec], args: dict) -> list[str]:
 
 # --- steps of the form -----------------------------------------------------------------------
 
+
 def new_step(tool_id: int, args: dict | None = None) -> dict:
     """A form step with a fresh uid (widget keys follow the uid when steps move)."""
     return {"uid": next(_UIDS), "tool_id": int(tool_id), "args": dict(args or {})}
@@ -153,7 +162,9 @@ def new_step(tool_id: int, args: dict | None = None) -> dict:
 
 def steps_from_plan(plan: dict) -> list[dict]:
     """Form steps from a plan dict ({"plan": [{tool_id, args}], ...})."""
-    return [new_step(s.get("tool_id", 0), s.get("args") or {}) for s in (plan or {}).get("plan", []) if isinstance(s, dict)]
+    return [
+        new_step(s.get("tool_id", 0), s.get("args") or {}) for s in (plan or {}).get("plan", []) if isinstance(s, dict)
+    ]
 
 
 def plan_from_steps(steps: list[dict], meta: dict | None = None) -> dict:
@@ -183,12 +194,15 @@ def plan_form_problems(plan: dict, catalog) -> list[str]:
         if spec is None:
             out.append(f"paso {i + 1}: herramienta desconocida")
             continue
-        out += [f"paso {i + 1}: {p}" for p in form_problems(fields_for(catalog.resolved_schemas[spec.tool_id]),
-                                                              step.get("args") or {})]
+        out += [
+            f"paso {i + 1}: {p}"
+            for p in form_problems(fields_for(catalog.resolved_schemas[spec.tool_id]), step.get("args") or {})
+        ]
     return out
 
 
 # --- text form, validation, diff ---------------------------------------------------------------
+
 
 def parse_any(raw: Any, catalog) -> dict:
     """Any plan form (text, JSON text, dict) as a plain plan dict; raises ErrorGroup when unreadable."""
@@ -235,6 +249,7 @@ def check_plan(raw: Any, catalog, metadata: dict | None) -> Check:
 
 def plan_diff(original: dict | None, edited: dict | None) -> str:
     """Unified diff of the canonical JSON of two plans ('' when equal)."""
+
     def dump(plan: dict | None) -> list[str]:
         return json.dumps(plan, ensure_ascii=False, indent=2, sort_keys=True).splitlines() if plan else []
 
@@ -242,6 +257,7 @@ def plan_diff(original: dict | None, edited: dict | None) -> str:
 
 
 # --- editor state (any MutableMapping: st.session_state or a dict in tests) ----------------------
+
 
 def load_into(state, raw: Any, catalog, metadata: dict | None, source: str) -> None:
     """Start editing ``raw`` (a plan dict, text or JSON text; None = from scratch)."""
@@ -260,8 +276,15 @@ def load_into(state, raw: Any, catalog, metadata: dict | None, source: str) -> N
     state["editor_text"] = raw if isinstance(raw, str) else (plan_as_text(raw, catalog) if raw else "")
     fits = plan is not None and not plan_form_problems(plan, catalog)
     state["editor_mode"] = "form" if (fits or raw is None) else "text"
-    state["editor_notice"] = None if state["editor_mode"] == "form" or raw is None else (
-        "Este plan se edita como texto: " + "; ".join(plan_form_problems(plan, catalog) if plan else ["no se pudo leer"]) + ".")
+    state["editor_notice"] = (
+        None
+        if state["editor_mode"] == "form" or raw is None
+        else (
+            "Este plan se edita como texto: "
+            + "; ".join(plan_form_problems(plan, catalog) if plan else ["no se pudo leer"])
+            + "."
+        )
+    )
     state["editor_result"] = None
     state.pop("ed_strict", None)
 
@@ -280,7 +303,10 @@ def switch_mode(state, catalog) -> None:
         return
     problems = plan_form_problems(plan, catalog)
     if problems:
-        state["editor_mode"], state["editor_notice"] = "text", "El formulario no puede mostrar: " + "; ".join(problems) + "."
+        state["editor_mode"], state["editor_notice"] = (
+            "text",
+            "El formulario no puede mostrar: " + "; ".join(problems) + ".",
+        )
         return
     state["editor_steps"], state["editor_notice"] = steps_from_plan(plan), None
     state["editor_meta"] = {"strict_time": bool(plan["meta"].get("strict_time"))}
@@ -288,6 +314,7 @@ def switch_mode(state, catalog) -> None:
 
 
 # --- the form, drawn with Streamlit ------------------------------------------------------------
+
 
 def _draw_field(spec: FieldSpec, key: str, args: dict, labels: dict) -> Any:
     import streamlit as st
@@ -299,8 +326,12 @@ def _draw_field(spec: FieldSpec, key: str, args: dict, labels: dict) -> Any:
     if spec.kind == "date":
         return st.date_input(min_value=date(2000, 1, 1), max_value=date(2035, 12, 31), format="YYYY-MM-DD", **common)
     if spec.kind == "multi":
-        return st.multiselect(options=list(spec.options), format_func=lambda v: labels.get(v, v),
-                              placeholder="Elige una o varias opciones", **common)
+        return st.multiselect(
+            options=list(spec.options),
+            format_func=lambda v: labels.get(v, v),
+            placeholder="Elige una o varias opciones",
+            **common,
+        )
     if spec.kind == "enum":
         options = list(spec.options) if spec.required or spec.default is not None else [None, *spec.options]
         return st.selectbox(options=options, format_func=lambda v: "—" if v is None else labels.get(v, v), **common)
@@ -308,8 +339,12 @@ def _draw_field(spec: FieldSpec, key: str, args: dict, labels: dict) -> Any:
         integer = spec.kind == "integer"
         step = 1 if integer else (0.01 if (spec.maximum or 100) <= 1 else 0.1)
         cast = int if integer else float
-        return st.number_input(min_value=None if spec.minimum is None else cast(spec.minimum),
-                               max_value=None if spec.maximum is None else cast(spec.maximum), step=step, **common)
+        return st.number_input(
+            min_value=None if spec.minimum is None else cast(spec.minimum),
+            max_value=None if spec.maximum is None else cast(spec.maximum),
+            step=step,
+            **common,
+        )
     if spec.kind == "boolean":
         return st.checkbox(**common)
     return st.text_input(**common)
@@ -336,23 +371,30 @@ def draw_form(state, catalog, labels: dict) -> dict:
         with st.container(border=True):
             head = st.columns([8, 1, 1, 1], vertical_alignment="bottom")
             state.setdefault(f"ed_{uid}_tool", step["tool_id"] if step["tool_id"] in names else next(iter(names)))
-            step["tool_id"] = head[0].selectbox(f"Paso {i + 1}", list(names), format_func=names.get, key=f"ed_{uid}_tool")
+            step["tool_id"] = head[0].selectbox(
+                f"Paso {i + 1}", list(names), format_func=names.get, key=f"ed_{uid}_tool"
+            )
             head[1].button("↑", key=f"ed_{uid}_up", on_click=move, args=(i, -1), disabled=i == 0, help="Subir")
-            head[2].button("↓", key=f"ed_{uid}_down", on_click=move, args=(i, 1), disabled=i == len(steps) - 1,
-                           help="Bajar")
+            head[2].button(
+                "↓", key=f"ed_{uid}_down", on_click=move, args=(i, 1), disabled=i == len(steps) - 1, help="Bajar"
+            )
             head[3].button("✕", key=f"ed_{uid}_del", on_click=remove, args=(i,), help="Quitar el paso")
             fields = fields_for(catalog.resolved_schemas[step["tool_id"]])
             cols = st.columns(3)
             values = {}
             for j, spec in enumerate(fields):
                 with cols[j % 3]:
-                    values[spec.name] = _draw_field(spec, f"ed_{uid}_{step['tool_id']}_{spec.name}", step["args"], labels)
+                    values[spec.name] = _draw_field(
+                        spec, f"ed_{uid}_{step['tool_id']}_{spec.name}", step["args"], labels
+                    )
             step["args"] = args_from_values(fields, values)
     add_col, button_col = st.columns([8, 3], vertical_alignment="bottom")
     add_col.selectbox("Nueva herramienta", list(names), format_func=names.get, key="ed_new_tool")
     button_col.button("Añadir paso", key="ed_add", on_click=add)
     state.setdefault("ed_strict", bool(state["editor_meta"].get("strict_time")))
-    state["editor_meta"]["strict_time"] = st.checkbox("strict_time (no recortar la ventana a los datos)", key="ed_strict")
+    state["editor_meta"]["strict_time"] = st.checkbox(
+        "strict_time (no recortar la ventana a los datos)", key="ed_strict"
+    )
     return plan_from_steps(steps, state["editor_meta"])
 
 

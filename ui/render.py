@@ -4,6 +4,7 @@ answer, chart, map, table + CSV, evidence, provenance, envelopes and the plan pa
 They only draw what the engine already decided (``core.ask.charts`` picks the chart, ``core.ask.compose``
 writes the text); no business logic lives here.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,12 @@ GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" 
 GTO_CENTER = {"lat": 20.92, "lon": -101.05}
 CONFIDENCE = {"high": "alta", "medium": "media", "low": "baja"}
 LAB_STATUS = {"denied": "denegado", "approved": "aprobado", "conditional": "condicionado"}
-STRATEGIES = {"retrieve_then_answer": "consultar y responder", "clarify_then_retrieve": "preguntar antes de consultar",
-              "defer_or_refuse": "declinar", "direct_answer": "responder directamente"}
+STRATEGIES = {
+    "retrieve_then_answer": "consultar y responder",
+    "clarify_then_retrieve": "preguntar antes de consultar",
+    "defer_or_refuse": "declinar",
+    "direct_answer": "responder directamente",
+}
 PLANNER_NAMES = {"rules": "reglas (determinista)", "llm": "LLM"}
 
 
@@ -49,6 +54,7 @@ def frame_of(envelope: dict) -> pd.DataFrame:
 
 
 # --- chart and map -----------------------------------------------------------------------------
+
 
 def simplify_ring(points: list, tolerance: float) -> list:
     """Ramer-Douglas-Peucker on one closed ring (ends kept, so it stays closed)."""
@@ -75,6 +81,7 @@ def simplify_ring(points: list, tolerance: float) -> list:
 
 def light_geojson(geojson: dict, tolerance: float = 0.001, decimals: int = 4) -> dict:
     """Rings simplified to ~100 m and coordinates rounded: a state map a browser draws fast."""
+
     def ring(points: list) -> list:
         return [[round(p[0], decimals), round(p[1], decimals)] for p in simplify_ring(points, tolerance)]
 
@@ -85,9 +92,13 @@ def light_geojson(geojson: dict, tolerance: float = 0.001, decimals: int = 4) ->
             return {"type": "MultiPolygon", "coordinates": [[ring(r) for r in poly] for poly in g["coordinates"]]}
         return g
 
-    return {"type": "FeatureCollection", "features": [
-        {"type": "Feature", "properties": f.get("properties", {}), "geometry": geometry(f["geometry"])}
-        for f in geojson.get("features", [])]}
+    return {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "properties": f.get("properties", {}), "geometry": geometry(f["geometry"])}
+            for f in geojson.get("features", [])
+        ],
+    }
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -98,6 +109,7 @@ def load_geojson(path: str) -> dict:
 
 def geo_for(engine: Any) -> Callable[[], tuple[dict, dict]]:
     """A loader of the map's inputs: the version's GeoJSON and entidad_id → INEGI code (``cve``)."""
+
     def load() -> tuple[dict, dict]:
         path = engine.store.geojson_path() or GEOJSON_FALLBACK
         return load_geojson(str(path)), {e["entidad_id"]: e["cve"] for e in engine.catalog.entities}
@@ -125,14 +137,30 @@ def map_figure(spec: dict, geojson: dict, cve_by_id: dict[str, str]):
     frame["cve_municipio"] = frame[key].map(cve_by_id)
     frame = frame.dropna(subset=["cve_municipio"])
     shown = set(frame["cve_municipio"])  # the filled trace carries only its own shapes; the outline layer all
-    filled = {"type": "FeatureCollection",
-              "features": [f for f in geojson["features"] if f["properties"].get("cve_municipio") in shown]}
-    fig = px.choropleth_map(frame, geojson=filled, locations="cve_municipio", featureidkey="properties.cve_municipio",
-                            color=value, hover_name="label", color_continuous_scale="Reds", map_style="white-bg",
-                            center=GTO_CENTER, zoom=6.4, opacity=0.85, title=spec.get("title"),
-                            labels={value: spec.get("y_label", value)})
-    fig.update_layout(map_layers=[{"source": geojson, "type": "line", "color": "#9a9a9a", "line": {"width": 0.6}}],
-                      margin={"l": 0, "r": 0, "t": 40, "b": 0}, height=460)
+    filled = {
+        "type": "FeatureCollection",
+        "features": [f for f in geojson["features"] if f["properties"].get("cve_municipio") in shown],
+    }
+    fig = px.choropleth_map(
+        frame,
+        geojson=filled,
+        locations="cve_municipio",
+        featureidkey="properties.cve_municipio",
+        color=value,
+        hover_name="label",
+        color_continuous_scale="Reds",
+        map_style="white-bg",
+        center=GTO_CENTER,
+        zoom=6.4,
+        opacity=0.85,
+        title=spec.get("title"),
+        labels={value: spec.get("y_label", value)},
+    )
+    fig.update_layout(
+        map_layers=[{"source": geojson, "type": "line", "color": "#9a9a9a", "line": {"width": 0.6}}],
+        margin={"l": 0, "r": 0, "t": 40, "b": 0},
+        height=460,
+    )
     return fig
 
 
@@ -156,6 +184,7 @@ def render_chart(spec: dict | None, key: str, geo: Callable[[], tuple[dict, dict
 
 # --- table, evidence, provenance, envelopes ----------------------------------------------------
 
+
 def render_table(envelope: dict, key: str) -> None:
     """The inline rows as a table plus a CSV download."""
     frame = frame_of(envelope)
@@ -168,8 +197,14 @@ def render_table(envelope: dict, key: str) -> None:
     else:
         st.caption(f"{len(frame)} fila{'s' if len(frame) != 1 else ''}")
     name = tool_name(envelope) or "resultado"
-    st.download_button("Descargar CSV", frame.to_csv(index=False).encode("utf-8-sig"), file_name=f"{name}.csv",
-                       mime="text/csv", key=f"{key}_csv", on_click="ignore")
+    st.download_button(
+        "Descargar CSV",
+        frame.to_csv(index=False).encode("utf-8-sig"),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+    )
 
 
 def render_provenance(provenance: dict | None) -> None:
@@ -196,8 +231,9 @@ def render_evidence(turn: Any, key: str, loader: Callable[[Any], dict | None]) -
         st.caption("Identificadores de las filas curadas (row_id) que sostienen la respuesta:")
         st.code(", ".join(map(str, ids[:60])) + (" …" if len(ids) > 60 else ""), language=None)
         if turn.job_id not in store:
-            st.button("Ver filas de evidencia", key=f"{key}_ev",
-                      on_click=lambda: store.__setitem__(turn.job_id, loader(turn)))
+            st.button(
+                "Ver filas de evidencia", key=f"{key}_ev", on_click=lambda: store.__setitem__(turn.job_id, loader(turn))
+            )
         envelope = store.get(turn.job_id)
         if envelope:
             st.caption(md(envelope.get("summary", {}).get("headline", "")))
@@ -212,15 +248,24 @@ def render_problems(problems: list[dict]) -> None:
         st.error(f"**{p['code']}**{where}: {md(p['details'])}{hints}")
 
 
-def render_envelope(envelope: dict, key: str, pipeline: list[dict] | None = None,
-                    geo: Callable[[], tuple[dict, dict]] | None = None) -> None:
+def render_envelope(
+    envelope: dict, key: str, pipeline: list[dict] | None = None, geo: Callable[[], tuple[dict, dict]] | None = None
+) -> None:
     """One envelope: headline, error with every problem, or chart + table."""
     tool = envelope.get("tool", "")
     st.markdown(f"**{md(tool)}** — {md(envelope.get('summary', {}).get('headline', ''))}")
     if envelope.get("status") != "ok":
         error = envelope.get("error") or {}
-        render_problems(error.get("problems") or [{"code": error.get("code", "ERROR"), "details": error.get("details", ""),
-                                                   "hints": error.get("hints", [])}])
+        render_problems(
+            error.get("problems")
+            or [
+                {
+                    "code": error.get("code", "ERROR"),
+                    "details": error.get("details", ""),
+                    "hints": error.get("hints", []),
+                }
+            ]
+        )
         return
     for warning in envelope.get("meta", {}).get("warnings") or []:
         st.warning(md(warning))
@@ -238,9 +283,15 @@ def render_envelopes(envelopes: list[dict], key: str, geo: Callable[[], tuple[di
 
 # --- the answer of a turn ----------------------------------------------------------------------
 
-def render_answer(turn: Any, key: str, *, on_option: Callable[[str], None] | None = None,
-                  load_evidence: Callable[[Any], dict | None] | None = None,
-                  geo: Callable[[], tuple[dict, dict]] | None = None) -> None:
+
+def render_answer(
+    turn: Any,
+    key: str,
+    *,
+    on_option: Callable[[str], None] | None = None,
+    load_evidence: Callable[[Any], dict | None] | None = None,
+    geo: Callable[[], tuple[dict, dict]] | None = None,
+) -> None:
     """Answer text, clarifying options, chart, table + CSV, evidence and provenance of one turn."""
     answer = turn.answer
     if answer is None:
@@ -262,6 +313,7 @@ def render_answer(turn: Any, key: str, *, on_option: Callable[[str], None] | Non
 
 # --- Plan de consulta ---------------------------------------------------------------------------
 
+
 def _yes(value: Any) -> str:
     return "sí" if value else "no"
 
@@ -277,8 +329,13 @@ def pipeline_rows(plan: dict | None, envelopes: list[dict], catalog: Any) -> lis
         spec = catalog.spec_for(step["tool_id"]) if catalog is not None else None
         version = step.get("tool_version") or (spec.version if spec else "?")
         name = f"{spec.name}@{version}" if spec else (envelopes[i]["tool"] if i < len(envelopes) else "?")
-        rows.append({"tool_id": step["tool_id"], "herramienta": name,
-                     "args": json.dumps(step.get("args", {}), ensure_ascii=False, sort_keys=True)})
+        rows.append(
+            {
+                "tool_id": step["tool_id"],
+                "herramienta": name,
+                "args": json.dumps(step.get("args", {}), ensure_ascii=False, sort_keys=True),
+            }
+        )
     return rows
 
 
@@ -288,16 +345,22 @@ def render_plan_details(turn: Any, catalog: Any = None) -> None:
     qp, ap, ps = d.get("query_plan") or {}, d.get("analyst_plan") or {}, d.get("planner_state") or {}
     if qp:
         lab = qp.get("lab_policy") or {}
-        st.markdown(f"**Modo** `{qp.get('mode')}` · **Dominios** {_items(qp.get('domains_selected'))} · "
-                    f"**Confianza** {CONFIDENCE.get(qp.get('confidence'), qp.get('confidence'))} · "
-                    f"**Señales** {_items(qp.get('flags'))}")
+        st.markdown(
+            f"**Modo** `{qp.get('mode')}` · **Dominios** {_items(qp.get('domains_selected'))} · "
+            f"**Confianza** {CONFIDENCE.get(qp.get('confidence'), qp.get('confidence'))} · "
+            f"**Señales** {_items(qp.get('flags'))}"
+        )
         st.markdown("**Por qué:**  \n" + "  \n".join(md(line) for line in str(qp.get("rationale", "")).splitlines()))
-        st.caption(f"Laboratorio: {LAB_STATUS.get(lab.get('status'), lab.get('status'))} — {md(lab.get('rationale', ''))}")
+        st.caption(
+            f"Laboratorio: {LAB_STATUS.get(lab.get('status'), lab.get('status'))} — {md(lab.get('rationale', ''))}"
+        )
     if ap:
-        st.markdown(f"**Analista** · intención `{ap.get('intent')}` · tipo `{ap.get('request_type')}` · "
-                    f"vía `{ap.get('track')}` · fuentes {_items(ap.get('required_sources'))} · "
-                    f"salida `{ap.get('expected_output_schema')}`"
-                    + (f"  \nRuta: {md(d['route_reason'])}" if d.get("route_reason") else ""))
+        st.markdown(
+            f"**Analista** · intención `{ap.get('intent')}` · tipo `{ap.get('request_type')}` · "
+            f"vía `{ap.get('track')}` · fuentes {_items(ap.get('required_sources'))} · "
+            f"salida `{ap.get('expected_output_schema')}`"
+            + (f"  \nRuta: {md(d['route_reason'])}" if d.get("route_reason") else "")
+        )
     if ps:
         _planner_state(ps, d.get("planner"))
     rows = pipeline_rows(d.get("plan"), d.get("envelopes") or [], catalog)
@@ -316,19 +379,29 @@ def render_plan_details(turn: Any, catalog: Any = None) -> None:
 
 def _planner_state(ps: dict, planner: str | None) -> None:
     acc, stop, safety = ps.get("acceptance_criteria") or {}, ps.get("stop_conditions") or {}, ps.get("safety") or {}
-    lines = [(f"**Planificador** {PLANNER_NAMES.get(planner, planner)} · estrategia `{ps.get('strategy')}` "
-              f"({STRATEGIES.get(ps.get('strategy'), '')})"),
-             (f"Aceptación: fuentes independientes ≥ {acc.get('min_independent_sources')}, fuente oficial "
-              f"{_yes(acc.get('require_authoritative_source'))}, entidades {_items(acc.get('must_cover_entities'))}"),
-             (f"Parada: rondas ≤ {stop.get('max_rounds')}, documentos ≤ {stop.get('max_total_docs')}, "
-              f"sin información nueva ≤ {stop.get('no_new_information_rounds')}"),
-             f"Seguridad: {safety.get('sensitivity')}, datos personales {_yes(safety.get('pii_allowed'))}",
-             f"Etiquetas: {_items((ps.get('planner_meta') or {}).get('rationale_tags'))}"]
+    lines = [
+        (
+            f"**Planificador** {PLANNER_NAMES.get(planner, planner)} · estrategia `{ps.get('strategy')}` "
+            f"({STRATEGIES.get(ps.get('strategy'), '')})"
+        ),
+        (
+            f"Aceptación: fuentes independientes ≥ {acc.get('min_independent_sources')}, fuente oficial "
+            f"{_yes(acc.get('require_authoritative_source'))}, entidades {_items(acc.get('must_cover_entities'))}"
+        ),
+        (
+            f"Parada: rondas ≤ {stop.get('max_rounds')}, documentos ≤ {stop.get('max_total_docs')}, "
+            f"sin información nueva ≤ {stop.get('no_new_information_rounds')}"
+        ),
+        f"Seguridad: {safety.get('sensitivity')}, datos personales {_yes(safety.get('pii_allowed'))}",
+        f"Etiquetas: {_items((ps.get('planner_meta') or {}).get('rationale_tags'))}",
+    ]
     for q in ps.get("clarifying_questions") or []:
         lines.append(f"Pregunta aclaratoria ({q.get('reason')}): {md(q.get('question'))}")
     for r in ps.get("retrieval_rounds") or []:
         modes = ", ".join(f"{m['type']} k={m['k']}" for m in r.get("retrieval_modes", []))
-        lines.append(f"Ronda {r.get('round_id')} ({r.get('purpose')}): {modes}; hasta {r['output']['max_docs']} documentos")
+        lines.append(
+            f"Ronda {r.get('round_id')} ({r.get('purpose')}): {modes}; hasta {r['output']['max_docs']} documentos"
+        )
     st.markdown("  \n".join(lines))
 
 

@@ -5,6 +5,7 @@ the assistant are built once per process and data folder with ``st.cache_resourc
 (Streamlit sessions are threads of one process). Per-session state lives in
 ``st.session_state`` under keys owned by each page.
 """
+
 from __future__ import annotations
 
 import copy

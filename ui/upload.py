@@ -4,6 +4,7 @@
 file interface (Streamlit's ``UploadedFile``, or an open file in tests), writes them under
 a temporary folder with safe names and passes the original names as ``display_name``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,14 +49,28 @@ def make_specs(uploads: Iterable[Any], options: dict[str, dict], folder: Path) -
         path = folder / safe_name(i, name)
         _read_into(upload, path)
         opts = options.get(name, {})
-        specs.append(SourceSpec(path, display_name=name, coverage=(opts.get("coverage") or "").strip() or None,
-                                annual_cut=(opts.get("annual_cut") or "").strip() or None,
-                                procedencia=(opts.get("procedencia") or "").strip() or None))
+        specs.append(
+            SourceSpec(
+                path,
+                display_name=name,
+                coverage=(opts.get("coverage") or "").strip() or None,
+                annual_cut=(opts.get("annual_cut") or "").strip() or None,
+                procedencia=(opts.get("procedencia") or "").strip() or None,
+            )
+        )
     return specs
 
 
-def load_uploads(uploads: Iterable[Any], options: dict[str, dict], *, settings, user: str, role: str,
-                 dry_run: bool, progress: Callable[[str, float, str], None] | None = None) -> dict:
+def load_uploads(
+    uploads: Iterable[Any],
+    options: dict[str, dict],
+    *,
+    settings,
+    user: str,
+    role: str,
+    dry_run: bool,
+    progress: Callable[[str, float, str], None] | None = None,
+) -> dict:
     """Preview (``dry_run``) or publish the uploaded files; CasandraError on refusal."""
     with tempfile.TemporaryDirectory(prefix="casandra-carga-") as tmp:
         specs = make_specs(uploads, options, Path(tmp))
@@ -71,10 +86,12 @@ def fingerprint(uploads: Iterable[Any], options: dict) -> str:
 
 def progress_callback(bar) -> Callable[[str, float, str], None]:
     """Feed ``st.progress`` from the ETL's ``progress(stage, fraction, message)``."""
+
     def report(stage: str, fraction: float, message: str) -> None:
         lo, hi = STAGE_SPAN.get(stage, (0.0, 1.0))
         value = min(1.0, max(0.0, lo + (hi - lo) * float(fraction)))
         bar.progress(value, text=f"{STAGE_LABEL.get(stage, stage)}: {message}")
+
     return report
 
 
@@ -83,27 +100,36 @@ def files_frame(summary: dict) -> pd.DataFrame:
     rows = []
     for f in summary.get("archivos", []):
         cov = f.get("cobertura") or {}
-        rows.append({
-            "archivo": f.get("archivo"), "formato": f.get("formato_descripcion") or f.get("formato"),
-            "codificación": f.get("codificacion"), "filas": f.get("filas"), "celdas válidas": f.get("celdas_validas"),
-            "filas en cuarentena": f.get("filas_en_cuarentena", 0),
-            "delitos": ", ".join(d["delito"] for d in f.get("delitos", [])),
-            "periodo": f"{cov.get('desde')} a {cov.get('hasta')} ({cov.get('origen')})" if cov.get("desde") else "",
-        })
+        rows.append(
+            {
+                "archivo": f.get("archivo"),
+                "formato": f.get("formato_descripcion") or f.get("formato"),
+                "codificación": f.get("codificacion"),
+                "filas": f.get("filas"),
+                "celdas válidas": f.get("celdas_validas"),
+                "filas en cuarentena": f.get("filas_en_cuarentena", 0),
+                "delitos": ", ".join(d["delito"] for d in f.get("delitos", [])),
+                "periodo": f"{cov.get('desde')} a {cov.get('hasta')} ({cov.get('origen')})" if cov.get("desde") else "",
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def changes_frame(summary: dict) -> pd.DataFrame:
     per = (summary.get("cambios") or {}).get("por_delito", {})
-    return pd.DataFrame([{"delito": k, **v} for k, v in per.items()],
-                        columns=["delito", "agregadas", "cambiadas", "eliminadas", "iguales"])
+    return pd.DataFrame(
+        [{"delito": k, **v} for k, v in per.items()],
+        columns=["delito", "agregadas", "cambiadas", "eliminadas", "iguales"],
+    )
 
 
 def render_summary(summary: dict) -> None:
     """What a preview or a load found: status, files, quarantine reasons, warnings, changes."""
     status = summary.get("status")
     if status == "published":
-        st.success(f"Publicada la versión **{summary['dataset_version']}** (antes: {summary.get('previous_version') or 'ninguna'}).")
+        st.success(
+            f"Publicada la versión **{summary['dataset_version']}** (antes: {summary.get('previous_version') or 'ninguna'})."
+        )
     elif status == "unchanged":
         st.info(summary.get("mensaje", "Sin cambios."))
     else:
@@ -122,8 +148,11 @@ def render_summary(summary: dict) -> None:
         reasons = f.get("motivos_cuarentena") or {}
         if reasons:
             with st.expander(f"Cuarentena de {f['archivo']}: {f.get('filas_en_cuarentena', 0)} filas"):
-                st.dataframe(pd.DataFrame([{"motivo": k, "celdas": v} for k, v in reasons.items()]),
-                             hide_index=True, width="stretch")
+                st.dataframe(
+                    pd.DataFrame([{"motivo": k, "celdas": v} for k, v in reasons.items()]),
+                    hide_index=True,
+                    width="stretch",
+                )
     changes = changes_frame(summary)
     if not changes.empty:
         st.markdown("**Cambios por delito** (celdas municipio × mes)")
@@ -134,13 +163,22 @@ def quarantine_csv(rows: list[dict]) -> bytes:
     """The quarantined rows as CSV (UTF-8 with BOM so spreadsheets read the accents)."""
     buffer = io.StringIO()
     pd.DataFrame(rows, columns=["load_id", "source_file", "source_row", "motivo", "valores", "loaded_at"]).rename(
-        columns={"source_file": "archivo", "source_row": "linea", "loaded_at": "cargado_en"}).to_csv(buffer, index=False)
+        columns={"source_file": "archivo", "source_row": "linea", "loaded_at": "cargado_en"}
+    ).to_csv(buffer, index=False)
     return buffer.getvalue().encode("utf-8-sig")
 
 
 def versions_frame(versions: list[dict]) -> pd.DataFrame:
-    rows = [{"versión": v["dataset_version"], "vigente": "sí" if v.get("current") else "",
-             "publicada": v.get("updated_at"), "desde": v.get("min_date"), "hasta": v.get("max_date"),
-             "celdas": (v.get("row_counts") or {}).get("incidents"), "anterior": v.get("previous_version")}
-            for v in versions]
+    rows = [
+        {
+            "versión": v["dataset_version"],
+            "vigente": "sí" if v.get("current") else "",
+            "publicada": v.get("updated_at"),
+            "desde": v.get("min_date"),
+            "hasta": v.get("max_date"),
+            "celdas": (v.get("row_counts") or {}).get("incidents"),
+            "anterior": v.get("previous_version"),
+        }
+        for v in versions
+    ]
     return pd.DataFrame(rows, columns=["versión", "vigente", "publicada", "desde", "hasta", "celdas", "anterior"])

@@ -5,6 +5,7 @@ STATUS_* requests read the database and never documents; definitions read docume
 policy. Anything that fails the model's rules falls back to a safe QUALITY plan with a
 ``route_reason`` (docs/contracts/002_analyst_plan.md §8).
 """
+
 from __future__ import annotations
 
 from pydantic import ValidationError
@@ -17,19 +18,39 @@ if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run ti
     from core.ask.context import StageContext
     from core.ask.pipeline import Conversation, Turn
 
-KIND_TYPES = {"single_value": "STATUS_METRIC", "ranking": "STATUS_LIST", "share": "STATUS_METRIC",
-              "series": "STATUS_SUMMARY", "comparison": "STATUS_SUMMARY", "anomalies": "STATUS_SUMMARY",
-              "patterns": "STATUS_SUMMARY", "annual_total": "STATUS_METRIC", "evidence": "STATUS_LIST",
-              "unknown": "STATUS_METRIC"}
-SCHEMAS = {"STATUS_METRIC": "status_metric_v1_json", "STATUS_LIST": "status_list_v1_json",
-           "STATUS_SUMMARY": "status_summary_v1_json", "DATA_DEFINITION": "answer_v1_markdown",
-           "HOWTO_POLICY": "answer_v1_markdown", "KNOWLEDGE_QA": "answer_v1_markdown", "CASUAL": "answer_v1_text"}
+KIND_TYPES = {
+    "single_value": "STATUS_METRIC",
+    "ranking": "STATUS_LIST",
+    "share": "STATUS_METRIC",
+    "series": "STATUS_SUMMARY",
+    "comparison": "STATUS_SUMMARY",
+    "anomalies": "STATUS_SUMMARY",
+    "patterns": "STATUS_SUMMARY",
+    "annual_total": "STATUS_METRIC",
+    "evidence": "STATUS_LIST",
+    "unknown": "STATUS_METRIC",
+}
+SCHEMAS = {
+    "STATUS_METRIC": "status_metric_v1_json",
+    "STATUS_LIST": "status_list_v1_json",
+    "STATUS_SUMMARY": "status_summary_v1_json",
+    "DATA_DEFINITION": "answer_v1_markdown",
+    "HOWTO_POLICY": "answer_v1_markdown",
+    "KNOWLEDGE_QA": "answer_v1_markdown",
+    "CASUAL": "answer_v1_text",
+}
 
 
 def fallback(reason: str) -> tuple[AnalystPlan, str]:
     """The safe QUALITY plan of docs/contracts/002_analyst_plan.md §2 (policy sources only) with its route_reason."""
-    plan = AnalystPlan(intent="parse_error", request_type="KNOWLEDGE_QA", track="QUALITY", required_sources=["policy"],
-                       missing_info_questions=[], expected_output_schema="answer_v1_markdown")
+    plan = AnalystPlan(
+        intent="parse_error",
+        request_type="KNOWLEDGE_QA",
+        track="QUALITY",
+        required_sources=["policy"],
+        missing_info_questions=[],
+        expected_output_schema="answer_v1_markdown",
+    )
     return plan, f"analyst_plan_fallback:{reason}"
 
 
@@ -49,9 +70,14 @@ def analyze(category: str, kind: str, mode: str, question: str | None, refused: 
         request_type, sources, intent = KIND_TYPES.get(kind, "STATUS_METRIC"), ["db"], f"query_{kind}"
     track = "QUALITY" if (mode == "deep" or question) else "FAST"
     try:
-        plan = AnalystPlan(intent=intent, request_type=request_type, track=track, required_sources=sources,
-                           missing_info_questions=[question] if question else [],
-                           expected_output_schema=SCHEMAS.get(request_type, "answer_v1_markdown"))
+        plan = AnalystPlan(
+            intent=intent,
+            request_type=request_type,
+            track=track,
+            required_sources=sources,
+            missing_info_questions=[question] if question else [],
+            expected_output_schema=SCHEMAS.get(request_type, "answer_v1_markdown"),
+        )
     except ValidationError as exc:
         return fallback(f"validation_failed:{exc.error_count()}")
     return plan, None
@@ -85,5 +111,6 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         turn.clarify = []
     kind = turn.understanding.kind if turn.understanding else "unknown"
     question = turn.clarify[0].question if turn.clarify else None
-    turn.analyst_plan, turn.route_reason = analyze(turn.intake.category, kind, turn.query_plan.mode, question,
-                                                   refused=turn.refusal is not None)
+    turn.analyst_plan, turn.route_reason = analyze(
+        turn.intake.category, kind, turn.query_plan.mode, question, refused=turn.refusal is not None
+    )

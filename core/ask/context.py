@@ -4,6 +4,7 @@
 ``Assistant.ask(question, conversation)`` runs the pipeline; ``core ask``, the Consultar page
 and the evaluation harness all use it. One Assistant per process and data folder is enough.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -105,8 +106,15 @@ class Assistant:
             self._llm_config, self._llm_loaded = llm_settings(), True
         return self._llm_config
 
-    def ask(self, question: str, conversation: Conversation | None = None, *, domain_hint: str = "auto",
-            planner: str = "auto", on_stage: OnStage | None = None) -> Turn:
+    def ask(
+        self,
+        question: str,
+        conversation: Conversation | None = None,
+        *,
+        domain_hint: str = "auto",
+        planner: str = "auto",
+        on_stage: OnStage | None = None,
+    ) -> Turn:
         """Answer one question within a conversation (``on_stage(name, "start"|"done", ms)`` around each stage)."""
         self.store.refresh()
         conversation = conversation if conversation is not None else Conversation()

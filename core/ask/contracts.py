@@ -9,6 +9,7 @@
 JSON Schemas are exported to ``catalogs/contracts`` (``python -m core contracts``). The models' docstrings
 become the schemas' descriptions, so they cite ``000 §2`` for short: the files of ``docs/contracts/``.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -18,13 +19,22 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 QUERY_PLAN_SCHEMA_VERSION = "2.0.0"
 
-DomainKey = Literal["incidencia", "tendencias", "comparacion", "patrones", "anomalias", "evidencia",
-                    "metodologia", "lab"]
-DomainHint = Literal["auto", "incidencia", "tendencias", "comparacion", "patrones", "anomalias", "evidencia",
-                     "metodologia", "lab"]
-QueryFlag = Literal["needs-clarification", "domain-hint-overridden", "lab-access-requested", "lab-access-denied",
-                    "lab-access-approved", "strategic-mode-parse-failed", "router-ambiguity-detected",
-                    "mode-forced-deep"]
+DomainKey = Literal[
+    "incidencia", "tendencias", "comparacion", "patrones", "anomalias", "evidencia", "metodologia", "lab"
+]
+DomainHint = Literal[
+    "auto", "incidencia", "tendencias", "comparacion", "patrones", "anomalias", "evidencia", "metodologia", "lab"
+]
+QueryFlag = Literal[
+    "needs-clarification",
+    "domain-hint-overridden",
+    "lab-access-requested",
+    "lab-access-denied",
+    "lab-access-approved",
+    "strategic-mode-parse-failed",
+    "router-ambiguity-detected",
+    "mode-forced-deep",
+]
 
 
 class _Strict(BaseModel):
@@ -113,8 +123,17 @@ class GovernorDecision(_Strict):
         return self
 
 
-RequestType = Literal["STATUS_METRIC", "STATUS_SUMMARY", "STATUS_LIST", "HOWTO_POLICY", "DESIGN_ARCH",
-                      "DATA_DEFINITION", "TROUBLESHOOTING", "KNOWLEDGE_QA", "CASUAL"]
+RequestType = Literal[
+    "STATUS_METRIC",
+    "STATUS_SUMMARY",
+    "STATUS_LIST",
+    "HOWTO_POLICY",
+    "DESIGN_ARCH",
+    "DATA_DEFINITION",
+    "TROUBLESHOOTING",
+    "KNOWLEDGE_QA",
+    "CASUAL",
+]
 STATUS_TYPES = ("STATUS_METRIC", "STATUS_SUMMARY", "STATUS_LIST")
 
 
@@ -134,15 +153,23 @@ class AnalystPlan(_Strict):
             if "db" not in self.required_sources or "doc" in self.required_sources:
                 raise ValueError("STATUS_* requests must include db and never doc")
         if self.request_type in ("DATA_DEFINITION", "HOWTO_POLICY", "DESIGN_ARCH") and not (
-                {"doc", "policy"} & set(self.required_sources)):
+            {"doc", "policy"} & set(self.required_sources)
+        ):
             raise ValueError("definitions and policies use doc or policy")
         if self.track == "FAST" and self.missing_info_questions:
             raise ValueError("FAST track asks no questions")
         return self
 
 
-ClarificationReason = Literal["missing_place", "generic_place", "ambiguous_place", "missing_crime",
-                              "ambiguous_crime", "missing_period", "unsupported_crime"]
+ClarificationReason = Literal[
+    "missing_place",
+    "generic_place",
+    "ambiguous_place",
+    "missing_crime",
+    "ambiguous_crime",
+    "missing_period",
+    "unsupported_crime",
+]
 
 
 class ClarifyingQuestion(_Strict):

@@ -3,6 +3,7 @@
 The same-day cache is keyed by the intake's cache key and checked against the plan's ``query_hash``, so a
 cached answer is only reused for exactly the same plan on the same dataset version.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -26,8 +27,12 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     if cached is not None and cached["query_hash"] == vp.query_hash:
         turn.envelopes = [dict(e) for e in cached["envelopes"]]
     else:
-        result = run_validated(vp, ToolContext(store=ctx.store, catalog=ctx.catalog, metadata=ctx.metadata),
-                               ctx.settings.artifacts_dir, ctx.clock.now().strftime("%Y-%m-%d"))
+        result = run_validated(
+            vp,
+            ToolContext(store=ctx.store, catalog=ctx.catalog, metadata=ctx.metadata),
+            ctx.settings.artifacts_dir,
+            ctx.clock.now().strftime("%Y-%m-%d"),
+        )
         turn.envelopes = result.envelopes
         turn.timings_ms.update({f"tool:{k}": v for k, v in result.timings_ms.items()})
         if result.status == "ok" and ctx.use_cache:

@@ -5,6 +5,7 @@ The Router never selects ``lab`` on its own; a question that asks for experiment
 analysis gets ``lab-access-requested`` and, unless a supervisor approved lab in the
 settings, ``lab-access-denied``.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,16 +58,25 @@ def decide(plan: QueryPlan, lab_requested: bool, approved: bool, now: datetime) 
         statuses = ["stable", "experimental"]
         why = "Un supervisor aprobó las herramientas experimentales."
     else:
-        reason = "Se pidió laboratorio, pero no está aprobado por supervisión." if lab_requested \
+        reason = (
+            "Se pidió laboratorio, pero no está aprobado por supervisión."
+            if lab_requested
             else "Laboratorio bloqueado por defecto."
+        )
         policy = LabPolicy(allow_lab=False, status="denied", rationale=reason)
         gov_flags = ["lab-access-requested", "lab-access-denied"] if lab_requested else []
         statuses = ["stable"]
         why = reason
     if lab_requested and approved:
         gov_flags = ["lab-access-requested", "lab-access-approved"]
-    decision = GovernorDecision(lab_policy=policy, allowed_tool_status=statuses, flags=gov_flags,
-                                decided_by="supervisor_setting" if approved else "policy", rationale=why, timestamp=now)
+    decision = GovernorDecision(
+        lab_policy=policy,
+        allowed_tool_status=statuses,
+        flags=gov_flags,
+        decided_by="supervisor_setting" if approved else "policy",
+        rationale=why,
+        timestamp=now,
+    )
     updated = plan.model_copy(update={"lab_policy": policy, "flags": flags + [f for f in gov_flags if f not in flags]})
     return decision, QueryPlan.model_validate(updated.model_dump())
 

@@ -4,6 +4,7 @@ same-day cache.
 Rules are keyword tables over accent-free text, so the stage is deterministic and fast.
 The categories are social, support, definition, irrelevant and relevant (SQL-worthy).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,44 +20,150 @@ if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run ti
     from core.ask.context import StageContext
     from core.ask.pipeline import Conversation, Turn
 
-SOCIAL = ("hola", "buenos dias", "buenas tardes", "buenas noches", "gracias", "muchas gracias", "adios",
-          "hasta luego", "que tal", "como estas", "saludos", "ok gracias", "perfecto gracias", "excelente")
-SUPPORT = ("que puedes hacer", "como te uso", "como funciona", "ayuda", "que sabes hacer", "que preguntas",
-           "como pregunto", "que datos tienes", "que delitos tienes", "que informacion tienes", "quien eres")
-DEFINITION = ("que es ", "que son ", "que significa", "que quiere decir", "definicion", "diferencia entre",
-              "que diferencia", "diferencia hay", "en que se diferencia", "se distingue",
-              "como se calcula", "como calculan", "como se mide", "de donde vienen", "de donde salen",
-              "que fuente", "que fuentes", "por que no hay", "que cubre", "metodologia", "que cuenta",
-              "que es la tasa", "como se define", "que incluye")
-OFF_TOPIC = ("receta", "futbol", "clima", "pelicula", "cancion", "chiste", "horoscopo", "bitcoin", "programa en",
-             "codigo python", "traduce", "capital de francia", "quien gano", "poema")
-PII = ("nombre de la victima", "nombres de las victimas", "nombre del", "nombres de los", "como se llama",
-       "direccion de", "domicilio", "donde vive", "telefono", "celular", "correo de", "curp", "rfc",
-       "quien fue el culpable", "quien es el culpable", "quienes son los culpables", "quien lo mato",
-       "quien mato", "datos personales", "nombre del asesino", "nombre del sospechoso", "placas del")
+SOCIAL = (
+    "hola",
+    "buenos dias",
+    "buenas tardes",
+    "buenas noches",
+    "gracias",
+    "muchas gracias",
+    "adios",
+    "hasta luego",
+    "que tal",
+    "como estas",
+    "saludos",
+    "ok gracias",
+    "perfecto gracias",
+    "excelente",
+)
+SUPPORT = (
+    "que puedes hacer",
+    "como te uso",
+    "como funciona",
+    "ayuda",
+    "que sabes hacer",
+    "que preguntas",
+    "como pregunto",
+    "que datos tienes",
+    "que delitos tienes",
+    "que informacion tienes",
+    "quien eres",
+)
+DEFINITION = (
+    "que es ",
+    "que son ",
+    "que significa",
+    "que quiere decir",
+    "definicion",
+    "diferencia entre",
+    "que diferencia",
+    "diferencia hay",
+    "en que se diferencia",
+    "se distingue",
+    "como se calcula",
+    "como calculan",
+    "como se mide",
+    "de donde vienen",
+    "de donde salen",
+    "que fuente",
+    "que fuentes",
+    "por que no hay",
+    "que cubre",
+    "metodologia",
+    "que cuenta",
+    "que es la tasa",
+    "como se define",
+    "que incluye",
+)
+OFF_TOPIC = (
+    "receta",
+    "futbol",
+    "clima",
+    "pelicula",
+    "cancion",
+    "chiste",
+    "horoscopo",
+    "bitcoin",
+    "programa en",
+    "codigo python",
+    "traduce",
+    "capital de francia",
+    "quien gano",
+    "poema",
+)
+PII = (
+    "nombre de la victima",
+    "nombres de las victimas",
+    "nombre del",
+    "nombres de los",
+    "como se llama",
+    "direccion de",
+    "domicilio",
+    "donde vive",
+    "telefono",
+    "celular",
+    "correo de",
+    "curp",
+    "rfc",
+    "quien fue el culpable",
+    "quien es el culpable",
+    "quienes son los culpables",
+    "quien lo mato",
+    "quien mato",
+    "datos personales",
+    "nombre del asesino",
+    "nombre del sospechoso",
+    "placas del",
+)
 OFFENSIVE = ("pendejo", "idiota", "estupido", "imbecil", "puta", "chinga", "cabron", "mierda", "maldito bot")
-OVERRIDE = ("ignora las instrucciones", "ignora tus instrucciones", "olvida tus reglas", "olvida las reglas",
-            "ignore previous", "ignore all previous", "system prompt", "actua como", "modo desarrollador",
-            "jailbreak", "sin restricciones", "revela tu prompt", "muestra tu prompt")
-DESTRUCTIVE = ("borra ", "borrar ", "elimina los datos", "eliminar los datos", "drop table", "delete from",
-               "truncate", "modifica los datos", "cambia los datos", "alterar los datos", "update incidents",
-               "rm -rf")
+OVERRIDE = (
+    "ignora las instrucciones",
+    "ignora tus instrucciones",
+    "olvida tus reglas",
+    "olvida las reglas",
+    "ignore previous",
+    "ignore all previous",
+    "system prompt",
+    "actua como",
+    "modo desarrollador",
+    "jailbreak",
+    "sin restricciones",
+    "revela tu prompt",
+    "muestra tu prompt",
+)
+DESTRUCTIVE = (
+    "borra ",
+    "borrar ",
+    "elimina los datos",
+    "eliminar los datos",
+    "drop table",
+    "delete from",
+    "truncate",
+    "modifica los datos",
+    "cambia los datos",
+    "alterar los datos",
+    "update incidents",
+    "rm -rf",
+)
 _WORD = re.compile(r"[a-z0-9ñ]+")
 # "elimina la tabla de homicidios", "borra los registros": a destructive verb aimed at the data.
 _DESTRUCTIVE_RE = re.compile(
     r"\b(borra\w*|elimin\w*|modific\w*|alter\w*|trunca\w*|destru\w*|sobrescrib\w*|reemplaza\w*|vacia\w*)\b"
-    r".{0,40}\b(tabla|tablas|datos|registros|base|bases|informacion|archivo|archivos|cifras|bitacora|auditoria)\b")
+    r".{0,40}\b(tabla|tablas|datos|registros|base|bases|informacion|archivo|archivos|cifras|bitacora|auditoria)\b"
+)
 # "el nombre de las víctimas", "teléfono del sospechoso": personal data of people involved.
 _PII_RE = re.compile(
     r"\b(nombres?|apellidos?|telefonos?|celular(es)?|direccion(es)?|domicilios?|identidad(es)?|fotos?|curp|rfc|"
     r"correos?|placas?|edad(es)?|quien(es)? (es|son|fue|fueron))\b.{0,40}"
     r"\b(victimas?|sospechos[oa]s?|detenid[oa]s?|culpables?|agresor(es|as?)?|asesin[oa]s?|responsables?|"
-    r"implicad[oa]s?|acusad[oa]s?|delincuentes?|ofendid[oa]s?|denunciantes?)\b")
+    r"implicad[oa]s?|acusad[oa]s?|delincuentes?|ofendid[oa]s?|denunciantes?)\b"
+)
 
 # Methodology questions: a question word near a methodology noun.
 _METHOD_RE = re.compile(
     r"\b(que|como|cual|cuales|por que|donde)\b.{0,40}\b(poblacion|tasa|tasas|fuente|fuentes|metodologia|cobertura|"
-    r"significa|definicion|calcul\w*|vienen|provienen|publica\w*|cuenta|cuentan|carpetas?|cifra negra|rnid|sesnsp)\b")
+    r"significa|definicion|calcul\w*|vienen|provienen|publica\w*|cuenta|cuentan|carpetas?|cifra negra|rnid|sesnsp)\b"
+)
 
 
 def _has(text: str, phrases) -> bool:
@@ -65,9 +172,12 @@ def _has(text: str, phrases) -> bool:
 
 def moderate(normalized: str) -> Moderation:
     """PII requests, offensive text, instruction overrides and destructive requests."""
-    return Moderation(pii_request=_has(normalized, PII) or bool(_PII_RE.search(normalized)), offensive=_has(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
-                      instruction_override=_has(normalized, OVERRIDE),
-                      destructive=_has(normalized, DESTRUCTIVE) or bool(_DESTRUCTIVE_RE.search(normalized)))
+    return Moderation(
+        pii_request=_has(normalized, PII) or bool(_PII_RE.search(normalized)),
+        offensive=_has(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
+        instruction_override=_has(normalized, OVERRIDE),
+        destructive=_has(normalized, DESTRUCTIVE) or bool(_DESTRUCTIVE_RE.search(normalized)),
+    )
 
 
 def classify(normalized: str, has_domain_signal: bool) -> str:
@@ -114,11 +224,19 @@ class SameDayCache:
         self._items[key] = turn
 
 
-def build_intake(question: str, rewritten: str, is_follow_up: bool, category: str, moderation: Moderation,
-                 key: str, hit: bool) -> Intake:
+def build_intake(
+    question: str, rewritten: str, is_follow_up: bool, category: str, moderation: Moderation, key: str, hit: bool
+) -> Intake:
     """The Intake contract of one turn."""
-    return Intake(original_question=question[:4000], rewritten_question=rewritten[:4000], is_follow_up=is_follow_up,
-                  category=category, moderation=moderation, cache_key=key, cache_hit=hit)
+    return Intake(
+        original_question=question[:4000],
+        rewritten_question=rewritten[:4000],
+        is_follow_up=is_follow_up,
+        category=category,
+        moderation=moderation,
+        cache_key=key,
+        cache_hit=hit,
+    )
 
 
 # -- the stage --------------------------------------------------------------------------------
@@ -146,8 +264,13 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     category = "relevant" if follow else classify(normalized, has_signal)
     if category == "irrelevant" and u is not None and "delito" in normalized:
         category = "relevant"
-    key = cache_key(ctx.clock.now().strftime("%Y-%m-%d"), meta["dataset_version"] if meta else None,
-                    rewritten, turn.planner_requested, turn.domain_hint)
+    key = cache_key(
+        ctx.clock.now().strftime("%Y-%m-%d"),
+        meta["dataset_version"] if meta else None,
+        rewritten,
+        turn.planner_requested,
+        turn.domain_hint,
+    )
     hit = ctx.use_cache and ctx.cache.get(key) is not None
     turn.understanding = u
     turn.intake = build_intake(question, rewritten, follow, category, moderation, key, hit)

@@ -5,6 +5,7 @@ stands alone). Tokens are lowercased, accent-free, stopword-filtered and lightly
 with our own Spanish rules, so nothing is downloaded. Ranking is deterministic: equal
 scores keep the documents' order.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,30 +29,41 @@ DEFINED_WEIGHT = 3  # terms a section defines ("El feminicidio es …") answer "
 _DEFINES = re.compile(r"(?:^|(?<=[.;:]\s))(?:El|La|Los|Las|Un|Una)\s+([^.,;:]{3,80}?)\s+(?:es|son)\s+\w")
 
 # A short hand-made list: bm25s's Spanish list drops "estado", "contra" and "sin", which matter here.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a al algo algun alguna algunas alguno algunos ante antes aqui asi aun cada cual cuales cuando cuanta cuantas
 cuanto cuantos de del desde donde dos durante e el ella ellas ellos en entre era eran es esa esas ese eso esos
 esta estan estas este esto estos fue fueron ha habia han hay la las le les lo los mas me mi mis muy nada
 ni no nos o otra otras otro otros para pero poco por porque pues que quien quienes se sea segun ser si sido
 siempre sobre solo son su sus tal tambien tan tanto te tiene tienen todo todos tu tus u un una unas uno unos
 usted y ya yo puede pueden hace hacen como casandra
-""".split())
+""".split()
+)
 # How a question is asked, not what it asks about: dropped from queries only.
-QUESTION_WORDS = frozenset("significa significan quiere quieren decir puedo podemos saber pasa explica explicame "
-                           "dime digame entender entiendo viene vienen sale salen".split())
+QUESTION_WORDS = frozenset(
+    "significa significan quiere quieren decir puedo podemos saber pasa explica explicame "
+    "dime digame entender entiendo viene vienen sale salen".split()
+)
 # Question phrasings whose key words are not in the documents: (phrase, added words, added words when the
 # question names a year). "No hay datos" of a crime means it is not loaded; of a year, outside its coverage.
-QUERY_EXPANSIONS = (("de donde", "fuente", None), ("no hay datos", "faltan incluidos", "fuera cobertura"),
-                    ("no hay informacion", "faltan incluidos", "fuera cobertura"), ("cada cuando", "calendario", None),
-                    ("poblacion", "conapo mitad censo formula", None))
+QUERY_EXPANSIONS = (
+    ("de donde", "fuente", None),
+    ("no hay datos", "faltan incluidos", "fuera cobertura"),
+    ("no hay informacion", "faltan incluidos", "fuera cobertura"),
+    ("cada cuando", "calendario", None),
+    ("poblacion", "conapo mitad censo formula", None),
+)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 # Longest suffix first; a stem keeps at least three letters, so "tasa" and "tasas" meet at "tas".
-_SUFFIXES = sorted("""
+_SUFFIXES = sorted(
+    """
 aciones uciones iciones acion ucion icion amientos imientos amiento imiento mente idades idad ables ibles able
 ible istas ista osas osos osa oso ados adas idos idas ado ada ido ida ando iendo aron ieron aban ales al
 iones ion an en ar er ir as es os a e o s
-""".split(), key=lambda s: (-len(s), s))
+""".split(),
+    key=lambda s: (-len(s), s),
+)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -70,7 +82,6 @@ def tokenize(text: str, query: bool = False) -> list[str]:
     plain = strip_accents(text.lower())  # also turns ñ into n
     drop = STOPWORDS | QUESTION_WORDS if query else STOPWORDS
     return [stem(w) for w in _WORD.findall(plain) if w not in drop]
-
 
 
 def defined_terms(text: str) -> list[str]:
@@ -130,9 +141,12 @@ class DocIndex:
 
     def __init__(self, passages: list[Passage]):
         self.passages = list(passages)
-        corpus = [tokenize(f"{p.title} {p.section}") * HEADING_WEIGHT
-                  + tokenize(" ".join(defined_terms(p.text))) * DEFINED_WEIGHT + tokenize(p.text)
-                  for p in self.passages]
+        corpus = [
+            tokenize(f"{p.title} {p.section}") * HEADING_WEIGHT
+            + tokenize(" ".join(defined_terms(p.text))) * DEFINED_WEIGHT
+            + tokenize(p.text)
+            for p in self.passages
+        ]
         self._bm25 = bm25s.BM25()
         self._bm25.index(corpus, show_progress=False)
 
@@ -145,8 +159,11 @@ class DocIndex:
         """The ``k`` best passages for ``query`` (only positive scores), best first."""
         plain = strip_accents(query.lower())
         dated = bool(_YEAR.search(plain))
-        extra = [(when_dated if dated and when_dated else words)
-                 for phrase, words, when_dated in QUERY_EXPANSIONS if phrase in plain]
+        extra = [
+            (when_dated if dated and when_dated else words)
+            for phrase, words, when_dated in QUERY_EXPANSIONS
+            if phrase in plain
+        ]
         tokens = tokenize(" ".join([query, *extra]), query=True)
         if not tokens or k <= 0:
             return []
@@ -171,8 +188,9 @@ class DocIndex:
         max_total = stop.max_total_docs if stop else None
         for rnd in sorted(rounds, key=lambda r: r.round_id)[:max_rounds]:
             # there is no vector index offline: every retriever of a round runs as bm25 with its own k
-            ranked_lists = [self.search(q, m.k, rnd.filters.doc_types)
-                            for q in rnd.query_variants for m in rnd.retrieval_modes]
+            ranked_lists = [
+                self.search(q, m.k, rnd.filters.doc_types) for q in rnd.query_variants for m in rnd.retrieval_modes
+            ]
             merged = _rrf(ranked_lists) if rnd.rrf else _max_merge(ranked_lists)
             new = [p for p in merged if (p.doc, p.section) not in seen][: rnd.output.max_docs]
             for p in new:
@@ -222,8 +240,9 @@ def _load_cached(folder: str) -> DocIndex:
 
 def sentences(text: str) -> list[str]:
     """Sentences of a passage (table rows dropped, list items as sentences)."""
-    lines = [ln.strip().removeprefix("- ") for ln in text.splitlines()
-             if ln.strip() and not ln.lstrip().startswith("|")]
+    lines = [
+        ln.strip().removeprefix("- ") for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("|")
+    ]
     return [s for line in lines for s in re.split(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿«(])", line) if s]
 
 

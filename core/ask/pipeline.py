@@ -3,6 +3,7 @@
 ``STAGES`` is the single place where the order lives; a test can run any prefix. Each
 stage takes the turn and its context and fills one more contract.
 """
+
 from __future__ import annotations
 
 import time
@@ -123,8 +124,9 @@ STAGES: tuple[tuple[str, Stage], ...] = (
 OnStage = Callable[[str, str, "float | None"], None]
 
 
-def run_turn(turn: Turn, ctx: StageContext, conversation: Conversation, upto: str | None = None,
-             on_stage: OnStage | None = None) -> Turn:
+def run_turn(
+    turn: Turn, ctx: StageContext, conversation: Conversation, upto: str | None = None, on_stage: OnStage | None = None
+) -> Turn:
     """Run the stages in order (all, or up to and including ``upto``); ``on_stage(name, "start"|"done", ms)``."""
     t0 = time.perf_counter()
     for name, stage in STAGES:

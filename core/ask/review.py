@@ -5,6 +5,7 @@ An answer that shows a phone, an e-mail, a CURP/RFC, an address or a named perso
 tracebacks or keys, is replaced by a fixed Spanish text and marked ``blocked``. Numbers no envelope or passage
 holds are not blocked but named in a warning, so an analyst can see what was not verified.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,31 +17,46 @@ from core.text import MONTHS
 
 _NAME = r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+(?:\s+[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+)+"
 PERSONAL = {
-    "teléfono": re.compile(r"(?<![\d,.])(?:\+?52[\s.-]?)?(?:\(\d{2,3}\)\s?|\d{2,3}[\s.-])\d{3,4}[\s.-]?\d{4}(?![\d,])"
-                           r"|(?<![\d,.])\d{10}(?![\d,.])"),
+    "teléfono": re.compile(
+        r"(?<![\d,.])(?:\+?52[\s.-]?)?(?:\(\d{2,3}\)\s?|\d{2,3}[\s.-])\d{3,4}[\s.-]?\d{4}(?![\d,])"
+        r"|(?<![\d,.])\d{10}(?![\d,.])"
+    ),
     "correo": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b"),
     "CURP/RFC": re.compile(r"\b[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z0-9]\d\b|\b[A-ZÑ&]{3,4}\d{6}[A-Z0-9]{3}\b"),
-    "domicilio": re.compile(r"(?i:\b(?:calle|avenida|av\.|blvd\.?|bulevar|boulevard|privada|callejón|calzada|"
-                            r"carretera|colonia|col\.)\s+)[\w.' ]{1,60}?\s*"
-                            r"(?:#|(?i:núm\.?|num\.?|no\.|número)\s*)\s*\d+"),
-    "nombre": re.compile(r"\b(?i:la|el|las|los)\s+(?i:víctimas?|victimas?|sospechos[oa]s?|presunt[oa]s? responsables?|"
-                         r"detenid[oa]s?|imputad[oa]s?|agresor(?:a|es)?|occis[oa]s?|denunciantes?|testigos?)[,:]?\s+"
-                         + _NAME),
+    "domicilio": re.compile(
+        r"(?i:\b(?:calle|avenida|av\.|blvd\.?|bulevar|boulevard|privada|callejón|calzada|"
+        r"carretera|colonia|col\.)\s+)[\w.' ]{1,60}?\s*"
+        r"(?:#|(?i:núm\.?|num\.?|no\.|número)\s*)\s*\d+"
+    ),
+    "nombre": re.compile(
+        r"\b(?i:la|el|las|los)\s+(?i:víctimas?|victimas?|sospechos[oa]s?|presunt[oa]s? responsables?|"
+        r"detenid[oa]s?|imputad[oa]s?|agresor(?:a|es)?|occis[oa]s?|denunciantes?|testigos?)[,:]?\s+" + _NAME
+    ),
 }
 INTERNAL = {
     # SQL is matched in capitals (Spanish prose never writes them) or as a lowercase select … from
-    "SQL": re.compile(r"\b(?:SELECT|FROM|WHERE|JOIN|INSERT|DELETE|DROP|UPDATE|UNION)\b"
-                      r"|(?i:\bselect\b[^.]{0,120}\bfrom\b)"),
+    "SQL": re.compile(
+        r"\b(?:SELECT|FROM|WHERE|JOIN|INSERT|DELETE|DROP|UPDATE|UNION)\b"
+        r"|(?i:\bselect\b[^.]{0,120}\bfrom\b)"
+    ),
     # absolute paths only: the methodology cites repository paths such as `data/raw/`, which are public
-    "ruta": re.compile(r"(?:(?<=\s)|^|(?<=[(\"'`=]))(?:/[A-Za-z_.][\w.-]*){2,}|\b[A-Za-z]:\\"
-                       r"|\b\w+\.(?:py|duckdb|sqlite)\b|\b(?:artifact|file)://"),
-    "traza": re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
-                        r"|\b[A-Z][A-Za-z]*(?:Error|Exception)\b"),
-    "clave": re.compile(r"\bsk-[A-Za-z0-9_-]{8,}|\bAKIA[0-9A-Z]{16}\b"
-                        r"|(?i:\b(?:api[_-]?key|secret|password)\s*[:=]\s*\S+)"),
+    "ruta": re.compile(
+        r"(?:(?<=\s)|^|(?<=[(\"'`=]))(?:/[A-Za-z_.][\w.-]*){2,}|\b[A-Za-z]:\\"
+        r"|\b\w+\.(?:py|duckdb|sqlite)\b|\b(?:artifact|file)://"
+    ),
+    "traza": re.compile(
+        r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
+        r"|\b[A-Z][A-Za-z]*(?:Error|Exception)\b"
+    ),
+    "clave": re.compile(
+        r"\bsk-[A-Za-z0-9_-]{8,}|\bAKIA[0-9A-Z]{16}\b"
+        r"|(?i:\b(?:api[_-]?key|secret|password)\s*[:=]\s*\S+)"
+    ),
 }
-SAFE_TEXT = ("No puedo mostrar esta respuesta: la revisión encontró {what}. Casandra sólo ofrece estadística "
-             "agregada y no comparte datos de personas ni detalles internos del sistema. Puede reformular la pregunta.")
+SAFE_TEXT = (
+    "No puedo mostrar esta respuesta: la revisión encontró {what}. Casandra sólo ofrece estadística "
+    "agregada y no comparte datos de personas ni detalles internos del sistema. Puede reformular la pregunta."
+)
 _NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
 _DAY = re.compile(r"\s+de\s+(?:" + "|".join(MONTHS) + ")")
 CHECK_FROM = 10  # small numbers (counts of months, ranks) are wording, not results
@@ -92,14 +108,22 @@ def review(answer: Answer, envelopes: list[dict] = (), passages: list = ()) -> A
     internal = [k for k, rx in INTERNAL.items() if rx.search(visible)]
     if found or internal:
         what = join_y((["datos personales"] if found else []) + (["detalles internos del sistema"] if internal else []))
-        return answer.model_copy(update={
-            "text": SAFE_TEXT.format(what=what), "blocked": True, "chart": None, "clarifying_options": [],
-            "evidence_ids": [], "warnings": [f"Respuesta bloqueada por la revisión ({', '.join(found + internal)})."]})
+        return answer.model_copy(
+            update={
+                "text": SAFE_TEXT.format(what=what),
+                "blocked": True,
+                "chart": None,
+                "clarifying_options": [],
+                "evidence_ids": [],
+                "warnings": [f"Respuesta bloqueada por la revisión ({', '.join(found + internal)})."],
+            }
+        )
     if not envelopes and not passages:
         return answer
     # evidence row ids are not figures: only what a reader could see counts
     shown = [{k: e.get(k) for k in ("summary", "data", "metrics", "meta", "error")} for e in envelopes]
-    loose = _unverified(_without_ids(answer.text, answer.provenance),
-                        _allowed([*shown, *(p.text for p in passages), *answer.warnings]))
+    loose = _unverified(
+        _without_ids(answer.text, answer.provenance), _allowed([*shown, *(p.text for p in passages), *answer.warnings])
+    )
     note = f"Cifras que no aparecen en los resultados consultados: {', '.join(loose)}."
     return answer.model_copy(update={"warnings": [*answer.warnings, note]}) if loose else answer

@@ -4,6 +4,7 @@ Confidence is measured, not decorative: it falls with fuzzy matches, unresolved 
 and ambiguity. ``deep`` is chosen for comparisons, anomalies, patterns and multi-part
 questions. ``lab`` is never selected here; the Governor decides it.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -21,16 +22,31 @@ if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run ti
     from core.ask.pipeline import Conversation, Turn
 
 KIND_DOMAINS = {
-    "single_value": ["incidencia"], "ranking": ["incidencia"], "share": ["incidencia"],
-    "series": ["tendencias"], "comparison": ["comparacion", "tendencias"], "anomalies": ["anomalias", "tendencias"],
-    "patterns": ["patrones"], "annual_total": ["incidencia"], "evidence": ["evidencia"], "unknown": ["incidencia"],
+    "single_value": ["incidencia"],
+    "ranking": ["incidencia"],
+    "share": ["incidencia"],
+    "series": ["tendencias"],
+    "comparison": ["comparacion", "tendencias"],
+    "anomalies": ["anomalias", "tendencias"],
+    "patterns": ["patrones"],
+    "annual_total": ["incidencia"],
+    "evidence": ["evidencia"],
+    "unknown": ["incidencia"],
 }
 DEEP_KINDS = ("comparison", "anomalies", "patterns")
 LAB_WORDS = ("laboratorio", "experimental", "modo lab", "herramientas experimentales", "pronostico", "prediccion")
-KIND_WORDS = {"single_value": "conteo", "ranking": "ranking de municipios", "share": "porcentaje del total",
-              "series": "serie mensual", "comparison": "comparación de periodos", "anomalies": "anomalías",
-              "patterns": "patrones", "annual_total": "total anual de delitos", "evidence": "evidencia",
-              "unknown": "consulta"}
+KIND_WORDS = {
+    "single_value": "conteo",
+    "ranking": "ranking de municipios",
+    "share": "porcentaje del total",
+    "series": "serie mensual",
+    "comparison": "comparación de periodos",
+    "anomalies": "anomalías",
+    "patterns": "patrones",
+    "annual_total": "total anual de delitos",
+    "evidence": "evidencia",
+    "unknown": "consulta",
+}
 
 
 def lab_requested(normalized: str) -> bool:
@@ -57,8 +73,9 @@ def confidence(u: Understanding | None, category: str) -> str:
     return "high" if penalties == 0 else "medium" if penalties == 1 else "low"
 
 
-def route(u: Understanding | None, category: str, domain_hint: str, normalized: str, now: datetime,
-          needs_clarification: bool) -> QueryPlan:
+def route(
+    u: Understanding | None, category: str, domain_hint: str, normalized: str, now: datetime, needs_clarification: bool
+) -> QueryPlan:
     """The QueryPlan of a turn."""
     kind = u.kind if u else "unknown"
     if category == "definition":
@@ -101,10 +118,19 @@ def route(u: Understanding | None, category: str, domain_hint: str, normalized: 
         if u.window_text:
             lines.append(f"Periodo: {u.window_text}.")
     lines.append(f"Dominios: {', '.join(domains)}; modo {mode}; {hint_note}.")
-    return QueryPlan(mode=mode, domain_hint=domain_hint, domains_selected=domains, agents_selected=[],
-                     needs_evidence=bool(u and u.wants_evidence) or category == "definition", needs_skills=False,
-                     lab_policy=default_lab_policy(), rationale="\n".join(lines[:8]), confidence=conf,
-                     flags=list(dict.fromkeys(flags)), timestamp=now)
+    return QueryPlan(
+        mode=mode,
+        domain_hint=domain_hint,
+        domains_selected=domains,
+        agents_selected=[],
+        needs_evidence=bool(u and u.wants_evidence) or category == "definition",
+        needs_skills=False,
+        lab_policy=default_lab_policy(),
+        rationale="\n".join(lines[:8]),
+        confidence=conf,
+        flags=list(dict.fromkeys(flags)),
+        timestamp=now,
+    )
 
 
 # -- the stage --------------------------------------------------------------------------------
@@ -120,5 +146,6 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     if cat == "relevant" and u is not None and ctx.metadata:
         needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total"
         turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u))
-    turn.query_plan = route(u, cat, turn.domain_hint, normalize_text(turn.question), ctx.clock.now(),
-                            needs_clarification=bool(turn.clarify))
+    turn.query_plan = route(
+        u, cat, turn.domain_hint, normalize_text(turn.question), ctx.clock.now(), needs_clarification=bool(turn.clarify)
+    )

@@ -3,6 +3,7 @@
 A valid plan is normalized and gets its ``query_hash``; an invalid one becomes the turn's error envelope,
 so the answer explains every problem instead of raising.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -23,14 +24,24 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     try:
         vp = validate_plan(turn.plan, ctx.catalog, ctx.metadata)
     except ErrorGroup as exc:
-        env = error_envelope(exc, tool=failing_tool(exc, None, ctx.catalog), tool_version=None,
-                             meta={"dataset_version": ctx.store.dataset_version,
-                                   "catalog_version": ctx.catalog.catalog_version})
+        env = error_envelope(
+            exc,
+            tool=failing_tool(exc, None, ctx.catalog),
+            tool_version=None,
+            meta={"dataset_version": ctx.store.dataset_version, "catalog_version": ctx.catalog.catalog_version},
+        )
         turn.envelopes = [env]
         turn.validation = {"ok": False, "problems": [p.as_dict() for p in exc.problems]}
         return
     turn.validated = vp
-    turn.plan = {"plan": [{"tool_id": s.tool_id, "tool_version": s.tool_version, "args": s.args} for s in vp.plan.plan],
-                 "meta": vp.plan.meta.model_dump()}
-    turn.validation = {"ok": True, "query_hash": vp.query_hash, "warnings": vp.warnings,
-                       "estimate": vp.estimate, "catalog_version": vp.catalog_version}
+    turn.plan = {
+        "plan": [{"tool_id": s.tool_id, "tool_version": s.tool_version, "args": s.args} for s in vp.plan.plan],
+        "meta": vp.plan.meta.model_dump(),
+    }
+    turn.validation = {
+        "ok": True,
+        "query_hash": vp.query_hash,
+        "warnings": vp.warnings,
+        "estimate": vp.estimate,
+        "catalog_version": vp.catalog_version,
+    }

@@ -2,6 +2,7 @@
 what a tool's Spanish headline says (crimes, place); and the canned replies of turns that run no database tool
 (social, refusals, help). The answer composer and the chart titles share these.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,22 +12,36 @@ from core.text import MONTHS
 from core.text import month_words as _date_month_words
 
 REFUSALS = {
-    "pii": ("No puedo dar nombres, direcciones, teléfonos ni otros datos personales de víctimas o de presuntos "
-            "responsables. Casandra trabaja con cifras agregadas por municipio y mes: puedo decirte, por ejemplo, "
-            "cuántos casos hubo en un municipio y periodo."),
-    "offensive": ("Prefiero mantener la conversación respetuosa. ¿Sobre qué delito, lugar o periodo quieres información?"),
-    "override": ("No puedo cambiar mis reglas ni mostrar instrucciones internas. Puedo responder preguntas sobre la "
-                 "incidencia delictiva en Guanajuato con los datos publicados por el SESNSP."),
-    "destructive": ("No puedo modificar ni borrar datos: el motor es de solo lectura. Un responsable de datos puede "
-                    "cargar archivos nuevos o volver a una versión anterior en «Carga de datos»."),
-    "off_topic": ("Solo respondo preguntas sobre incidencia delictiva (SESNSP) en Guanajuato y su metodología. "
-                  "Por ejemplo: «¿Cuántos homicidios dolosos hubo en León en 2024?»."),
-    "culprit": ("No identifico culpables ni personas: los datos son conteos de carpetas de investigación por municipio "
-                "y mes. Puedo darte cifras, rankings o la evolución de un delito."),
+    "pii": (
+        "No puedo dar nombres, direcciones, teléfonos ni otros datos personales de víctimas o de presuntos "
+        "responsables. Casandra trabaja con cifras agregadas por municipio y mes: puedo decirte, por ejemplo, "
+        "cuántos casos hubo en un municipio y periodo."
+    ),
+    "offensive": (
+        "Prefiero mantener la conversación respetuosa. ¿Sobre qué delito, lugar o periodo quieres información?"
+    ),
+    "override": (
+        "No puedo cambiar mis reglas ni mostrar instrucciones internas. Puedo responder preguntas sobre la "
+        "incidencia delictiva en Guanajuato con los datos publicados por el SESNSP."
+    ),
+    "destructive": (
+        "No puedo modificar ni borrar datos: el motor es de solo lectura. Un responsable de datos puede "
+        "cargar archivos nuevos o volver a una versión anterior en «Carga de datos»."
+    ),
+    "off_topic": (
+        "Solo respondo preguntas sobre incidencia delictiva (SESNSP) en Guanajuato y su metodología. "
+        "Por ejemplo: «¿Cuántos homicidios dolosos hubo en León en 2024?»."
+    ),
+    "culprit": (
+        "No identifico culpables ni personas: los datos son conteos de carpetas de investigación por municipio "
+        "y mes. Puedo darte cifras, rankings o la evolución de un delito."
+    ),
 }
-SOCIAL_HELLO = ("¡Hola! Soy Casandra. Puedo responder preguntas sobre la incidencia delictiva en Guanajuato: "
-                "conteos, rankings de municipios, series mes por mes, comparaciones entre periodos, porcentajes, "
-                "anomalías y patrones. Por ejemplo: «¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?».")
+SOCIAL_HELLO = (
+    "¡Hola! Soy Casandra. Puedo responder preguntas sobre la incidencia delictiva en Guanajuato: "
+    "conteos, rankings de municipios, series mes por mes, comparaciones entre periodos, porcentajes, "
+    "anomalías y patrones. Por ejemplo: «¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?»."
+)
 SOCIAL_THANKS = "¡Con gusto! ¿Quieres consultar algo más?"
 SOCIAL_BYE = "¡Hasta luego! Aquí estaré cuando necesites más cifras."
 
@@ -44,23 +59,32 @@ def support_reply(crime_labels: list[str], max_date: str | None) -> str:
     """How to use Casandra and what data it has."""
     crimes = ", ".join(crime_labels[:20])
     until = f" Los datos llegan hasta {max_date}." if max_date else ""
-    return ("Escribe tu pregunta en español indicando delito, lugar y periodo, por ejemplo «¿Cuántos feminicidios hubo "
-            "en Celaya en 2021?», «¿En qué municipio hubo más secuestros en 2019?» o «Homicidios en León mes por mes en "
-            "2024». También puedes pedir tasas por 100 mil habitantes, comparaciones entre años, porcentajes del total, "
-            f"anomalías y patrones. Delitos disponibles: {crimes}.{until} Cada respuesta muestra el plan de consulta, "
-            "la evidencia y la procedencia de los datos.")
+    return (
+        "Escribe tu pregunta en español indicando delito, lugar y periodo, por ejemplo «¿Cuántos feminicidios hubo "
+        "en Celaya en 2021?», «¿En qué municipio hubo más secuestros en 2019?» o «Homicidios en León mes por mes en "
+        "2024». También puedes pedir tasas por 100 mil habitantes, comparaciones entre años, porcentajes del total, "
+        f"anomalías y patrones. Delitos disponibles: {crimes}.{until} Cada respuesta muestra el plan de consulta, "
+        "la evidencia y la procedencia de los datos."
+    )
 
 
 def unsupported_crime_reply(label: str, available: list[str]) -> str:
     """A crime SESNSP publishes but the loaded data does not include."""
-    return (f"Los datos cargados no incluyen {label}. El archivo municipal completo del SESNSP sí lo trae y un "
-            f"responsable de datos puede cargarlo. Por ahora puedo responder sobre: {', '.join(available[:20])}.")
+    return (
+        f"Los datos cargados no incluyen {label}. El archivo municipal completo del SESNSP sí lo trae y un "
+        f"responsable de datos puede cargarlo. Por ahora puedo responder sobre: {', '.join(available[:20])}."
+    )
 
 
 # -- dates, numbers and lists ------------------------------------------------------------------------------
 STATE_NAMES = {"GTO": "Guanajuato"}
-_PLURALS = {"homicidio doloso": "homicidios dolosos", "homicidio culposo": "homicidios culposos",
-            "homicidio": "homicidios", "feminicidio": "feminicidios", "secuestro": "secuestros"}
+_PLURALS = {
+    "homicidio doloso": "homicidios dolosos",
+    "homicidio culposo": "homicidios culposos",
+    "homicidio": "homicidios",
+    "feminicidio": "feminicidios",
+    "secuestro": "secuestros",
+}
 _ISO_RANGE = re.compile(r"(\d{4})-(\d{2})(?:-\d{2})?\.\.(\d{4})-(\d{2})(?:-\d{2})?")
 _ISO_MONTH = re.compile(r"(?<![\d-])(\d{4})-(\d{2})(?:-(\d{2}))?(?![\d-])")
 
@@ -97,10 +121,18 @@ def between(start: str, end: str) -> str:
 
 def humanize_dates(text: str) -> str:
     """ISO months and ranges in a tool's message ('2022-07..2022-12') written in Spanish words."""
-    text = _ISO_RANGE.sub(lambda m: period_words(f"{m[1]}-{m[2]}", f"{m[3]}-{m[4]}")
-                          if 1 <= int(m[2]) <= 12 and 1 <= int(m[4]) <= 12 else m[0], text)
-    return _ISO_MONTH.sub(lambda m: (f"{int(m[3])} de " if m[3] else "") + month_words(f"{m[1]}-{m[2]}")
-                          if 1 <= int(m[2]) <= 12 else m[0], text)
+    text = _ISO_RANGE.sub(
+        lambda m: (
+            period_words(f"{m[1]}-{m[2]}", f"{m[3]}-{m[4]}") if 1 <= int(m[2]) <= 12 and 1 <= int(m[4]) <= 12 else m[0]
+        ),
+        text,
+    )
+    return _ISO_MONTH.sub(
+        lambda m: (
+            (f"{int(m[3])} de " if m[3] else "") + month_words(f"{m[1]}-{m[2]}") if 1 <= int(m[2]) <= 12 else m[0]
+        ),
+        text,
+    )
 
 
 def join_y(items) -> str:
@@ -148,9 +180,11 @@ def state_name(entidad_id: str) -> str:
 
 
 # -- what a tool's Spanish headline says ------------------------------------------------------------------
-_CRIMES_IN_HEADLINE = (re.compile(r"^Top (.+) \((?:conteo|tasa_per_100k)\) — "),
-                       re.compile(r"^(?:Serie mensual|Comparación|Anomalías) de (.+?) — "),
-                       re.compile(r"^Entidades (?:con (?:más|menos) eventos|por \w+) \((.+?)\)[,]? "))
+_CRIMES_IN_HEADLINE = (
+    re.compile(r"^Top (.+) \((?:conteo|tasa_per_100k)\) — "),
+    re.compile(r"^(?:Serie mensual|Comparación|Anomalías) de (.+?) — "),
+    re.compile(r"^Entidades (?:con (?:más|menos) eventos|por \w+) \((.+?)\)[,]? "),
+)
 
 
 def crime_labels(envelope: dict) -> list[str]:

@@ -1,4 +1,5 @@
 """``python -m core audit list|verify|export``: the audit log from the command line."""
+
 from __future__ import annotations
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from core.config import load_settings
 from core.errors import CasandraError
 from core.audit.log import AuditLog
 from core.audit.records import _FILTERS
+
 
 def _add_filters(parser, *, with_limit: bool) -> None:
     parser.add_argument("--since", help="desde (AAAA-MM-DD o ISO-8601 UTC, inclusive)")
@@ -63,10 +65,7 @@ def _cli_verify(args, settings) -> int:
     if result.ok:
         print(f"Cadena de auditoría íntegra: {result.checked} registros verificados.")
         return 0
-    print(
-        f"Cadena de auditoría ROTA en seq={result.first_bad_seq} "
-        f"(job_id={result.first_bad_job_id}): {result.reason}"
-    )
+    print(f"Cadena de auditoría ROTA en seq={result.first_bad_seq} (job_id={result.first_bad_job_id}): {result.reason}")
     return 1
 
 

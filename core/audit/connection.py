@@ -7,6 +7,7 @@ objects must not cross threads; Streamlit sessions are threads) and per process 
 child opens its own). A connection is dropped when its file was replaced or removed, so a
 reset audit folder never swallows records into an unlinked file.
 """
+
 from __future__ import annotations
 
 import os

@@ -13,6 +13,7 @@ The schema changes only through the numbered files in ``core/audit/migrations``
 ``schema_migrations``. The free-form ``payload`` keeps the normalized plan (docs/contracts/000_query_plan.md §6),
 ``timings_ms`` per step, row counts, effective date ranges and errors.
 """
+
 from __future__ import annotations
 
 import csv
@@ -24,10 +25,28 @@ from typing import Iterator, Sequence, TextIO
 from core.audit import connection as audit_conn
 from core.clock import Clock, iso_utc
 from core.audit.records import (  # noqa: F401  (re-exported: the audit API lives here)
-    _COLUMNS, _FILTERS, _HASHED, _TABLE, BUSY_TIMEOUT_MS, DB_FILENAME, GENESIS_HASH, MIGRATIONS_DIR, AuditRecord,
-    Migration, VerifyResult, _bound, _like_pattern, _record, _tools_column, _tools_tuple, _where, canonical_json,
-    discover_migrations, record_hash,
+    _COLUMNS,
+    _FILTERS,
+    _HASHED,
+    _TABLE,
+    BUSY_TIMEOUT_MS,
+    DB_FILENAME,
+    GENESIS_HASH,
+    MIGRATIONS_DIR,
+    AuditRecord,
+    Migration,
+    VerifyResult,
+    _bound,
+    _like_pattern,
+    _record,
+    _tools_column,
+    _tools_tuple,
+    _where,
+    canonical_json,
+    discover_migrations,
+    record_hash,
 )
+
 
 class AuditLog:
     """Append-only, hash-chained audit log in one SQLite file (safe across processes)."""
@@ -112,9 +131,7 @@ class AuditLog:
         """Applied migrations as ``(version, name, applied_at)`` in order."""
         return [
             tuple(row)
-            for row in self._conn().execute(
-                "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
-            )
+            for row in self._conn().execute("SELECT version, name, applied_at FROM schema_migrations ORDER BY version")
         ]
 
     # -- writing -----------------------------------------------------------------------
@@ -182,8 +199,7 @@ class AuditLog:
             digest = record_hash(fields["prev_hash"], fields)
             row = dict(fields, tools=_tools_column(tool_names), payload=payload_text, hash=digest)
             cursor = conn.execute(
-                f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS[1:])}) "
-                f"VALUES ({', '.join('?' for _ in _COLUMNS[1:])})",
+                f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS[1:])}) VALUES ({', '.join('?' for _ in _COLUMNS[1:])})",
                 [row[name] for name in _COLUMNS[1:]],
             )
             seq = cursor.lastrowid
@@ -208,14 +224,10 @@ class AuditLog:
 
     def get(self, job_id: str) -> AuditRecord | None:
         """The record with this ``job_id``, or None."""
-        row = self._conn().execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} WHERE job_id = ?", (job_id,)
-        ).fetchone()
+        row = self._conn().execute(f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} WHERE job_id = ?", (job_id,)).fetchone()
         return _record(row) if row else None
 
-    def _select(
-        self, filters: dict, *, newest_first: bool, limit: int | None, offset: int
-    ) -> Iterator[AuditRecord]:
+    def _select(self, filters: dict, *, newest_first: bool, limit: int | None, offset: int) -> Iterator[AuditRecord]:
         unknown = set(filters) - set(_FILTERS)
         if unknown:
             raise TypeError(f"Filtros de auditoría desconocidos: {sorted(unknown)}")
@@ -247,8 +259,14 @@ class AuditLog:
     ) -> list[AuditRecord]:
         """Records matching every filter, newest first (``text`` searches question and payload; limit None = all)."""
         filters = dict(
-            since=since, until=until, user=user, status=status, kind=kind,
-            tool=tool, dataset_version=dataset_version, text=text,
+            since=since,
+            until=until,
+            user=user,
+            status=status,
+            kind=kind,
+            tool=tool,
+            dataset_version=dataset_version,
+            text=text,
         )
         return [*self._select(filters, newest_first=True, limit=limit, offset=offset)]
 
@@ -266,8 +284,14 @@ class AuditLog:
     ) -> int:
         """Number of records matching the same filters as ``list``."""
         where, params = _where(
-            since=since, until=until, user=user, status=status, kind=kind,
-            tool=tool, dataset_version=dataset_version, text=text,
+            since=since,
+            until=until,
+            user=user,
+            status=status,
+            kind=kind,
+            tool=tool,
+            dataset_version=dataset_version,
+            text=text,
         )
         return int(self._conn().execute(f"SELECT count(*) FROM {_TABLE}{where}", params).fetchone()[0])
 
@@ -290,7 +314,10 @@ class AuditLog:
                 if values["prev_hash"] != expected_prev:
                     before = f"el registro seq={previous_seq}" if previous_seq is not None else "el inicio de la cadena"
                     return VerifyResult(
-                        False, checked, seq, job_id,
+                        False,
+                        checked,
+                        seq,
+                        job_id,
                         f"El registro {where} no enlaza con {before}: su prev_hash no coincide; "
                         "se borró, insertó o alteró un registro anterior.",
                     )
@@ -298,25 +325,32 @@ class AuditLog:
                     payload = json.loads(values["payload"])
                 except (TypeError, ValueError):
                     return VerifyResult(
-                        False, checked, seq, job_id,
+                        False,
+                        checked,
+                        seq,
+                        job_id,
                         f"El registro {where} tiene un payload que no es JSON válido: fue alterado.",
                     )
                 fields = dict(values, tools=list(_tools_tuple(values["tools"])), payload=payload)
                 if record_hash(values["prev_hash"], fields) != values["hash"]:
                     return VerifyResult(
-                        False, checked, seq, job_id,
+                        False,
+                        checked,
+                        seq,
+                        job_id,
                         f"El hash del registro {where} no coincide con su contenido: el registro fue alterado.",
                     )
                 expected_prev = values["hash"]
                 previous_seq = seq
             # AUTOINCREMENT never reuses a seq: a head below the counter means removed tail records.
-            counter = conn.execute(
-                "SELECT seq FROM sqlite_sequence WHERE name = ?", (_TABLE,)
-            ).fetchone()
+            counter = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (_TABLE,)).fetchone()
             last = previous_seq or 0
             if counter and int(counter[0]) > last:
                 return VerifyResult(
-                    False, checked, last + 1, None,
+                    False,
+                    checked,
+                    last + 1,
+                    None,
                     f"Faltan registros al final de la cadena: el último es seq={last} "
                     f"pero se asignaron hasta seq={int(counter[0])}.",
                 )

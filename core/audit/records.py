@@ -3,6 +3,7 @@
 ``hash = sha256(prev_hash + canonical_json(fields))`` over every field except ``seq`` and
 ``hash``; migrations are the numbered SQL files in ``core/audit/migrations``.
 """
+
 from __future__ import annotations
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ _COLUMNS = (
 _HASHED = tuple(c for c in _COLUMNS if c not in ("seq", "hash"))
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([A-Za-z0-9_]+)\.sql$")
 _FILTERS = ("since", "until", "user", "status", "kind", "tool", "dataset_version", "text")
+
 
 def record_hash(prev_hash: str, fields: dict) -> str:
     """``sha256:<hex>`` of ``prev_hash`` + canonical JSON of a record's hashed fields."""
@@ -179,9 +181,7 @@ def _where(
     low = _bound(since, end=False) if since else None
     high = _bound(until, end=True) if until else None
     if low and high and low > high:
-        raise RangoFueraDeCorte(
-            f"El rango de fechas está invertido: desde {low} hasta {high}.", path="since"
-        )
+        raise RangoFueraDeCorte(f"El rango de fechas está invertido: desde {low} hasta {high}.", path="since")
     if low:
         clauses.append("ts >= ?")
         params.append(low)

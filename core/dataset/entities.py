@@ -4,6 +4,7 @@ The catalogs are data (CSV), so a steward can add a state's municipalities witho
 changes. Codes are kept as zero-padded text ("09", "11020"): SESNSP writes them as
 integers, which loses the leading zero of states 01-09 (docs/contracts/design.md §2, data README).
 """
+
 from __future__ import annotations
 
 import csv
@@ -95,9 +96,16 @@ def _municipalities_at(path: Path, states_path: Path) -> tuple[Municipality, ...
         expected = municipality_id(abbr.get(cve_ent, ""), nombre)
         if row["entidad_id"].strip() != expected or _pad_state(row["cve_ent"]) != cve_ent:
             raise ValueError(f"{path}: {code} debería tener entidad_id {expected} y cve_ent {cve_ent}")
-        items.append(Municipality(code, cve_ent, expected, nombre,
-                                  row.get("nombre_corto", "").strip() or nombre,
-                                  _split_aliases(row.get("aliases"))))
+        items.append(
+            Municipality(
+                code,
+                cve_ent,
+                expected,
+                nombre,
+                row.get("nombre_corto", "").strip() or nombre,
+                _split_aliases(row.get("aliases")),
+            )
+        )
     _check_municipality_names(path, items)
     return tuple(items)
 
@@ -125,8 +133,9 @@ def load_states(catalogs_dir: str | Path = CATALOGS_DIR) -> list[State]:
 
 def load_municipalities(catalogs_dir: str | Path = CATALOGS_DIR) -> list[Municipality]:
     """The municipalities of ``catalogs/entities/municipios.csv``, in file order."""
-    return list(_municipalities_at(_catalog_path(catalogs_dir, MUNICIPALITIES_FILE),
-                                   _catalog_path(catalogs_dir, STATES_FILE)))
+    return list(
+        _municipalities_at(_catalog_path(catalogs_dir, MUNICIPALITIES_FILE), _catalog_path(catalogs_dir, STATES_FILE))
+    )
 
 
 def state_by_code(code: str | int, catalogs_dir: str | Path = CATALOGS_DIR) -> State | None:

@@ -4,6 +4,7 @@ One DuckDB connection per process (in memory, with views over the version's Parq
 files) and one cursor per thread: Streamlit sessions are threads. Nothing here writes;
 once the views exist the connection can reach no other file and its settings are locked.
 """
+
 from __future__ import annotations
 
 import threading

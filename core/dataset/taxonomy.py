@@ -6,6 +6,7 @@ only the Tipo (``violacion``, ``homicidio``...), plus yearly ``series`` such as
 ``total_delitos``. ``metodos.json`` lists every Modalidad. Labels are matched with
 ``normalize_text`` so case and accents in a data file do not create new crimes.
 """
+
 from __future__ import annotations
 
 import json
@@ -91,14 +92,28 @@ def _crimes_and_series_at(path: Path) -> tuple[tuple[Crime, ...], tuple[Series, 
     """Parse and validate ``delitos.json`` once per path."""
     doc = _read_json(path)
     crimes = tuple(
-        Crime(d["delito"], d["subtipo"], d["tipo"], d["tipo_key"], d.get("bien_juridico"),
-              tuple(d.get("sinonimos", ())), d.get("descripcion", ""),
-              d.get("nivel", "subtipo"), tuple(d.get("incluye", ())))
+        Crime(
+            d["delito"],
+            d["subtipo"],
+            d["tipo"],
+            d["tipo_key"],
+            d.get("bien_juridico"),
+            tuple(d.get("sinonimos", ())),
+            d.get("descripcion", ""),
+            d.get("nivel", "subtipo"),
+            tuple(d.get("incluye", ())),
+        )
         for d in doc["delitos"]
     )
     series = tuple(
-        Series(d["delito"], d["label"], d["granularity"], tuple(d.get("sinonimos", ())),
-               tuple(dict(m) for m in d.get("metodologia_por_anio", ())), d.get("descripcion", ""))
+        Series(
+            d["delito"],
+            d["label"],
+            d["granularity"],
+            tuple(d.get("sinonimos", ())),
+            tuple(dict(m) for m in d.get("metodologia_por_anio", ())),
+            d.get("descripcion", ""),
+        )
         for d in doc.get("series", ())
     )
     keys = [c.delito for c in crimes] + [s.delito for s in series]
@@ -109,8 +124,10 @@ def _crimes_and_series_at(path: Path) -> tuple[tuple[Crime, ...], tuple[Series, 
             raise ValueError(f"{path}: {c.delito} no es el slug de '{c.subtipo}' / '{c.tipo}'")
         if c.nivel not in ("subtipo", "tipo") or set(c.incluye) - set(keys):
             raise ValueError(f"{path}: {c.delito} tiene nivel o incluye inválidos")
-    _check_synonyms(str(path), [(c.delito, c.subtipo, c.sinonimos) for c in crimes]
-                    + [(s.delito, s.label, s.sinonimos) for s in series])
+    _check_synonyms(
+        str(path),
+        [(c.delito, c.subtipo, c.sinonimos) for c in crimes] + [(s.delito, s.label, s.sinonimos) for s in series],
+    )
     return crimes, series
 
 
@@ -161,8 +178,9 @@ def _find(items: list, label: str, attr: str, key_attr: str):
     return exact or next((i for i in items if getattr(i, key_attr) == slug), None)
 
 
-def crime_for_labels(bien: str | None, tipo: str, subtipo: str | None,
-                     catalogs_dir: str | Path = CATALOGS_DIR) -> Crime:
+def crime_for_labels(
+    bien: str | None, tipo: str, subtipo: str | None, catalogs_dir: str | Path = CATALOGS_DIR
+) -> Crime:
     """The crime for a file's labels; the subtipo decides, the tipo stands in when it is missing."""
     label = _clean(subtipo) or _clean(tipo)
     if not label:
@@ -175,15 +193,17 @@ def crime_for_labels(bien: str | None, tipo: str, subtipo: str | None,
     tipo_label = _clean(tipo) or label
     same_tipo = next((c for c in crimes if normalize_text(c.tipo) == normalize_text(tipo_label)), None)
     return Crime(
-        delito=slug_key(label), subtipo=label, tipo=tipo_label, tipo_key=slug_key(tipo_label),
+        delito=slug_key(label),
+        subtipo=label,
+        tipo=tipo_label,
+        tipo_key=slug_key(tipo_label),
         bien_juridico=_clean(bien) or (same_tipo.bien_juridico if same_tipo else None),
         sinonimos=(),
         descripcion=f"Delito leído de un archivo y ausente del catálogo (tipo: {tipo_label}; subtipo: {label}).",
     )
 
 
-def method_for_label(modalidad: str | None, subtipo: str,
-                     catalogs_dir: str | Path = CATALOGS_DIR) -> Method:
+def method_for_label(modalidad: str | None, subtipo: str, catalogs_dir: str | Path = CATALOGS_DIR) -> Method:
     """The method for a file's Modalidad; a missing one means the subtipo label, as SESNSP does."""
     label = _clean(modalidad) or _clean(subtipo)
     if not label:

@@ -11,6 +11,7 @@ A tool is its spec plus its module: the spec also says how the rest of the engin
 (answer ``shape``, ``calendar``, ``checks``, ``example``…), so nothing else names a tool or its
 id. More tool folders can be added with ``CASANDRA_TOOL_DIRS`` (core.config.extra_tool_dirs).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -200,8 +201,15 @@ def tool_id(name: str) -> int:
 class Catalog:
     """Tool specs plus the dataset's entities and taxonomy: what plans are validated against."""
 
-    def __init__(self, specs: list[ToolSpec], entities: list[dict], crimes: list[dict], methods: list[dict],
-                 generated_at: str, dataset_version: str | None):
+    def __init__(
+        self,
+        specs: list[ToolSpec],
+        entities: list[dict],
+        crimes: list[dict],
+        methods: list[dict],
+        generated_at: str,
+        dataset_version: str | None,
+    ):
         self.specs = specs
         self.by_id = {s.tool_id: s for s in specs}
         self.by_name = {s.name: s for s in specs}
@@ -256,9 +264,14 @@ class Catalog:
     def as_dict(self) -> dict:
         """The CatalogSpec (C.9) as JSON-ready data."""
         body = self._body()
-        return {"catalog_version": self.catalog_version, "schema_version": CATALOG_SCHEMA_VERSION,
-                "generated_at": self.generated_at, "checksum": self.checksum,
-                "dataset_version": self.dataset_version, **{k: v for k, v in body.items() if k != "schema_version"}}
+        return {
+            "catalog_version": self.catalog_version,
+            "schema_version": CATALOG_SCHEMA_VERSION,
+            "generated_at": self.generated_at,
+            "checksum": self.checksum,
+            "dataset_version": self.dataset_version,
+            **{k: v for k, v in body.items() if k != "schema_version"},
+        }
 
 
 def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catalog:
@@ -273,16 +286,27 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
     entities, crimes, methods = [], [], []
     if vid:
         cols = ["entidad_id", "nivel", "cve", "estado_id", "label", "nombre_corto", "aliases", "parent_id"]
-        entities = [dict(zip(cols, r)) for r in store.query(f"SELECT {', '.join(cols)} FROM entities ORDER BY nivel DESC, cve")]
-        ccols = ["delito", "subtipo", "tipo", "tipo_key", "bien_juridico", "sinonimos", "granularity", "nivel", "incluye", "en_datos"]
+        entities = [
+            dict(zip(cols, r)) for r in store.query(f"SELECT {', '.join(cols)} FROM entities ORDER BY nivel DESC, cve")
+        ]
+        ccols = [
+            "delito",
+            "subtipo",
+            "tipo",
+            "tipo_key",
+            "bien_juridico",
+            "sinonimos",
+            "granularity",
+            "nivel",
+            "incluye",
+            "en_datos",
+        ]
         crimes = [dict(zip(ccols, r)) for r in store.query(f"SELECT {', '.join(ccols)} FROM crimes ORDER BY delito")]
         mcols = ["metodo", "modalidad", "violencia", "sinonimos", "en_datos"]
         methods = [dict(zip(mcols, r)) for r in store.query(f"SELECT {', '.join(mcols)} FROM methods ORDER BY metodo")]
-    catalog = Catalog(load_tool_specs(catalogs_dir), entities, crimes, methods,
-                      iso_utc((clock or Clock()).now()), vid)
+    catalog = Catalog(load_tool_specs(catalogs_dir), entities, crimes, methods, iso_utc((clock or Clock()).now()), vid)
     _CACHE[key] = catalog
     return catalog
 
 
 _CACHE: dict[tuple[tuple[str, ...], str | None], Catalog] = {}
-

@@ -1,5 +1,6 @@
 """The envelope ("Sobre", docs/contracts/001_casandra_v0.md §4.4): one per tool, success or error, same
 shape always."""
+
 from __future__ import annotations
 
 import math
@@ -49,9 +50,20 @@ def write_artifact(folder: Path, day: str, name: str, columns: list[tuple[str, s
     return f"artifact://tables/{day}/{name}.parquet"
 
 
-def ok_envelope(*, tool: str, tool_version: str, headline: str, highlights: list[str],
-                columns: list[tuple[str, str]], rows: list[list], max_rows: int, artifacts: dict[str, str],
-                evidence: list[dict], metrics: dict | None, meta: dict) -> dict:
+def ok_envelope(
+    *,
+    tool: str,
+    tool_version: str,
+    headline: str,
+    highlights: list[str],
+    columns: list[tuple[str, str]],
+    rows: list[list],
+    max_rows: int,
+    artifacts: dict[str, str],
+    evidence: list[dict],
+    metrics: dict | None,
+    meta: dict,
+) -> dict:
     """A success envelope, exactly the blocks of §4.4 (+ metrics, §13.2)."""
     shown = rows[:max_rows]
     env = {

@@ -3,6 +3,7 @@
 The executor builds envelopes as plain dicts for speed; these models validate them in
 tests and at the API edge, and export the JSON Schema kept in ``catalogs/contracts``.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -112,8 +113,15 @@ class Problem(_Strict):
 class ErrorBlock(_Strict):
     """The error block (code of §6, Spanish details, hints, every problem)."""
 
-    code: Literal["INVALID_PAYLOAD", "INVALID_FILTER", "INVALID_DATE_RANGE", "DATA_QUALITY_ISSUE",
-                  "COMPUTE_ERROR", "RESOURCE_LIMIT", "EMPTY_RESULT"]
+    code: Literal[
+        "INVALID_PAYLOAD",
+        "INVALID_FILTER",
+        "INVALID_DATE_RANGE",
+        "DATA_QUALITY_ISSUE",
+        "COMPUTE_ERROR",
+        "RESOURCE_LIMIT",
+        "EMPTY_RESULT",
+    ]
     http_status: int
     details: str
     hints: list[str]

@@ -4,6 +4,7 @@ On zero rows an analysis is retried once without its method filter (the relaxed
 fallback of docs/contracts/004_chatbot_graph.md §3.1), recorded in ``meta.retry`` and the warnings; regeneration is
 bounded by ``MAX_RETRIES``. Any failure stops the pipeline with an error envelope.
 """
+
 from __future__ import annotations
 
 import logging
@@ -49,16 +50,29 @@ def _evidence(ctx: ToolContext, out: ToolOutput) -> list[dict]:
     else:  # one pass: the first ids and the total together (each query re-reads the Parquet files)
         ids, total = ctx.query(
             f"""SELECT coalesce(min(row_id, {MAX_EVIDENCE_IDS + 1}), []), count(*)
-                FROM {ev.table} i WHERE {ev.where} AND eventos > 0""", ev.params)[0]  # min(x, n): the n smallest, sorted
-    return [{"table": ev.table, "ids": list(ids[:MAX_EVIDENCE_IDS]), "total": int(total),
-             "truncated": total > MAX_EVIDENCE_IDS}]
+                FROM {ev.table} i WHERE {ev.where} AND eventos > 0""",
+            ev.params,
+        )[0]  # min(x, n): the n smallest, sorted
+    return [
+        {
+            "table": ev.table,
+            "ids": list(ids[:MAX_EVIDENCE_IDS]),
+            "total": int(total),
+            "truncated": total > MAX_EVIDENCE_IDS,
+        }
+    ]
 
 
 def _filters(scope) -> dict:
     """What the step actually filtered on (docs/contracts/001_casandra_v0.md §4.5 provenance)."""
-    return {"entidad_id": scope.entity.entidad_id if scope.entity else None, "nivel": scope.nivel,
-            "delito": list(scope.delitos), "metodo": list(scope.metodos), "violencia": scope.violencia,
-            "frecuencia": scope.frecuencia}
+    return {
+        "entidad_id": scope.entity.entidad_id if scope.entity else None,
+        "nivel": scope.nivel,
+        "delito": list(scope.delitos),
+        "metodo": list(scope.metodos),
+        "violencia": scope.violencia,
+        "frecuencia": scope.frecuencia,
+    }
 
 
 def _run_step(ctx: ToolContext, step: ResolvedStep) -> tuple[ToolOutput, dict | None]:
@@ -66,16 +80,25 @@ def _run_step(ctx: ToolContext, step: ResolvedStep) -> tuple[ToolOutput, dict | 
     out = fn(ctx, step)
     retry = None
     # Only counting tools relax: for anomalies or patterns, no rows is itself the answer.
-    if step.spec.kind in ("analysis", "metricas") and (not out.rows or out.empty) and (step.scope.metodos or step.scope.violencia):
+    if (
+        step.spec.kind in ("analysis", "metricas")
+        and (not out.rows or out.empty)
+        and (step.scope.metodos or step.scope.violencia)
+    ):
         for attempt in range(MAX_RETRIES):
             relaxed = step.scope.copy()
-            dropped = [f"metodo={','.join(relaxed.metodos)}" if relaxed.metodos else None,
-                       f"violencia={relaxed.violencia}" if relaxed.violencia else None]
+            dropped = [
+                f"metodo={','.join(relaxed.metodos)}" if relaxed.metodos else None,
+                f"violencia={relaxed.violencia}" if relaxed.violencia else None,
+            ]
             relaxed.metodos, relaxed.violencia = [], None
             out = fn(ctx, ResolvedStep(step.index, step.spec, step.args, relaxed, step.given))
             retry = {"attempts": attempt + 2, "relaxed": [d for d in dropped if d], "rows": len(out.rows)}
-            out.warnings.append("Sin resultados con el filtro de método; se muestra el resultado sin ese filtro ("
-                                + ", ".join(retry["relaxed"]) + ").")
+            out.warnings.append(
+                "Sin resultados con el filtro de método; se muestra el resultado sin ese filtro ("
+                + ", ".join(retry["relaxed"])
+                + ")."
+            )
             step.scope = relaxed
             if out.rows and not out.empty:
                 break
@@ -86,8 +109,12 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
     """Execute every step of a validated plan into envelopes."""
     envelopes: list[dict] = []
     timings: dict[str, float] = {}
-    meta_base = {"dataset_version": vp.dataset_version, "anchor_date": ctx.metadata["max_date"],
-                 "query_hash": vp.query_hash, "catalog_version": vp.catalog_version}
+    meta_base = {
+        "dataset_version": vp.dataset_version,
+        "anchor_date": ctx.metadata["max_date"],
+        "query_hash": vp.query_hash,
+        "catalog_version": vp.catalog_version,
+    }
     for step in vp.steps:
         spec = step.spec
         t0 = time.perf_counter()
@@ -99,16 +126,25 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
             # The full table goes to a file only when the inline rows are cut at max_rows: otherwise
             # the envelope already holds all of it (artifacts are an optional block,
             # docs/contracts/001_casandra_v0.md C.6).
-            artifacts = {f"{spec.name}_full": write_artifact(artifacts_dir, day, name, out.columns, out.rows)} \
-                if len(out.rows) > max_rows else {}
+            artifacts = (
+                {f"{spec.name}_full": write_artifact(artifacts_dir, day, name, out.columns, out.rows)}
+                if len(out.rows) > max_rows
+                else {}
+            )
         except CasandraError as exc:
             envelopes.append(error_envelope(exc, tool=spec.identity, tool_version=spec.version, meta=meta_base))
             timings[f"{step.index}:{spec.name}"] = round((time.perf_counter() - t0) * 1000, 2)
             return Execution(envelopes, vp, "error", timings, [envelopes[-1]["error"]])
         except Exception:  # a tool bug must become a COMPUTE_ERROR envelope, never a crash
             log.exception("tool %s failed", spec.identity)
-            envelopes.append(error_envelope(HerramientaError(f"{spec.name} no pudo calcular el resultado."),
-                                            tool=spec.identity, tool_version=spec.version, meta=meta_base))
+            envelopes.append(
+                error_envelope(
+                    HerramientaError(f"{spec.name} no pudo calcular el resultado."),
+                    tool=spec.identity,
+                    tool_version=spec.version,
+                    meta=meta_base,
+                )
+            )
             return Execution(envelopes, vp, "error", timings, [envelopes[-1]["error"]])
         elapsed = round((time.perf_counter() - t0) * 1000, 2)
         timings[f"{step.index}:{spec.name}"] = elapsed
@@ -116,9 +152,14 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
         warnings = list(dict.fromkeys(vp.warnings + scope.warnings + out.warnings))
         meta = {
             **meta_base,
-            "date_range_effective": ({"from": scope.date_from.isoformat(), "to": scope.date_to.isoformat()}
-                                     if scope.date_from and scope.date_to else None),
-            "date_range_requested": ({"from": scope.requested[0], "to": scope.requested[1]} if scope.requested[0] else None),
+            "date_range_effective": (
+                {"from": scope.date_from.isoformat(), "to": scope.date_to.isoformat()}
+                if scope.date_from and scope.date_to
+                else None
+            ),
+            "date_range_requested": (
+                {"from": scope.requested[0], "to": scope.requested[1]} if scope.requested[0] else None
+            ),
             "range_adjusted": scope.range_adjusted,
             "range_adjusted_reason": "; ".join(scope.adjustments) or None,
             "timing_ms": elapsed,
@@ -130,14 +171,28 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
             meta["retry"] = retry
         if (not out.rows or out.empty) and spec.kind != "filter":
             meta["empty_result"] = {"code": "EMPTY_RESULT", "details": "La consulta no devolvió filas."}
-        envelopes.append(ok_envelope(tool=spec.identity, tool_version=spec.version, headline=out.headline,
-                                     highlights=out.highlights, columns=out.columns, rows=out.rows, max_rows=max_rows,
-                                     artifacts=artifacts, evidence=evidence, metrics=out.metrics, meta=meta))
+        envelopes.append(
+            ok_envelope(
+                tool=spec.identity,
+                tool_version=spec.version,
+                headline=out.headline,
+                highlights=out.highlights,
+                columns=out.columns,
+                rows=out.rows,
+                max_rows=max_rows,
+                artifacts=artifacts,
+                evidence=evidence,
+                metrics=out.metrics,
+                meta=meta,
+            )
+        )
         ctx.outputs.append((step, out))
     return Execution(envelopes, vp, "ok", timings)
 
 
-def run_plan(raw, *, store, catalog: Catalog, artifacts_dir: Path, day: str, strict_time: bool | None = None) -> Execution:
+def run_plan(
+    raw, *, store, catalog: Catalog, artifacts_dir: Path, day: str, strict_time: bool | None = None
+) -> Execution:
     """Validate then execute; an invalid plan yields one error envelope listing every problem."""
     t0 = time.perf_counter()
     try:
@@ -147,12 +202,19 @@ def run_plan(raw, *, store, catalog: Catalog, artifacts_dir: Path, day: str, str
         parsed = None
         try:
             from core.engine.plan import parse_plan
+
             parsed = parse_plan(raw, catalog)
         except CasandraError:
             pass
-        env = error_envelope(exc, tool=failing_tool(exc, parsed, catalog), tool_version=None,
-                             meta={"dataset_version": store.dataset_version, "catalog_version": catalog.catalog_version})
-        return Execution([env], None, "error", {"validate": round((time.perf_counter() - t0) * 1000, 2)}, [env["error"]])
+        env = error_envelope(
+            exc,
+            tool=failing_tool(exc, parsed, catalog),
+            tool_version=None,
+            meta={"dataset_version": store.dataset_version, "catalog_version": catalog.catalog_version},
+        )
+        return Execution(
+            [env], None, "error", {"validate": round((time.perf_counter() - t0) * 1000, 2)}, [env["error"]]
+        )
     validate_ms = round((time.perf_counter() - t0) * 1000, 2)
     ctx = ToolContext(store=store, catalog=catalog, metadata=metadata)
     result = run_validated(vp, ctx, artifacts_dir, day)

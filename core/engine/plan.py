@@ -4,6 +4,7 @@ Text form: a first line with tool ids (``[6,9]``), then ``key: value`` lines; ea
 to every tool in the list whose schema accepts it. Both forms normalize to one canonical
 JSON plan; ``query_hash`` = sha256(canonical plan + catalog_version + dataset_version).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -75,12 +76,18 @@ def parse_text_plan(text: str, catalog: Catalog) -> dict:
     lines = [l.strip() for l in text.replace("\r\n", "\n").split("\n")]
     lines = [l for l in lines if l and not l.startswith("#")]
     if not lines:
-        raise ErrorGroup([Problem("INVALID_PAYLOAD", "El plan está vacío.", ("Ejemplo: [6,9] seguido de líneas clave: valor",))])
+        raise ErrorGroup(
+            [Problem("INVALID_PAYLOAD", "El plan está vacío.", ("Ejemplo: [6,9] seguido de líneas clave: valor",))]
+        )
     head = _IDS_LINE.match(lines[0])
     steps: list[dict] = []
     if not head:
-        problems.add("INVALID_PAYLOAD", f"La primera línea debe listar herramientas, p. ej. [6,9]; se leyó: {lines[0][:60]!r}",
-                     ["Use los tool_id del catálogo: python -m core catalog"], "plan")
+        problems.add(
+            "INVALID_PAYLOAD",
+            f"La primera línea debe listar herramientas, p. ej. [6,9]; se leyó: {lines[0][:60]!r}",
+            ["Use los tool_id del catálogo: python -m core catalog"],
+            "plan",
+        )
     else:
         for item in head.group(1).split(","):
             tid, _, version = item.strip().partition("@")
@@ -90,7 +97,9 @@ def parse_text_plan(text: str, catalog: Catalog) -> dict:
     for n, line in enumerate(lines[1:], start=2):
         m = _KEY_LINE.match(line)
         if not m:
-            problems.add("INVALID_PAYLOAD", f"Línea {n} no tiene la forma clave: valor: {line[:60]!r}", path=f"linea {n}")
+            problems.add(
+                "INVALID_PAYLOAD", f"Línea {n} no tiene la forma clave: valor: {line[:60]!r}", path=f"linea {n}"
+            )
             continue
         key, value = m.group(1), _value(m.group(2))
         target = meta if key in META_KEYS else args
@@ -100,8 +109,12 @@ def parse_text_plan(text: str, catalog: Catalog) -> dict:
     for key, value in args.items():
         takers = [s for s in steps if (spec := catalog.spec_for(s["tool_id"])) and key in spec.arg_names]
         if not takers and all(catalog.spec_for(s["tool_id"]) for s in steps):
-            problems.add("INVALID_PAYLOAD", f"Ninguna herramienta del plan acepta el argumento {key!r}.",
-                         ["Revise los argumentos en el catálogo."], key)
+            problems.add(
+                "INVALID_PAYLOAD",
+                f"Ninguna herramienta del plan acepta el argumento {key!r}.",
+                ["Revise los argumentos en el catálogo."],
+                key,
+            )
         for s in takers:
             s["args"][key] = value
     problems.raise_if_any()
@@ -123,7 +136,9 @@ def parse_plan(raw: str | dict | Plan, catalog: Catalog) -> Plan:
             try:
                 data = json.loads(stripped)
             except json.JSONDecodeError as exc:
-                raise ErrorGroup([Problem("INVALID_PAYLOAD", f"JSON inválido: {exc.msg} (línea {exc.lineno}).")]) from exc
+                raise ErrorGroup(
+                    [Problem("INVALID_PAYLOAD", f"JSON inválido: {exc.msg} (línea {exc.lineno}).")]
+                ) from exc
         else:
             data = parse_text_plan(stripped, catalog)
     if not isinstance(data, dict):
@@ -131,10 +146,12 @@ def parse_plan(raw: str | dict | Plan, catalog: Catalog) -> Plan:
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:
-        raise ErrorGroup([
-            Problem("INVALID_PAYLOAD", _pydantic_message(err), path=".".join(str(p) for p in err["loc"]))
-            for err in exc.errors()
-        ]) from exc
+        raise ErrorGroup(
+            [
+                Problem("INVALID_PAYLOAD", _pydantic_message(err), path=".".join(str(p) for p in err["loc"]))
+                for err in exc.errors()
+            ]
+        ) from exc
 
 
 def _pydantic_message(err: dict) -> str:
@@ -150,8 +167,10 @@ def _pydantic_message(err: dict) -> str:
 def canonical_plan(plan: Plan) -> dict:
     """The JSON form used for hashing and storage (sorted keys, versions filled)."""
     return {
-        "plan": [{"tool_id": s.tool_id, "tool_version": s.tool_version, "args": dict(sorted(s.args.items()))}
-                 for s in plan.plan],
+        "plan": [
+            {"tool_id": s.tool_id, "tool_version": s.tool_version, "args": dict(sorted(s.args.items()))}
+            for s in plan.plan
+        ],
         "meta": {"strict_time": plan.meta.strict_time},
     }
 

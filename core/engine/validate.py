@@ -7,6 +7,7 @@ crime's coverage, ``strict_time``, entities and crimes exist, each tool's own ch
 ``checks``, given a ``StepCheck``), and a resource estimate. Problems are collected, never raised
 one by one. No tool is named here: what differs between tools comes from their specs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -111,14 +112,19 @@ def _suggest(value: str, choices: list[str]) -> list[str]:
     return [f"¿Quiso decir {', '.join(h[0] for h in hits)}?"] if hits else []
 
 
-def _static_step(i: int, step: PlanStep, catalog: Catalog, problems: ProblemCollector,
-                 warnings: list[str]) -> tuple[ToolSpec | None, dict]:
+def _static_step(
+    i: int, step: PlanStep, catalog: Catalog, problems: ProblemCollector, warnings: list[str]
+) -> tuple[ToolSpec | None, dict]:
     """Check one step's tool, version and arguments; returns its spec and normalized args."""
     path = f"plan[{i}]"
     spec = catalog.spec_for(step.tool_id)
     if spec is None:
-        problems.add("INVALID_PAYLOAD", f"La herramienta {step.tool_id} no existe en el catálogo.",
-                     [f"Herramientas: {', '.join(f'{s.tool_id} {s.name}' for s in catalog.specs)}"], f"{path}.tool_id")
+        problems.add(
+            "INVALID_PAYLOAD",
+            f"La herramienta {step.tool_id} no existe en el catálogo.",
+            [f"Herramientas: {', '.join(f'{s.tool_id} {s.name}' for s in catalog.specs)}"],
+            f"{path}.tool_id",
+        )
         return None, {}
     if step.tool_version and step.tool_version != spec.version:
         try:
@@ -126,14 +132,21 @@ def _static_step(i: int, step: PlanStep, catalog: Catalog, problems: ProblemColl
         except ValueError:
             asked, have = (), ()
         if not asked or asked[0] != have[0] or asked > have:
-            problems.add("INVALID_PAYLOAD", f"{spec.name}@{step.tool_version} no está disponible; la versión vigente es {spec.version}.",
-                         ["Use la versión del catálogo o omita tool_version."], f"{path}.tool_version")
+            problems.add(
+                "INVALID_PAYLOAD",
+                f"{spec.name}@{step.tool_version} no está disponible; la versión vigente es {spec.version}.",
+                ["Use la versión del catálogo o omita tool_version."],
+                f"{path}.tool_version",
+            )
         else:
             warnings.append(f"{spec.name}@{step.tool_version} se ejecuta con {spec.identity} (compatible).")
     args = dict(step.args)
     for err in Draft202012Validator(spec.args_schema).iter_errors(args):
-        problems.add("INVALID_PAYLOAD", f"{spec.name}: {_schema_message(err)}",
-                     path=f"{path}.args" + ("." + ".".join(map(str, err.absolute_path)) if err.absolute_path else ""))
+        problems.add(
+            "INVALID_PAYLOAD",
+            f"{spec.name}: {_schema_message(err)}",
+            path=f"{path}.args" + ("." + ".".join(map(str, err.absolute_path)) if err.absolute_path else ""),
+        )
     for key, source in ENUM_SOURCES.items():
         if key not in args or key not in spec.arg_names:
             continue
@@ -142,8 +155,12 @@ def _static_step(i: int, step: PlanStep, catalog: Catalog, problems: ProblemColl
         for value in values:
             if isinstance(value, str) and value not in allowed:
                 label = {"entidades": "La entidad", "delitos": "El delito", "metodos": "El método"}[source]
-                problems.add("INVALID_FILTER", f"{label} {value[:60]!r} no existe en el catálogo de datos.",
-                             _suggest(value, sorted(allowed)), f"{path}.args.{key}")
+                problems.add(
+                    "INVALID_FILTER",
+                    f"{label} {value[:60]!r} no existe en el catálogo de datos.",
+                    _suggest(value, sorted(allowed)),
+                    f"{path}.args.{key}",
+                )
     for key, prop in spec.args_schema.get("properties", {}).items():
         if key not in args and "default" in prop:
             args[key] = prop["default"]
@@ -161,25 +178,36 @@ def _parse_date(value, problems: ProblemCollector, path: str) -> date | None:
         return None
 
 
-def resolve_window(start: date, end: date, metadata: dict, strict: bool, problems: ProblemCollector,
-                   path: str) -> tuple[date, date, list[str]] | None:
+def resolve_window(
+    start: date, end: date, metadata: dict, strict: bool, problems: ProblemCollector, path: str
+) -> tuple[date, date, list[str]] | None:
     """Align a window to whole months and clamp it to the watermark (docs/contracts/001_casandra_v0.md §5)."""
     notes: list[str] = []
     if start > end:
-        problems.add("INVALID_DATE_RANGE", f"from ({start}) es posterior a to ({end}).", ["Asegure 'from' <= 'to'."], path)
+        problems.add(
+            "INVALID_DATE_RANGE", f"from ({start}) es posterior a to ({end}).", ["Asegure 'from' <= 'to'."], path
+        )
         return None
     a, b = first_day(start), last_day(end)
     if (a, b) != (start, end):
         notes.append(f"ventana alineada a meses completos: {a}..{b}")
     lo, hi = date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"])
     if b < lo or a > hi:
-        problems.add("INVALID_DATE_RANGE", f"La ventana {a}..{b} está fuera de los datos ({lo}..{hi}).",
-                     ["Consulte la cobertura de cada delito en la página Datos."], path)
+        problems.add(
+            "INVALID_DATE_RANGE",
+            f"La ventana {a}..{b} está fuera de los datos ({lo}..{hi}).",
+            ["Consulte la cobertura de cada delito en la página Datos."],
+            path,
+        )
         return None
     if a < lo or b > hi:
         if strict:
-            problems.add("INVALID_DATE_RANGE", f"La ventana {a}..{b} excede los datos ({lo}..{hi}) y strict_time está activo.",
-                         ["Desactive strict_time o ajuste from/to."], path)
+            problems.add(
+                "INVALID_DATE_RANGE",
+                f"La ventana {a}..{b} excede los datos ({lo}..{hi}) y strict_time está activo.",
+                ["Desactive strict_time o ajuste from/to."],
+                path,
+            )
             return None
         a, b = max(a, lo), min(b, hi)
         notes.append(f"recortada a los datos disponibles: {a}..{b}")
@@ -195,8 +223,14 @@ def _coverage_runs(metadata: dict, delito: str, estado_id: str | None) -> list[t
     return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
 
 
-def apply_coverage(scope: Scope, metadata: dict, problems: ProblemCollector, path: str, labels: dict,
-                   includes: dict[str, list[str]] | None = None) -> None:
+def apply_coverage(
+    scope: Scope,
+    metadata: dict,
+    problems: ProblemCollector,
+    path: str,
+    labels: dict,
+    includes: dict[str, list[str]] | None = None,
+) -> None:
     """Clamp the window to the selected crimes' coverage; outside it there is no number.
 
     A tipo-level key (``homicidio``) is covered where any of its subtipos is."""
@@ -204,16 +238,23 @@ def apply_coverage(scope: Scope, metadata: dict, problems: ProblemCollector, pat
         return
     includes = includes or {}
     estado = scope.entity.estado_id if scope.entity else None
-    runs = {k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado)})
-            for k in scope.delitos}
+    runs = {
+        k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado)})
+        for k in scope.delitos
+    }
     overlapping = {k: [r for r in rs if r[0] <= scope.date_to and r[1] >= scope.date_from] for k, rs in runs.items()}
     if not any(overlapping.values()):
-        spans = "; ".join(f"{labels.get(k, k)}: " + (", ".join(f"{a:%Y-%m}..{b:%Y-%m}" for a, b in rs) or "sin datos")
-                          for k, rs in runs.items())
-        problems.add("DATA_QUALITY_ISSUE",
-                     f"No hay datos publicados de {', '.join(labels.get(k, k) for k in scope.delitos)} entre "
-                     f"{scope.date_from:%Y-%m} y {scope.date_to:%Y-%m}. Cobertura: {spans}.",
-                     ["Elija una ventana dentro de la cobertura del delito.", "Un mes no publicado no es un cero."], path)
+        spans = "; ".join(
+            f"{labels.get(k, k)}: " + (", ".join(f"{a:%Y-%m}..{b:%Y-%m}" for a, b in rs) or "sin datos")
+            for k, rs in runs.items()
+        )
+        problems.add(
+            "DATA_QUALITY_ISSUE",
+            f"No hay datos publicados de {', '.join(labels.get(k, k) for k in scope.delitos)} entre "
+            f"{scope.date_from:%Y-%m} y {scope.date_to:%Y-%m}. Cobertura: {spans}.",
+            ["Elija una ventana dentro de la cobertura del delito.", "Un mes no publicado no es un cero."],
+            path,
+        )
         return
     lo = min(r[0] for rs in overlapping.values() for r in rs)
     hi = max(r[1] for rs in overlapping.values() for r in rs)
@@ -223,8 +264,10 @@ def apply_coverage(scope: Scope, metadata: dict, problems: ProblemCollector, pat
         scope.date_from, scope.date_to = a, b
     for k, rs in overlapping.items():
         if not any(r[0] <= a and r[1] >= b for r in rs):
-            scope.warnings.append(f"{labels.get(k, k)} no cubre toda la ventana {a:%Y-%m}..{b:%Y-%m}"
-                                  + (": sin datos en ella." if not rs else "."))
+            scope.warnings.append(
+                f"{labels.get(k, k)} no cubre toda la ventana {a:%Y-%m}..{b:%Y-%m}"
+                + (": sin datos en ella." if not rs else ".")
+            )
 
 
 def _entity(catalog: Catalog, entidad_id: str) -> Entity | None:
@@ -250,12 +293,23 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
     problems = ProblemCollector()
     warnings: list[str] = []
     if metadata is None:
-        raise ErrorGroup([Problem("DATA_QUALITY_ISSUE", "No hay datos publicados todavía.",
-                                  ("Cargue archivos con la ETL antes de consultar.",))])
+        raise ErrorGroup(
+            [
+                Problem(
+                    "DATA_QUALITY_ISSUE",
+                    "No hay datos publicados todavía.",
+                    ("Cargue archivos con la ETL antes de consultar.",),
+                )
+            ]
+        )
     if plan.meta.catalog_version and plan.meta.catalog_version != catalog.catalog_version:
-        warnings.append(f"El plan se escribió para el catálogo {plan.meta.catalog_version}; se validó con {catalog.catalog_version}.")
+        warnings.append(
+            f"El plan se escribió para el catálogo {plan.meta.catalog_version}; se validó con {catalog.catalog_version}."
+        )
     if plan.meta.dataset_version and plan.meta.dataset_version != metadata["dataset_version"]:
-        warnings.append(f"El plan se escribió para los datos {plan.meta.dataset_version}; se ejecuta con {metadata['dataset_version']}.")
+        warnings.append(
+            f"El plan se escribió para los datos {plan.meta.dataset_version}; se ejecuta con {metadata['dataset_version']}."
+        )
     statics = [_static_step(i, s, catalog, problems, warnings) for i, s in enumerate(plan.plan)]
     labels = {c["delito"]: c["subtipo"] for c in catalog.crimes}
     includes = {c["delito"]: [x for x in (c.get("incluye") or "").split("|") if x] for c in catalog.crimes}
@@ -292,7 +346,12 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
                 if a and b and spec.calendar == "years":  # yearly series: its own years, not the monthly watermark
                     step_scope.requested = (str(args["from"]), str(args["to"]))
                     if a > b:
-                        problems.add("INVALID_DATE_RANGE", f"from ({a}) es posterior a to ({b}).", ["Asegure 'from' <= 'to'."], f"{path}.args")
+                        problems.add(
+                            "INVALID_DATE_RANGE",
+                            f"from ({a}) es posterior a to ({b}).",
+                            ["Asegure 'from' <= 'to'."],
+                            f"{path}.args",
+                        )
                     else:
                         step_scope.date_from, step_scope.date_to, step_scope.adjustments = a, b, []
                 elif a and b:
@@ -301,13 +360,26 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
                     if res:
                         step_scope.date_from, step_scope.date_to, step_scope.adjustments = res
             else:
-                problems.add("INVALID_DATE_RANGE", f"{spec.name}: from y to van juntos.", ["Indique ambas fechas."], f"{path}.args")
+                problems.add(
+                    "INVALID_DATE_RANGE",
+                    f"{spec.name}: from y to van juntos.",
+                    ["Indique ambas fechas."],
+                    f"{path}.args",
+                )
         if spec.requires.entity and step_scope.entity is None and "entidad_id" not in args:
-            problems.add("INVALID_PAYLOAD", f"{spec.name} requiere entidad_id (en sus argumentos o con enfoque_entidad antes).",
-                         ["Ejemplo: entidad_id: GTO"], f"{path}.args.entidad_id")
+            problems.add(
+                "INVALID_PAYLOAD",
+                f"{spec.name} requiere entidad_id (en sus argumentos o con enfoque_entidad antes).",
+                ["Ejemplo: entidad_id: GTO"],
+                f"{path}.args.entidad_id",
+            )
         if spec.requires.date_range and step_scope.date_from is None and not step_scope.requested[0]:
-            problems.add("INVALID_PAYLOAD", f"{spec.name} requiere from y to (en sus argumentos o con filtro_fecha antes).",
-                         ["Ejemplo: from: 2024-01-01, to: 2024-12-31"], f"{path}.args")
+            problems.add(
+                "INVALID_PAYLOAD",
+                f"{spec.name} requiere from y to (en sus argumentos o con filtro_fecha antes).",
+                ["Ejemplo: from: 2024-01-01, to: 2024-12-31"],
+                f"{path}.args",
+            )
         check = spec.hook("checks")
         if check:
             check(StepCheck(spec, args, step_scope, path, list(earlier), catalog, metadata, strict, problems))
@@ -326,30 +398,58 @@ def validate_plan(raw, catalog: Catalog, metadata: dict | None, strict_time: boo
             scope.warnings = []
         earlier.append(spec)
     if cells > MAX_ESTIMATED_CELLS:
-        problems.add("RESOURCE_LIMIT", f"El plan leería unas {cells:,} celdas; el límite es {MAX_ESTIMATED_CELLS:,}.",
-                     ["Acorte la ventana o reduzca los delitos."], "plan")
+        problems.add(
+            "RESOURCE_LIMIT",
+            f"El plan leería unas {cells:,} celdas; el límite es {MAX_ESTIMATED_CELLS:,}.",
+            ["Acorte la ventana o reduzca los delitos."],
+            "plan",
+        )
     problems.raise_if_any()
-    normalized = Plan.model_validate({
-        "plan": [{"tool_id": st.spec.tool_id, "tool_version": st.spec.version,
-                  "args": {k: v for k, v in st.args.items() if not k.startswith("_")}} for st in resolved],
-        "meta": {"catalog_version": catalog.catalog_version, "dataset_version": metadata["dataset_version"],
-                 "strict_time": strict},
-    })
+    normalized = Plan.model_validate(
+        {
+            "plan": [
+                {
+                    "tool_id": st.spec.tool_id,
+                    "tool_version": st.spec.version,
+                    "args": {k: v for k, v in st.args.items() if not k.startswith("_")},
+                }
+                for st in resolved
+            ],
+            "meta": {
+                "catalog_version": catalog.catalog_version,
+                "dataset_version": metadata["dataset_version"],
+                "strict_time": strict,
+            },
+        }
+    )
     qh = query_hash(normalized, catalog.catalog_version, metadata["dataset_version"])
-    return ValidatedPlan(normalized, resolved, qh, catalog.catalog_version, metadata["dataset_version"], warnings,
-                         {"celdas_estimadas": cells})
+    return ValidatedPlan(
+        normalized,
+        resolved,
+        qh,
+        catalog.catalog_version,
+        metadata["dataset_version"],
+        warnings,
+        {"celdas_estimadas": cells},
+    )
 
 
 def _annual_window(scope: Scope, metadata: dict, problems: ProblemCollector, path: str) -> None:
     """The yearly series covers whole years; outside its years there is no number."""
     years = sorted(int(y) for y in metadata.get("annual_series", {}).get("total_delitos", {}).get("years", {}))
     if not years:
-        problems.add("DATA_QUALITY_ISSUE", "El conjunto de datos no tiene la serie anual de total de delitos.", path=path)
+        problems.add(
+            "DATA_QUALITY_ISSUE", "El conjunto de datos no tiene la serie anual de total de delitos.", path=path
+        )
         return
     a, b = max(scope.date_from.year, years[0]), min(scope.date_to.year, years[-1])
     if a > b:
-        problems.add("DATA_QUALITY_ISSUE", f"No hay totales anuales entre {scope.date_from.year} y {scope.date_to.year}; "
-                     f"la serie cubre {years[0]}..{years[-1]}.", path=path)
+        problems.add(
+            "DATA_QUALITY_ISSUE",
+            f"No hay totales anuales entre {scope.date_from.year} y {scope.date_to.year}; "
+            f"la serie cubre {years[0]}..{years[-1]}.",
+            path=path,
+        )
         return
     if (a, b) != (scope.date_from.year, scope.date_to.year):
         scope.adjustments.append(f"recortada a los años de la serie anual: {a}..{b}")

@@ -5,6 +5,7 @@ and joined back in SQL, so the per-row work stays inside DuckDB. Every row probl
 (unknown municipality, non-numeric or negative count, bad month…) becomes a quarantine
 entry with its source file and line; structural problems were refused earlier.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -108,8 +109,11 @@ def resolve_entity(raw: tuple, known: KnownEntities) -> tuple:
     if clave_ent and not eid:
         try:
             if int(float(clave_ent)) != int(state.cve_ent):
-                return raw + (None,) * 6 + (
-                    f"clave de municipio de otra entidad ({code} no pertenece a {clave_ent[:10]})",)
+                return (
+                    raw
+                    + (None,) * 6
+                    + (f"clave de municipio de otra entidad ({code} no pertenece a {clave_ent[:10]})",)
+                )
         except ValueError:
             return raw + (None,) * 6 + (f"clave de entidad inválida ({clave_ent[:30]})",)
     if label is None:
@@ -146,9 +150,17 @@ def resolve_crime(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
         crime = taxonomy.crime_for_labels(bien, tipo.strip(), subtipo.strip() if subtipo else None)
         method = taxonomy.method_for_label(modalidad.strip() if modalidad else None, crime.subtipo)
     return raw + (
-        crime.bien_juridico or (bien or None), crime.tipo, crime.tipo_key, crime.subtipo,
-        crime.delito, method.modalidad, method.metodo, method.violencia, key_hash(crime.delito, method.metodo),
-        None, None,
+        crime.bien_juridico or (bien or None),
+        crime.tipo,
+        crime.tipo_key,
+        crime.subtipo,
+        crime.delito,
+        method.modalidad,
+        method.metodo,
+        method.violencia,
+        key_hash(crime.delito, method.metodo),
+        None,
+        None,
     )
 
 
@@ -178,16 +190,10 @@ def build_maps(con: duckdb.DuckDBPyConnection, known: KnownEntities, known_crime
     ent_raw = con.execute(
         "SELECT DISTINCT clave_ent, entidad, cve_municipio, municipio, entidad_id FROM cells"
     ).fetchall()
-    con.execute(
-        f"CREATE OR REPLACE TABLE ent_map ({ENT_MAP_COLUMNS})"
-    )
+    con.execute(f"CREATE OR REPLACE TABLE ent_map ({ENT_MAP_COLUMNS})")
     insert_rows(con, "ent_map", [resolve_entity(r, known) for r in ent_raw])
-    crime_raw = con.execute(
-        "SELECT DISTINCT bien, tipo, subtipo, modalidad, delito, metodo FROM cells"
-    ).fetchall()
-    con.execute(
-        f"CREATE OR REPLACE TABLE crime_map ({CRIME_MAP_COLUMNS})"
-    )
+    crime_raw = con.execute("SELECT DISTINCT bien, tipo, subtipo, modalidad, delito, metodo FROM cells").fetchall()
+    con.execute(f"CREATE OR REPLACE TABLE crime_map ({CRIME_MAP_COLUMNS})")
     insert_rows(con, "crime_map", [resolve_crime(r, known_crimes, known_methods) for r in crime_raw])
     save_labels(con, "ent_map", "crime_map")
 
@@ -290,15 +296,15 @@ def curate(con: duckdb.DuckDBPyConnection, reduced_seqs: set[int]) -> dict[int, 
     )
     con.execute(  # the usual case: a key seen once, copied as it is
         f"""INSERT INTO curated_batch
-            SELECT load_seq, {row_id_sql('kh', 'cve_municipio', 'fecha')}, fecha, cve_municipio, {', '.join(labels)},
+            SELECT load_seq, {row_id_sql("kh", "cve_municipio", "fecha")}, fecha, cve_municipio, {", ".join(labels)},
                    delito, metodo, v::BIGINT, source_file, source_row
             FROM checked c ANTI JOIN dups d USING ({key})
             WHERE c.motivo IS NULL"""
     )
     con.execute(  # repeated keys: summed in reduced files, first row elsewhere
         f"""INSERT INTO curated_batch
-            SELECT c.load_seq, any_value({row_id_sql('c.kh', 'c.cve_municipio', 'c.fecha')}), c.fecha, c.cve_municipio,
-                   {', '.join(f'any_value(c.{x})' for x in labels)}, c.delito, c.metodo,
+            SELECT c.load_seq, any_value({row_id_sql("c.kh", "c.cve_municipio", "c.fecha")}), c.fecha, c.cve_municipio,
+                   {", ".join(f"any_value(c.{x})" for x in labels)}, c.delito, c.metodo,
                    sum(c.v)::BIGINT, any_value(c.source_file), min(c.source_row)
             FROM checked c JOIN dups d USING ({key})
             WHERE c.motivo IS NULL AND (c.{in_reduced} OR c.source_row = d.first_row)
@@ -307,7 +313,9 @@ def curate(con: duckdb.DuckDBPyConnection, reduced_seqs: set[int]) -> dict[int, 
     stats: dict[int, dict] = {}
     for seq, cells in con.execute("SELECT load_seq, count(*) FROM curated_batch GROUP BY load_seq").fetchall():
         stats.setdefault(seq, {})["celdas_validas"] = cells
-    for seq, summed in con.execute(f"SELECT load_seq, count(*) FROM dups WHERE {in_reduced} GROUP BY load_seq").fetchall():
+    for seq, summed in con.execute(
+        f"SELECT load_seq, count(*) FROM dups WHERE {in_reduced} GROUP BY load_seq"
+    ).fetchall():
         stats.setdefault(seq, {})["claves_repetidas"] = summed
     for seq, n_rows, n_cells in con.execute(
         "SELECT load_seq, count(DISTINCT source_row), count(*) FROM quarantine_batch GROUP BY load_seq"

@@ -9,6 +9,7 @@ labels, refuses (returns ``None``) at the first sign of anything the general pat
 quarantine, and writes curated cells in one ``INSERT … UNPIVOT``. The caller then runs the
 general path on that file, so the outcome is identical either way, only faster.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,8 +47,17 @@ class DirectLoad:
     summary: str  # its rows of ``cell_summary`` (see core.etl.merge.summarize_cells)
 
 
-def load_direct(con: duckdb.DuckDBPyConnection, source: SourceFile, layout: Layout, seq: int, limits: Limits,
-                known: curate.KnownEntities, crimes: dict, methods: dict, out_dir: Path) -> DirectLoad | None:
+def load_direct(
+    con: duckdb.DuckDBPyConnection,
+    source: SourceFile,
+    layout: Layout,
+    seq: int,
+    limits: Limits,
+    known: curate.KnownEntities,
+    crimes: dict,
+    methods: dict,
+    out_dir: Path,
+) -> DirectLoad | None:
     """Curate a clean IDM_NM file into a Parquet file of cells; ``None`` when it needs the general path."""
     # The typed rows live in an in-memory database: they are read once and dropped, and
     # writing them to the staging file would cost more than reading the CSV.
@@ -64,8 +74,9 @@ def load_direct(con: duckdb.DuckDBPyConnection, source: SourceFile, layout: Layo
             con.execute(f"DROP TABLE IF EXISTS {t}")
 
 
-def _load(con, source: SourceFile, layout: Layout, seq: int, limits: Limits, known, crimes, methods,
-          table: str, out_dir: Path) -> DirectLoad | None:
+def _load(
+    con, source: SourceFile, layout: Layout, seq: int, limits: Limits, known, crimes, methods, table: str, out_dir: Path
+) -> DirectLoad | None:
     # Months as DOUBLE, not BIGINT: DuckDB would round '3.5' into 4, where the general path
     # quarantines a non-integer count.
     types = {c: ("DOUBLE" if c in MONTHS else "INTEGER" if c == "anio" else "VARCHAR") for c in layout.columns}
@@ -76,15 +87,17 @@ def _load(con, source: SourceFile, layout: Layout, seq: int, limits: Limits, kno
             SELECT * FROM read_csv(?, header = true, columns = {columns}, delim = ?, quote = '"',
                                    encoding = ?, max_line_size = ?, null_padding = false, parallel = true,
                                    auto_detect = false)""",
-        [str(source.path), source.delimiter, source.duckdb_encoding, limits.max_line_bytes])
+        [str(source.path), source.delimiter, source.duckdb_encoding, limits.max_line_bytes],
+    )
     months = [quote_ident(m) for m in MONTHS]
     fractional = " OR ".join(f"{m} <> floor({m})" for m in months)
     rows, y_min, y_max, y_null, v_min, v_max, n_frac, n_keys = con.execute(
         f"""SELECT count(*), min(anio), max(anio), count(*) - count(anio),
-                   min(least({', '.join(months)})), max(greatest({', '.join(months)})),
+                   min(least({", ".join(months)})), max(greatest({", ".join(months)})),
                    count(*) FILTER (WHERE {fractional}),
                    count(DISTINCT hash(anio, cve_municipio, bien_juridico, tipo, subtipo, modalidad))
-            FROM {table}""").fetchone()
+            FROM {table}"""
+    ).fetchone()
     if rows == 0 or y_null or y_min < YEARS[0] or y_max > YEARS[1]:
         return None
     if n_frac or (v_min is not None and (v_min < 0 or v_max > MAX_COUNT)):
@@ -105,17 +118,20 @@ def _load(con, source: SourceFile, layout: Layout, seq: int, limits: Limits, kno
     _maps(con, table, ent_rows, crime_rows, source.name)
     # Two spellings of one municipality (renamed over the years) or of one crime map to one
     # key: only then can distinct lines repeat a cell, and only then is the join worth it.
-    renamed = len({r[5] for r in ent_rows}) != len(ent_rows) or len({(r[10], r[12]) for r in crime_rows}) != len(crime_rows)
+    renamed = len({r[5] for r in ent_rows}) != len(ent_rows) or len({(r[10], r[12]) for r in crime_rows}) != len(
+        crime_rows
+    )
     if renamed and _repeated_keys(con, table):
         return None
     path = out_dir / f"direct_{seq}.parquet"
     cells = _write(con, table, seq, path)
     _summarize(con, table, seq)
     curate.save_labels(con, f"{table}_ent", f"{table}_crime")
-    con.execute(f"CREATE OR REPLACE VIEW direct_cells_{seq} AS SELECT {seq} AS load_seq, * "
-                f"FROM read_parquet({sql_literal(path)})")
-    return DirectLoad(rows=rows, cells=cells, path=path, view=f"direct_cells_{seq}",
-                      summary=f"direct_summary_{seq}")
+    con.execute(
+        f"CREATE OR REPLACE VIEW direct_cells_{seq} AS SELECT {seq} AS load_seq, * "
+        f"FROM read_parquet({sql_literal(path)})"
+    )
+    return DirectLoad(rows=rows, cells=cells, path=path, view=f"direct_cells_{seq}", summary=f"direct_summary_{seq}")
 
 
 def _summarize(con, table: str, seq: int) -> None:
@@ -135,9 +151,10 @@ def _summarize(con, table: str, seq: int) -> None:
             SELECT {seq}::INTEGER AS load_seq, estado_e::VARCHAR AS estado_id, delito_e::VARCHAR AS delito,
                    make_date(anio, m, 1) AS fecha, n, ev, x, w
             FROM (SELECT estado_e, delito_e, anio, unnest(range(1, 13)) AS m, {lists}
-                  FROM (SELECT e.estado_e, c.delito_e, r.anio, {', '.join(aggs)} {_joined(table, "_e")}
+                  FROM (SELECT e.estado_e, c.delito_e, r.anio, {", ".join(aggs)} {_joined(table, "_e")}
                         GROUP BY ALL))
-            WHERE n > 0""")
+            WHERE n > 0"""
+    )
 
 
 def _maps(con, table: str, ent_rows: list, crime_rows: list, source_name: str) -> None:
@@ -153,8 +170,14 @@ def _maps(con, table: str, ent_rows: list, crime_rows: list, source_name: str) -
     # and a state filter still skips the groups that end before it (a VARCHAR estado_id would
     # give exact bounds for ~1 s more on the national file).
     name = table.replace(".", "_")
-    for col, src in (("cve_municipio", "ent"), ("estado_id", "ent"), ("entidad_id", "ent"), ("delito", "crime"),
-                     ("metodo", "crime"), ("v", "src")):
+    for col, src in (
+        ("cve_municipio", "ent"),
+        ("estado_id", "ent"),
+        ("entidad_id", "ent"),
+        ("delito", "crime"),
+        ("metodo", "crime"),
+        ("v", "src"),
+    ):
         con.execute(f"DROP TYPE IF EXISTS {name}_{col}")
         con.execute(f"""CREATE TYPE {name}_{col} AS ENUM (
                         SELECT DISTINCT {col} FROM {table}_{src} WHERE {col} IS NOT NULL ORDER BY 1)""")
@@ -182,7 +205,8 @@ def _joined(table: str, suffix: str = "") -> str:
 def _repeated_keys(con, table: str) -> int:
     return con.execute(
         f"""SELECT count(*) FROM (SELECT r.anio, e.cve_municipio, c.delito, c.metodo {_joined(table)}
-            GROUP BY ALL HAVING count(*) > 1)""").fetchone()[0]
+            GROUP BY ALL HAVING count(*) > 1)"""
+    ).fetchone()[0]
 
 
 def _write(con, table: str, seq: int, path: Path) -> int:
@@ -198,7 +222,8 @@ def _write(con, table: str, seq: int, path: Path) -> int:
                    (SELECT v FROM {table}_src)::{name}_v AS source_file, source_row
             FROM (SELECT *, {month_no} AS m FROM (
                 UNPIVOT (SELECT r.rowid + 2 AS source_row, r.anio, e.cve_i, e.cve_e, e.estado_e, e.entidad_e,
-                                c.delito_e, c.metodo_e, c.kh_i, {', '.join('r.' + m for m in months)}
+                                c.delito_e, c.metodo_e, c.kh_i, {", ".join("r." + m for m in months)}
                          {_joined(table, "_e")})
-                ON {', '.join(months)} INTO NAME mes VALUE eventos))
-        ) TO {sql_literal(path)} ({PARQUET_OPTIONS})""").fetchone()[0]
+                ON {", ".join(months)} INTO NAME mes VALUE eventos))
+        ) TO {sql_literal(path)} ({PARQUET_OPTIONS})"""
+    ).fetchone()[0]

@@ -5,6 +5,7 @@ column names its layout gives; each layout (``core.etl.layouts``) then reshapes 
 table into the staged ``cells`` or its reference table. Malformed lines are kept aside
 and become quarantined rows.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,8 +48,9 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def read_raw(con: duckdb.DuckDBPyConnection, source: SourceFile, layout: Layout, seq: int,
-             limits: Limits) -> LoadedFile:
+def read_raw(
+    con: duckdb.DuckDBPyConnection, source: SourceFile, layout: Layout, seq: int, limits: Limits
+) -> LoadedFile:
     """Read a CSV as text columns named by its layout into ``raw_<seq>``."""
     table = f"raw_{seq}"
     names = list(layout.columns)
@@ -65,8 +67,7 @@ def read_raw(con: duckdb.DuckDBPyConnection, source: SourceFile, layout: Layout,
                                    rejects_scan = 'rejscan_{seq}', null_padding = false,
                                    parallel = true)
             """,
-            [str(source.path), names, source.delimiter, source.duckdb_encoding,
-             limits.max_line_bytes],
+            [str(source.path), names, source.delimiter, source.duckdb_encoding, limits.max_line_bytes],
         )
     except duckdb.Error as exc:
         raise ValidacionError(

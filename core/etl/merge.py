@@ -5,6 +5,7 @@ a wide file, or every month of the declared/inferred coverage of a long file (wh
 absent cell is a zero). The newest owner of a slice wins, so reloading the same content
 changes nothing and a revised file replaces exactly the months it republishes.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -43,7 +44,9 @@ def sql_literal(path: Path | str) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
-INCIDENT_COLUMNS = "row_id, fecha, cve_municipio, estado_id, entidad_id, delito, metodo, eventos, source_file, source_row"
+INCIDENT_COLUMNS = (
+    "row_id, fecha, cve_municipio, estado_id, entidad_id, delito, metodo, eventos, source_file, source_row"
+)
 
 
 def attach_current(con: duckdb.DuckDBPyConnection, depot: Depot) -> None:
@@ -70,7 +73,9 @@ def _attach_incidents(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if pairs:
         con.executemany("INSERT INTO cur_kh VALUES (?, ?, ?)", [(d, m, curate.key_hash(d, m)) for d, m in pairs])
     cols = INCIDENT_COLUMNS.replace("row_id", curate.row_id_sql("k.kh", "i.cve_municipio", "i.fecha") + " AS row_id", 1)
-    cols = cols.replace("delito, metodo", "i.delito, i.metodo").replace("fecha, cve_municipio", "i.fecha, i.cve_municipio", 1)
+    cols = cols.replace("delito, metodo", "i.delito, i.metodo").replace(
+        "fecha, cve_municipio", "i.fecha, i.cve_municipio", 1
+    )
     con.execute(f"""CREATE OR REPLACE TEMP VIEW cur_incidents AS SELECT {cols}
                     FROM {src} i JOIN cur_kh k ON i.delito = k.delito AND i.metodo = k.metodo""")
 
@@ -85,7 +90,9 @@ def ensure_batches(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(reference.ANNUAL_DDL)
     con.execute(reference.POPULATION_DDL)
     con.execute(reference.ENTITY_DDL)
-    con.execute("CREATE TABLE IF NOT EXISTS owned (load_seq INTEGER, estado_id VARCHAR, delito VARCHAR, fecha DATE, kind VARCHAR)")
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS owned (load_seq INTEGER, estado_id VARCHAR, delito VARCHAR, fecha DATE, kind VARCHAR)"
+    )
 
 
 def define_curated_all(con: duckdb.DuckDBPyConnection, direct_views: list[str]) -> None:
@@ -108,8 +115,9 @@ def summarize_cells(con: duckdb.DuckDBPyConnection, seq: int | None = None, dire
         con.execute("CREATE OR REPLACE TABLE cell_summary AS " + " UNION ALL ".join(parts))
         return
     con.execute("DELETE FROM cell_summary WHERE load_seq = ?", [seq])
-    con.execute(f"INSERT INTO cell_summary SELECT {SUMMARY_COLUMNS} FROM curated_all WHERE load_seq = ? GROUP BY ALL",
-                [seq])
+    con.execute(
+        f"INSERT INTO cell_summary SELECT {SUMMARY_COLUMNS} FROM curated_all WHERE load_seq = ? GROUP BY ALL", [seq]
+    )
 
 
 def add_owned_observed(con: duckdb.DuckDBPyConnection, seq: int) -> None:
@@ -132,8 +140,13 @@ def add_owned_range(con: duckdb.DuckDBPyConnection, seq: int, first: str, last: 
     )
 
 
-def assemble(con: duckdb.DuckDBPyConnection, load_id: str, loaded_at: str, monthly_files: int | None = None,
-             direct_files: list[Path] = ()) -> dict[str, Path]:
+def assemble(
+    con: duckdb.DuckDBPyConnection,
+    load_id: str,
+    loaded_at: str,
+    monthly_files: int | None = None,
+    direct_files: list[Path] = (),
+) -> dict[str, Path]:
     """Build the ``new_<table>`` tables of the next version; returns tables already written as files."""
     ready: dict[str, Path] = {}
     con.execute(
@@ -267,10 +280,25 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("""CREATE OR REPLACE TEMP TABLE cat_crimes (delito VARCHAR, subtipo VARCHAR, tipo VARCHAR,
                    tipo_key VARCHAR, bien_juridico VARCHAR, sinonimos VARCHAR, descripcion VARCHAR,
                    granularity VARCHAR, nivel VARCHAR, incluye VARCHAR)""")
-    rows = [(c.delito, c.subtipo, c.tipo, c.tipo_key, c.bien_juridico, "|".join(c.sinonimos), c.descripcion, "month",
-             c.nivel, "|".join(c.incluye)) for c in taxonomy.load_crimes()]
-    rows += [(s.delito, s.label, s.label, s.delito, None, "|".join(s.sinonimos), s.descripcion, s.granularity,
-              "serie", "") for s in taxonomy.load_series()]
+    rows = [
+        (
+            c.delito,
+            c.subtipo,
+            c.tipo,
+            c.tipo_key,
+            c.bien_juridico,
+            "|".join(c.sinonimos),
+            c.descripcion,
+            "month",
+            c.nivel,
+            "|".join(c.incluye),
+        )
+        for c in taxonomy.load_crimes()
+    ]
+    rows += [
+        (s.delito, s.label, s.label, s.delito, None, "|".join(s.sinonimos), s.descripcion, s.granularity, "serie", "")
+        for s in taxonomy.load_series()
+    ]
     con.executemany("INSERT INTO cat_crimes VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
     con.execute(
         """CREATE OR REPLACE TABLE new_crimes AS
@@ -291,9 +319,13 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
            FROM cat_crimes c FULL OUTER JOIN data d ON c.delito = d.delito
            ORDER BY delito"""
     )
-    con.execute("CREATE OR REPLACE TEMP TABLE cat_methods (metodo VARCHAR, modalidad VARCHAR, violencia VARCHAR, sinonimos VARCHAR)")
-    con.executemany("INSERT INTO cat_methods VALUES (?,?,?,?)",
-                    [(m.metodo, m.modalidad, m.violencia, "|".join(m.sinonimos)) for m in taxonomy.load_methods()])
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE cat_methods (metodo VARCHAR, modalidad VARCHAR, violencia VARCHAR, sinonimos VARCHAR)"
+    )
+    con.executemany(
+        "INSERT INTO cat_methods VALUES (?,?,?,?)",
+        [(m.metodo, m.modalidad, m.violencia, "|".join(m.sinonimos)) for m in taxonomy.load_methods()],
+    )
     con.execute(
         """CREATE OR REPLACE TABLE new_methods AS
            WITH used AS (SELECT DISTINCT metodo FROM new_incidents),
@@ -370,6 +402,7 @@ def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, 
             continue
         # COPY and CREATE VIEW take no prepared parameters: our own paths, quoted.
         # COPY answers with the number of rows it wrote: no second pass to count them.
-        counts[table] = con.execute(f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)"
-                                    ).fetchone()[0]
+        counts[table] = con.execute(
+            f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)"
+        ).fetchone()[0]
     return counts

@@ -1,4 +1,5 @@
 """The metadata of a published version (docs/contracts/001_casandra_v0.md §8-§9) and the maps it carries."""
+
 from __future__ import annotations
 
 import re
@@ -43,11 +44,15 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
     coverage: dict = {}
     for delito, gran, estado, desde, hasta, meses, label in cov_rows:
         end = month_end(hasta.year, hasta.month) if gran == "month" else date(hasta.year, 12, 31)
-        item = coverage.setdefault(delito, {"label": label, "granularity": gran, "desde": desde.isoformat(),
-                                            "hasta": end.isoformat(), "estados": {}})
+        item = coverage.setdefault(
+            delito,
+            {"label": label, "granularity": gran, "desde": desde.isoformat(), "hasta": end.isoformat(), "estados": {}},
+        )
         item["desde"] = min(item["desde"], desde.isoformat())
         item["hasta"] = max(item["hasta"], end.isoformat())
-        item["estados"].setdefault(estado, []).append({"desde": desde.isoformat(), "hasta": end.isoformat(), "meses": meses})
+        item["estados"].setdefault(estado, []).append(
+            {"desde": desde.isoformat(), "hasta": end.isoformat(), "meses": meses}
+        )
     monthly = [v for v in coverage.values() if v["granularity"] == "month"]
     span = monthly or list(coverage.values())
     min_date = min((v["desde"] for v in span), default=None)
@@ -62,12 +67,21 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
         if key in seen:
             continue
         seen.add(key)
-        sources_list.append({
-            "archivo": r["archivo"], "sha256": r["sha256"], "bytes": r["bytes"], "formato": r["formato"],
-            "codificacion": r["codificacion"], "contenedor": r["contenedor"], "procedencia": r["procedencia"],
-            "cargado_en": loaded_at, "load_id": load_id, "filas": r.get("filas"),
-            "cobertura": r.get("cobertura"),
-        })
+        sources_list.append(
+            {
+                "archivo": r["archivo"],
+                "sha256": r["sha256"],
+                "bytes": r["bytes"],
+                "formato": r["formato"],
+                "codificacion": r["codificacion"],
+                "contenedor": r["contenedor"],
+                "procedencia": r["procedencia"],
+                "cargado_en": loaded_at,
+                "load_id": load_id,
+                "filas": r.get("filas"),
+                "cobertura": r.get("cobertura"),
+            }
+        )
     return {
         "schema_version": "1.0.0",
         "dataset_version": vid,
@@ -85,7 +99,9 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
                 "years": {str(y): {"metodologia": m, "parcial": bool(p), "meses": int(n)} for y, m, p, n in annual},
                 "nota": "Agregado anual de todos los delitos; nunca se suma a las series mensuales.",
             }
-        } if annual else {},
+        }
+        if annual
+        else {},
         "row_counts": counts,
         "sources": sources_list,
         "geo": geo,

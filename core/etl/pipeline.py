@@ -3,6 +3,7 @@
 A batch of files is all-or-nothing: if any file is refused, nothing is published and
 the current version stays byte-for-byte as it was.
 """
+
 from __future__ import annotations
 
 import json
@@ -77,8 +78,13 @@ def _noop(stage: str, fraction: float, message: str) -> None:
     return None
 
 
-def run_etl(specs: Sequence[SourceSpec], settings: Settings, clock: Clock | None = None,
-            progress: Progress | None = None, dry_run: bool = False) -> EtlResult:
+def run_etl(
+    specs: Sequence[SourceSpec],
+    settings: Settings,
+    clock: Clock | None = None,
+    progress: Progress | None = None,
+    dry_run: bool = False,
+) -> EtlResult:
     """Load, curate and publish a batch of files; raise a CasandraError on refusal.
 
     With ``dry_run`` everything is checked and the summary (layouts, crimes, periods,
@@ -109,8 +115,9 @@ def _connect(settings: Settings, work: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, depot: Depot, work: Path,
-                dry_run: bool = False) -> EtlResult:
+def _run_locked(
+    specs, settings: Settings, clock: Clock, progress: Progress, depot: Depot, work: Path, dry_run: bool = False
+) -> EtlResult:
     now = clock.now()
     loaded_at = iso_utc(now)
     load_id = uuid.uuid4().hex[:12]
@@ -164,8 +171,9 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
             _own(con, seq, layout, spec, _find(reports, seq))
         _finish_reports(con, reports, stats)
         progress("publish", 0.0, "Preparando versión")
-        ready = merge.assemble(con, load_id, loaded_at, monthly_files=len(monthly),
-                               direct_files=[d.path for d in direct_loads])
+        ready = merge.assemble(
+            con, load_id, loaded_at, monthly_files=len(monthly), direct_files=[d.path for d in direct_loads]
+        )
         digest = merge.content_digest(con, extra={"geo": sorted(g.sha256 for g in geo_files)} if geo_files else None)
         previous = depot.metadata()
         summary = {
@@ -178,15 +186,17 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
             "previous_version": previous["dataset_version"] if previous else None,
         }
         if previous and previous.get("content_hash") == digest and not metadata.new_geo(previous, geo_files):
-            summary.update(status="unchanged", dataset_version=previous["dataset_version"],
-                           cambios=merge.diff_incidents(con),
-                           mensaje="Sin cambios: el contenido ya estaba publicado.")
+            summary.update(
+                status="unchanged",
+                dataset_version=previous["dataset_version"],
+                cambios=merge.diff_incidents(con),
+                mensaje="Sin cambios: el contenido ya estaba publicado.",
+            )
             progress("publish", 1.0, "Sin cambios")
             return EtlResult(False, previous["dataset_version"], summary)
         summary["cambios"] = merge.diff_incidents(con)
         if dry_run:
-            summary.update(status="preview", dataset_version=None,
-                           mensaje="Vista previa: nada se publicó todavía.")
+            summary.update(status="preview", dataset_version=None, mensaje="Vista previa: nada se publicó todavía.")
             progress("publish", 1.0, "Vista previa lista")
             return EtlResult(False, None, summary)
         vid = f"gx-{now:%Y.%m.%d}-{digest[:8]}"
@@ -202,14 +212,28 @@ def _run_locked(specs, settings: Settings, clock: Clock, progress: Progress, dep
             shutil.rmtree(staging, ignore_errors=True)
             raise
         depot.switch(vid)
-        depot.record({"event": "publish", "dataset_version": vid, "from": summary["previous_version"],
-                      "at": loaded_at, "load_id": load_id, "files": [r["archivo"] for r in reports]})
-        summary.update(status="published", dataset_version=vid, row_counts=counts,
-                       min_date=meta["min_date"], max_date=meta["max_date"])
+        depot.record(
+            {
+                "event": "publish",
+                "dataset_version": vid,
+                "from": summary["previous_version"],
+                "at": loaded_at,
+                "load_id": load_id,
+                "files": [r["archivo"] for r in reports],
+            }
+        )
+        summary.update(
+            status="published",
+            dataset_version=vid,
+            row_counts=counts,
+            min_date=meta["min_date"],
+            max_date=meta["max_date"],
+        )
         progress("publish", 1.0, f"Publicada {vid}")
         return EtlResult(True, vid, summary)
     except duckdb.OutOfMemoryException as exc:
         from core.errors import LimiteRecursosError
+
         raise LimiteRecursosError("La carga excedió la memoria disponible.", [str(exc)[:200]]) from exc
     except duckdb.Error as exc:
         raise DatosFaltantesError(f"No se pudo procesar la carga: {str(exc).splitlines()[0][:300]}") from exc
@@ -250,10 +274,15 @@ def _store_crimes(depot: Depot) -> list:
 
 def _report(src: sources.SourceFile, layout: Layout, spec: SourceSpec) -> dict:
     return {
-        "archivo": src.name, **layout.describe(),
-        "codificacion": src.encoding, "fin_de_linea": "CRLF" if src.newline == "\r\n" else "LF",
-        "sha256": src.sha256, "bytes": src.size_bytes, "contenedor": src.container,
-        "procedencia": spec.procedencia, "advertencias": [],
+        "archivo": src.name,
+        **layout.describe(),
+        "codificacion": src.encoding,
+        "fin_de_linea": "CRLF" if src.newline == "\r\n" else "LF",
+        "sha256": src.sha256,
+        "bytes": src.size_bytes,
+        "contenedor": src.container,
+        "procedencia": spec.procedencia,
+        "advertencias": [],
     }
 
 
@@ -265,7 +294,9 @@ def _own(con, seq: int, layout: Layout, spec: SourceSpec, report: dict) -> None:
     """Record the slices a monthly file owns and report its coverage."""
     if layout.owns_observed_cells:
         merge.add_owned_observed(con, seq)
-        first, last = con.execute("SELECT min(fecha), max(fecha) FROM cell_summary WHERE load_seq = ?", [seq]).fetchone()
+        first, last = con.execute(
+            "SELECT min(fecha), max(fecha) FROM cell_summary WHERE load_seq = ?", [seq]
+        ).fetchone()
         report["cobertura"] = {"origen": "observada", "desde": _d(first), "hasta": _d(last)}
         _warn_partial_extension(con, seq, report)
         return
@@ -273,13 +304,15 @@ def _own(con, seq: int, layout: Layout, spec: SourceSpec, report: dict) -> None:
     if declared:
         first, last = declared
         outside = con.execute(
-            """SELECT count(*) FROM curated_batch WHERE load_seq = ? AND (fecha < ? OR fecha > ?)""",
-            [seq, first, last]).fetchone()[0]
+            """SELECT count(*) FROM curated_batch WHERE load_seq = ? AND (fecha < ? OR fecha > ?)""", [seq, first, last]
+        ).fetchone()[0]
         if outside:
             con.execute(
                 """INSERT INTO quarantine_batch SELECT load_seq, source_file, source_row,
                    'fuera de la cobertura declarada', eventos::VARCHAR FROM curated_batch
-                   WHERE load_seq = ? AND (fecha < ? OR fecha > ?)""", [seq, first, last])
+                   WHERE load_seq = ? AND (fecha < ? OR fecha > ?)""",
+                [seq, first, last],
+            )
             con.execute("DELETE FROM curated_batch WHERE load_seq = ? AND (fecha < ? OR fecha > ?)", [seq, first, last])
             merge.summarize_cells(con, seq)
         origin = "declarada"
@@ -288,16 +321,19 @@ def _own(con, seq: int, layout: Layout, spec: SourceSpec, report: dict) -> None:
             # These files hold whole years: the coverage runs from January of the first
             # year to December of the last one seen.
             y1, y2 = con.execute(
-                "SELECT min(year(fecha)), max(year(fecha)) FROM curated_batch WHERE load_seq = ?", [seq]).fetchone()
+                "SELECT min(year(fecha)), max(year(fecha)) FROM curated_batch WHERE load_seq = ?", [seq]
+            ).fetchone()
             first, last = (date(y1, 1, 1), date(y2, 12, 1)) if y1 else (None, None)
         else:
             first, last = con.execute(
-                "SELECT min(fecha), max(fecha) FROM curated_batch WHERE load_seq = ?", [seq]).fetchone()
+                "SELECT min(fecha), max(fecha) FROM curated_batch WHERE load_seq = ?", [seq]
+            ).fetchone()
         origin = "inferida"
         if first:
             report["advertencias"].append(
                 f"Cobertura inferida {first:%Y-%m}..{last:%Y-%m}: los meses ausentes dentro de ella cuentan como 0. "
-                "Declárela con --coverage si el archivo cubre otro periodo.")
+                "Declárela con --coverage si el archivo cubre otro periodo."
+            )
     if first:
         merge.add_owned_range(con, seq, first, last)
     report["cobertura"] = {"origen": origin, "desde": _d(first), "hasta": _d(last)}
@@ -315,11 +351,14 @@ def _warn_partial_extension(con, seq: int, report: dict) -> None:
            SELECT f.delito, count(*) FROM f JOIN known k USING (estado_id)
            WHERE f.n < k.n AND NOT EXISTS (SELECT 1 FROM cov c WHERE c.estado_id = f.estado_id
                  AND c.delito = f.delito AND f.fecha BETWEEN c.desde AND c.hasta)
-           GROUP BY f.delito""", [seq]).fetchall()
+           GROUP BY f.delito""",
+        [seq],
+    ).fetchall()
     for delito, months in rows:
         report["advertencias"].append(
             f"{delito}: {months} meses nuevos con menos municipios que los conocidos; "
-            "los municipios ausentes contarán como 0 en esos meses.")
+            "los municipios ausentes contarán como 0 en esos meses."
+        )
 
 
 def _d(value) -> str | None:
@@ -334,20 +373,26 @@ def _finish_reports(con, reports: list[dict], stats: dict) -> None:
             continue
         s = stats.get(seq, {})
         q_rows, q_cells = con.execute(
-            "SELECT count(DISTINCT source_row), count(*) FROM quarantine_batch WHERE load_seq = ?", [seq]).fetchone()
+            "SELECT count(DISTINCT source_row), count(*) FROM quarantine_batch WHERE load_seq = ?", [seq]
+        ).fetchone()
         r["filas_en_cuarentena"] = q_rows
         r["celdas_en_cuarentena"] = q_cells
         r["motivos_cuarentena"] = curate.quarantine_reasons(con, seq)
         if r["_layout"].monthly:
             delitos = con.execute(
                 """SELECT delito, min(fecha), max(fecha), sum(ev), sum(n) FROM cell_summary WHERE load_seq = ?
-                   GROUP BY delito ORDER BY delito""", [seq]).fetchall()
+                   GROUP BY delito ORDER BY delito""",
+                [seq],
+            ).fetchall()
             valid = sum(n for *_, n in delitos)
             r["celdas_validas"] = valid
-            r["delitos"] = [{"delito": d, "desde": _d(a), "hasta": _d(b), "eventos": int(e)} for d, a, b, e, _n in delitos]
+            r["delitos"] = [
+                {"delito": d, "desde": _d(a), "hasta": _d(b), "eventos": int(e)} for d, a, b, e, _n in delitos
+            ]
             if s.get("claves_repetidas"):
                 r["advertencias"].append(
-                    f"{s['claves_repetidas']} claves repetidas en formato reducido: sus filas se sumaron.")
+                    f"{s['claves_repetidas']} claves repetidas en formato reducido: sus filas se sumaron."
+                )
             accepted = valid
         else:
             accepted = r.get("filas_aceptadas", 0)
@@ -355,5 +400,8 @@ def _finish_reports(con, reports: list[dict], stats: dict) -> None:
             reasons = ", ".join(f"{k} ({v})" for k, v in list(r["motivos_cuarentena"].items())[:3])
             raise DatosFaltantesError(
                 f"Se rechaza {r['archivo']}: todas sus filas quedaron en cuarentena ({reasons or 'sin datos válidos'}).",
-                ["Revise las claves de municipio y los conteos del archivo.", "No se publicó nada; la versión vigente sigue igual."],
+                [
+                    "Revise las claves de municipio y los conteos del archivo.",
+                    "No se publicó nada; la versión vigente sigue igual.",
+                ],
             )

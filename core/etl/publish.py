@@ -6,6 +6,7 @@ folder, renames it into place, then replaces the ``CURRENT`` pointer with ``os.r
 A crash at any point leaves the previous version and pointer untouched; the leftover
 temporary folder is swept on the next load.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -91,15 +92,17 @@ class Depot:
             if child.name.startswith(".") or not (child / "metadata.json").is_file():
                 continue
             meta = json.loads((child / "metadata.json").read_text(encoding="utf-8"))
-            out.append({
-                "dataset_version": meta["dataset_version"],
-                "updated_at": meta["updated_at"],
-                "min_date": meta.get("min_date"),
-                "max_date": meta.get("max_date"),
-                "row_counts": meta.get("row_counts", {}),
-                "previous_version": meta.get("previous_version"),
-                "current": meta["dataset_version"] == current,
-            })
+            out.append(
+                {
+                    "dataset_version": meta["dataset_version"],
+                    "updated_at": meta["updated_at"],
+                    "min_date": meta.get("min_date"),
+                    "max_date": meta.get("max_date"),
+                    "row_counts": meta.get("row_counts", {}),
+                    "previous_version": meta.get("previous_version"),
+                    "current": meta["dataset_version"] == current,
+                }
+            )
         out.sort(key=lambda v: (v["updated_at"], v["dataset_version"]), reverse=True)
         return out
 

@@ -5,6 +5,7 @@ oversized lines) with a Spanish message, detects encoding, newline and delimiter
 writes only inside ``work_dir`` (extracted ZIP members and UTF-8 copies of cp1252 files).
 Large files are read in chunks: a 400 MB SESNSP file is never held in memory.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -45,12 +46,17 @@ HINT_ZIP = "Comprima solo los archivos CSV con el compresor estándar (ZIP, mét
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
 MAGICS = (  # (prefix, what it looks like, hint)
-    (b"%PDF-", "un documento PDF", HINT_CSV), (b"\x89PNG\r\n\x1a\n", "una imagen PNG", HINT_CSV),
-    (b"\xff\xd8\xff", "una imagen JPEG", HINT_CSV), (b"\x1f\x8b", "un archivo GZIP", HINT_ZIP),
+    (b"%PDF-", "un documento PDF", HINT_CSV),
+    (b"\x89PNG\r\n\x1a\n", "una imagen PNG", HINT_CSV),
+    (b"\xff\xd8\xff", "una imagen JPEG", HINT_CSV),
+    (b"\x1f\x8b", "un archivo GZIP", HINT_ZIP),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "un libro de Excel antiguo (.xls) u otro documento de Office", HINT_XLS),
-    (b"\x7fELF", "un ejecutable ELF", HINT_CSV), (b"SQLite format 3\x00", "una base de datos SQLite", HINT_CSV),
-    (b"7z\xbc\xaf\x27\x1c", "un archivo 7-Zip", HINT_ZIP), (b"Rar!\x1a\x07", "un archivo RAR", HINT_ZIP),
-    (b"\xff\xfe", "texto UTF-16", HINT_CSV), (b"\xfe\xff", "texto UTF-16", HINT_CSV),
+    (b"\x7fELF", "un ejecutable ELF", HINT_CSV),
+    (b"SQLite format 3\x00", "una base de datos SQLite", HINT_CSV),
+    (b"7z\xbc\xaf\x27\x1c", "un archivo 7-Zip", HINT_ZIP),
+    (b"Rar!\x1a\x07", "un archivo RAR", HINT_ZIP),
+    (b"\xff\xfe", "texto UTF-16", HINT_CSV),
+    (b"\xfe\xff", "texto UTF-16", HINT_CSV),
 )
 C1_BYTES = bytes(range(0x80, 0xA0))  # printable in cp1252, control codes in latin-1
 # cp1252 leaves 0x81 0x8D 0x8F 0x90 0x9D undefined; map them like latin-1 so no byte is lost.
@@ -80,8 +86,9 @@ def sha256_file(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def open_sources(paths: Sequence[Path | str], work_dir: Path, limits: Limits,
-                 display_names: Sequence[str] | None = None) -> list[SourceFile]:
+def open_sources(
+    paths: Sequence[Path | str], work_dir: Path, limits: Limits, display_names: Sequence[str] | None = None
+) -> list[SourceFile]:
     """Check every path and describe it; refuse the whole call on the first bad file."""
     names = list(display_names) if display_names is not None else [Path(p).name for p in paths]
     if len(names) != len(paths):
@@ -138,12 +145,14 @@ def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[Sou
 
 def _check_size(name: str, size: int, limits: Limits) -> None:
     if size > limits.max_upload_bytes:
-        raise LimiteRecursosError(f"El archivo «{name}» pesa {_mb(size)} y el límite es "
-                                  f"{_mb(limits.max_upload_bytes)}.", ["Suba el archivo en ZIP o divídalo por años."])
+        raise LimiteRecursosError(
+            f"El archivo «{name}» pesa {_mb(size)} y el límite es {_mb(limits.max_upload_bytes)}.",
+            ["Suba el archivo en ZIP o divídalo por años."],
+        )
 
 
 def _check_not_blank_or_binary(path: Path, name: str, head: bytes, size: int, what: str) -> None:
-    body = head[len(BOM):] if head.startswith(BOM) else head
+    body = head[len(BOM) :] if head.startswith(BOM) else head
     if not body.strip() and (size <= len(head) or _rest_is_blank(path, len(head))):
         raise ValidacionError(f"El archivo «{name}» está vacío.", ["Revise que subió el archivo correcto."])
     looks = hint = None
@@ -172,8 +181,9 @@ def _rest_is_blank(path: Path, offset: int) -> bool:
     return True
 
 
-def _inspect(path: Path, name: str, ext: str, size: int, container: str | None,
-             call_dir: Path, limits: Limits) -> SourceFile:
+def _inspect(
+    path: Path, name: str, ext: str, size: int, container: str | None, call_dir: Path, limits: Limits
+) -> SourceFile:
     with open(path, "rb") as fh:
         head = fh.read(max(HEAD_BYTES, limits.max_line_bytes + 8))
     if ext in GEO_EXTS:
@@ -184,8 +194,10 @@ def _inspect(path: Path, name: str, ext: str, size: int, container: str | None,
     if utf8_ok:
         encoding, duck = ("utf-8-sig" if bom else "utf-8"), "utf-8"  # DuckDB drops the BOM itself
     elif bom:
-        raise DatosFaltantesError(f"«{name}» empieza como UTF-8 (con BOM) pero contiene bytes que no son "
-                                  "UTF-8: mezcla codificaciones.", [HINT_CSV])
+        raise DatosFaltantesError(
+            f"«{name}» empieza como UTF-8 (con BOM) pero contiene bytes que no son UTF-8: mezcla codificaciones.",
+            [HINT_CSV],
+        )
     else:
         # DuckDB's latin-1 reader refuses 0x80-0x9F, so those files become a UTF-8 copy.
         encoding, duck = ("cp1252", "utf-8") if has_c1 else ("latin-1", "latin-1")
@@ -214,7 +226,7 @@ def _scan(path: Path, bom: bool) -> tuple[str, bool, bool]:
                 has_c1 = True
             if utf8_ok:
                 try:
-                    decoder.decode(chunk[len(BOM):] if first and bom else chunk)
+                    decoder.decode(chunk[len(BOM) :] if first and bom else chunk)
                 except UnicodeDecodeError:
                     utf8_ok = False
             first = False
@@ -235,15 +247,17 @@ def _decode(data: bytes, encoding: str) -> str:
 
 
 def _read_header(name: str, head: bytes, size: int, encoding: str, limits: Limits):
-    body = head[len(BOM):] if head.startswith(BOM) else head
+    body = head[len(BOM) :] if head.startswith(BOM) else head
     end = body.find(b"\n")
     line = body if end < 0 else body[:end]
     newline = "\r\n" if line.endswith(b"\r") else "\n"
     line = line.rstrip(b"\r")
     # No newline within the bytes read (more than the limit) also means a line too long.
     if len(line) > limits.max_line_bytes or (end < 0 and size > len(head)):
-        raise LimiteRecursosError(f"La primera línea de «{name}» supera el límite de {limits.max_line_bytes} "
-                                  "bytes.", ["Revise que el archivo tenga saltos de línea y encabezados."])
+        raise LimiteRecursosError(
+            f"La primera línea de «{name}» supera el límite de {limits.max_line_bytes} bytes.",
+            ["Revise que el archivo tenga saltos de línea y encabezados."],
+        )
     if b"\r" in line:  # classic Mac line endings: DuckDB would see one giant line
         raise ValidacionError(f"«{name}» usa saltos de línea CR sin LF; no se reconocen sus filas.", [HINT_CSV])
     text = _decode(line, encoding)
@@ -256,12 +270,16 @@ def _read_header(name: str, head: bytes, size: int, encoding: str, limits: Limit
         cells = text.split(delimiter)
     header = tuple(c.strip().strip('"').strip() for c in cells)
     if counts[delimiter] == 0 or not any(header):
-        raise ValidacionError(f"No se reconoce una fila de encabezados CSV en «{name}».", [
-            "La primera línea debe traer los nombres de columna separados por comas (Año,Clave_Ent,...).", HINT_CSV])
+        raise ValidacionError(
+            f"No se reconoce una fila de encabezados CSV en «{name}».",
+            ["La primera línea debe traer los nombres de columna separados por comas (Año,Clave_Ent,...).", HINT_CSV],
+        )
     longest = max(header, key=len)
     if len(longest) > limits.max_field_chars:
-        raise LimiteRecursosError(f"Un encabezado de «{name}» mide {len(longest)} caracteres; el límite es "
-                                  f"{limits.max_field_chars}.", ["Revise que la primera línea sea de encabezados."])
+        raise LimiteRecursosError(
+            f"Un encabezado de «{name}» mide {len(longest)} caracteres; el límite es {limits.max_field_chars}.",
+            ["Revise que la primera línea sea de encabezados."],
+        )
     return newline, delimiter, header
 
 
@@ -287,23 +305,36 @@ def _inspect_geojson(path: Path, name: str, head: bytes, size: int, container: s
     try:
         doc = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise ValidacionError(f"«{name}» no está codificado en UTF-8, como exige GeoJSON.",
-                              ["Exporte el mapa como GeoJSON UTF-8."]) from None
+        raise ValidacionError(
+            f"«{name}» no está codificado en UTF-8, como exige GeoJSON.", ["Exporte el mapa como GeoJSON UTF-8."]
+        ) from None
     except (ValueError, RecursionError):
         raise ValidacionError(f"«{name}» no es un JSON válido.", ["Exporte el mapa como GeoJSON."]) from None
     if not isinstance(doc, dict) or doc.get("type") != "FeatureCollection" or not isinstance(doc.get("features"), list):
-        raise ValidacionError(f"«{name}» no es un GeoJSON FeatureCollection con una lista de features.",
-                              ["Exporte los municipios como FeatureCollection (GeoJSON)."])
+        raise ValidacionError(
+            f"«{name}» no es un GeoJSON FeatureCollection con una lista de features.",
+            ["Exporte los municipios como FeatureCollection (GeoJSON)."],
+        )
     if not doc["features"]:
         raise ValidacionError(f"El GeoJSON «{name}» no contiene ninguna feature.")
     first = data.split(b"\n", 1)[0]
     newline = "\r\n" if first.endswith(b"\r") and len(first) < len(data) else "\n"
-    return SourceFile(name, path, hashlib.sha256(data).hexdigest(), size, "geojson", "utf-8", "utf-8",
-                      newline, "", (), container)
+    return SourceFile(
+        name, path, hashlib.sha256(data).hexdigest(), size, "geojson", "utf-8", "utf-8", newline, "", (), container
+    )
 
 
-ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError,
-              ValueError, RuntimeError, struct.error, zlib.error)
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    NotImplementedError,
+    EOFError,
+    OSError,
+    ValueError,
+    RuntimeError,
+    struct.error,
+    zlib.error,
+)
 
 
 def _open_zip(path: Path, name: str, call_dir: Path, limits: Limits) -> list[SourceFile]:
@@ -323,40 +354,55 @@ def _open_zip(path: Path, name: str, call_dir: Path, limits: Limits) -> list[Sou
 def _bad_member_name(raw: str) -> bool:
     # Backslashes count as separators: Windows tools would honour them when extracting.
     norm = raw.replace("\\", "/")
-    return (norm.startswith("/") or re.match(r"^[A-Za-z]:", norm) is not None or "\x00" in norm
-            or ".." in norm.split("/"))
+    return (
+        norm.startswith("/") or re.match(r"^[A-Za-z]:", norm) is not None or "\x00" in norm or ".." in norm.split("/")
+    )
 
 
 def _vet_zip(zf: zipfile.ZipFile, name: str, limits: Limits) -> list[zipfile.ZipInfo]:
     # Every check runs before a single byte is extracted: a bad archive is refused whole.
     infos = zf.infolist()
     if len(infos) > limits.max_zip_entries:
-        raise LimiteRecursosError(f"El ZIP «{name}» tiene {len(infos)} entradas; el límite es "
-                                  f"{limits.max_zip_entries}.", ["Suba menos archivos por ZIP."])
+        raise LimiteRecursosError(
+            f"El ZIP «{name}» tiene {len(infos)} entradas; el límite es {limits.max_zip_entries}.",
+            ["Suba menos archivos por ZIP."],
+        )
     for info in infos:
         if _bad_member_name(info.orig_filename):
-            raise ValidacionError(f"El ZIP «{name}» contiene una ruta peligrosa ({_label(info.orig_filename)}); "
-                                  "no se extrajo nada.", [HINT_ZIP])
+            raise ValidacionError(
+                f"El ZIP «{name}» contiene una ruta peligrosa ({_label(info.orig_filename)}); no se extrajo nada.",
+                [HINT_ZIP],
+            )
         if stat.S_ISLNK(info.external_attr >> 16):
-            raise ValidacionError(f"El ZIP «{name}» contiene un enlace simbólico ({_label(info.filename)}).",
-                                  [HINT_ZIP])
-    files = [i for i in infos if not i.is_dir() and not any(
-        part.startswith(".") or part == "__MACOSX" for part in PurePosixPath(i.filename).parts)]
+            raise ValidacionError(
+                f"El ZIP «{name}» contiene un enlace simbólico ({_label(info.filename)}).", [HINT_ZIP]
+            )
+    files = [
+        i
+        for i in infos
+        if not i.is_dir()
+        and not any(part.startswith(".") or part == "__MACOSX" for part in PurePosixPath(i.filename).parts)
+    ]
     total = packed = 0
     for info in files:
         label = _label(info.filename)
         if info.flag_bits & 0x1:
-            raise ValidacionError(f"El ZIP «{name}» tiene archivos protegidos con contraseña ({label}).",
-                                  ["Vuelva a comprimir sin contraseña."])
+            raise ValidacionError(
+                f"El ZIP «{name}» tiene archivos protegidos con contraseña ({label}).",
+                ["Vuelva a comprimir sin contraseña."],
+            )
         if PurePosixPath(info.filename).suffix.lower() in ARCHIVE_EXTS:
-            raise ValidacionError(f"El ZIP «{name}»: no se admiten archivos comprimidos anidados ({label}).",
-                                  ["Descomprima el archivo interior y suba sus CSV."])
+            raise ValidacionError(
+                f"El ZIP «{name}»: no se admiten archivos comprimidos anidados ({label}).",
+                ["Descomprima el archivo interior y suba sus CSV."],
+            )
         if info.compress_type not in ZIP_METHODS:
             raise ValidacionError(f"El ZIP «{name}» usa un método de compresión no admitido ({label}).", [HINT_ZIP])
         _check_size(f"{name}:{label}", info.file_size, limits)
         if info.file_size >= RATIO_MIN_BYTES and info.file_size / max(info.compress_size, 1) > limits.max_zip_ratio:
-            raise _bomb(name, f"la entrada {label} se expande {info.file_size / max(info.compress_size, 1):.0f} veces",
-                        limits)
+            raise _bomb(
+                name, f"la entrada {label} se expande {info.file_size / max(info.compress_size, 1):.0f} veces", limits
+            )
         total, packed = total + info.file_size, packed + info.compress_size
     if total > limits.max_inflated_bytes:
         raise _bomb(name, f"descomprimido ocuparía {_mb(total)} (límite {_mb(limits.max_inflated_bytes)})", limits)
@@ -369,20 +415,26 @@ def _vet_zip(zf: zipfile.ZipFile, name: str, limits: Limits) -> list[zipfile.Zip
     for info in members:
         with zf.open(info) as src:
             peek = src.read(512)  # Deflate inflates in bounded steps: this stays small
-        if peek.startswith(ZIP_MAGIC) or peek.startswith((b"\x1f\x8b", b"7z\xbc\xaf", b"Rar!")) \
-                or peek[257:262] == b"ustar":
-            raise ValidacionError(f"El ZIP «{name}»: no se admiten archivos comprimidos anidados "
-                                  f"({_label(info.filename)}).", ["Descomprima el archivo interior y suba sus CSV."])
+        if (
+            peek.startswith(ZIP_MAGIC)
+            or peek.startswith((b"\x1f\x8b", b"7z\xbc\xaf", b"Rar!"))
+            or peek[257:262] == b"ustar"
+        ):
+            raise ValidacionError(
+                f"El ZIP «{name}»: no se admiten archivos comprimidos anidados ({_label(info.filename)}).",
+                ["Descomprima el archivo interior y suba sus CSV."],
+            )
     return members
 
 
 def _bomb(name: str, why: str, limits: Limits) -> LimiteRecursosError:
-    return LimiteRecursosError(f"El ZIP «{name}» parece una bomba de descompresión: {why}.",
-                               [f"La razón máxima admitida es {limits.max_zip_ratio:.0f}:1.", HINT_ZIP])
+    return LimiteRecursosError(
+        f"El ZIP «{name}» parece una bomba de descompresión: {why}.",
+        [f"La razón máxima admitida es {limits.max_zip_ratio:.0f}:1.", HINT_ZIP],
+    )
 
 
-def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, call_dir: Path,
-             limits: Limits) -> tuple[Path, int]:
+def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, call_dir: Path, limits: Limits) -> tuple[Path, int]:
     # Declared sizes may lie: count real bytes and stop as soon as they pass any limit.
     cap = min(info.file_size, limits.max_upload_bytes, limits.max_inflated_bytes)
     out, target = _new_file(call_dir, info.filename, PurePosixPath(info.filename).suffix.lower())

@@ -4,6 +4,7 @@ Filters narrow the working set (entity, window, crimes, methods, frequency); ana
 read it and return a table. Tools never build SQL from user text: values travel as
 parameters, identifiers come from the validated catalog.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -49,10 +50,20 @@ class Scope:
 
     def copy(self) -> "Scope":
         """An independent copy (each step gets its own)."""
-        return Scope(self.entity, self.nivel, self.date_from, self.date_to, self.requested,
-                     list(self.adjustments), list(self.delitos), list(self.delito_keys),
-                     list(self.metodos), self.violencia, dict(self.frecuencia) if self.frecuencia else None,
-                     list(self.warnings))
+        return Scope(
+            self.entity,
+            self.nivel,
+            self.date_from,
+            self.date_to,
+            self.requested,
+            list(self.adjustments),
+            list(self.delitos),
+            list(self.delito_keys),
+            list(self.metodos),
+            self.violencia,
+            dict(self.frecuencia) if self.frecuencia else None,
+            list(self.warnings),
+        )
 
 
 @dataclass

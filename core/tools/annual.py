@@ -5,13 +5,20 @@ The series is a third-party aggregate of all fuero común crimes per municipalit
 partial (January–August), so it is not comparable with the earlier years. Every result
 says so.
 """
+
 from __future__ import annotations
 
 from core.text import MONTHS
 from core.tools import Evidence, ResolvedStep, ToolContext, ToolOutput
 
-COLUMNS = [("entidad_id", "string"), ("label", "string"), ("anio", "int"), ("conteo", "int"),
-           ("metodologia", "string"), ("parcial", "bool")]
+COLUMNS = [
+    ("entidad_id", "string"),
+    ("label", "string"),
+    ("anio", "int"),
+    ("conteo", "int"),
+    ("metodologia", "string"),
+    ("parcial", "bool"),
+]
 
 
 def _year_info(ctx: ToolContext, years: range) -> dict[int, dict]:
@@ -30,8 +37,10 @@ def _method_warnings(ctx: ToolContext, info: dict[int, dict]) -> list[str]:
         span = "los años anteriores"
         if older:
             span = f"{older[0]}–{older[-1]}" if older[0] != older[-1] else f"{older[0]}"
-        out.append(f"{', '.join(map(str, rnid))} usa la nueva metodología del SESNSP (RNID): no es comparable con "
-                   f"{span} (metodología anterior).")
+        out.append(
+            f"{', '.join(map(str, rnid))} usa la nueva metodología del SESNSP (RNID): no es comparable con "
+            f"{span} (metodología anterior)."
+        )
     for y, v in sorted(info.items()):
         if v.get("parcial"):
             n = int(v.get("meses") or 0)
@@ -67,46 +76,65 @@ def total_anual(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         got = ctx.query(
             f"""SELECT i.entidad_id, e.label, sum(i.eventos), count(DISTINCT i.anio)
                 FROM annual i JOIN entities e ON e.entidad_id = i.entidad_id
-                WHERE {cond} GROUP BY 1, 2""", params)
+                WHERE {cond} GROUP BY 1, 2""",
+            params,
+        )
         methods = "/".join(dict.fromkeys(v.get("metodologia") for _, v in sorted(info.items()) if v.get("metodologia")))
         partial = any(v.get("parcial") for v in info.values())
         rows = [[eid, label, y1, int(n), methods or None, partial] for eid, label, n, _ in got]
         desc = step.args.get("orden", "desc") == "desc"
         rows.sort(key=lambda r: (-r[3] if desc else r[3], r[0]))
         state_total = sum(r[3] for r in rows)
-        rows = rows[:int(step.args.get("top_k", 10))]
+        rows = rows[: int(step.args.get("top_k", 10))]
         if y0 != y1:
             warnings.append(f"Cada fila suma los años {y0}..{y1}; la columna anio indica el último año ({y1}).")
-        if len({v.get('metodologia') for v in info.values()}) > 1:
+        if len({v.get("metodologia") for v in info.values()}) > 1:
             warnings.append("La suma mezcla metodologías distintas (IDFC y RNID).")
         if rows:
             cond += f" AND i.entidad_id IN ({', '.join('?' for _ in rows)})"
             params += [r[0] for r in rows]
-        highlights = ([f"Top-1: {rows[0][1]} ({rows[0][3]:,} delitos)"] if rows else []) \
-            + [f"Total estatal {state_total:,}", f"Años {years_label}"]
+        highlights = ([f"Top-1: {rows[0][1]} ({rows[0][3]:,} delitos)"] if rows else []) + [
+            f"Total estatal {state_total:,}",
+            f"Años {years_label}",
+        ]
         return ToolOutput(
-            columns=list(COLUMNS), rows=rows,
+            columns=list(COLUMNS),
+            rows=rows,
             headline=f"Total anual de delitos (fuero común) — municipios de {entity.label}, {years_label}",
-            highlights=highlights, evidence=Evidence(cond, params, table="annual"), warnings=warnings,
+            highlights=highlights,
+            evidence=Evidence(cond, params, table="annual"),
+            warnings=warnings,
             metrics={"total_conteo": state_total, "anios": years_label, "entidades": len(rows)},
         )
-    got = {int(y): (int(n), m, bool(p)) for y, n, m, p in ctx.query(
-        f"""SELECT i.anio, sum(i.eventos), min(i.metodologia), bool_or(i.parcial)
-            FROM annual i WHERE {cond} GROUP BY 1 ORDER BY 1""", params)}
+    got = {
+        int(y): (int(n), m, bool(p))
+        for y, n, m, p in ctx.query(
+            f"""SELECT i.anio, sum(i.eventos), min(i.metodologia), bool_or(i.parcial)
+            FROM annual i WHERE {cond} GROUP BY 1 ORDER BY 1""",
+            params,
+        )
+    }
     rows = [[entity.entidad_id, entity.label, y, n, m, p] for y, (n, m, p) in sorted(got.items())]
     missing = [y for y in range(y0, y1 + 1) if y not in got]
     if missing:
         warnings.append(f"Sin total anual publicado para {', '.join(map(str, missing))}.")
     highlights = [_year_note(r) for r in rows[-3:]]
     comparable = [r for r in rows if r[4] != "RNID" and not r[5]]
-    metrics = {"anios": years_label, "filas": len(rows),
-               "ultimo_anio_completo": comparable[-1][2] if comparable else None,
-               "conteo_ultimo_anio_completo": comparable[-1][3] if comparable else None,
-               # the sum of the comparable years only: a partial RNID year is never added to them
-               "total_comparable": sum(r[3] for r in comparable), "anios_comparables": len(comparable)}
+    metrics = {
+        "anios": years_label,
+        "filas": len(rows),
+        "ultimo_anio_completo": comparable[-1][2] if comparable else None,
+        "conteo_ultimo_anio_completo": comparable[-1][3] if comparable else None,
+        # the sum of the comparable years only: a partial RNID year is never added to them
+        "total_comparable": sum(r[3] for r in comparable),
+        "anios_comparables": len(comparable),
+    }
     return ToolOutput(
-        columns=list(COLUMNS), rows=rows,
+        columns=list(COLUMNS),
+        rows=rows,
         headline=f"Total anual de delitos (fuero común) — {entity.label}, {years_label}",
-        highlights=highlights, evidence=Evidence(cond, params, table="annual"), warnings=warnings,
+        highlights=highlights,
+        evidence=Evidence(cond, params, table="annual"),
+        warnings=warnings,
         metrics=metrics,
     )

@@ -13,6 +13,7 @@ scored against the ``window`` calendar months before it with a robust z-score:
 A month needs at least ``window // 2`` published base months. It is an anomaly when
 ``|z| >= z_threshold``; ``severity = 1 − z_threshold / |z|`` (0 at the threshold, → 1).
 """
+
 from __future__ import annotations
 
 import warnings as _warnings
@@ -25,9 +26,17 @@ from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOu
 from core.tools.scope import crime_label, period_label, where
 from core.tools.tally import per_child
 
-COLUMNS = [("entidad_id", "string"), ("label", "string"), ("fecha", "date"), ("conteo", "int"),
-           ("mediana", "float"), ("z_score", "float"), ("severity", "float"), ("direccion", "string"),
-           ("z_acotado", "bool")]
+COLUMNS = [
+    ("entidad_id", "string"),
+    ("label", "string"),
+    ("fecha", "date"),
+    ("conteo", "int"),
+    ("mediana", "float"),
+    ("z_score", "float"),
+    ("severity", "float"),
+    ("direccion", "string"),
+    ("z_acotado", "bool"),
+]
 MAD_K = 0.6745
 MEANAD_K = 1.2533
 Z_CAP = 99.0
@@ -44,8 +53,14 @@ def robust_z(values: np.ndarray, window: int) -> dict[str, np.ndarray]:
     targets = n_months - window
     if targets <= 0:
         empty = np.zeros((n_ent, 0))
-        return {"x": empty, "median": empty, "z": empty, "evaluated": empty.astype(bool),
-                "capped": empty.astype(bool), "enough": empty.astype(bool)}
+        return {
+            "x": empty,
+            "median": empty,
+            "z": empty,
+            "evaluated": empty.astype(bool),
+            "capped": empty.astype(bool),
+            "enough": empty.astype(bool),
+        }
     base = np.lib.stride_tricks.sliding_window_view(values, window, axis=1)[:, :targets, :]
     x = values[:, window:]
     with _warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
@@ -119,8 +134,20 @@ def _series(ctx: ToolContext, step: ResolvedStep, start: date, first: date, end:
            coalesce(s.ids, CAST([] AS BIGINT[])) AS ids
     FROM ents e CROSS JOIN covered c
     LEFT JOIN sums s ON s.entidad_id = e.entidad_id AND s.fecha = c.fecha"""
-    all_params = [entity.estado_id, *crime_params, start, end, *ents_params, *key_params, *params, start, end,
-                  first, first, start]
+    all_params = [
+        entity.estado_id,
+        *crime_params,
+        start,
+        end,
+        *ents_params,
+        *key_params,
+        *params,
+        start,
+        end,
+        first,
+        first,
+        start,
+    ]
     return ctx.query_columns(sql, all_params)
 
 
@@ -159,12 +186,19 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     for k, t in zip(*np.nonzero(is_anom)):
         zk = float(z[k, t])
         eid, label = entities[k]
-        anomalies.append({
-            "entidad_id": eid, "label": label, "fecha": shift_months(first, int(t)),
-            "conteo": int(x[k, t]), "mediana": float(med[k, t]), "z_score": round(zk, 2),
-            "severity": round(1 - thr / abs(zk), 3), "direccion": "alza" if zk > 0 else "baja",
-            "z_acotado": bool(capped[k, t]),
-        })
+        anomalies.append(
+            {
+                "entidad_id": eid,
+                "label": label,
+                "fecha": shift_months(first, int(t)),
+                "conteo": int(x[k, t]),
+                "mediana": float(med[k, t]),
+                "z_score": round(zk, 2),
+                "severity": round(1 - thr / abs(zk), 3),
+                "direccion": "alza" if zk > 0 else "baja",
+                "z_acotado": bool(capped[k, t]),
+            }
+        )
     anomalies.sort(key=lambda a: (-a["severity"], a["fecha"], a["entidad_id"]))
     rows = [[a[c] for c, _ in COLUMNS] for a in anomalies[:top_k]]
 
@@ -174,11 +208,15 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     warnings: list[str] = []
     skipped = int(np.sum(~np.isnan(x) & ~scored["enough"]))
     if skipped:
-        warnings.append(f"{skipped} mes(es)-entidad sin base suficiente (menos de {max(1, window // 2)} meses "
-                        f"publicados entre los {window} previos): no se evaluaron.")
+        warnings.append(
+            f"{skipped} mes(es)-entidad sin base suficiente (menos de {max(1, window // 2)} meses "
+            f"publicados entre los {window} previos): no se evaluaron."
+        )
     if len(compositions) > 1:
-        warnings.append("Los delitos seleccionados tienen coberturas distintas: cada mes suma solo los delitos "
-                        "publicados ese mes, lo que puede crear saltos artificiales.")
+        warnings.append(
+            "Los delitos seleccionados tienen coberturas distintas: cada mes suma solo los delitos "
+            "publicados ese mes, lo que puede crear saltos artificiales."
+        )
     if any(a["z_acotado"] for a in anomalies):
         warnings.append(f"Algunos z-score se acotaron a ±{Z_CAP:g} (base sin variación).")
     if scope.entity.nivel == "municipio" and scope.nivel == "hijos" and "nivel" in getattr(step, "given", ()):
@@ -187,18 +225,27 @@ def detectar_anomalias(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     highlights = []
     if anomalies:
         a = anomalies[0]
-        highlights.append(f"Mayor: {a['label']} {a['fecha']:%Y-%m} ({a['conteo']} vs mediana {a['mediana']:g}, "
-                          f"z={a['z_score']}, {a['direccion']})")
+        highlights.append(
+            f"Mayor: {a['label']} {a['fecha']:%Y-%m} ({a['conteo']} vs mediana {a['mediana']:g}, "
+            f"z={a['z_score']}, {a['direccion']})"
+        )
         highlights.append(f"{with_anom} entidad(es) con anomalías; gravedad promedio {gravedad}")
     highlights.append(f"Umbral |z| ≥ {thr:g}; base de {window} meses previos")
 
     out = ToolOutput(
-        columns=list(COLUMNS), rows=rows,
-        headline=(f"Anomalías de {crime_label(ctx, scope)} — {_who(scope)}, {period_label(scope)}: "
-                  f"{total} detectadas"),
-        highlights=highlights, evidence=_evidence(scope, anomalies, cols, cell[:, window:][is_anom]), warnings=warnings,
-        metrics={"total_anomalias": total, "gravedad_promedio": gravedad, "entidades_con_anomalias": with_anom,
-                 "z_threshold": thr, "window": window},
+        columns=list(COLUMNS),
+        rows=rows,
+        headline=(f"Anomalías de {crime_label(ctx, scope)} — {_who(scope)}, {period_label(scope)}: {total} detectadas"),
+        highlights=highlights,
+        evidence=_evidence(scope, anomalies, cols, cell[:, window:][is_anom]),
+        warnings=warnings,
+        metrics={
+            "total_anomalias": total,
+            "gravedad_promedio": gravedad,
+            "entidades_con_anomalias": with_anom,
+            "z_threshold": thr,
+            "window": window,
+        },
     )
     out.all_anomalies = anomalies  # the complete list, for agrupar_por_entidad (rows keep only top_k)
     return out
@@ -213,7 +260,7 @@ def _evidence(scope, anomalies: list[dict], cols: dict[str, np.ndarray], rows: n
     """
     if not anomalies:
         return None
-    ids = np.sort(np.concatenate([np.asarray(cols["ids"][r], dtype=np.int64) for r in rows]))[:EVIDENCE_IDS + 1]
+    ids = np.sort(np.concatenate([np.asarray(cols["ids"][r], dtype=np.int64) for r in rows]))[: EVIDENCE_IDS + 1]
     summary = {"ids": ids.tolist(), "total": int(cols["nev"][rows].sum())}
     cond, params = where(scope, with_window=False)
     pairs = sorted({(a["entidad_id"], a["fecha"]) for a in anomalies})

@@ -1,4 +1,5 @@
 """listar_evidencia (tool 9): the curated rows behind the previous result."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -13,8 +14,10 @@ if TYPE_CHECKING:  # validation hands its checks a StepCheck
 # The yearly series has no month and no method: its rows show January 1st of their year and no method.
 SELECT = {
     "incidents": "i.row_id, i.fecha, i.entidad_id, e.label, i.delito, i.metodo, i.eventos, i.source_file, i.source_row",
-    "annual": ("i.row_id, make_date(i.anio, 1, 1) AS fecha, i.entidad_id, e.label, i.delito, NULL::VARCHAR AS metodo, "
-               "i.eventos, i.source_file, i.source_row"),
+    "annual": (
+        "i.row_id, make_date(i.anio, 1, 1) AS fecha, i.entidad_id, e.label, i.delito, NULL::VARCHAR AS metodo, "
+        "i.eventos, i.source_file, i.source_row"
+    ),
 }
 
 
@@ -26,7 +29,9 @@ def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             prev = (s, out)
             break
     if prev is None:
-        raise ValidacionError("No hay un resultado anterior con evidencia.", ["Ponga una herramienta de análisis antes."])
+        raise ValidacionError(
+            "No hay un resultado anterior con evidencia.", ["Ponga una herramienta de análisis antes."]
+        )
     ev = prev[1].evidence
     limit = int(step.args.get("limit", 200))
     # One statement: the first rows and, on each of them, the count and sum of all of them.
@@ -34,12 +39,22 @@ def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         f"""SELECT {SELECT[ev.table]}, count(*) OVER (), sum(i.eventos) OVER ()
             FROM {ev.table} i LEFT JOIN entities e ON e.entidad_id = i.entidad_id
             WHERE {ev.where} AND i.eventos > 0
-            ORDER BY 2, 3, 5, 6 LIMIT {limit + 1}""", ev.params)
+            ORDER BY 2, 3, 5, 6 LIMIT {limit + 1}""",
+        ev.params,
+    )
     total = (int(got[0][9]), int(got[0][10])) if got else (0, 0)
     out = ToolOutput(
-        columns=[("row_id", "int"), ("fecha", "date"), ("entidad_id", "string"), ("label", "string"),
-                 ("delito", "string"), ("metodo", "string"), ("eventos", "int"), ("source_file", "string"),
-                 ("source_row", "int")],
+        columns=[
+            ("row_id", "int"),
+            ("fecha", "date"),
+            ("entidad_id", "string"),
+            ("label", "string"),
+            ("delito", "string"),
+            ("metodo", "string"),
+            ("eventos", "int"),
+            ("source_file", "string"),
+            ("source_row", "int"),
+        ],
         rows=[list(r[:9]) for r in got[:limit]],
         headline=f"Evidencia de {prev[0].spec.name}: {total[0]:,} filas curadas, {total[1]:,} eventos",
         highlights=[f"Mostrando {min(limit, total[0])} de {total[0]}"],
@@ -55,5 +70,8 @@ def check_listar_evidencia(check: StepCheck) -> None:
     """Validation: the evidence lists the rows behind an earlier analysis, so the plan needs one before it."""
     if not any(s.kind not in ("filter", "evidence") for s in check.earlier):
         example = check.catalog.by_name.get("rank_por_delito", check.spec)
-        check.problem("INVALID_PAYLOAD", f"{check.spec.name} necesita antes una herramienta de análisis.",
-                      [f"Ejemplo: [{example.tool_id},{check.spec.tool_id}]"])
+        check.problem(
+            "INVALID_PAYLOAD",
+            f"{check.spec.name} necesita antes una herramienta de análisis.",
+            [f"Ejemplo: [{example.tool_id},{check.spec.tool_id}]"],
+        )

@@ -1,4 +1,5 @@
 """Filters (tools 1-5): they narrow the working set and report what they set."""
+
 from __future__ import annotations
 
 from core.text import month_count
@@ -9,8 +10,11 @@ from core.tools.scope import period_label
 def enfoque_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Fix the entity (state or municipality) for the following tools."""
     e = step.scope.entity
-    n = ctx.query("SELECT count(*) FROM entities WHERE nivel = 'municipio' AND estado_id = ?", [e.estado_id])[0][0] \
-        if e.nivel == "estado" else 0
+    n = (
+        ctx.query("SELECT count(*) FROM entities WHERE nivel = 'municipio' AND estado_id = ?", [e.estado_id])[0][0]
+        if e.nivel == "estado"
+        else 0
+    )
     return ToolOutput(
         columns=[("entidad_id", "string"), ("label", "string"), ("nivel", "string"), ("municipios", "int")],
         rows=[[e.entidad_id, e.label, step.scope.nivel, int(n)]],
@@ -39,8 +43,7 @@ def filtro_tipo(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     for key in step.scope.delitos:
         info = cov.get(key) or {}
         rows.append([key, names.get(key, key), info.get("desde"), info.get("hasta")])
-    missing = [r[0] for r in rows if r[2] is None and not any(
-        k in cov for k in step.scope.delito_keys if k != r[0])]
+    missing = [r[0] for r in rows if r[2] is None and not any(k in cov for k in step.scope.delito_keys if k != r[0])]
     out = ToolOutput(
         columns=[("delito", "string"), ("label", "string"), ("desde", "date"), ("hasta", "date")],
         rows=rows,
@@ -77,7 +80,13 @@ def filtro_frecuencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         columns=[("por", "string"), ("min_eventos", "int"), ("min_tasa", "float")],
         rows=[[f.get("por"), f.get("min_eventos"), f.get("min_tasa")]],
         headline=f"Frecuencia mínima por {f.get('por')}: "
-                 + ", ".join(x for x in [f"{f['min_eventos']} eventos" if f.get("min_eventos") is not None else "",
-                                         f"tasa {f['min_tasa']}" if f.get("min_tasa") is not None else ""] if x),
+        + ", ".join(
+            x
+            for x in [
+                f"{f['min_eventos']} eventos" if f.get("min_eventos") is not None else "",
+                f"tasa {f['min_tasa']}" if f.get("min_tasa") is not None else "",
+            ]
+            if x
+        ),
         highlights=[period_label(step.scope)],
     )

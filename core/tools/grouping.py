@@ -5,6 +5,7 @@ of the window's end year, ``porcentaje`` = share of the scope total in %). Anoma
 (``total_anomalias``, ``gravedad_promedio``) come from the complete anomaly list of the
 latest earlier ``detectar_anomalias`` step (validation requires that step).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -18,8 +19,13 @@ if TYPE_CHECKING:  # validation hands its checks a StepCheck
     from core.engine.validate import StepCheck
 
 METRICS = ("conteo", "tasa_per_100k", "porcentaje", "total_anomalias", "gravedad_promedio")
-TYPES = {"conteo": "int", "tasa_per_100k": "float", "porcentaje": "float", "total_anomalias": "int",
-         "gravedad_promedio": "float"}
+TYPES = {
+    "conteo": "int",
+    "tasa_per_100k": "float",
+    "porcentaje": "float",
+    "total_anomalias": "int",
+    "gravedad_promedio": "float",
+}
 ANOMALY_METRICS = ("total_anomalias", "gravedad_promedio")
 DEFAULT_METRICS = ("conteo", "tasa_per_100k", "porcentaje")
 TIE_BREAK = {"total_anomalias": "gravedad_promedio", "gravedad_promedio": "total_anomalias"}
@@ -39,8 +45,10 @@ def _anomalies(ctx: ToolContext, step: ResolvedStep) -> tuple[dict[str, list[flo
     """Severities of every anomaly per entity, from the latest detectar_anomalias output."""
     prev = ctx.previous(name="detectar_anomalias")
     if prev is None:
-        raise ValidacionError("Las métricas de anomalías requieren detectar_anomalias antes en el plan.",
-                              ["Ejemplo: [10,11] con aggregate_by: total_anomalias"])
+        raise ValidacionError(
+            "Las métricas de anomalías requieren detectar_anomalias antes en el plan.",
+            ["Ejemplo: [10,11] con aggregate_by: total_anomalias"],
+        )
     prev_step, out = prev
     full = getattr(out, "all_anomalies", None)
     if full is None:  # an output without the full list: fall back to its rows
@@ -51,12 +59,20 @@ def _anomalies(ctx: ToolContext, step: ResolvedStep) -> tuple[dict[str, list[flo
         by_entity.setdefault(a["entidad_id"], []).append(float(a["severity"]))
     warnings = []
     s, p = step.scope, prev_step.scope
-    same = (s.entity == p.entity and s.nivel == p.nivel and s.date_from == p.date_from and s.date_to == p.date_to
-            and sorted(s.delito_keys) == sorted(p.delito_keys) and sorted(s.metodos) == sorted(p.metodos)
-            and s.violencia == p.violencia)
+    same = (
+        s.entity == p.entity
+        and s.nivel == p.nivel
+        and s.date_from == p.date_from
+        and s.date_to == p.date_to
+        and sorted(s.delito_keys) == sorted(p.delito_keys)
+        and sorted(s.metodos) == sorted(p.metodos)
+        and s.violencia == p.violencia
+    )
     if not same:
-        warnings.append("Las anomalías provienen de detectar_anomalias con otro alcance (entidad, ventana, delitos "
-                        f"o método): {p.entity.entidad_id if p.entity else '—'}, {period_label(p)}.")
+        warnings.append(
+            "Las anomalías provienen de detectar_anomalias con otro alcance (entidad, ventana, delitos "
+            f"o método): {p.entity.entidad_id if p.entity else '—'}, {period_label(p)}."
+        )
     return by_entity, warnings
 
 
@@ -70,8 +86,15 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     desc = args.get("orden", "desc") == "desc"
     cond, params = where(scope)
     column = {"conteo": "n", "tasa_per_100k": "tasa", "porcentaje": "porcentaje"}.get(by)
-    got = tally(ctx, scope, cond, params, windows=[None], year=scope.date_to.year,
-                rank=Rank.by(column, desc, top_k) if column else None)  # anomaly metrics: ranked in Python only
+    got = tally(
+        ctx,
+        scope,
+        cond,
+        params,
+        windows=[None],
+        year=scope.date_to.year,
+        rank=Rank.by(column, desc, top_k) if column else None,
+    )  # anomaly metrics: ranked in Python only
     counts, pops = got.counts, got.pops
     total = sum(counts.values())
     warnings: list[str] = []
@@ -88,11 +111,17 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         if not frequency_ok(scope, n, t):
             continue
         sev = severities.get(e.entidad_id, [])
-        records.append({
-            "entidad_id": e.entidad_id, "label": e.label, "conteo": n, "tasa_per_100k": t,
-            "porcentaje": round(100 * n / total, 2) if total else None,
-            "total_anomalias": len(sev), "gravedad_promedio": round(sum(sev) / len(sev), 3) if sev else 0.0,
-        })
+        records.append(
+            {
+                "entidad_id": e.entidad_id,
+                "label": e.label,
+                "conteo": n,
+                "tasa_per_100k": t,
+                "porcentaje": round(100 * n / total, 2) if total else None,
+                "total_anomalias": len(sev),
+                "gravedad_promedio": round(sum(sev) / len(sev), 3) if sev else 0.0,
+            }
+        )
 
     def signed(value):
         return -value if desc else value
@@ -116,13 +145,18 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     metrics = {"total_conteo": total, "entidades": len(records)}
     if uses_anomalies:
         all_sev = [v for r in records for v in severities.get(r["entidad_id"], [])]
-        metrics.update({
-            "total_anomalias": len(all_sev),
-            "gravedad_promedio": round(sum(all_sev) / len(all_sev), 3) if all_sev else 0,
-            "entidades_con_anomalias": sum(1 for r in records if r["total_anomalias"]),
-        })
-    who = f"municipios de {scope.entity.entidad_id}" if scope.entity.nivel == "estado" and scope.nivel == "hijos" \
+        metrics.update(
+            {
+                "total_anomalias": len(all_sev),
+                "gravedad_promedio": round(sum(all_sev) / len(all_sev), 3) if all_sev else 0,
+                "entidades_con_anomalias": sum(1 for r in records if r["total_anomalias"]),
+            }
+        )
+    who = (
+        f"municipios de {scope.entity.entidad_id}"
+        if scope.entity.nivel == "estado" and scope.nivel == "hijos"
         else scope.entity.label
+    )
     highlights = []
     if shown:
         top = shown[0]
@@ -131,9 +165,11 @@ def agrupar_por_entidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     if uses_anomalies:
         highlights.append(f"{metrics['total_anomalias']} anomalías; gravedad promedio {metrics['gravedad_promedio']}")
     return ToolOutput(
-        columns=columns, rows=rows,
+        columns=columns,
+        rows=rows,
         headline=f"Entidades por {by} ({crime_label(ctx, scope)}) — {who}, {period_label(scope)}",
-        highlights=highlights, evidence=got.evidence(cond, params, [r["entidad_id"] for r in shown], per_child(scope)),
+        highlights=highlights,
+        evidence=got.evidence(cond, params, [r["entidad_id"] for r in shown], per_child(scope)),
         warnings=warnings,
         metrics=metrics,
     )
@@ -144,6 +180,9 @@ def check_agrupar_por_entidad(check: StepCheck) -> None:
     wanted = {check.args.get("aggregate_by")} | set(check.args.get("metrics") or [])
     if wanted & set(ANOMALY_METRICS) and "detectar_anomalias" not in {s.name for s in check.earlier}:
         source = check.catalog.by_name.get("detectar_anomalias")
-        check.problem("INVALID_PAYLOAD", "Las métricas de anomalías requieren detectar_anomalias antes en el plan.",
-                      [f"Ejemplo: [{source.tool_id if source else '?'},{check.spec.tool_id}] con aggregate_by: "
-                       "total_anomalias"], ".args.aggregate_by")
+        check.problem(
+            "INVALID_PAYLOAD",
+            "Las métricas de anomalías requieren detectar_anomalias antes en el plan.",
+            [f"Ejemplo: [{source.tool_id if source else '?'},{check.spec.tool_id}] con aggregate_by: total_anomalias"],
+            ".args.aggregate_by",
+        )

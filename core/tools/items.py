@@ -4,6 +4,7 @@ An item is one asked crime key: the store crimes it sums (a parent key includes 
 children) and the months inside the window where every one of them is published.
 Co-occurrence and seasonality (``core.tools.patterns``) both start from these items.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ class Item:
 
 # -- coverage --------------------------------------------------------------------------
 
+
 def _month(d: date) -> date:
     return d.replace(day=1)
 
@@ -41,8 +43,10 @@ def _runs(ctx: ToolContext, delito: str, estado_id: str) -> list[Run]:
     info = (ctx.metadata.get("coverage") or {}).get(delito)
     if not info or info.get("granularity", "month") != "month":
         return []
-    return sorted((_month(date.fromisoformat(r["desde"])), _month(date.fromisoformat(r["hasta"])))
-                  for r in info.get("estados", {}).get(estado_id, []))
+    return sorted(
+        (_month(date.fromisoformat(r["desde"])), _month(date.fromisoformat(r["hasta"])))
+        for r in info.get("estados", {}).get(estado_id, [])
+    )
 
 
 def _intersect(a: list[Run], b: list[Run]) -> list[Run]:
@@ -87,7 +91,9 @@ def _item(ctx: ToolContext, key: str, scope: Scope, names: dict[str, str]) -> It
 
 
 def _monthly_crimes(ctx: ToolContext) -> list[str]:
-    return sorted(k for k, v in (ctx.metadata.get("coverage") or {}).items() if v.get("granularity", "month") == "month")
+    return sorted(
+        k for k, v in (ctx.metadata.get("coverage") or {}).items() if v.get("granularity", "month") == "month"
+    )
 
 
 def select(ctx: ToolContext, step: ResolvedStep, tipo: str) -> tuple[list[Item], str | None, list[str]]:
@@ -120,7 +126,9 @@ def select(ctx: ToolContext, step: ResolvedStep, tipo: str) -> tuple[list[Item],
                 spans = ", ".join(f"{a:%Y-%m}..{b:%Y-%m}" for a, b in i.runs)
                 groups.setdefault(spans, []).append(i.label)
             detail = "; ".join(f"{', '.join(labels)} {spans}" for spans, labels in sorted(groups.items()))
-            warnings.append(f"Cada delito tiene su propia cobertura y solo se evalúa en sus meses publicados: {detail}.")
+            warnings.append(
+                f"Cada delito tiene su propia cobertura y solo se evalúa en sus meses publicados: {detail}."
+            )
     return items, anchor, warnings
 
 
@@ -142,6 +150,7 @@ def _clamp_to_coverage(scope: Scope, items: list[Item]) -> None:
 
 
 # -- SQL pieces --------------------------------------------------------------------------
+
 
 def item_params(items: list[Item]) -> list:
     """Parameters of the ``sel`` (item → store crime) and ``pub`` (item → published run) CTEs."""
@@ -171,8 +180,10 @@ def unfiltered(scope: Scope) -> Scope:
 
 # -- evidence --------------------------------------------------------------------------
 
-def evidence(scope: Scope, items: list[Item], keys: set[str],
-             found: dict[str, tuple[int, list[int]]] | None = None) -> Evidence | None:
+
+def evidence(
+    scope: Scope, items: list[Item], keys: set[str], found: dict[str, tuple[int, list[int]]] | None = None
+) -> Evidence | None:
     """The scope's incidents of the crimes behind the returned patterns.
 
     ``found``: per crime, its rows with events and smallest row ids, when the tool's own

@@ -21,6 +21,7 @@ both over the crime's published months in the window (at least 24 of them).
 
 Counts are computed in SQL over the per-month presence table; values travel as parameters.
 """
+
 from __future__ import annotations
 
 from core.errors import ValidacionError
@@ -31,13 +32,29 @@ from core.tools.scope import period_label, where
 
 MIN_SEASON_MONTHS = 24
 
-COOC_COLUMNS = [("patron", "string"), ("delito_a", "string"), ("delito_b", "string"), ("support", "float"),
-                ("confidence", "float"), ("lift", "float"), ("score", "float"), ("n", "int"),
-                ("transacciones", "int")]
-SEASON_COLUMNS = [("patron", "string"), ("delito_a", "string"), ("mes", "int"), ("indice", "float"),
-                  ("promedio", "float"), ("score", "float"), ("support", "float")]
+COOC_COLUMNS = [
+    ("patron", "string"),
+    ("delito_a", "string"),
+    ("delito_b", "string"),
+    ("support", "float"),
+    ("confidence", "float"),
+    ("lift", "float"),
+    ("score", "float"),
+    ("n", "int"),
+    ("transacciones", "int"),
+]
+SEASON_COLUMNS = [
+    ("patron", "string"),
+    ("delito_a", "string"),
+    ("mes", "int"),
+    ("indice", "float"),
+    ("promedio", "float"),
+    ("score", "float"),
+    ("support", "float"),
+]
 
 # -- co-occurrence ---------------------------------------------------------------------
+
 
 def _cooccurrence_counts(ctx: ToolContext, scope: Scope, items: list[Item], anchor: str | None):
     """Per pair: months both published, N, n(A), n(B), n(A∧B); plus months with any pair."""
@@ -108,8 +125,19 @@ def _cooccurrence(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             if support < min_support or not n_ab:  # never together: not a pattern
                 continue
             a, b = by_key[ia], by_key[ib]
-            rows.append([f"{a.label} + {b.label}", a.key, b.key, round(support, 4), round(n_ab / n_a, 4),
-                         round(lift, 4), round(support * lift, 4), int(n_ab), int(n_tx)])
+            rows.append(
+                [
+                    f"{a.label} + {b.label}",
+                    a.key,
+                    b.key,
+                    round(support, 4),
+                    round(n_ab / n_a, 4),
+                    round(lift, 4),
+                    round(support * lift, 4),
+                    int(n_ab),
+                    int(n_tx),
+                ]
+            )
     if overlapping:
         warnings.append("Se omitieron pares de un tipo de delito con sus propios subtipos.")
     # Pairs that co-occur more than chance (lift > 1) first; the rest still answer "¿qué se asocia con X?".
@@ -126,20 +154,27 @@ def _cooccurrence(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         highlights.append(f"Top-1: {rows[0][0]} (lift {rows[0][5]}, support {rows[0][3]})")
     highlights += [f"{union_tx:,} transacciones ({unit})", f"Ventana {scope.date_from}..{scope.date_to}"]
     return ToolOutput(
-        columns=list(COOC_COLUMNS), rows=rows,
+        columns=list(COOC_COLUMNS),
+        rows=rows,
         headline=f"Co-ocurrencia de delitos por {unit} — {where_txt}, {period_label(scope)}",
         highlights=highlights,
         evidence=evidence(scope, items, {r[1] for r in rows} | {r[2] for r in rows}),
         warnings=warnings,
         metrics={"transacciones": union_tx, "pares_evaluados": evaluated, "patrones": len(rows)},
-        extra_meta={"definiciones": {
-            "support": "n(A∧B)/N", "confidence": "n(A∧B)/n(A)", "lift": "support/(P(A)·P(B))",
-            "score": "round(support×lift, 4)",
-            "transaccion": "municipio-mes en que ambos delitos están publicados"}},
+        extra_meta={
+            "definiciones": {
+                "support": "n(A∧B)/N",
+                "confidence": "n(A∧B)/n(A)",
+                "lift": "support/(P(A)·P(B))",
+                "score": "round(support×lift, 4)",
+                "transaccion": "municipio-mes en que ambos delitos están publicados",
+            }
+        },
     )
 
 
 # -- seasonality -----------------------------------------------------------------------
+
 
 def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     scope = step.scope
@@ -147,8 +182,11 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     top_k = int(step.args.get("top_k", 10))
     short = [i for i in items if i.months < MIN_SEASON_MONTHS]
     if short:
-        warnings.append(f"La estacionalidad requiere al menos {MIN_SEASON_MONTHS} meses publicados; se omiten: "
-                        + ", ".join(f"{i.label} ({i.months} meses)" for i in short) + ".")
+        warnings.append(
+            f"La estacionalidad requiere al menos {MIN_SEASON_MONTHS} meses publicados; se omiten: "
+            + ", ".join(f"{i.label} ({i.months} meses)" for i in short)
+            + "."
+        )
     items = [i for i in items if i.months >= MIN_SEASON_MONTHS]
     rows: list[list] = []
     used: list[Item] = []
@@ -164,7 +202,7 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         sql = f"""
             WITH {BASE_CTES},
             f AS (SELECT i.delito, i.fecha, i.eventos, i.row_id FROM incidents i
-                  WHERE {cond} AND i.delito IN ({', '.join('?' for _ in delitos)}) AND i.eventos > 0),
+                  WHERE {cond} AND i.delito IN ({", ".join("?" for _ in delitos)}) AND i.eventos > 0),
             d AS (SELECT delito, fecha, sum(eventos) AS n FROM f GROUP BY ALL),
             counts AS (SELECT s.item, d.fecha, sum(d.n) AS n FROM d JOIN sel s USING (delito) GROUP BY ALL),
             series AS (SELECT im.item, im.fecha, coalesce(c.n, 0) AS n
@@ -188,11 +226,22 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
                 continue
             it = by_key[item]
             indice = round(float(promedio) / float(media), 3)
-            rows.append([f"{it.label} — {MONTHS[int(mes) - 1]}", it.key, int(mes), indice, round(float(promedio), 3),
-                         indice, round(float(eventos) / float(total), 4)])
+            rows.append(
+                [
+                    f"{it.label} — {MONTHS[int(mes) - 1]}",
+                    it.key,
+                    int(mes),
+                    indice,
+                    round(float(promedio), 3),
+                    indice,
+                    round(float(eventos) / float(total), 4),
+                ]
+            )
         used = [i for i in items if i.label not in silent]
         if silent:
-            warnings.append("Sin eventos en la ventana (no hay estacionalidad que medir): " + ", ".join(sorted(silent)) + ".")
+            warnings.append(
+                "Sin eventos en la ventana (no hay estacionalidad que medir): " + ", ".join(sorted(silent)) + "."
+            )
         for i in used:  # months as integers (month_index): 120 a crime, no date objects
             for a, b in i.runs:
                 months_seen.update(range(month_index(a), month_index(b) + 1))
@@ -202,19 +251,24 @@ def _seasonality(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     highlights = [f"Pico: {rows[0][0]} (índice {rows[0][3]})"] if rows else []
     highlights.append(f"Ventana {scope.date_from}..{scope.date_to}")
     return ToolOutput(
-        columns=list(SEASON_COLUMNS), rows=rows,
+        columns=list(SEASON_COLUMNS),
+        rows=rows,
         headline=f"Estacionalidad por mes del año: {crimes} — {scope.entity.label}, {period_label(scope)}",
         highlights=highlights,
         evidence=evidence(scope, used, {r[1] for r in rows}, found),
         warnings=warnings,
         metrics={"meses": len(months_seen), "delitos": len(used), "patrones": len(rows)},
-        extra_meta={"definiciones": {
-            "indice": "promedio del mes calendario / promedio mensual de toda la ventana publicada",
-            "support": "proporción de los eventos del delito en ese mes calendario"}},
+        extra_meta={
+            "definiciones": {
+                "indice": "promedio del mes calendario / promedio mensual de toda la ventana publicada",
+                "support": "proporción de los eventos del delito en ese mes calendario",
+            }
+        },
     )
 
 
 # -- entry point -----------------------------------------------------------------------
+
 
 def detectar_patrones(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Co-occurrence of crimes in municipality-months, or month-of-year seasonality."""

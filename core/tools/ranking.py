@@ -1,4 +1,5 @@
 """Rankings (tools 6 and 7): entities ordered by count or rate per 100,000."""
+
 from __future__ import annotations
 
 from core.tools import ResolvedStep, ToolContext, ToolOutput
@@ -17,8 +18,16 @@ def _ranked(ctx: ToolContext, step: ResolvedStep, with_share: bool):
     freq = scope.frecuencia
     # Rates are needed for every entity only to rank or filter by them; otherwise for the shown ones.
     rated = medida == "tasa_per_100k" or bool(freq and freq.get("min_tasa") is not None)
-    got = tally(ctx, scope, cond, params, windows=[None], year=scope.date_to.year,
-                rank=Rank.by("tasa" if medida == "tasa_per_100k" else "n", desc, top_k), top_only=not rated)
+    got = tally(
+        ctx,
+        scope,
+        cond,
+        params,
+        windows=[None],
+        year=scope.date_to.year,
+        rank=Rank.by("tasa" if medida == "tasa_per_100k" else "n", desc, top_k),
+        top_only=not rated,
+    )
     counts, pops = got.counts, got.pops
     rows = []
     for e in got.entities:
@@ -53,17 +62,24 @@ def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Ranking of entities for a crime (nivel hijos) or the entity's own total (nivel actual)."""
     rows, total, evidence, warnings, medida, ranked = _ranked(ctx, step, with_share=False)
     scope = step.scope
-    who = f"Hijos de {scope.entity.entidad_id} ({scope.entity.label})" \
-        if scope.entity.nivel == "estado" and scope.nivel == "hijos" else f"{scope.entity.label} ({scope.entity.entidad_id})"
+    who = (
+        f"Hijos de {scope.entity.entidad_id} ({scope.entity.label})"
+        if scope.entity.nivel == "estado" and scope.nivel == "hijos"
+        else f"{scope.entity.label} ({scope.entity.entidad_id})"
+    )
     if scope.nivel == "hijos" and scope.entity.nivel == "municipio" and "nivel" in step.given:
         warnings.append(f"{scope.entity.label} es un municipio: no tiene hijos; se muestra el municipio.")
     highlights = [f"Top-1: {rows[0][1]} ({rows[0][2]:,} eventos)"] if rows else []
     highlights.append(f"Ventana {scope.date_from}..{scope.date_to}")
     return ToolOutput(
-        columns=list(COLUMNS), rows=rows,
+        columns=list(COLUMNS),
+        rows=rows,
         headline=f"Top {crime_label(ctx, scope)} ({medida}) — {who}, {period_label(scope)}",
-        highlights=highlights, evidence=evidence, warnings=warnings,
-        metrics={"total_conteo": total, "entidades": ranked}, empty=total == 0,
+        highlights=highlights,
+        evidence=evidence,
+        warnings=warnings,
+        metrics={"total_conteo": total, "entidades": ranked},
+        empty=total == 0,
     )
 
 
@@ -74,10 +90,13 @@ def top_entidades_por_total(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     if not scope.delitos:
         warnings.append("Suma todos los delitos cargados; cada delito tiene su propia cobertura.")
     return ToolOutput(
-        columns=list(COLUMNS) + [("porcentaje", "float")], rows=rows,
+        columns=list(COLUMNS) + [("porcentaje", "float")],
+        rows=rows,
         headline=f"Entidades con más eventos ({crime_label(ctx, scope)}), {period_label(scope)}",
         highlights=([f"Top-1: {rows[0][1]} con {rows[0][4]}% del total"] if rows and rows[0][4] is not None else [])
         + [f"Total {total:,} eventos"],
-        evidence=evidence, warnings=warnings, metrics={"total_conteo": total, "entidades": ranked},
+        evidence=evidence,
+        warnings=warnings,
+        metrics={"total_conteo": total, "entidades": ranked},
         empty=total == 0,
     )

@@ -1,4 +1,5 @@
 """SQL fragments and helpers shared by the analysis tools: scope filters, rates, labels."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -6,8 +7,9 @@ from datetime import date
 from core.tools import Scope, ToolContext
 
 
-def where(scope: Scope, alias: str = "i", with_window: bool = True,
-          window: tuple[date, date] | None = None) -> tuple[str, list]:
+def where(
+    scope: Scope, alias: str = "i", with_window: bool = True, window: tuple[date, date] | None = None
+) -> tuple[str, list]:
     """WHERE clause (without the keyword) and parameters for a scope."""
     a = f"{alias}." if alias else ""
     parts: list[str] = []

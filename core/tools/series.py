@@ -3,6 +3,7 @@
 A month inside a crime's coverage with no rows is a zero; a month outside every selected
 crime's coverage is *not published* and never gets a number (docs/contracts/design.md §2).
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -18,8 +19,14 @@ if TYPE_CHECKING:  # validation hands its checks a StepCheck
     from core.engine.validate import StepCheck
 
 SERIES_COLUMNS = [("fecha", "date"), ("conteo", "int"), ("publicado", "bool")]
-COMPARE_COLUMNS = [("entidad_id", "string"), ("label", "string"), ("conteo", "int"), ("conteo_base", "int"),
-                   ("cambio", "int"), ("cambio_pct", "float")]
+COMPARE_COLUMNS = [
+    ("entidad_id", "string"),
+    ("label", "string"),
+    ("conteo", "int"),
+    ("conteo_base", "int"),
+    ("cambio", "int"),
+    ("cambio_pct", "float"),
+]
 
 
 def months(start: date, end: date) -> list[date]:
@@ -41,8 +48,10 @@ def _month_keys(ctx: ToolContext, scope: Scope) -> list[str]:
 def _runs(ctx: ToolContext, key: str, estado_id: str) -> list[tuple[date, date]]:
     """Coverage runs (first day, last day) of a crime in one state."""
     info = ctx.metadata.get("coverage", {}).get(key) or {}
-    return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"]))
-            for r in info.get("estados", {}).get(estado_id, [])]
+    return [
+        (date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"]))
+        for r in info.get("estados", {}).get(estado_id, [])
+    ]
 
 
 def _covered(runs: list[tuple[date, date]], month: date) -> bool:
@@ -80,7 +89,9 @@ def serie_temporal(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             SELECT fecha, sum(eventos), NULL, NULL FROM f GROUP BY fecha
             UNION ALL
             SELECT NULL, NULL, coalesce(min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0), []),
-                   count(*) FILTER (WHERE eventos > 0) FROM f""", params)
+                   count(*) FILTER (WHERE eventos > 0) FROM f""",
+        params,
+    )
     got = {f: int(n) for f, n, _, _ in result if f is not None}
     ev_ids, ev_total = next((list(ids), int(total)) for f, _, ids, total in result if f is None)
     keys = _month_keys(ctx, scope)
@@ -105,20 +116,28 @@ def serie_temporal(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     if missing:
         warnings.append(f"Meses no publicados (sin dato, no son cero): {_spans(missing)}.")
     for k, ms in partial.items():
-        warnings.append(f"{names.get(k, k)} no está publicado en {_spans(ms)}: esos meses suman solo los delitos "
-                        "publicados.")
+        warnings.append(
+            f"{names.get(k, k)} no está publicado en {_spans(ms)}: esos meses suman solo los delitos publicados."
+        )
     highlights = [f"Total {total:,} eventos en {len(published)} meses publicados"]
     if mean is not None:
         highlights.append(f"Promedio mensual {mean:,.2f}")
     if peak is not None:
         highlights.append(f"Mes máximo {peak[0]:%Y-%m} ({peak[1]:,})")
     return ToolOutput(
-        columns=list(SERIES_COLUMNS), rows=rows,
+        columns=list(SERIES_COLUMNS),
+        rows=rows,
         headline=f"Serie mensual de {crime_label(ctx, scope)} — {entity.label}, {period_label(scope)}",
-        highlights=highlights, evidence=Evidence(cond, params, ids=ev_ids, total=ev_total), warnings=warnings,
-        metrics={"total": total, "promedio_mensual": mean,
-                 "mes_maximo": f"{peak[0]:%Y-%m}" if peak is not None else None,
-                 "meses_publicados": len(published), "meses_no_publicados": len(missing)},
+        highlights=highlights,
+        evidence=Evidence(cond, params, ids=ev_ids, total=ev_total),
+        warnings=warnings,
+        metrics={
+            "total": total,
+            "promedio_mensual": mean,
+            "mes_maximo": f"{peak[0]:%Y-%m}" if peak is not None else None,
+            "meses_publicados": len(published),
+            "meses_no_publicados": len(missing),
+        },
     )
 
 
@@ -127,8 +146,10 @@ def _base_window(ctx: ToolContext, step: ResolvedStep) -> tuple[date, date]:
     scope = step.scope
     base = step.args.get("_base_window")
     if not base:
-        raise ValidacionError("comparar_periodos necesita la ventana base (base_from y base_to).",
-                              ["Ejemplo: base_from: 2023-01-01, base_to: 2023-12-31"])
+        raise ValidacionError(
+            "comparar_periodos necesita la ventana base (base_from y base_to).",
+            ["Ejemplo: base_from: 2023-01-01, base_to: 2023-12-31"],
+        )
     a, b = base
     keys = _month_keys(ctx, scope) if scope.delito_keys else []
     if not keys:
@@ -137,19 +158,25 @@ def _base_window(ctx: ToolContext, step: ResolvedStep) -> tuple[date, date]:
     runs = {k: _runs(ctx, k, scope.entity.estado_id) for k in keys}
     overlapping = {k: [r for r in rs if r[0] <= b and r[1] >= a] for k, rs in runs.items()}
     if not any(overlapping.values()):
-        spans = "; ".join(f"{names.get(k, k)}: " + (", ".join(f"{x:%Y-%m}..{y:%Y-%m}" for x, y in rs) or "sin datos")
-                          for k, rs in runs.items())
+        spans = "; ".join(
+            f"{names.get(k, k)}: " + (", ".join(f"{x:%Y-%m}..{y:%Y-%m}" for x, y in rs) or "sin datos")
+            for k, rs in runs.items()
+        )
         raise DatosFaltantesError(
             f"No hay datos publicados de {crime_label(ctx, scope)} en la ventana base {a:%Y-%m}..{b:%Y-%m}. "
             f"Cobertura: {spans}.",
-            ["Elija una ventana base dentro de la cobertura del delito.", "Un mes no publicado no es un cero."])
+            ["Elija una ventana base dentro de la cobertura del delito.", "Un mes no publicado no es un cero."],
+        )
     lo = min(r[0] for rs in overlapping.values() for r in rs)
     hi = max(r[1] for rs in overlapping.values() for r in rs)
     na, nb = max(a, lo), min(b, hi)
     notes = [f"base recortada a la cobertura del delito: {na}..{nb}"] if (na, nb) != (a, b) else []
-    gaps = [f"{names.get(k, k)} no cubre toda la ventana base {na:%Y-%m}..{nb:%Y-%m}"
-            + (": sin datos en ella." if not rs else ".")
-            for k, rs in overlapping.items() if not any(r[0] <= na and r[1] >= nb for r in rs)]
+    gaps = [
+        f"{names.get(k, k)} no cubre toda la ventana base {na:%Y-%m}..{nb:%Y-%m}"
+        + (": sin datos en ella." if not rs else ".")
+        for k, rs in overlapping.items()
+        if not any(r[0] <= na and r[1] >= nb for r in rs)
+    ]
     # the executor reads range_adjusted and its reasons from the scope; idempotent if the tool is re-run
     scope.adjustments.extend(n for n in notes if n not in scope.adjustments)
     scope.warnings.extend(w for w in gaps if w not in scope.warnings)
@@ -171,9 +198,16 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     params = params + [scope.date_from, scope.date_to, base_from, base_to]
     # Changes are integers: the statement ranks them itself unless a minimum rate filters (rates are rounded).
     by_rate = bool(scope.frecuencia and scope.frecuencia.get("min_tasa") is not None)
-    got = tally(ctx, scope, cond, params, windows=[(scope.date_from, scope.date_to), (base_from, base_to)],
-                year=scope.date_to.year if scope.frecuencia else None,
-                rank=Rank("abs(n - nb) DESC, (n - nb) DESC", top_k if hijos else None), top_only=not by_rate)
+    got = tally(
+        ctx,
+        scope,
+        cond,
+        params,
+        windows=[(scope.date_from, scope.date_to), (base_from, base_to)],
+        year=scope.date_to.year if scope.frecuencia else None,
+        rank=Rank("abs(n - nb) DESC, (n - nb) DESC", top_k if hijos else None),
+        top_only=not by_rate,
+    )
     now, before, pops = got.counts, got.base, got.pops
     rows = []
     for e in got.entities:
@@ -183,29 +217,42 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         rows.append([e.entidad_id, e.label, n, nb, n - nb, _pct(n - nb, nb)])
     rows.sort(key=lambda r: (-abs(r[4]), -r[4], r[0]))  # biggest change first, rises before falls
     rows = rows[:top_k] if hijos else rows
-    total, total_base = (sum(now.values()), sum(before.values())) if got.totals is None \
-        else (got.totals["n"], got.totals["nb"])
+    total, total_base = (
+        (sum(now.values()), sum(before.values())) if got.totals is None else (got.totals["n"], got.totals["nb"])
+    )
     cambio = total - total_base
     periodo = period_label(scope)
     periodo_base = f"{base_from:%Y-%m}..{base_to:%Y-%m}"
     warnings = []
     n_now, n_base = len(months(scope.date_from, scope.date_to)), len(months(base_from, base_to))
     if n_now != n_base:
-        warnings.append(f"Las ventanas tienen distinto número de meses ({n_now} frente a {n_base}): "
-                        "compare con cautela.")
+        warnings.append(
+            f"Las ventanas tienen distinto número de meses ({n_now} frente a {n_base}): compare con cautela."
+        )
     pct = _pct(cambio, total_base)
-    highlights = [f"Total {total:,} frente a {total_base:,} ({cambio:+,}"
-                  + (f", {pct:+.2f}%)" if pct is not None else "; base en cero)")]
+    highlights = [
+        f"Total {total:,} frente a {total_base:,} ({cambio:+,}"
+        + (f", {pct:+.2f}%)" if pct is not None else "; base en cero)")
+    ]
     if hijos and rows:
         highlights.append(f"Mayor cambio: {rows[0][1]} ({rows[0][4]:+,})")
     highlights.append(f"Ventanas {periodo} y {periodo_base}")
     who = f"municipios de {scope.entity.label}" if hijos else scope.entity.label
     return ToolOutput(
-        columns=list(COMPARE_COLUMNS), rows=rows,
+        columns=list(COMPARE_COLUMNS),
+        rows=rows,
         headline=f"Comparación de {crime_label(ctx, scope)} — {who}: {periodo} frente a {periodo_base}",
-        highlights=highlights, evidence=got.evidence(cond, params, [r[0] for r in rows], hijos), warnings=warnings,
-        metrics={"conteo": total, "conteo_base": total_base, "cambio": cambio, "cambio_pct": pct,
-                 "periodo": periodo, "periodo_base": periodo_base},
+        highlights=highlights,
+        evidence=got.evidence(cond, params, [r[0] for r in rows], hijos),
+        warnings=warnings,
+        metrics={
+            "conteo": total,
+            "conteo_base": total_base,
+            "cambio": cambio,
+            "cambio_pct": pct,
+            "periodo": periodo,
+            "periodo_base": periodo_base,
+        },
         extra_meta={"date_range_base_effective": {"from": base_from.isoformat(), "to": base_to.isoformat()}},
     )
 

@@ -13,6 +13,7 @@ change between two windows: integers, which SQL and Python cannot order differen
 done by the statement, which returns only the shown municipalities (``_children_top``):
 570 rows for Oaxaca cost more to send and rank than the statement itself. Identifiers come from this module; every value is a parameter.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -61,8 +62,9 @@ class Tally:
         if per_child and shown:
             where = cond + f" AND i.entidad_id IN ({', '.join('?' for _ in shown)})"
             if self.top is not None and sorted(self.top) == sorted(shown):
-                return Evidence(where, params + shown, ids=self.top_ids,
-                                total=sum(self.evidence_rows.get(e, 0) for e in shown))
+                return Evidence(
+                    where, params + shown, ids=self.top_ids, total=sum(self.evidence_rows.get(e, 0) for e in shown)
+                )
             return Evidence(where, params + shown)
         if not per_child and self.top_ids is not None:
             return Evidence(cond, params, ids=self.top_ids, total=sum(self.evidence_rows.values()))
@@ -91,7 +93,7 @@ def _frequency(scope: Scope) -> tuple[str, list]:
 
 def _sums(windows: list[tuple[date, date] | None]) -> tuple[list[str], list[str], list]:
     """Column names (``n``, ``nb``), their sums and parameters: the rows inside each window."""
-    names = ["n", "nb"][:len(windows)]
+    names = ["n", "nb"][: len(windows)]
     sums, params = [], []
     for w in windows:
         sums.append("sum(eventos) FILTER (WHERE fecha BETWEEN ? AND ?)" if w else "sum(eventos)")
@@ -113,14 +115,21 @@ def _entity(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, ye
         pop = "(SELECT any_value(poblacion) FROM population WHERE fuente = 'CONAPO' AND anio = ? AND entidad_id = ?)"
         pop_params = [year, e.entidad_id]
     row = ctx.query(
-        f"""SELECT {', '.join(f'coalesce({s}, 0)' for s in sums)},
+        f"""SELECT {", ".join(f"coalesce({s}, 0)" for s in sums)},
                    count(*) FILTER (WHERE eventos > 0), coalesce({FIRST_IDS}, []), {pop}
-            FROM incidents i WHERE {cond}""", sum_params + pop_params + params)[0]
+            FROM incidents i WHERE {cond}""",
+        sum_params + pop_params + params,
+    )[0]
     k = len(names)
     eid = e.entidad_id
-    return Tally(entities=[e], counts={eid: int(row[0])}, base={eid: int(row[1])} if k > 1 else {},
-                 pops={eid: int(row[k + 2]) if row[k + 2] is not None else None}, evidence_rows={eid: int(row[k])},
-                 top_ids=[int(x) for x in row[k + 1]])
+    return Tally(
+        entities=[e],
+        counts={eid: int(row[0])},
+        base={eid: int(row[1])} if k > 1 else {},
+        pops={eid: int(row[k + 2]) if row[k + 2] is not None else None},
+        evidence_rows={eid: int(row[k])},
+        top_ids=[int(x) for x in row[k + 1]],
+    )
 
 
 def _municipality_counts(names: list[str], sums: list[str], cond: str, ids: bool) -> str:
@@ -128,13 +137,14 @@ def _municipality_counts(names: list[str], sums: list[str], cond: str, ids: bool
     window sums (their parameters, then ``cond``'s), rows with events and, with ``ids``, the smallest row ids."""
     return f"""ents AS (SELECT entidad_id, nivel, estado_id, label, cve FROM entities
                       WHERE nivel = 'municipio' AND estado_id = ?),
-        c AS (SELECT entidad_id, {', '.join(f"{x} AS {n}" for x, n in zip(sums, names))},
-                     count(*) FILTER (WHERE eventos > 0) AS nev, {FIRST_IDS if ids else 'NULL'} AS ids
+        c AS (SELECT entidad_id, {", ".join(f"{x} AS {n}" for x, n in zip(sums, names))},
+                     count(*) FILTER (WHERE eventos > 0) AS nev, {FIRST_IDS if ids else "NULL"} AS ids
               FROM incidents i WHERE {cond} GROUP BY entidad_id)"""
 
 
-def _children(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, year: int | None,
-              rank: Rank | None) -> Tally:
+def _children(
+    ctx: ToolContext, scope: Scope, cond: str, params: list, windows, year: int | None, rank: Rank | None
+) -> Tally:
     """The municipalities of a state, in the order of their codes, each with its smallest row ids when ranked first."""
     e = scope.entity
     names, sums, sum_params = _sums(windows)
@@ -148,39 +158,52 @@ def _children(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, 
         freq, top_params = _frequency(scope)
         top = f"({freq})"
         if rank.top_k is not None:
-            top += f" AND row_number() OVER (PARTITION BY ({freq}) ORDER BY {rank.order}, entidad_id) <= {int(rank.top_k)}"
+            top += (
+                f" AND row_number() OVER (PARTITION BY ({freq}) ORDER BY {rank.order}, entidad_id) <= {int(rank.top_k)}"
+            )
             top_params = top_params * 2
     order = rank.order if rank is not None else ""
-    share = "CASE WHEN sum(n) OVER () <> 0 THEN round(100 * n / sum(n) OVER (), 2) END" if "porcentaje" in order else "NULL"
-    tasa = "CASE WHEN poblacion <> 0 THEN round(n / poblacion * 100000, 2) END" \
-        if "tasa" in order or "tasa" in top else "NULL"
+    share = (
+        "CASE WHEN sum(n) OVER () <> 0 THEN round(100 * n / sum(n) OVER (), 2) END" if "porcentaje" in order else "NULL"
+    )
+    tasa = (
+        "CASE WHEN poblacion <> 0 THEN round(n / poblacion * 100000, 2) END"
+        if "tasa" in order or "tasa" in top
+        else "NULL"
+    )
     sql = f"""
         WITH {_municipality_counts(names, sums, cond, ids=rank is not None)},
         r AS (SELECT e.entidad_id, e.nivel, e.estado_id, e.label, e.cve,
-                     {', '.join(f"coalesce(c.{n}, 0) AS {n}" for n in names)}, coalesce(c.nev, 0) AS nev,
+                     {", ".join(f"coalesce(c.{n}, 0) AS {n}" for n in names)}, coalesce(c.nev, 0) AS nev,
                      {pop}, c.ids
               FROM ents e LEFT JOIN c USING (entidad_id)),
         k AS (SELECT *, {tasa} AS tasa, {share} AS porcentaje FROM r),
         t AS (SELECT *, coalesce({top}, false) AS top FROM k)
-        SELECT entidad_id, nivel, estado_id, label, cve, {', '.join(names)}, nev, poblacion, top,
+        SELECT entidad_id, nivel, estado_id, label, cve, {", ".join(names)}, nev, poblacion, top,
                CASE WHEN top THEN ids END
         FROM t"""
     # By code, as the municipalities are listed: sorting 570 rows here is cheaper than an ORDER BY.
-    rows = sorted(ctx.query(sql, [e.estado_id] + sum_params + params + pop_params + top_params),
-                  key=lambda r: (r[4] is None, r[4] or "", r[0]))
+    rows = sorted(
+        ctx.query(sql, [e.estado_id] + sum_params + params + pop_params + top_params),
+        key=lambda r: (r[4] is None, r[4] or "", r[0]),
+    )
     k = len(names)
-    out = Tally(entities=[Entity._make(r[:5]) for r in rows], counts={r[0]: int(r[5]) for r in rows},
-                base={r[0]: int(r[6]) for r in rows} if k > 1 else {},
-                pops={r[0]: int(r[6 + k]) if r[6 + k] is not None else None for r in rows},
-                evidence_rows={r[0]: int(r[5 + k]) for r in rows})
+    out = Tally(
+        entities=[Entity._make(r[:5]) for r in rows],
+        counts={r[0]: int(r[5]) for r in rows},
+        base={r[0]: int(r[6]) for r in rows} if k > 1 else {},
+        pops={r[0]: int(r[6 + k]) if r[6 + k] is not None else None for r in rows},
+        evidence_rows={r[0]: int(r[5 + k]) for r in rows},
+    )
     if rank is not None:
         out.top = [r[0] for r in rows if r[7 + k]]
         out.top_ids = first_ids(r[8 + k] for r in rows)
     return out
 
 
-def _children_top(ctx: ToolContext, scope: Scope, cond: str, params: list, windows, year: int | None,
-                  rank: Rank) -> Tally:
+def _children_top(
+    ctx: ToolContext, scope: Scope, cond: str, params: list, windows, year: int | None, rank: Rank
+) -> Tally:
     """The first ``top_k`` municipalities of a state by their counts, ranked by the statement itself.
 
     Counts are integers, so SQL's order is exactly the tool's (no rounding to disagree on):
@@ -197,28 +220,42 @@ def _children_top(ctx: ToolContext, scope: Scope, cond: str, params: list, windo
     sql = f"""
         WITH {_municipality_counts(names, sums, cond, ids=True)},
         r AS (SELECT e.entidad_id, e.nivel, e.estado_id, e.label, e.cve,
-                     {', '.join(f"coalesce(c.{n}, 0) AS {n}" for n in names)}, coalesce(c.nev, 0) AS nev, c.ids
+                     {", ".join(f"coalesce(c.{n}, 0) AS {n}" for n in names)}, coalesce(c.nev, 0) AS nev, c.ids
               FROM ents e LEFT JOIN c USING (entidad_id)),
         k AS (SELECT * FROM r WHERE {freq} ORDER BY {rank.order}, entidad_id LIMIT {int(rank.top_k)}),
-        tot AS (SELECT {', '.join(f"coalesce(sum({n}), 0) AS total_{n}" for n in names)},
+        tot AS (SELECT {", ".join(f"coalesce(sum({n}), 0) AS total_{n}" for n in names)},
                        count(*) FILTER (WHERE {freq}) AS passing FROM r)
         SELECT k.entidad_id, k.nivel, k.estado_id, k.label, k.cve, k.nev, {pop}, k.ids, tot.passing,
                row_number() OVER (ORDER BY {rank.order}, entidad_id),
-               {', '.join(f"k.{n}" for n in names)}, {', '.join(f"tot.total_{n}" for n in names)}
+               {", ".join(f"k.{n}" for n in names)}, {", ".join(f"tot.total_{n}" for n in names)}
         FROM tot LEFT JOIN k ON TRUE"""
     got = ctx.query(sql, [e.estado_id] + sum_params + params + freq_params + freq_params + pop_params)
     rows = sorted((r for r in got if r[0] is not None), key=lambda r: r[9])  # a join keeps no order
     w = len(names)
-    return Tally(entities=[Entity._make(r[:5]) for r in rows], counts={r[0]: int(r[10]) for r in rows},
-                 base={r[0]: int(r[11]) for r in rows} if w > 1 else {},
-                 pops={r[0]: int(r[6]) if r[6] is not None else None for r in rows},
-                 evidence_rows={r[0]: int(r[5]) for r in rows}, top=[r[0] for r in rows],
-                 top_ids=first_ids(r[7] for r in rows),
-                 totals={n: int(got[0][10 + w + i]) for i, n in enumerate(names)}, ranked=int(got[0][8]))
+    return Tally(
+        entities=[Entity._make(r[:5]) for r in rows],
+        counts={r[0]: int(r[10]) for r in rows},
+        base={r[0]: int(r[11]) for r in rows} if w > 1 else {},
+        pops={r[0]: int(r[6]) if r[6] is not None else None for r in rows},
+        evidence_rows={r[0]: int(r[5]) for r in rows},
+        top=[r[0] for r in rows],
+        top_ids=first_ids(r[7] for r in rows),
+        totals={n: int(got[0][10 + w + i]) for i, n in enumerate(names)},
+        ranked=int(got[0][8]),
+    )
 
 
-def tally(ctx: ToolContext, scope: Scope, cond: str, params: list, *, windows: list[tuple[date, date] | None],
-          year: int | None = None, rank: Rank | None = None, top_only: bool = False) -> Tally:
+def tally(
+    ctx: ToolContext,
+    scope: Scope,
+    cond: str,
+    params: list,
+    *,
+    windows: list[tuple[date, date] | None],
+    year: int | None = None,
+    rank: Rank | None = None,
+    top_only: bool = False,
+) -> Tally:
     """Counts per window (``n``, then ``nb``), population and evidence of the result's entities, in one statement.
 
     ``cond``/``params``: the rows read (alias ``i``); each window sums the rows inside it
@@ -226,8 +263,12 @@ def tally(ctx: ToolContext, scope: Scope, cond: str, params: list, *, windows: l
     ranking by counts alone needs only its first entities (see ``_children_top``).
     """
     if per_child(scope):
-        if top_only and rank is not None and rank.top_k is not None \
-                and not any(c in rank.order for c in ("tasa", "porcentaje")):
+        if (
+            top_only
+            and rank is not None
+            and rank.top_k is not None
+            and not any(c in rank.order for c in ("tasa", "porcentaje"))
+        ):
             return _children_top(ctx, scope, cond, params, windows, year, rank)
         return _children(ctx, scope, cond, params, windows, year, rank)
     return _entity(ctx, scope, cond, params, windows, year)

@@ -4,6 +4,7 @@ Not a measurement: it checks that the server starts, that the ask is timed up to
 answer (chart and table drawn), that the JSON has its shape and that BENCHMARKS.md renders
 the section. Marked ``browser``: skips without /usr/bin/chromium, fails under CI=true.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,15 @@ def test_browser_bench_times_one_rendered_answer(tmp_path, chromium_ready):
     assert res["carga_inicial_ms"] > 0 and res["recarga_ms"]["n"] == 1
     assert res["cumple_p95"] == (res["total_ms"]["p95"] <= browser.TARGET_P95_MS)
     json.dumps(res)
-    md = report.render({"generado": "hoy", "escala": "toy", "maquina": bench_run.machine(), "duracion_total_s": 1.0,
-                        "secciones": {"browser": res}})
+    md = report.render(
+        {
+            "generado": "hoy",
+            "escala": "toy",
+            "maquina": bench_run.machine(),
+            "duracion_total_s": 1.0,
+            "secciones": {"browser": res},
+        }
+    )
     (row,) = [line for line in md.splitlines() if line.startswith("| 5 |")]
     assert "p95" in row and "primera carga" in row
     assert "## 5. Navegador" in md and TOP5 in md and "punto 5" not in md  # «Sin medir …: punto 5» is gone

@@ -3,6 +3,7 @@
 Not a measurement: it checks that every benchmark function runs, that the JSON has its
 shape, that each tool's answer equals the hand-written SQL, and that the report renders.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,9 +39,12 @@ def test_generator_is_deterministic_latin1_idm_nm(tmp_path, profile_dir):
 def test_benchmarks_toy_size(tmp_path, profile_dir):
     profile = synth.load_profile(profile_dir)
     sc = bench_run.scale("toy")
-    nat = national.run(sc.national, tmp_path / "national", log=lambda m: None, profile=profile,
-                       profile_dir=profile_dir, reuse=False)
-    assert nat["store"]["row_counts"]["incidents"] == 3 * 1 * 5 * 12  # 3 munis × 1 year × (4 + 1) IDM_NM rows × 12 months
+    nat = national.run(
+        sc.national, tmp_path / "national", log=lambda m: None, profile=profile, profile_dir=profile_dir, reuse=False
+    )
+    assert (
+        nat["store"]["row_counts"]["incidents"] == 3 * 1 * 5 * 12
+    )  # 3 munis × 1 year × (4 + 1) IDM_NM rows × 12 months
     bad = [(c["caso"], c.get("error") or c.get("diferencia")) for c in nat["casos"] if not c.get("respuestas_iguales")]
     assert not bad, bad
     for c in nat["casos"]:
@@ -52,9 +56,13 @@ def test_benchmarks_toy_size(tmp_path, profile_dir):
     assert etl["etl"]["corridas"][0]["row_counts"]["incidents"] == etl["archivo"]["cells"]
     assert [r["returncode"] for r in etl["copia_duckdb"]["corridas"]] == [0]
     assert etl["ratio_p50"] > 0 and etl["etl"]["pico_rss_mb_max"] > 0
-    results = {"generado": "hoy", "escala": "toy", "maquina": bench_run.machine(), "duracion_total_s": 1.0,
-               "secciones": {"national": nat, "etl": etl, "browser": {"omitido": bench_run.NOT_YET}}}
+    results = {
+        "generado": "hoy",
+        "escala": "toy",
+        "maquina": bench_run.machine(),
+        "duracion_total_s": 1.0,
+        "secciones": {"national": nat, "etl": etl, "browser": {"omitido": bench_run.NOT_YET}},
+    }
     json.dumps(results, default=str)
     md = report.render(results)
     assert "## Objetivos" in md and "### Razones" in md and "## Pendientes" in md
-

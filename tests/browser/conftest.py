@@ -24,6 +24,7 @@ Fixture contract (reused by every browser test):
 
 Every test under tests/browser is marked ``browser`` automatically.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -49,8 +50,16 @@ from tests.conftest import RAW
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_MISSING = "Chromium no está instalado: apt-get install chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 START_TIMEOUT_S = 90
 EXPECT_TIMEOUT_MS = 30_000
@@ -122,11 +131,20 @@ def stop_process(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def spawn(cmd: list[str], log: Path, health_url: str, *, env: dict | None = None, cwd: Path = ROOT) -> Iterator[subprocess.Popen]:
+def spawn(
+    cmd: list[str], log: Path, health_url: str, *, env: dict | None = None, cwd: Path = ROOT
+) -> Iterator[subprocess.Popen]:
     """Start ``cmd`` in its own process group, wait for ``health_url``, kill the group at exit."""
     with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     try:
         wait_http(health_url, proc, log)
         yield proc
@@ -148,8 +166,9 @@ def build_data_dir(folder: Path) -> Path:
 
 
 @contextlib.contextmanager
-def start_app(data_dir: Path, secrets_toml: str | None = None, env: dict | None = None,
-              port: int | None = None) -> Iterator[str]:
+def start_app(
+    data_dir: Path, secrets_toml: str | None = None, env: dict | None = None, port: int | None = None
+) -> Iterator[str]:
     """``streamlit run app.py`` on 127.0.0.1 and a free port; yields the base URL.
 
     ``secrets_toml`` is written to a file passed with ``--secrets.files`` (so a developer's
@@ -163,9 +182,25 @@ def start_app(data_dir: Path, secrets_toml: str | None = None, env: dict | None 
     secrets.write_text(secrets_toml or "# local mode: no [auth]\n", encoding="utf-8")
     full_env = {k: v for k, v in os.environ.items() if k != "CASANDRA_TEST_AUTH"}
     full_env.update({"CASANDRA_DATA_DIR": str(data_dir), **(env or {})})
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-           "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", "--secrets.files", str(secrets)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--secrets.files",
+        str(secrets),
+    ]
     base = f"http://127.0.0.1:{port}"
     with spawn(cmd, run_dir / "streamlit.log", f"{base}/_stcore/health", env=full_env):
         yield base
@@ -197,13 +232,20 @@ def _playwright(browser_path):
 def page(_playwright, browser_path, tmp_path, request):
     """A Page in a fresh Chromium profile; a screenshot on failure."""
     context = _playwright.chromium.launch_persistent_context(
-        str(tmp_path / "chromium-profile"), executable_path=browser_path, args=CHROMIUM_ARGS, headless=True,
-        locale="es-MX", viewport={"width": 1400, "height": 1000})
+        str(tmp_path / "chromium-profile"),
+        executable_path=browser_path,
+        args=CHROMIUM_ARGS,
+        headless=True,
+        locale="es-MX",
+        viewport={"width": 1400, "height": 1000},
+    )
     context.set_default_timeout(EXPECT_TIMEOUT_MS)
     current = context.pages[0] if context.pages else context.new_page()
     yield current
-    failed = any(getattr(request.node, f"rep_{when}", None) is not None and getattr(request.node, f"rep_{when}").failed
-                 for when in ("setup", "call"))
+    failed = any(
+        getattr(request.node, f"rep_{when}", None) is not None and getattr(request.node, f"rep_{when}").failed
+        for when in ("setup", "call")
+    )
     if failed:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-150:]

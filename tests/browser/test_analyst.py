@@ -3,6 +3,7 @@ opens the plan page, then edits the plan (top_k 5 → 10) in the Editor and runs
 
 Screenshots go to test-artifacts/screenshots/ (consultar.png, plan.png, editor.png).
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """End to end in Chromium: local mode, Datos, Catálogo, a steward's upload and a real OIDC sign-in."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -93,8 +94,13 @@ def test_a_steward_uploads_previews_and_publishes(app_data_dir, tmp_path, page, 
 
 # -- real sign-in through a local OpenID provider ---------------------------------------------
 
-ROLES = {"sofia@example.org": ["supervisor"], "ana@example.org": "analista", "jefa@example.org": "supervisor",
-         "rita@example.org": "supervisor", "sinmail@example.org": "supervisor"}
+ROLES = {
+    "sofia@example.org": ["supervisor"],
+    "ana@example.org": "analista",
+    "jefa@example.org": "supervisor",
+    "rita@example.org": "supervisor",
+    "sinmail@example.org": "supervisor",
+}
 # Accounts the provider knows (typed as `sub` in its form). An unknown `sub` gets email = sub, unverified.
 USERS = (
     {"sub": "sofia@example.org", "email": "sofia@example.org", "email_verified": True},
@@ -106,9 +112,11 @@ USERS = (
 
 def _secrets(idp: str, app: str) -> str:
     roles = "\n".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in ROLES.items())
-    return (f'[auth]\nredirect_uri = "{app}/oauth2callback"\ncookie_secret = "{secrets.token_hex(16)}"\n'
-            f'client_id = "casandra-test"\nclient_secret = "{secrets.token_hex(8)}"\n'
-            f'server_metadata_url = "{idp}/.well-known/openid-configuration"\n\n[roles]\n{roles}\n')
+    return (
+        f'[auth]\nredirect_uri = "{app}/oauth2callback"\ncookie_secret = "{secrets.token_hex(16)}"\n'
+        f'client_id = "casandra-test"\nclient_secret = "{secrets.token_hex(8)}"\n'
+        f'server_metadata_url = "{idp}/.well-known/openid-configuration"\n\n[roles]\n{roles}\n'
+    )
 
 
 @pytest.fixture(scope="module")
@@ -141,11 +149,14 @@ def _sign_in(page, base: str, email: str, *, refused: bool = False):
     return page
 
 
-@pytest.mark.parametrize(("sub", "why"), [
-    ("jefa@example.org", "no confirma que el correo esté verificado"),  # no email_verified claim at all
-    ("rita@example.org", "no confirma que el correo esté verificado"),  # email_verified: false
-    ("sinmail@example.org", "no envió un correo electrónico"),  # only `sub` names a supervisor
-])
+@pytest.mark.parametrize(
+    ("sub", "why"),
+    [
+        ("jefa@example.org", "no confirma que el correo esté verificado"),  # no email_verified claim at all
+        ("rita@example.org", "no confirma que el correo esté verificado"),  # email_verified: false
+        ("sinmail@example.org", "no envió un correo electrónico"),  # only `sub` names a supervisor
+    ],
+)
 def test_an_unverified_identity_gets_no_role(oidc_app, page, sub, why):
     _sign_in(page, oidc_app, sub, refused=True)
     expect(page.get_by_text(why)).to_be_visible()
@@ -176,6 +187,7 @@ def test_an_analyst_signs_in_and_does_not_see_auditoria(oidc_app, page):
 
 
 # -- the fixture contract itself ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
 def test_a_missing_chromium_skips_locally_but_fails_under_ci(ci, outcome, monkeypatch):

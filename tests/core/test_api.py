@@ -1,4 +1,5 @@
 """Plan API helpers for the UI: audited loads, previews, rollbacks and the lab setting."""
+
 from __future__ import annotations
 
 from core import api
@@ -10,11 +11,16 @@ from tests.core.etl.test_semantics import snapshot
 
 
 def test_preview_publishes_nothing_and_loads_are_audited(empty_settings, clock):
-    first = api.load_files([SourceSpec(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv")],
-                           settings=empty_settings, user="sofia@example.org", clock=clock)
+    first = api.load_files(
+        [SourceSpec(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv")],
+        settings=empty_settings,
+        user="sofia@example.org",
+        clock=clock,
+    )
     before = snapshot(empty_settings.store_dir)
-    preview = api.load_files([SourceSpec(FIXTURES / "etl" / "leon_revision.csv")], settings=empty_settings,
-                             dry_run=True, clock=clock)
+    preview = api.load_files(
+        [SourceSpec(FIXTURES / "etl" / "leon_revision.csv")], settings=empty_settings, dry_run=True, clock=clock
+    )
     assert preview["status"] == "preview" and preview["cambios"]["totales"]["cambiadas"] == 12
     assert snapshot(empty_settings.store_dir) == before
     log = AuditLog.for_settings(empty_settings)
@@ -27,9 +33,14 @@ def test_refused_loads_and_rollbacks_are_audited(empty_settings, clock):
     import pytest
 
     from core.errors import DatosFaltantesError
-    first = api.load_files([SourceSpec(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv")], settings=empty_settings, clock=clock)
+
+    first = api.load_files(
+        [SourceSpec(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv")], settings=empty_settings, clock=clock
+    )
     with pytest.raises(DatosFaltantesError):
-        api.load_files([SourceSpec(FIXTURES / "etl" / "header_only.csv")], settings=empty_settings, user="x", clock=clock)
+        api.load_files(
+            [SourceSpec(FIXTURES / "etl" / "header_only.csv")], settings=empty_settings, user="x", clock=clock
+        )
     api.load_files([SourceSpec(FIXTURES / "etl" / "leon_revision.csv")], settings=empty_settings, clock=clock)
     api.rollback(first["dataset_version"], settings=empty_settings, user="sofia", clock=clock)
     log = AuditLog.for_settings(empty_settings)
@@ -48,7 +59,9 @@ def test_lab_setting_is_audited_and_read_by_the_governor(empty_settings):
 
 
 def test_quarantine_rows_are_listed(empty_settings, clock):
-    api.load_files([SourceSpec(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv")], settings=empty_settings, clock=clock)
+    api.load_files(
+        [SourceSpec(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv")], settings=empty_settings, clock=clock
+    )
     api.load_files([SourceSpec(FIXTURES / "etl" / "bad_rows.csv")], settings=empty_settings, clock=clock)
     rows = api.quarantine(empty_settings)
     assert len(rows) == 15 and {"motivo", "source_row", "source_file"} <= set(rows[0])

@@ -1,4 +1,5 @@
 """The command line contract: JSON on stdout, exit 2 with a Spanish message on refusal."""
+
 from __future__ import annotations
 
 import argparse
@@ -46,14 +47,20 @@ def test_etl_metadata_versions_rollback(tmp_path):
     assert json.loads(run("metadata", data_dir=data).stdout)["dataset_version"] == summary["dataset_version"]
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["etl", str(FIXTURES / "etl" / "header_only.csv")], "solo tiene encabezado"),
-    (["etl", str(FIXTURES / "etl" / "all_bad.csv")], "cuarentena"),
-    (["etl", "/no/such/file.csv"], "No se encontró"),
-    (["etl", str(RAW / "sesnsp" / "gto_feminicidio_2015-2024.csv"), "--coverage", "2024-13:2024-01"], "Mes inválido"),
-    (["rollback", "gx-1999.01.01-00000000"], "no existe"),
-    (["metadata"], "No hay datos publicados"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["etl", str(FIXTURES / "etl" / "header_only.csv")], "solo tiene encabezado"),
+        (["etl", str(FIXTURES / "etl" / "all_bad.csv")], "cuarentena"),
+        (["etl", "/no/such/file.csv"], "No se encontró"),
+        (
+            ["etl", str(RAW / "sesnsp" / "gto_feminicidio_2015-2024.csv"), "--coverage", "2024-13:2024-01"],
+            "Mes inválido",
+        ),
+        (["rollback", "gx-1999.01.01-00000000"], "no existe"),
+        (["metadata"], "No hay datos publicados"),
+    ],
+)
 def test_refusals_exit_2_with_a_spanish_message(tmp_path, args, needle):
     data = tmp_path / "data"
     proc = run(*args, data_dir=data)
@@ -72,7 +79,9 @@ def test_build_if_missing_is_a_no_op_the_second_time(tmp_path):
 
 def test_catalog_execute_and_job_commands(tmp_path):
     data = tmp_path / "data"
-    assert run("etl", str(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"), "--quiet", data_dir=data).returncode == 0
+    assert (
+        run("etl", str(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"), "--quiet", data_dir=data).returncode == 0
+    )
     cat = json.loads(run("catalog", data_dir=data).stdout)
     assert cat["catalog_version"] and len(cat["tools"]) >= 13
     plan = tmp_path / "plan.txt"
@@ -86,8 +95,19 @@ def test_catalog_execute_and_job_commands(tmp_path):
     out = run("execute", str(bad), "--last", data_dir=data)
     assert out.returncode == 2 and json.loads(out.stdout)["status"] == "error"
     job = tmp_path / "job.json"
-    job.write_text(json.dumps({"intent": "consulta", "params": {"municipio": "Celaya", "fecha_inicio": "2024-01-01",
-                                                                "fecha_fin": "2024-12-31", "delito": "homicidio_doloso"}}))
+    job.write_text(
+        json.dumps(
+            {
+                "intent": "consulta",
+                "params": {
+                    "municipio": "Celaya",
+                    "fecha_inicio": "2024-01-01",
+                    "fecha_fin": "2024-12-31",
+                    "delito": "homicidio_doloso",
+                },
+            }
+        )
+    )
     out = run("job", str(job), data_dir=data)
     assert out.returncode == 0 and json.loads(out.stdout)["payload"]["rows"][0][2] == 443
     audit = run("audit", "verify", data_dir=data)
@@ -102,8 +122,14 @@ TOY_CLI = FIXTURES / "toy_cli"
 def run_with_modules(modules: str, *args, data_dir: Path):
     """``python -m core`` with ``CASANDRA_CLI_MODULES`` set and the toy folder importable."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TOY_CLI)]), "CASANDRA_CLI_MODULES": modules}
-    return subprocess.run([sys.executable, "-m", "core", *args, "--data-dir", str(data_dir)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "core", *args, "--data-dir", str(data_dir)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_a_command_module_named_in_the_setting_adds_its_command(tmp_path):

@@ -1,4 +1,5 @@
 """Job API adapter (docs/contracts/001_casandra_v0.md §4.5 and §8): JobRequest → Plan → Envelope → JobResult."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,9 +9,18 @@ from core.jobs import run_job
 
 @pytest.mark.parametrize("municipio", ["León", "leon", "GTO.MUN.LEON", "León de los Aldama"])
 def test_municipio_and_dates_map_to_the_canonical_names(bundled_settings, municipio):
-    res = run_job({"intent": "consulta", "params": {"municipio": municipio, "fecha_inicio": "2024-01-01",
-                                                    "fecha_fin": "2024-12-31", "delito": "homicidio_doloso"}},
-                  settings=bundled_settings)
+    res = run_job(
+        {
+            "intent": "consulta",
+            "params": {
+                "municipio": municipio,
+                "fecha_inicio": "2024-01-01",
+                "fecha_fin": "2024-12-31",
+                "delito": "homicidio_doloso",
+            },
+        },
+        settings=bundled_settings,
+    )
     assert res.ok, res.warnings
     assert res.payload["rows"][0][:3] == ["GTO.MUN.LEON", "León", 596]
     f = res.provenance["filters_applied"]
@@ -19,29 +29,49 @@ def test_municipio_and_dates_map_to_the_canonical_names(bundled_settings, munici
     assert res.provenance["dataset_version"].startswith("gx-")
 
 
-@pytest.mark.parametrize("output,key", [("json", "rows"), ("tabular", "rows"), ("markdown", "markdown"), ("grafico", "chart")])
+@pytest.mark.parametrize(
+    "output,key", [("json", "rows"), ("tabular", "rows"), ("markdown", "markdown"), ("grafico", "chart")]
+)
 def test_outputs(bundled_settings, output, key):
-    res = run_job({"intent": "consulta", "params": {"fecha_inicio": "2024-01-01", "fecha_fin": "2024-12-31",
-                                                    "delito": "homicidio_doloso"}, "output": output},
-                  settings=bundled_settings)
+    res = run_job(
+        {
+            "intent": "consulta",
+            "params": {"fecha_inicio": "2024-01-01", "fecha_fin": "2024-12-31", "delito": "homicidio_doloso"},
+            "output": output,
+        },
+        settings=bundled_settings,
+    )
     assert res.ok and key in res.payload
 
 
 def test_tools_by_name(bundled_settings):
-    res = run_job({"intent": "analisis", "tools": [{"name": "rank_por_delito", "args": {"top_k": 3, "nivel": "hijos"}}],
-                   "params": {"fecha_inicio": "2024-01-01", "fecha_fin": "2024-12-31", "delito": "homicidio_doloso"}},
-                  settings=bundled_settings)
+    res = run_job(
+        {
+            "intent": "analisis",
+            "tools": [{"name": "rank_por_delito", "args": {"top_k": 3, "nivel": "hijos"}}],
+            "params": {"fecha_inicio": "2024-01-01", "fecha_fin": "2024-12-31", "delito": "homicidio_doloso"},
+        },
+        settings=bundled_settings,
+    )
     assert res.ok and [r[1] for r in res.payload["rows"]] == ["León", "Celaya", "Irapuato"]
 
 
-@pytest.mark.parametrize("request_,code", [
-    ({"intent": "magia"}, "INVALID_PAYLOAD"),
-    ({"intent": "consulta", "params": {"municipio": "Gotham"}}, "INVALID_FILTER"),
-    ({"intent": "consulta", "params": {"delito": "feminicidio", "fecha_inicio": "2025-01-01", "fecha_fin": "2025-06-30"}},
-     "DATA_QUALITY_ISSUE"),
-    ({"intent": "consulta", "tools": [{"name": "borrar_todo", "args": {}}]}, "INVALID_PAYLOAD"),
-    ({"intent": "consulta", "extra": 1}, "INVALID_PAYLOAD"),
-])
+@pytest.mark.parametrize(
+    "request_,code",
+    [
+        ({"intent": "magia"}, "INVALID_PAYLOAD"),
+        ({"intent": "consulta", "params": {"municipio": "Gotham"}}, "INVALID_FILTER"),
+        (
+            {
+                "intent": "consulta",
+                "params": {"delito": "feminicidio", "fecha_inicio": "2025-01-01", "fecha_fin": "2025-06-30"},
+            },
+            "DATA_QUALITY_ISSUE",
+        ),
+        ({"intent": "consulta", "tools": [{"name": "borrar_todo", "args": {}}]}, "INVALID_PAYLOAD"),
+        ({"intent": "consulta", "extra": 1}, "INVALID_PAYLOAD"),
+    ],
+)
 def test_errors_become_warnings_with_provenance(bundled_settings, request_, code):
     res = run_job(request_, settings=bundled_settings)
     assert not res.ok and res.payload is None

@@ -3,6 +3,7 @@
 The expected values come from ``evals.harness.RawViews`` (DuckDB views over the raw CSV
 files), never from the engine's store. The checkers themselves are tested with fake turns.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,8 +14,22 @@ import duckdb
 import pytest
 
 from core.config import DEFAULT_DATA_DIR
-from evals.harness import (CHECKERS, KINDS, Check, RawViews, Report, check_turn, evaluate, expected_of,
-                             format_report, load_questions, DEFAULT_FILE, number_in_text, numbers_in, register_cli)
+from evals.harness import (
+    CHECKERS,
+    KINDS,
+    Check,
+    RawViews,
+    Report,
+    check_turn,
+    evaluate,
+    expected_of,
+    format_report,
+    load_questions,
+    DEFAULT_FILE,
+    number_in_text,
+    numbers_in,
+    register_cli,
+)
 
 RAW = DEFAULT_DATA_DIR / "raw"
 QUESTIONS = DEFAULT_FILE
@@ -36,17 +51,27 @@ def con():
 def test_views_reproduce_the_readme_check_figures(con):
     """The views agree with the figures published in data/raw/README.md."""
     one = lambda sql: con.execute(sql).fetchone()[0]
-    assert one("SELECT sum(eventos) FROM hom WHERE cve_municipio = '11020' AND subtipo = 'Homicidio doloso' "
-               "AND anio = 2024") == 596
+    assert (
+        one(
+            "SELECT sum(eventos) FROM hom WHERE cve_municipio = '11020' AND subtipo = 'Homicidio doloso' "
+            "AND anio = 2024"
+        )
+        == 596
+    )
     assert one("SELECT sum(eventos) FROM vf WHERE anio = 2019") == 11142
     assert one("SELECT sum(eventos) FROM largo WHERE delito = 'feminicidio' AND anio = 2021") == 30
     assert one("SELECT sum(total_delitos) FROM anual WHERE anio = 2024") == 154108
-    per_year = dict(con.execute("SELECT anio, sum(eventos) FROM hom WHERE subtipo = 'Homicidio doloso' "
-                                "GROUP BY 1").fetchall())
+    per_year = dict(
+        con.execute("SELECT anio, sum(eventos) FROM hom WHERE subtipo = 'Homicidio doloso' GROUP BY 1").fetchall()
+    )
     assert per_year == {2020: 3359, 2021: 2823, 2022: 2634, 2023: 2581, 2024: 2553, 2025: 1916}
-    assert [r[0] for r in con.execute("SELECT sum(eventos) FROM hom WHERE cve_municipio = '11020' AND subtipo = "
-                                      "'Homicidio doloso' AND anio = 2024 GROUP BY mes ORDER BY mes").fetchall()] == \
-        [57, 43, 42, 61, 46, 57, 63, 45, 51, 49, 41, 41]
+    assert [
+        r[0]
+        for r in con.execute(
+            "SELECT sum(eventos) FROM hom WHERE cve_municipio = '11020' AND subtipo = "
+            "'Homicidio doloso' AND anio = 2024 GROUP BY mes ORDER BY mes"
+        ).fetchall()
+    ] == [57, 43, 42, 61, 46, 57, 63, 45, 51, 49, 41, 41]
     assert one("SELECT sum(eventos) FROM violacion WHERE anio = 2021") == 896
     assert one("SELECT sum(eventos) FROM abuso WHERE anio = 2022") == 759
     assert one("SELECT sum(poblacion) FROM pob WHERE anio = 2020") == 6265796
@@ -100,65 +125,150 @@ def test_every_expected_value_computes(con):
 
 def env(tool: str, columns: list[str], rows: list[list], metrics: dict | None = None) -> dict:
     """A minimal ok envelope."""
-    return {"status": "ok", "tool": f"{tool}@1.0.0", "metrics": metrics or {},
-            "data": {"inline": {"columns": [{"name": c, "type": "x"} for c in columns], "rows": rows}}}
+    return {
+        "status": "ok",
+        "tool": f"{tool}@1.0.0",
+        "metrics": metrics or {},
+        "data": {"inline": {"columns": [{"name": c, "type": "x"} for c in columns], "rows": rows}},
+    }
 
 
-def turn(result: dict | None = None, text: str = "", strategy: str = "retrieve_then_answer", tools=(),
-         category: str = "relevant", sources=(), options=()) -> dict:
+def turn(
+    result: dict | None = None,
+    text: str = "",
+    strategy: str = "retrieve_then_answer",
+    tools=(),
+    category: str = "relevant",
+    sources=(),
+    options=(),
+) -> dict:
     """A minimal Turn.as_dict()."""
-    return {"intake": {"category": category}, "planner_state": {"strategy": strategy, "clarifying_questions": []},
-            "plan": {"plan": [{"tool_id": t, "args": {}} for t in tools]} if tools else None,
-            "envelopes": [result] if result else [], "result": result,
-            "answer": {"text": text, "sources": list(sources), "clarifying_options": list(options)}}
+    return {
+        "intake": {"category": category},
+        "planner_state": {"strategy": strategy, "clarifying_questions": []},
+        "plan": {"plan": [{"tool_id": t, "args": {}} for t in tools]} if tools else None,
+        "envelopes": [result] if result else [],
+        "result": result,
+        "answer": {"text": text, "sources": list(sources), "clarifying_options": list(options)},
+    }
 
 
 RANK = ["entidad_id", "label", "conteo", "tasa_per_100k"]
 LEON = ["GTO.MUN.LEON", "León", 596, 32.19]
 ERR = {"status": "error", "tool": "rank_por_delito@1.1.0", "error": {"code": "DATA_QUALITY_ISSUE"}}
 TOP = [["11020", 596], ["11007", 443], ["11017", 261]]
-TOP_ROWS = [["GTO.MUN.LEON", "León", 596, 1.0], ["GTO.MUN.CELAYA", "Celaya", 443, 1.0],
-            ["GTO.MUN.IRAPUATO", "Irapuato", 261, 1.0]]
-SERIE = env("serie_temporal", ["fecha", "conteo", "publicado"],
-            [["2022-05-01", 3, True], ["2022-06-01", 4, True], ["2022-07-01", None, False]])
-SHARE = env("agrupar_por_entidad", ["entidad_id", "label", "conteo", "porcentaje"],
-            [["GTO.MUN.CELAYA", "Celaya", 6, 20.0], ["GTO.MUN.LEON", "León", 2, 6.67]])
-ANOM = env("detectar_anomalias", ["entidad_id", "label", "fecha", "conteo"], [["GTO.MUN.LEON", "León", "2024-07-01", 63]])
+TOP_ROWS = [
+    ["GTO.MUN.LEON", "León", 596, 1.0],
+    ["GTO.MUN.CELAYA", "Celaya", 443, 1.0],
+    ["GTO.MUN.IRAPUATO", "Irapuato", 261, 1.0],
+]
+SERIE = env(
+    "serie_temporal",
+    ["fecha", "conteo", "publicado"],
+    [["2022-05-01", 3, True], ["2022-06-01", 4, True], ["2022-07-01", None, False]],
+)
+SHARE = env(
+    "agrupar_por_entidad",
+    ["entidad_id", "label", "conteo", "porcentaje"],
+    [["GTO.MUN.CELAYA", "Celaya", 6, 20.0], ["GTO.MUN.LEON", "León", 2, 6.67]],
+)
+ANOM = env(
+    "detectar_anomalias", ["entidad_id", "label", "fecha", "conteo"], [["GTO.MUN.LEON", "León", "2024-07-01", 63]]
+)
 DOC = {"kind": "doc", "title": "Conceptos y definiciones — Doloso y culposo", "ref": "docs/metodologia/conceptos.md"}
 
 CASES = {  # kind: (expect, expected, passing turn, failing turn)
-    "number": ({"kind": "number"}, 596, turn(env("rank_por_delito", RANK, [LEON]), "En León hubo 596 homicidios."),
-               turn(env("rank_por_delito", RANK, [LEON]), "En León hubo 595 homicidios.")),
-    "top": ({"kind": "top", "k": 3}, TOP, turn(env("rank_por_delito", RANK, TOP_ROWS)),
-            turn(env("rank_por_delito", RANK, [TOP_ROWS[1], TOP_ROWS[0], TOP_ROWS[2]]))),
-    "series": ({"kind": "series"}, [["2022-05-01", 3], ["2022-06-01", 4], ["2022-07-01", None]], turn(SERIE),
-               turn({**SERIE, "tool": "rank_por_delito@1.1.0"})),
-    "comparison": ({"kind": "comparison"}, [443, 370],
-                   turn(env("comparar_periodos", [], [], {"conteo": 443, "conteo_base": 370})),
-                   turn(env("comparar_periodos", [], [], {"conteo": 370, "conteo_base": 443}))),
-    "share": ({"kind": "share"}, [["11007", 20.0], ["11017", 20.0], ["11015", 10.0]], turn(SHARE),
-              turn({**SHARE, "data": {"inline": {"columns": SHARE["data"]["inline"]["columns"],
-                                                 "rows": [["GTO.MUN.LEON", "León", 2, 20.0]]}}})),
-    "nonempty_tool": ({"kind": "nonempty_tool", "tool": 10, "columns": ["entidad_id", "fecha", "conteo"]},
-                      [["11020", "2024-07-01", 63]], turn(ANOM, tools=[1, 10]),
-                      turn({**ANOM, "data": {"inline": {"columns": ANOM["data"]["inline"]["columns"],
-                                                        "rows": [["GTO.MUN.LEON", "León", "2024-07-01", 64]]}}},
-                           tools=[1, 10])),
-    "no_number": ({"kind": "no_number", "contains": ["no hay datos"], "contains_all": ["2022"]}, None,
-                  turn(ERR, "No hay datos de violencia familiar para 2024: la cobertura es 2015-01..2022-12."),
-                  turn(env("rank_por_delito", RANK, [LEON]), "Hubo 0 casos de violencia familiar en 2024.")),
-    "clarify": ({"kind": "clarify"}, None, turn(strategy="clarify_then_retrieve", options=["León", "Celaya"]),
-                turn(env("rank_por_delito", RANK, [LEON]), strategy="clarify_then_retrieve", options=["León"])),
-    "refuse": ({"kind": "refuse", "contains": ["homicidio"]}, None,
-               turn(strategy="defer_or_refuse", text="No hay datos de robo de vehículo; hay homicidio doloso."),
-               turn(strategy="defer_or_refuse", text="No puedo ayudar con eso.")),
-    "social": ({"kind": "social"}, None, turn(strategy="direct_answer", text="¡Hola!"),
-               turn(env("rank_por_delito", RANK, [LEON]), strategy="direct_answer", text="¡Hola!")),
-    "definition": ({"kind": "definition", "doc": ["conceptos"]}, None,
-                   turn(category="definition", strategy="retrieve_then_answer", text="El homicidio doloso es…",
-                        sources=[DOC]),
-                   turn(category="definition", text="El homicidio doloso es…",
-                        sources=[{**DOC, "ref": "docs/metodologia/fuentes.md", "title": "Fuentes"}])),
+    "number": (
+        {"kind": "number"},
+        596,
+        turn(env("rank_por_delito", RANK, [LEON]), "En León hubo 596 homicidios."),
+        turn(env("rank_por_delito", RANK, [LEON]), "En León hubo 595 homicidios."),
+    ),
+    "top": (
+        {"kind": "top", "k": 3},
+        TOP,
+        turn(env("rank_por_delito", RANK, TOP_ROWS)),
+        turn(env("rank_por_delito", RANK, [TOP_ROWS[1], TOP_ROWS[0], TOP_ROWS[2]])),
+    ),
+    "series": (
+        {"kind": "series"},
+        [["2022-05-01", 3], ["2022-06-01", 4], ["2022-07-01", None]],
+        turn(SERIE),
+        turn({**SERIE, "tool": "rank_por_delito@1.1.0"}),
+    ),
+    "comparison": (
+        {"kind": "comparison"},
+        [443, 370],
+        turn(env("comparar_periodos", [], [], {"conteo": 443, "conteo_base": 370})),
+        turn(env("comparar_periodos", [], [], {"conteo": 370, "conteo_base": 443})),
+    ),
+    "share": (
+        {"kind": "share"},
+        [["11007", 20.0], ["11017", 20.0], ["11015", 10.0]],
+        turn(SHARE),
+        turn(
+            {
+                **SHARE,
+                "data": {
+                    "inline": {
+                        "columns": SHARE["data"]["inline"]["columns"],
+                        "rows": [["GTO.MUN.LEON", "León", 2, 20.0]],
+                    }
+                },
+            }
+        ),
+    ),
+    "nonempty_tool": (
+        {"kind": "nonempty_tool", "tool": 10, "columns": ["entidad_id", "fecha", "conteo"]},
+        [["11020", "2024-07-01", 63]],
+        turn(ANOM, tools=[1, 10]),
+        turn(
+            {
+                **ANOM,
+                "data": {
+                    "inline": {
+                        "columns": ANOM["data"]["inline"]["columns"],
+                        "rows": [["GTO.MUN.LEON", "León", "2024-07-01", 64]],
+                    }
+                },
+            },
+            tools=[1, 10],
+        ),
+    ),
+    "no_number": (
+        {"kind": "no_number", "contains": ["no hay datos"], "contains_all": ["2022"]},
+        None,
+        turn(ERR, "No hay datos de violencia familiar para 2024: la cobertura es 2015-01..2022-12."),
+        turn(env("rank_por_delito", RANK, [LEON]), "Hubo 0 casos de violencia familiar en 2024."),
+    ),
+    "clarify": (
+        {"kind": "clarify"},
+        None,
+        turn(strategy="clarify_then_retrieve", options=["León", "Celaya"]),
+        turn(env("rank_por_delito", RANK, [LEON]), strategy="clarify_then_retrieve", options=["León"]),
+    ),
+    "refuse": (
+        {"kind": "refuse", "contains": ["homicidio"]},
+        None,
+        turn(strategy="defer_or_refuse", text="No hay datos de robo de vehículo; hay homicidio doloso."),
+        turn(strategy="defer_or_refuse", text="No puedo ayudar con eso."),
+    ),
+    "social": (
+        {"kind": "social"},
+        None,
+        turn(strategy="direct_answer", text="¡Hola!"),
+        turn(env("rank_por_delito", RANK, [LEON]), strategy="direct_answer", text="¡Hola!"),
+    ),
+    "definition": (
+        {"kind": "definition", "doc": ["conceptos"]},
+        None,
+        turn(category="definition", strategy="retrieve_then_answer", text="El homicidio doloso es…", sources=[DOC]),
+        turn(
+            category="definition",
+            text="El homicidio doloso es…",
+            sources=[{**DOC, "ref": "docs/metodologia/fuentes.md", "title": "Fuentes"}],
+        ),
+    ),
 }
 
 
@@ -187,8 +297,11 @@ def test_number_checks_rates_with_tolerance_and_counts_with_separators():
     rate = turn(env("rank_por_delito", RANK, [LEON]), "Tasa: 32.2 por cada 100 mil habitantes.")
     assert check_turn(rate, {"kind": "number", "measure": "tasa_per_100k"}, 32.19)[0]
     assert not check_turn(rate, {"kind": "number", "measure": "tasa_per_100k"}, 31.0)[0]
-    annual = env("total_anual", ["entidad_id", "label", "anio", "conteo"],
-                 [["GTO", "Guanajuato", 2020, 100], ["GTO", "Guanajuato", 2021, 1100]])
+    annual = env(
+        "total_anual",
+        ["entidad_id", "label", "anio", "conteo"],
+        [["GTO", "Guanajuato", 2020, 100], ["GTO", "Guanajuato", 2021, 1100]],
+    )
     assert check_turn(turn(annual, "En total, 1,200 delitos."), {"kind": "number"}, 1200)[0]
     assert not check_turn(turn(None, "1,200"), {"kind": "number"}, 1200)[0]
 
@@ -206,20 +319,31 @@ def test_count_detection_ignores_dates_and_years():
 def test_series_may_mark_or_leave_out_unpublished_months():
     """An unpublished month is a null in the series or outside the effective window, never a zero."""
     expected = [["2022-05-01", 3], ["2022-06-01", 4], ["2022-07-01", None]]
-    clamped = env("serie_temporal", ["fecha", "conteo", "publicado"], [["2022-05-01", 3, True], ["2022-06-01", 4, True]])
+    clamped = env(
+        "serie_temporal", ["fecha", "conteo", "publicado"], [["2022-05-01", 3, True], ["2022-06-01", 4, True]]
+    )
     assert check_turn(turn(clamped), {"kind": "series"}, expected)[0]
-    zero = env("serie_temporal", ["fecha", "conteo", "publicado"],
-               [["2022-05-01", 3, True], ["2022-06-01", 4, True], ["2022-07-01", 0, True]])
+    zero = env(
+        "serie_temporal",
+        ["fecha", "conteo", "publicado"],
+        [["2022-05-01", 3, True], ["2022-06-01", 4, True], ["2022-07-01", 0, True]],
+    )
     assert not check_turn(turn(zero), {"kind": "series"}, expected)[0]
-    assert not check_turn(turn(env("serie_temporal", ["fecha", "conteo", "publicado"], [["2022-05-01", 3, True]])),
-                          {"kind": "series"}, expected)[0]
+    assert not check_turn(
+        turn(env("serie_temporal", ["fecha", "conteo", "publicado"], [["2022-05-01", 3, True]])),
+        {"kind": "series"},
+        expected,
+    )[0]
 
 
 def test_top_accepts_tied_entities_in_either_order():
     """Entities tied on the measure may swap places."""
     expected = [["11006", 0], ["11034", 0], ["11043", 0], ["11008", 1]]
-    rows = [["GTO.MUN.VICTORIA", "Victoria", 0, 0.0], ["GTO.MUN.ATARJEA", "Atarjea", 0, 0.0],
-            ["GTO.MUN.SANTA_CATARINA", "Santa Catarina", 0, 0.0]]
+    rows = [
+        ["GTO.MUN.VICTORIA", "Victoria", 0, 0.0],
+        ["GTO.MUN.ATARJEA", "Atarjea", 0, 0.0],
+        ["GTO.MUN.SANTA_CATARINA", "Santa Catarina", 0, 0.0],
+    ]
     assert check_turn(turn(env("rank_por_delito", RANK, rows)), {"kind": "top", "k": 3}, expected)[0]
     rows[2] = ["GTO.MUN.MANUEL_DOBLADO", "Manuel Doblado", 1, 0.0]
     assert not check_turn(turn(env("rank_por_delito", RANK, rows)), {"kind": "top", "k": 3}, expected)[0]
@@ -227,8 +351,12 @@ def test_top_accepts_tied_entities_in_either_order():
 
 def test_report_and_cli_registration():
     """The report table lists every category; the CLI adds ``eval`` with its options."""
-    report = Report([Check("a-1", "ranking", 1, "q", "top", True), Check("b-1", "social", 1, "hola", "social", False,
-                                                                          reason="no es respuesta directa")])
+    report = Report(
+        [
+            Check("a-1", "ranking", 1, "q", "top", True),
+            Check("b-1", "social", 1, "hola", "social", False, reason="no es respuesta directa"),
+        ]
+    )
     assert report.by_category() == {"ranking": (1, 1), "social": (0, 1)}
     assert report.below(0.95) == ["social"]
     text = format_report(report)
@@ -248,8 +376,12 @@ def test_engine_accuracy_per_category(bundled_settings):
     """The rules planner answers at least 95% of every category right."""
     from core.ask.context import Assistant
 
-    report = evaluate(lambda: Assistant(settings=bundled_settings, user="eval", use_cache=False),
-                      load_questions(QUESTIONS), RAW, planner="rules")
+    report = evaluate(
+        lambda: Assistant(settings=bundled_settings, user="eval", use_cache=False),
+        load_questions(QUESTIONS),
+        RAW,
+        planner="rules",
+    )
     print(format_report(report))
     assert len(report.checks) >= 150
     assert not report.below(MIN_ACCURACY), format_report(report)

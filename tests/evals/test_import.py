@@ -1,4 +1,5 @@
 """Importing the harness reads no data: the question file and the raw or catalog CSVs are opened on first use."""
+
 from __future__ import annotations
 
 import subprocess

@@ -3,6 +3,7 @@
 Roles are simulated through the test seam of ``ui.auth``: with ``CASANDRA_TEST_AUTH=1``
 set, ``st.session_state["_test_user"] = (email, roles)`` is the signed-in user.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -35,8 +36,14 @@ def make_app(monkeypatch):
     """
     monkeypatch.setenv("CASANDRA_TEST_AUTH", "1")
 
-    def make(settings: Settings, roles=None, email: str = "ana@example.org", script: str = "app.py",
-             secrets: dict | None = None, user: dict | None = None) -> AppTest:
+    def make(
+        settings: Settings,
+        roles=None,
+        email: str = "ana@example.org",
+        script: str = "app.py",
+        secrets: dict | None = None,
+        user: dict | None = None,
+    ) -> AppTest:
         monkeypatch.setenv("CASANDRA_DATA_DIR", str(settings.data_dir))
         at = AppTest.from_file(str(ROOT / script), default_timeout=60)
         at.secrets = dict(secrets or NO_AUTH)

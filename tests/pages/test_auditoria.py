@@ -1,4 +1,5 @@
 """AppTest: Auditoría — filters, records, contract detail, chain verification, export and lab approval."""
+
 from __future__ import annotations
 
 import json
@@ -17,24 +18,49 @@ from ui import audit_view
 
 pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
 
-CONTRACTS = {"query_plan": {"mode": "fast", "domains": ["tendencias"]}, "governor": {"lab": "denied"},
-             "analyst_plan": {"steps": ["serie"]}, "planner_state": {"strategy": "retrieve_then_answer"},
-             "plan": {"plan": [{"tool_id": 12, "args": {}}]}, "validation": {"ok": True},
-             "timings_ms": {"total": 12.5}, "errors": [], "route_reason": "serie mensual"}
+CONTRACTS = {
+    "query_plan": {"mode": "fast", "domains": ["tendencias"]},
+    "governor": {"lab": "denied"},
+    "analyst_plan": {"steps": ["serie"]},
+    "planner_state": {"strategy": "retrieve_then_answer"},
+    "plan": {"plan": [{"tool_id": 12, "args": {}}]},
+    "validation": {"ok": True},
+    "timings_ms": {"total": 12.5},
+    "errors": [],
+    "route_reason": "serie mensual",
+}
 
 
 @pytest.fixture
 def audited(data_copy):
     """A store copy with three real records: a plan execution, a chat turn and a load."""
     vid = api.versions(data_copy)[0]["dataset_version"]
-    plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso",
-                                             "from": "2024-01-01", "to": "2024-12-31"}}]}
+    plan = {
+        "plan": [
+            {
+                "tool_id": 6,
+                "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2024-01-01", "to": "2024-12-31"},
+            }
+        ]
+    }
     api.execute_plan(plan, settings=data_copy, user="ana@example.org", role="analista")
     with AuditLog.for_settings(data_copy) as log:
-        log.append(kind="ask", user="sofia@example.org", role="supervisor", status="ok", dataset_version=vid,
-                   question="¿Cómo van los homicidios en León?", tools=["serie_temporal"], payload=CONTRACTS)
-    api.load_files([SourceSpec(FIXTURES / "etl" / "leon_revision.csv")], settings=data_copy,
-                   user="luis@example.org", role="steward")
+        log.append(
+            kind="ask",
+            user="sofia@example.org",
+            role="supervisor",
+            status="ok",
+            dataset_version=vid,
+            question="¿Cómo van los homicidios en León?",
+            tools=["serie_temporal"],
+            payload=CONTRACTS,
+        )
+    api.load_files(
+        [SourceSpec(FIXTURES / "etl" / "leon_revision.csv")],
+        settings=data_copy,
+        user="luis@example.org",
+        role="steward",
+    )
     return data_copy
 
 
@@ -95,8 +121,17 @@ def test_a_record_detail_shows_every_contract(audited, make_app):
     labels = at.selectbox(key="aud_detalle").options
     at.selectbox(key="aud_detalle").select_index(next(i for i, l in enumerate(labels) if "pregunta" in l)).run()
     titles = [e.label for e in at.expander]
-    for title in ("QueryPlan (enrutador)", "Gobernador", "AnalystPlan", "PlannerState", "Plan", "Validación",
-                  "Tiempos (ms)", "Errores", "Otros campos"):
+    for title in (
+        "QueryPlan (enrutador)",
+        "Gobernador",
+        "AnalystPlan",
+        "PlannerState",
+        "Plan",
+        "Validación",
+        "Tiempos (ms)",
+        "Errores",
+        "Otros campos",
+    ):
         assert title in titles
     assert "¿Cómo van los homicidios en León?" in texts(at.markdown)
     shown = [json.loads(j.proto.body) for j in at.json]

@@ -1,4 +1,5 @@
 """AppTest: Carga de datos — upload, preview, publish with progress, errors, quarantine and rollback."""
+
 from __future__ import annotations
 
 import pytest
@@ -40,7 +41,9 @@ def test_steward_previews_then_publishes_an_upload(data_copy, make_app):
     files = at.dataframe[0].value
     assert files.loc[0, "archivo"] == "leon_revision.csv"
     assert files.loc[0, "formato"].startswith("IDM_NM") and files.loc[0, "codificación"] == "utf-8"
-    assert files.loc[0, "delitos"] == "homicidio_doloso" and files.loc[0, "periodo"].startswith("2024-01-01 a 2024-12-01")
+    assert files.loc[0, "delitos"] == "homicidio_doloso" and files.loc[0, "periodo"].startswith(
+        "2024-01-01 a 2024-12-01"
+    )
     replaced = next(m for m in at.metric if m.label == "Celdas reemplazadas")
     assert int(replaced.value.replace(",", "")) > 0
     assert api.versions(data_copy)[0]["dataset_version"] == first  # the preview published nothing
@@ -107,8 +110,14 @@ def test_the_upload_handler_previews_and_publishes_file_objects(data_copy):
         preview = upload.load_uploads([handle], {}, settings=data_copy, user="t@x", role="steward", dry_run=True)
     assert preview["status"] == "preview" and preview["archivos"][0]["archivo"] == "leon_revision.csv"
     with LEON.open("rb") as handle:  # its name is the full path: only the file name is kept
-        done = upload.load_uploads([handle], {"leon_revision.csv": {"procedencia": "prueba"}}, settings=data_copy,
-                                   user="t@x", role="steward", dry_run=False)
+        done = upload.load_uploads(
+            [handle],
+            {"leon_revision.csv": {"procedencia": "prueba"}},
+            settings=data_copy,
+            user="t@x",
+            role="steward",
+            dry_run=False,
+        )
     assert done["status"] == "published"
     source = next(s for s in api.dataset_info(data_copy)["sources"] if s["archivo"] == "leon_revision.csv")
     assert source["procedencia"] == "prueba"

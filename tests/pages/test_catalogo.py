@@ -1,4 +1,5 @@
 """AppTest: the Catálogo page lists every tool with its contract, and the search filters all tabs."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,16 @@ def test_catalogo_lists_every_tool_with_contract_and_example(bundled_settings, m
     assert any("rank_por_delito @1.1.0" in label for label in labels)
     assert f"Herramientas ({len(catalog['tools'])})" == at.tabs[0].label
     assert at.tabs[4].label == f"Dominios ({len(DOMAINS)})"
-    assert set(at.dataframe[3].value["dominio"]) == {"incidencia", "tendencias", "comparacion", "patrones",
-                                                     "anomalias", "evidencia", "metodologia", "lab"}
+    assert set(at.dataframe[3].value["dominio"]) == {
+        "incidencia",
+        "tendencias",
+        "comparacion",
+        "patrones",
+        "anomalias",
+        "evidencia",
+        "metodologia",
+        "lab",
+    }
     crimes = at.dataframe[1].value
     assert "en_datos" in crimes.columns and crimes["en_datos"].any()
     plans = [json.loads(c.value) for c in at.code]
@@ -66,7 +75,9 @@ def test_catalogo_on_an_empty_store_still_lists_tools(empty_settings, make_app):
 
 
 def test_a_tool_added_by_its_folder_shows_with_its_example(bundled_settings, make_app, monkeypatch):
-    monkeypatch.setenv("CASANDRA_TOOL_DIRS", str(FIXTURES / "toy_tool"))  # the toy tool: its spec and module, nothing else
+    monkeypatch.setenv(
+        "CASANDRA_TOOL_DIRS", str(FIXTURES / "toy_tool")
+    )  # the toy tool: its spec and module, nothing else
     at = _open(make_app, bundled_settings)
     assert not at.exception
     assert any(e.label == "99 · total_juguete @1.0.0 — estable" for e in at.expander)

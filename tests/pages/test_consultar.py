@@ -1,5 +1,6 @@
 """AppTest of Consultar: the chat answers with text, chart, table, evidence and provenance, the
 «Plan de consulta» beside it; follow-ups, clarifying buttons, refusals and the selectors work."""
+
 from __future__ import annotations
 
 import json
@@ -48,7 +49,9 @@ def test_a_question_renders_answer_chart_table_and_plan_panel(app):
     assert [e.label for e in app.expander] == ["Evidencia (126 filas de datos)", "Plan de consulta"]
     panel = app.expander[1]
     panel_text = "\n".join(m.value for m in panel.markdown)
-    assert "Tipo de pregunta: ranking de municipios." in panel_text and "estrategia `retrieve_then_answer`" in panel_text
+    assert (
+        "Tipo de pregunta: ranking de municipios." in panel_text and "estrategia `retrieve_then_answer`" in panel_text
+    )
     assert "rank_por_delito@1.1.0" in list(panel.table[0].value["herramienta"])
     assert panel.success[0].value.startswith("Plan válido · query_hash `sha256:")
     provenance = [c.value for c in app.caption if c.value.startswith("Datos hasta")]
@@ -73,8 +76,10 @@ def test_clarifying_options_are_buttons_that_answer(app):
     next(b for b in app.button if b.label == "Celaya").click().run()
     assert not app.exception
     turns = app.session_state["turns"]
-    assert [t.question for t in turns] == ["homicidios dolosos en mi ciudad en 2024",
-                                           "homicidios dolosos en mi ciudad en 2024 (Celaya)"]
+    assert [t.question for t in turns] == [
+        "homicidios dolosos en mi ciudad en 2024",
+        "homicidios dolosos en mi ciudad en 2024 (Celaya)",
+    ]
     assert "Celaya registró 443 homicidios dolosos" in texts(app)
 
 
@@ -105,10 +110,12 @@ def test_selectors_domain_hint_and_planner(app):
 def test_each_turn_is_audited_as_the_signed_in_user(app, data_copy):
     ask(app, TOP5)
     turn = app.session_state["turns"][-1]
-    record = next(r for r in AuditLog.for_settings(data_copy).list(kind="ask", limit=50)
-                  if r.job_id == turn.job_id)
-    assert (record.user, record.role, record.query_hash) == ("ana@example.org", "analista",
-                                                             turn.validation["query_hash"])
+    record = next(r for r in AuditLog.for_settings(data_copy).list(kind="ask", limit=50) if r.job_id == turn.job_id)
+    assert (record.user, record.role, record.query_hash) == (
+        "ana@example.org",
+        "analista",
+        turn.validation["query_hash"],
+    )
 
 
 def test_a_new_conversation_starts_empty(app):

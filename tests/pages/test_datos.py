@@ -1,4 +1,5 @@
 """AppTest: the Datos page shows the version, coverage chart, yearly series and sources."""
+
 from __future__ import annotations
 
 import json

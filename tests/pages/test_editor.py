@@ -1,5 +1,6 @@
 """AppTest of «Editor de plan»: load a plan, edit it as a form or as text, see every validation
 problem as you type, diff against the original, run it and find the run audited with both hashes."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,14 @@ def query_hash(settings, raw) -> str:
 
 def field(at: AppTest, name: str):
     """The form widget of the first step's argument ``name``."""
-    return next(w for w in at.main if getattr(w, "key", None) and str(w.key).endswith(f"_{name}")
-                and str(w.key).startswith("ed_") and w.label.split(" ")[0] == name)
+    return next(
+        w
+        for w in at.main
+        if getattr(w, "key", None)
+        and str(w.key).endswith(f"_{name}")
+        and str(w.key).startswith("ed_")
+        and w.label.split(" ")[0] == name
+    )
 
 
 def problems(at: AppTest) -> list[str]:
@@ -121,7 +128,8 @@ def test_steps_can_be_added_reordered_and_removed(editor):
 
 def test_starts_from_the_last_answer_or_from_scratch(editor, data_copy):
     turn = Assistant(settings=data_copy).ask(
-        "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?", Conversation(), planner="rules")
+        "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?", Conversation(), planner="rules"
+    )
     at = editor(turns=[turn])
     assert "Origen: última respuesta" in at.caption[0].value
     assert at.success[0].value == f"Plan válido · query_hash `{turn.validation['query_hash']}`"
@@ -145,8 +153,9 @@ def test_edit_this_plan_in_consultar_opens_the_editor_with_it(data_copy, make_ap
 
 
 def test_a_series_with_anomalies_draws_a_line_with_anomaly_markers(editor):
-    plan = ("[12,10]\nentidad_id: GTO.MUN.CELAYA\ndelito: homicidio_doloso\nnivel: actual\n"
-            "from: 2020-01-01\nto: 2024-12-31")
+    plan = (
+        "[12,10]\nentidad_id: GTO.MUN.CELAYA\ndelito: homicidio_doloso\nnivel: actual\nfrom: 2020-01-01\nto: 2024-12-31"
+    )
     at = editor(plan_to_edit=plan)
     at.button(key="ed_run").click().run()
     assert not at.exception
@@ -159,8 +168,12 @@ def test_a_series_with_anomalies_draws_a_line_with_anomaly_markers(editor):
 
 
 def test_a_tool_added_by_its_folder_is_edited_validated_and_run(editor, monkeypatch):
-    monkeypatch.setenv("CASANDRA_TOOL_DIRS", str(FIXTURES / "toy_tool"))  # the toy tool: its spec and module, nothing else
-    at = editor(plan_to_edit="[99]\nentidad_id: GTO.MUN.LEON\ndelito: homicidio_doloso\nfrom: 2024-01-01\nto: 2024-12-31")
+    monkeypatch.setenv(
+        "CASANDRA_TOOL_DIRS", str(FIXTURES / "toy_tool")
+    )  # the toy tool: its spec and module, nothing else
+    at = editor(
+        plan_to_edit="[99]\nentidad_id: GTO.MUN.LEON\ndelito: homicidio_doloso\nfrom: 2024-01-01\nto: 2024-12-31"
+    )
     assert at.selectbox[0].value == 99 and "99 · total_juguete@1.0.0" in at.selectbox(key="ed_new_tool").options
     assert field(at, "max_meses").value == 120 and field(at, "delito").value == ["homicidio_doloso"]
     assert at.success[0].value.startswith("Plan válido")

@@ -1,5 +1,6 @@
 """A page is one file plus its PageSpec in ``ui.navigation.PAGES``: the toy page from
 tests/fixtures/toy_page shows in its roles' menu and runs, with no other edit."""
+
 from __future__ import annotations
 
 import shutil
@@ -50,8 +51,9 @@ def test_other_roles_cannot_reach_the_toy_page(toy_page, bundled_settings, make_
 
 def test_a_listed_page_without_its_file_is_an_error(tmp_path, monkeypatch, bundled_settings, make_app):
     """A PageSpec whose file is missing stops the registry (and the app) instead of shortening the menu."""
-    ghost = navigation.PageSpec(str(tmp_path / "pages" / "fantasma.py"), "Fantasma", ":material/help:", TOY_ROLES,
-                                "Análisis")
+    ghost = navigation.PageSpec(
+        str(tmp_path / "pages" / "fantasma.py"), "Fantasma", ":material/help:", TOY_ROLES, "Análisis"
+    )
     monkeypatch.setattr(navigation, "PAGES", (*navigation.PAGES, ghost))
     with pytest.raises(FileNotFoundError, match="fantasma.py"):
         navigation.visible_pages(["steward"])  # even for a role that would not see it

@@ -1,5 +1,6 @@
 """AppTest of «Plan de consulta»: any turn of the session shows its QueryPlan, AnalystPlan,
 PlannerState, tools, validation, query_hash and timings, and hands its plan to the editor."""
+
 from __future__ import annotations
 
 import copy
@@ -23,8 +24,10 @@ def turns(bundled_settings, tmp_path_factory) -> list:
     target = tmp_path_factory.mktemp("plan") / "data"
     shutil.copytree(bundled_settings.data_dir, target)
     engine, conversation = Assistant(settings=load_settings(target)), Conversation()
-    return [engine.ask(TOP5, conversation, planner="rules"),
-            engine.ask("homicidios dolosos en mi ciudad en 2024", conversation, planner="rules")]
+    return [
+        engine.ask(TOP5, conversation, planner="rules"),
+        engine.ask("homicidios dolosos en mi ciudad en 2024", conversation, planner="rules"),
+    ]
 
 
 @pytest.fixture
@@ -56,12 +59,22 @@ def test_a_chosen_turn_shows_every_contract(page, turns):
     at.selectbox(key="plan_turn").set_value(0).run()
     assert not at.exception
     text = all_text(at)
-    for expected in ("**Modo** `fast`", "**Dominios** `incidencia`", "**Confianza** alta",  # QueryPlan
-                     "Tipo de pregunta: ranking de municipios.", "Laboratorio: denegado",
-                     "intención `query_ranking`", "tipo `STATUS_LIST`", "vía `FAST`",  # AnalystPlan
-                     "estrategia `retrieve_then_answer`", "Aceptación: fuentes independientes ≥ 1",  # PlannerState
-                     "Parada: rondas ≤ 1", "Seguridad: public", "`kind:ranking`",
-                     f"Plan válido · query_hash `{turns[0].validation['query_hash']}`"):
+    for expected in (
+        "**Modo** `fast`",
+        "**Dominios** `incidencia`",
+        "**Confianza** alta",  # QueryPlan
+        "Tipo de pregunta: ranking de municipios.",
+        "Laboratorio: denegado",
+        "intención `query_ranking`",
+        "tipo `STATUS_LIST`",
+        "vía `FAST`",  # AnalystPlan
+        "estrategia `retrieve_then_answer`",
+        "Aceptación: fuentes independientes ≥ 1",  # PlannerState
+        "Parada: rondas ≤ 1",
+        "Seguridad: public",
+        "`kind:ranking`",
+        f"Plan válido · query_hash `{turns[0].validation['query_hash']}`",
+    ):
         assert expected in text, expected
     assert list(at.table[0].value["herramienta"]) == ["rank_por_delito@1.1.0"]
     stages = list(at.table[1].value["etapa"])
@@ -86,8 +99,13 @@ def test_without_turns_the_page_says_where_to_start(page):
 def test_llm_details_are_shown_when_the_llm_planned(page, turns):
     llm_turn = copy.copy(turns[0])
     llm_turn.planner_used = "llm"
-    llm_turn.llm = {"model": "modelo-prueba", "mode_used": "json_schema", "latency_ms": 812.5,
-                    "fallback_reason": None, "attempts": [{"attempt": 1, "ok": True}]}
+    llm_turn.llm = {
+        "model": "modelo-prueba",
+        "mode_used": "json_schema",
+        "latency_ms": 812.5,
+        "fallback_reason": None,
+        "attempts": [{"attempt": 1, "ok": True}],
+    }
     at = page([llm_turn])
     text = all_text(at)
     assert "**Planificador** LLM" in text and "model: `modelo-prueba`" in text and "latency_ms: `812.5`" in text

@@ -1,4 +1,5 @@
 """Every role sees only its pages (docs/contracts/design.md §4), in the menu and when a page is reached directly."""
+
 from __future__ import annotations
 
 import pytest
@@ -36,10 +37,15 @@ def test_navigation_and_direct_access_follow_the_role(role, bundled_settings, ma
         assert at.title[0].value
 
 
-@pytest.mark.parametrize(("role", "page"), [
-    ("analista", "pages/auditoria.py"), ("analista", "pages/carga.py"),
-    ("steward", "pages/auditoria.py"), ("supervisor", "pages/carga.py"),
-])
+@pytest.mark.parametrize(
+    ("role", "page"),
+    [
+        ("analista", "pages/auditoria.py"),
+        ("analista", "pages/carga.py"),
+        ("steward", "pages/auditoria.py"),
+        ("supervisor", "pages/carga.py"),
+    ],
+)
 def test_a_page_run_directly_refuses_other_roles(role, page, bundled_settings, make_app):
     at = make_app(bundled_settings, roles=[role], email=f"{role}@example.org", script=page).run()
     assert not at.exception
@@ -49,8 +55,15 @@ def test_a_page_run_directly_refuses_other_roles(role, page, bundled_settings, m
 
 
 def test_a_page_run_directly_without_a_signed_in_user_asks_to_sign_in(bundled_settings, make_app):
-    secrets = {"auth": {"client_id": "c", "client_secret": "s", "redirect_uri": "http://127.0.0.1:1/oauth2callback",
-                        "cookie_secret": "k", "server_metadata_url": "http://127.0.0.1:1/x"}}
+    secrets = {
+        "auth": {
+            "client_id": "c",
+            "client_secret": "s",
+            "redirect_uri": "http://127.0.0.1:1/oauth2callback",
+            "cookie_secret": "k",
+            "server_metadata_url": "http://127.0.0.1:1/x",
+        }
+    }
     at = make_app(bundled_settings, script="pages/datos.py", secrets=secrets, user={"is_logged_in": False}).run()
     assert "Inicie sesión" in at.warning[0].value
     assert not at.title

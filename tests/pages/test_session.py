@@ -1,4 +1,5 @@
 """ui.session: settings follow CASANDRA_DATA_DIR; one store and one assistant per data folder."""
+
 from __future__ import annotations
 
 from ui import session

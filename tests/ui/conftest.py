@@ -1,5 +1,6 @@
 """Fixtures of the ui helper tests: a private copy of the bundled store (its audit log is
 written here, never in the shared one), its catalog, metadata and an Assistant."""
+
 from __future__ import annotations
 
 import shutil

@@ -1,5 +1,6 @@
 """Consultar's engine calls: on_stage reports each stage of Assistant.ask, follow-ups share the
 Conversation, a clarifying option completes the question, evidence rows come on demand."""
+
 from __future__ import annotations
 
 from core.audit.log import AuditLog

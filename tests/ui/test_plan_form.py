@@ -1,5 +1,6 @@
 """The editor's pure logic: form fields from resolved schemas, values ↔ args, steps,
 validation that lists every problem, text form and diff, and the editor state machine."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -21,27 +22,47 @@ def test_fields_for_rank_por_delito_follow_the_resolved_schema(catalog):
     assert fields["delito"].kind == "multi" and fields["delito"].scalar_ok
     assert "homicidio_doloso" in fields["delito"].options
     assert fields["metodo"].kind == "multi"
-    assert (fields["top_k"].kind, fields["top_k"].minimum, fields["top_k"].maximum, fields["top_k"].default) == \
-        ("integer", 1, 100, 10)
+    assert (fields["top_k"].kind, fields["top_k"].minimum, fields["top_k"].maximum, fields["top_k"].default) == (
+        "integer",
+        1,
+        100,
+        10,
+    )
     assert fields["from"].kind == fields["to"].kind == "date"
     assert fields["medida"].options == ("conteo", "tasa_per_100k") and fields["medida"].default == "conteo"
 
 
 def test_fields_for_other_tools(catalog):
     compare = by_name(pf.fields_for(catalog.resolved_schemas[13]))
-    assert compare["base_from"].kind == "date" and compare["base_from"].required and compare["base_from"].label == "base_from *"
+    assert (
+        compare["base_from"].kind == "date"
+        and compare["base_from"].required
+        and compare["base_from"].label == "base_from *"
+    )
     evidence = by_name(pf.fields_for(catalog.resolved_schemas[9]))
     assert (evidence["limit"].kind, evidence["limit"].minimum, evidence["limit"].maximum) == ("integer", 1, 5000)
     anomalies = by_name(pf.fields_for(catalog.resolved_schemas[10]))
     assert anomalies["z_threshold"].kind == "number" and anomalies["z_threshold"].default == 3.0
-    assert by_name(pf.fields_for({"type": "object", "properties": {"ok": {"type": "boolean"}, "s": {"type": "string"}}})) \
-        ["ok"].kind == "boolean"
+    assert (
+        by_name(pf.fields_for({"type": "object", "properties": {"ok": {"type": "boolean"}, "s": {"type": "string"}}}))[
+            "ok"
+        ].kind
+        == "boolean"
+    )
 
 
 def test_widget_values_round_trip_to_the_same_args(catalog):
     fields = pf.fields_for(catalog.resolved_schemas[RANK])
-    args = {"entidad_id": "GTO", "delito": "homicidio_doloso", "top_k": 5, "from": "2024-01-01", "to": "2024-12-31",
-            "medida": "conteo", "nivel": "hijos", "orden": "desc"}
+    args = {
+        "entidad_id": "GTO",
+        "delito": "homicidio_doloso",
+        "top_k": 5,
+        "from": "2024-01-01",
+        "to": "2024-12-31",
+        "medida": "conteo",
+        "nivel": "hijos",
+        "orden": "desc",
+    }
     values = {f.name: pf.initial_value(f, args) for f in fields}
     assert values["from"] == date(2024, 1, 1) and values["delito"] == ["homicidio_doloso"] and values["metodo"] == []
     assert pf.args_from_values(fields, values) == args
@@ -49,8 +70,16 @@ def test_widget_values_round_trip_to_the_same_args(catalog):
 
 def test_args_from_values_lists_dates_and_unset_values(catalog):
     fields = pf.fields_for(catalog.resolved_schemas[RANK])
-    args = pf.args_from_values(fields, {"delito": ["robo", "homicidio_doloso"], "to": date(2023, 6, 30),
-                                        "entidad_id": None, "metodo": [], "top_k": 7.0})
+    args = pf.args_from_values(
+        fields,
+        {
+            "delito": ["robo", "homicidio_doloso"],
+            "to": date(2023, 6, 30),
+            "entidad_id": None,
+            "metodo": [],
+            "top_k": 7.0,
+        },
+    )
     assert args == {"delito": ["robo", "homicidio_doloso"], "to": "2023-06-30", "top_k": 7}
 
 
@@ -60,7 +89,9 @@ def test_form_problems_say_what_a_form_cannot_show(catalog):
     problems = pf.form_problems(fields, {"top_k": 0, "medida": "x", "foo": 1, "from": "2024-13-01"})
     assert any("top_k" in p for p in problems) and any("medida" in p for p in problems)
     assert any("foo" in p for p in problems) and any("from" in p for p in problems)
-    assert pf.plan_form_problems({"plan": [{"tool_id": 99, "args": {}}]}, catalog) == ["paso 1: herramienta desconocida"]
+    assert pf.plan_form_problems({"plan": [{"tool_id": 99, "args": {}}]}, catalog) == [
+        "paso 1: herramienta desconocida"
+    ]
 
 
 def test_steps_move_remove_and_keep_their_uids():
@@ -71,14 +102,18 @@ def test_steps_move_remove_and_keep_their_uids():
     assert pf.move_step(steps, 0, -1) == steps  # out of range: unchanged
     assert [s["tool_id"] for s in pf.remove_step(steps, 0)] == [6]
     assert pf.plan_from_steps(steps, {"strict_time": True}) == {
-        "plan": [{"tool_id": 2, "args": {}}, {"tool_id": 6, "args": {"top_k": 3}}], "meta": {"strict_time": True}}
+        "plan": [{"tool_id": 2, "args": {}}, {"tool_id": 6, "args": {"top_k": 3}}],
+        "meta": {"strict_time": True},
+    }
 
 
 def test_check_plan_lists_every_problem_with_code_and_path(catalog, metadata):
     check = pf.check_plan(INVALID, catalog, metadata)
     assert not check.ok and check.query_hash is None
     assert [(p["code"], p["path"]) for p in check.problems] == [
-        ("INVALID_PAYLOAD", "plan[0].args.top_k"), ("INVALID_DATE_RANGE", "plan[0].args")]
+        ("INVALID_PAYLOAD", "plan[0].args.top_k"),
+        ("INVALID_DATE_RANGE", "plan[0].args"),
+    ]
     assert check.canonical["plan"][0]["args"]["top_k"] == 0  # still readable: the diff can show it
     unreadable = pf.check_plan("{bad", catalog, metadata)
     assert not unreadable.ok and unreadable.problems[0]["code"] == "INVALID_PAYLOAD" and unreadable.canonical is None

@@ -1,5 +1,6 @@
 """Drawing helpers that need no running app: the light GeoJSON, the choropleth, the tool
 pipeline rows of the Plan de consulta and the table of an envelope."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,9 @@ TOP10 = "¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?"
 def test_light_geojson_keeps_every_municipality_with_fewer_points():
     raw = json.loads(render.GEOJSON_FALLBACK.read_text(encoding="utf-8"))
     light = render.light_geojson(raw)
-    assert [f["properties"]["cve_municipio"] for f in light["features"]] == \
-        [f["properties"]["cve_municipio"] for f in raw["features"]]
+    assert [f["properties"]["cve_municipio"] for f in light["features"]] == [
+        f["properties"]["cve_municipio"] for f in raw["features"]
+    ]
     assert len(json.dumps(light)) < len(json.dumps(raw)) / 8  # ~100 m is plenty for a state map
     for feature in light["features"]:
         for ring in feature["geometry"]["coordinates"]:

@@ -3,6 +3,7 @@ goes through ``validate_plan``; invalid output is retried at most ``max_retries`
 problems, then ``fallback_reason`` sends the caller to the offline planner. The response mode
 (json_schema → json_object + schema → by instruction) is negotiated and remembered.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,21 +79,42 @@ def plan_json_schema(catalog: Catalog, allowed_status=("stable",), compact: bool
     """The JSON Schema of ``LlmPlan`` with ``plan.items`` a oneOf over the allowed tools."""
     defs: dict = {}
     named = {tuple(catalog.enum(src)): src for src in ("entidades", "delitos", "metodos")} if compact else {}
-    variants = [{"type": "object", "properties": {
-        "tool_id": {"const": s.tool_id},
-        "args": _compact(catalog.resolved_schemas[s.tool_id], defs, named) if compact else catalog.resolved_schemas[s.tool_id],
-    }, "required": ["tool_id", "args"], "additionalProperties": False} for s in _allowed(catalog, allowed_status)]
-    schema = {"type": "object", "properties": {
-        "plan": {"type": "array", "minItems": 1, "maxItems": MAX_STEPS, "items": {"oneOf": variants}},
-        "rationale": {"type": "string", "maxLength": 300},
-    }, "required": ["plan", "rationale"], "additionalProperties": False}
+    variants = [
+        {
+            "type": "object",
+            "properties": {
+                "tool_id": {"const": s.tool_id},
+                "args": _compact(catalog.resolved_schemas[s.tool_id], defs, named)
+                if compact
+                else catalog.resolved_schemas[s.tool_id],
+            },
+            "required": ["tool_id", "args"],
+            "additionalProperties": False,
+        }
+        for s in _allowed(catalog, allowed_status)
+    ]
+    schema = {
+        "type": "object",
+        "properties": {
+            "plan": {"type": "array", "minItems": 1, "maxItems": MAX_STEPS, "items": {"oneOf": variants}},
+            "rationale": {"type": "string", "maxLength": 300},
+        },
+        "required": ["plan", "rationale"],
+        "additionalProperties": False,
+    }
     return {**schema, "$defs": defs} if defs else schema
 
 
 def _example(catalog: Catalog, metadata: dict, allowed_status) -> str:
     """One plan for the last 12 months, built from the catalog (shows how to resolve dates)."""
-    spec = next((s for s in _allowed(catalog, allowed_status) if s.kind == "analysis"
-                 and {"entidad_id", "delito", "from", "to"} <= s.arg_names), None)
+    spec = next(
+        (
+            s
+            for s in _allowed(catalog, allowed_status)
+            if s.kind == "analysis" and {"entidad_id", "delito", "from", "to"} <= s.arg_names
+        ),
+        None,
+    )
     crimes = [c for c in catalog.enum("delitos") if c in metadata.get("coverage", {})]
     if spec is None or not crimes:
         return ""
@@ -125,12 +147,20 @@ def system_prompt(catalog: Catalog, metadata: dict, allowed_status=("stable",), 
         required = set(s.args_schema.get("required", []))
         args = ", ".join(f"{a}{'*' if a in required else ''}" for a in s.args_schema.get("properties", {}))
         tools.append(f"- {s.tool_id} {s.name}: {s.summary} Argumentos: {args or 'ninguno'}.")
-    coverage = [f"- {k}: {v.get('desde', '')[:7]}..{v.get('hasta', '')[:7]}"
-                for k, v in sorted(metadata.get("coverage", {}).items())]
-    parts = [_RULES.format(lo=lo, hi=hi), "Herramientas (tool_id nombre: resumen; * = argumento obligatorio):", *tools,
-             "Cobertura por delito (primer..último mes publicado):", *(coverage or ["- sin cobertura registrada"]),
-             "entidad_id válidos: " + ", ".join(catalog.enum("entidades")),
-             "Claves de delito válidas: " + ", ".join(catalog.enum("delitos")), _example(catalog, metadata, allowed_status)]
+    coverage = [
+        f"- {k}: {v.get('desde', '')[:7]}..{v.get('hasta', '')[:7]}"
+        for k, v in sorted(metadata.get("coverage", {}).items())
+    ]
+    parts = [
+        _RULES.format(lo=lo, hi=hi),
+        "Herramientas (tool_id nombre: resumen; * = argumento obligatorio):",
+        *tools,
+        "Cobertura por delito (primer..último mes publicado):",
+        *(coverage or ["- sin cobertura registrada"]),
+        "entidad_id válidos: " + ", ".join(catalog.enum("entidades")),
+        "Claves de delito válidas: " + ", ".join(catalog.enum("delitos")),
+        _example(catalog, metadata, allowed_status),
+    ]
     if schema is not None:
         parts.append("La respuesta debe cumplir este JSON Schema:\n" + json.dumps(schema, ensure_ascii=False))
     return "\n".join(p for p in parts if p)
@@ -156,7 +186,7 @@ class EndpointModes:
     def candidates(self, config: LlmSettings) -> list[str]:
         """Modes to try, starting at the remembered one."""
         known = self.get(config)
-        return list(MODES[MODES.index(known):]) if known in MODES else list(MODES)
+        return list(MODES[MODES.index(known) :]) if known in MODES else list(MODES)
 
 
 ENDPOINT_MODES = EndpointModes()
@@ -182,9 +212,13 @@ class LlmOutcome:
     def as_audit(self) -> dict:
         """JSON-ready record for the audit log (no secrets, no ValidatedPlan object)."""
         out = {k: v for k, v in vars(self).items() if k != "validated"}
-        return {"planner": "llm", **out, "fallback": self.fallback_reason is not None,
-                "query_hash": self.validated.query_hash if self.validated else None,
-                **{k: sum(a.get(k) or 0 for a in self.attempts) for k in ("prompt_tokens", "completion_tokens")}}
+        return {
+            "planner": "llm",
+            **out,
+            "fallback": self.fallback_reason is not None,
+            "query_hash": self.validated.query_hash if self.validated else None,
+            **{k: sum(a.get(k) or 0 for a in self.attempts) for k in ("prompt_tokens", "completion_tokens")},
+        }
 
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
@@ -215,35 +249,59 @@ def _check(content: str | None, catalog: Catalog, metadata: dict, allowed_ids: s
     try:
         proposal = LlmPlan.model_validate(data)
     except ValidationError as exc:
-        lines = [f"{'.'.join(map(str, e['loc'])) or 'raíz'}: "
-                 + ("campo no permitido." if e["type"] == "extra_forbidden" else
-                    "falta el campo obligatorio." if e["type"] == "missing" else f"valor inválido ({e['msg'][:100]}).")
-                 for e in exc.errors()[:10]]
+        lines = [
+            f"{'.'.join(map(str, e['loc'])) or 'raíz'}: "
+            + (
+                "campo no permitido."
+                if e["type"] == "extra_forbidden"
+                else "falta el campo obligatorio."
+                if e["type"] == "missing"
+                else f"valor inválido ({e['msg'][:100]})."
+            )
+            for e in exc.errors()[:10]
+        ]
         return "schema_violation", lines, None, None
     bad = [(i, s.tool_id) for i, s in enumerate(proposal.plan) if s.tool_id not in allowed_ids]
     if bad:
         ids = ", ".join(f"{s.tool_id} {s.name}" for s in catalog.specs if s.tool_id in allowed_ids)
-        return "schema_violation", [f"plan[{i}].tool_id: la herramienta {t} no existe en el catálogo o no está"
-                                    f" permitida; use una de: {ids}." for i, t in bad], proposal, None
+        return (
+            "schema_violation",
+            [
+                f"plan[{i}].tool_id: la herramienta {t} no existe en el catálogo o no está"
+                f" permitida; use una de: {ids}."
+                for i, t in bad
+            ],
+            proposal,
+            None,
+        )
     raw = {"plan": [{"tool_id": s.tool_id, "args": s.args} for s in proposal.plan]}
     try:
         return None, [], proposal, validate_plan(raw, catalog, metadata)
     except CasandraError as exc:
-        lines = [f"{p.path + ': ' if p.path else ''}{p.details}" + (f" ({' '.join(p.hints)})" if p.hints else "")
-                 for p in exc.problems[:12]]
+        lines = [
+            f"{p.path + ': ' if p.path else ''}{p.details}" + (f" ({' '.join(p.hints)})" if p.hints else "")
+            for p in exc.problems[:12]
+        ]
         return "validation_failed", lines, proposal, None
 
 
 def _feedback(problems: list[str]) -> str:
-    return ("Tu respuesta anterior no se pudo usar. Problemas encontrados:\n"
-            + "\n".join(f"- {p}" for p in problems)
-            + '\nCorrige el plan y responde SOLO con el objeto JSON {"plan": [...], "rationale": "..."},'
-              " sin SQL ni texto adicional.")
+    return (
+        "Tu respuesta anterior no se pudo usar. Problemas encontrados:\n"
+        + "\n".join(f"- {p}" for p in problems)
+        + '\nCorrige el plan y responde SOLO con el objeto JSON {"plan": [...], "rationale": "..."},'
+        " sin SQL ni texto adicional."
+    )
 
 
 def _response_format(mode: str, schema: dict) -> dict:
     if mode == "json_schema":
-        return {"response_format": {"type": "json_schema", "json_schema": {"name": "plan", "schema": schema, "strict": False}}}
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "plan", "schema": schema, "strict": False},
+            }
+        }
     if mode == "json_object":
         return {"response_format": {"type": "json_object", "schema": schema}}
     return {}
@@ -267,19 +325,33 @@ def _endpoint(base_url: str | None) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
 
 
-def propose_plan(question: str, catalog: Catalog, metadata: dict | None, config: LlmSettings | None, *,
-                 allowed_status=("stable",), client=None, clock=None, modes: EndpointModes | None = None) -> LlmOutcome:
+def propose_plan(
+    question: str,
+    catalog: Catalog,
+    metadata: dict | None,
+    config: LlmSettings | None,
+    *,
+    allowed_status=("stable",),
+    client=None,
+    clock=None,
+    modes: EndpointModes | None = None,
+) -> LlmOutcome:
     """Ask the model for a plan and validate it; never raises (plan None + fallback_reason on failure)."""
-    out = LlmOutcome(model=config.model if config else None, started_at=iso_utc((clock or Clock()).now()),
-                     endpoint=_endpoint(config.base_url) if config else None)
+    out = LlmOutcome(
+        model=config.model if config else None,
+        started_at=iso_utc((clock or Clock()).now()),
+        endpoint=_endpoint(config.base_url) if config else None,
+    )
     if config is None or metadata is None:
         out.fallback_reason = "no_config" if config is None else "no_data"
         return out
     import openai  # imported here: the client library is slow to import and the rules planner never needs it
+
     t0, own = time.perf_counter(), client is None
     try:
-        client = client or openai.OpenAI(api_key=config.api_key or LLM_LOCAL_KEY, base_url=config.base_url,
-                                         timeout=config.timeout_s, max_retries=0)
+        client = client or openai.OpenAI(
+            api_key=config.api_key or LLM_LOCAL_KEY, base_url=config.base_url, timeout=config.timeout_s, max_retries=0
+        )
         _negotiate(out, question, catalog, metadata, config, allowed_status, client, modes or ENDPOINT_MODES)
     except Exception as exc:  # noqa: BLE001 - the caller always gets an outcome
         out.plan, out.validated = None, None
@@ -293,10 +365,19 @@ def propose_plan(question: str, catalog: Catalog, metadata: dict | None, config:
     return out
 
 
-def _negotiate(out: LlmOutcome, question: str, catalog: Catalog, metadata: dict, config: LlmSettings,
-               allowed_status, client, modes: EndpointModes) -> None:
+def _negotiate(
+    out: LlmOutcome,
+    question: str,
+    catalog: Catalog,
+    metadata: dict,
+    config: LlmSettings,
+    allowed_status,
+    client,
+    modes: EndpointModes,
+) -> None:
     """The request loop: mode negotiation plus at most ``max_retries`` corrective retries."""
     import openai
+
     schema = plan_json_schema(catalog, allowed_status)
     allowed_ids = {s.tool_id for s in _allowed(catalog, allowed_status)}
     order, mi, schema_tries, failures = modes.candidates(config), 0, 0, 0
@@ -307,13 +388,25 @@ def _negotiate(out: LlmOutcome, question: str, catalog: Catalog, metadata: dict,
         schema_tries += mode == "json_schema"
         prompt = system_prompt(catalog, metadata, allowed_status, schema if mode == "prompt" else None)
         messages = [{"role": "system", "content": prompt}, {"role": "user", "content": question}, *feedback]
-        record: dict[str, Any] = {"n": len(out.attempts) + 1, "mode": mode, "latency_ms": 0, "prompt_tokens": None,
-                                  "completion_tokens": None, "error": None, "summary": None}
+        record: dict[str, Any] = {
+            "n": len(out.attempts) + 1,
+            "mode": mode,
+            "latency_ms": 0,
+            "prompt_tokens": None,
+            "completion_tokens": None,
+            "error": None,
+            "summary": None,
+        }
         out.attempts.append(record)
         t = time.perf_counter()
         try:
-            resp = client.chat.completions.create(model=config.model, messages=messages, timeout=config.timeout_s,
-                                                  **_response_format(mode, schema), **extra)
+            resp = client.chat.completions.create(
+                model=config.model,
+                messages=messages,
+                timeout=config.timeout_s,
+                **_response_format(mode, schema),
+                **extra,
+            )
         except openai.APITimeoutError:
             record.update(error="timeout", summary=f"sin respuesta en {config.timeout_s:g} s")
             out.fallback_reason = "timeout"
@@ -350,5 +443,10 @@ def _negotiate(out: LlmOutcome, question: str, catalog: Catalog, metadata: dict,
         if failures > config.max_retries:
             out.fallback_reason = "validation_failed_after_retries" if config.max_retries else code
             return
-        out.retries, feedback = failures, [{"role": "assistant", "content": (content or "")[:4000]},
-                                           {"role": "user", "content": _feedback(problems)}]
+        out.retries, feedback = (
+            failures,
+            [
+                {"role": "assistant", "content": (content or "")[:4000]},
+                {"role": "user", "content": _feedback(problems)},
+            ],
+        )

@@ -5,6 +5,7 @@ Deterministic: the same slots give the same plan, hence the same query_hash. Win
 absolute dates; when the question gives none, the default is the crime's last 12
 published months (said in a warning), never the wall clock.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,14 +18,17 @@ from core.text import month_count, shift_months
 
 STATE_DEFAULT = "GTO"
 # "¿Cuántos delitos hubo…?", "incidencia delictiva", "denuncias": every crime, i.e. the yearly series.
-_ALL_CRIMES = re.compile(r"\b(delitos?|denuncias?|incidencia|carpetas de investigacion|fuero comun|criminalidad|"
-                         r"delincuencia)\b")
+_ALL_CRIMES = re.compile(
+    r"\b(delitos?|denuncias?|incidencia|carpetas de investigacion|fuero comun|criminalidad|"
+    r"delincuencia)\b"
+)
 
 
 def asks_all_crimes(u: Understanding) -> bool:
     """No specific crime, but the question is about crime in general."""
     return not [c for c in u.crimes if c.delito != "total_delitos"] and (
-        any(c.delito == "total_delitos" for c in u.crimes) or bool(_ALL_CRIMES.search(u.normalized)))
+        any(c.delito == "total_delitos" for c in u.crimes) or bool(_ALL_CRIMES.search(u.normalized))
+    )
 
 
 @dataclass
@@ -56,13 +60,17 @@ def crime_end(metadata: dict, keys: list[str], includes: dict[str, list[str]]) -
     return max(ends) if ends else None
 
 
-def _default_window(u: Understanding, metadata: dict, includes: dict, months: int, notes: list[str]) -> tuple[date, date]:
+def _default_window(
+    u: Understanding, metadata: dict, includes: dict, months: int, notes: list[str]
+) -> tuple[date, date]:
     keys = [c.delito for c in u.crimes]
     end = crime_end(metadata, keys, includes) or date.fromisoformat(metadata["max_date"])
     start = shift_months(end, 1 - months)  # the window ends with end's month
     label = ", ".join(c.label for c in u.crimes) or "los delitos"
-    notes.append(f"Sin periodo en la pregunta: se usan los últimos {months} meses publicados de {label} "
-                 f"({start:%Y-%m}..{end:%Y-%m}).")
+    notes.append(
+        f"Sin periodo en la pregunta: se usan los últimos {months} meses publicados de {label} "
+        f"({start:%Y-%m}..{end:%Y-%m})."
+    )
     return start, end
 
 
@@ -96,8 +104,12 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         eid, _ = _entity(u)
         start, end = u.window or (date(2015, 1, 1), date.fromisoformat(metadata["max_date"]))
         nivel = "hijos" if (u.group_by_municipio or u.kind == "ranking") else "actual"
-        args = {"entidad_id": eid if nivel == "actual" else _state_of(u), "nivel": nivel,
-                "from": _iso(start), "to": _iso(end)}
+        args = {
+            "entidad_id": eid if nivel == "actual" else _state_of(u),
+            "nivel": nivel,
+            "from": _iso(start),
+            "to": _iso(end),
+        }
         if nivel == "hijos":
             args.update(top_k=u.top_k or 10, orden=u.order)
         steps.append(_step("total_anual", args))
@@ -106,7 +118,9 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         # Patterns need history: the whole published span (the tool keeps each crime's coverage).
         window = (date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"]))
     else:
-        window = u.window or _default_window(u, metadata, includes, 24 if kind in ("series", "anomalies") else 12, notes)
+        window = u.window or _default_window(
+            u, metadata, includes, 24 if kind in ("series", "anomalies") else 12, notes
+        )
     base = {"from": _iso(window[0]), "to": _iso(window[1])}
     if delito is not None:
         base["delito"] = delito
@@ -114,17 +128,27 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
     if u.methods:
         method_args["metodo"] = u.methods[0] if len(u.methods) == 1 else sorted(u.methods)
     if kind == "ranking":
-        args = {"entidad_id": _state_of(u), "nivel": "hijos", "medida": u.medida, "top_k": u.top_k or 10,
-                "orden": u.order, **base, **method_args}
+        args = {
+            "entidad_id": _state_of(u),
+            "nivel": "hijos",
+            "medida": u.medida,
+            "top_k": u.top_k or 10,
+            "orden": u.order,
+            **base,
+            **method_args,
+        }
         steps.append(_step("rank_por_delito", args))
     elif kind == "series" and u.medida == "tasa_per_100k":
         # CONAPO population is yearly: a monthly series is given in counts, so a rate asked for a
         # series (or "¿y la tasa?" after one) is the rate of the whole window, said as such.
         eid, _ = _entity(u)
-        notes.append("La serie mes por mes se da en conteos (la población CONAPO es anual); "
-                     "la tasa por 100 mil habitantes se calcula para todo el periodo.")
-        steps.append(_step("rank_por_delito", {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
-                                               **base, **method_args}))
+        notes.append(
+            "La serie mes por mes se da en conteos (la población CONAPO es anual); "
+            "la tasa por 100 mil habitantes se calcula para todo el periodo."
+        )
+        steps.append(
+            _step("rank_por_delito", {"entidad_id": eid, "nivel": "actual", "medida": u.medida, **base, **method_args})
+        )
         kind = "single_value"
     elif kind == "series":
         eid, _ = _entity(u)
@@ -138,9 +162,14 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
             notes.append(f"Se compara con el periodo anterior de la misma duración ({cw[0]:%Y-%m}..{cw[1]:%Y-%m}).")
         else:
             cw = u.compare_window
-        args = {"entidad_id": eid if not u.group_by_municipio else _state_of(u),
-                "nivel": "hijos" if u.group_by_municipio else "actual",
-                **base, "base_from": _iso(cw[0]), "base_to": _iso(cw[1]), **method_args}
+        args = {
+            "entidad_id": eid if not u.group_by_municipio else _state_of(u),
+            "nivel": "hijos" if u.group_by_municipio else "actual",
+            **base,
+            "base_from": _iso(cw[0]),
+            "base_to": _iso(cw[1]),
+            **method_args,
+        }
         if u.group_by_municipio:
             args["top_k"] = u.top_k or 10
         steps.append(_step("comparar_periodos", args))
@@ -148,8 +177,13 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         if method_args:  # agrupar_por_entidad has no method argument: a filter step carries it
             steps.append(_step("filtro_metodo", dict(method_args)))
         municipalities = [p for p in u.places if p.nivel == "municipio"]
-        args = {"entidad_id": _state_of(u), "nivel": "hijos", "aggregate_by": "porcentaje",
-                "top_k": 46 if municipalities else (u.top_k or 10), **base}
+        args = {
+            "entidad_id": _state_of(u),
+            "nivel": "hijos",
+            "aggregate_by": "porcentaje",
+            "top_k": 46 if municipalities else (u.top_k or 10),
+            **base,
+        }
         steps.append(_step("agrupar_por_entidad", args))
         if municipalities:
             notes.append(f"focus:{municipalities[0].entidad_id}")
@@ -175,8 +209,11 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         places = [p for p in u.places if p.nivel == "municipio"] or [None]
         for place in places:
             eid = place.entidad_id if place else _entity(u)[0]
-            steps.append(_step("rank_por_delito", {"entidad_id": eid, "nivel": "actual", "medida": u.medida,
-                                                   **base, **method_args}))
+            steps.append(
+                _step(
+                    "rank_por_delito", {"entidad_id": eid, "nivel": "actual", "medida": u.medida, **base, **method_args}
+                )
+            )
         kind = "single_value"
     if u.wants_evidence:
         steps.append(_step("listar_evidencia", {}))

@@ -5,13 +5,26 @@ The strategy is one controlling decision (docs/contracts/003_planner_state.md §
 greetings → direct answer; personal data, gray-zone, destructive, instruction-override
 or off-topic requests → defer or refuse; documents and data → retrieve then answer.
 """
+
 from __future__ import annotations
 
 import re
 
-from core.ask.contracts import (AcceptanceCriteria, AnswerRequirements, Budget, ClarifyingQuestion, LiteralConstraints,
-                            PlannerMeta, PlannerState, Rerank, RetrievalMode, RetrievalRound, RoundOutput, Safety,
-                            StopConditions)
+from core.ask.contracts import (
+    AcceptanceCriteria,
+    AnswerRequirements,
+    Budget,
+    ClarifyingQuestion,
+    LiteralConstraints,
+    PlannerMeta,
+    PlannerState,
+    Rerank,
+    RetrievalMode,
+    RetrievalRound,
+    RoundOutput,
+    Safety,
+    StopConditions,
+)
 from core.ask import wording
 from core.ask.plan import rules
 from core.ask.understand import Understanding
@@ -33,43 +46,99 @@ def clarifications(u: Understanding | None, catalog, kind_needs_crime: bool) -> 
         return []
     out: list[ClarifyingQuestion] = []
     if u.generic_place:
-        out.append(ClarifyingQuestion(
-            question=f"¿A qué municipio te refieres con «{u.generic_place}»?", reason="generic_place", blocking=True,
-            options=_big_municipalities(catalog)))
+        out.append(
+            ClarifyingQuestion(
+                question=f"¿A qué municipio te refieres con «{u.generic_place}»?",
+                reason="generic_place",
+                blocking=True,
+                options=_big_municipalities(catalog),
+            )
+        )
     for group in u.ambiguous_places[:1]:
-        out.append(ClarifyingQuestion(question=f"¿Cuál de estos lugares: {', '.join(p.label for p in group)}?",
-                                      reason="ambiguous_place", blocking=True, options=[p.label for p in group][:12]))
+        out.append(
+            ClarifyingQuestion(
+                question=f"¿Cuál de estos lugares: {', '.join(p.label for p in group)}?",
+                reason="ambiguous_place",
+                blocking=True,
+                options=[p.label for p in group][:12],
+            )
+        )
     if kind_needs_crime and not u.crimes:
-        crimes = [c for c in catalog.crimes if c.get("en_datos") and c.get("granularity") == "month"
-                  and c.get("nivel") == "subtipo"]
-        out.append(ClarifyingQuestion(question="¿Sobre qué delito? Estos son los que hay en los datos.",
-                                      reason="missing_crime", blocking=True,
-                                      options=[c["subtipo"] for c in crimes][:12]))
+        crimes = [
+            c
+            for c in catalog.crimes
+            if c.get("en_datos") and c.get("granularity") == "month" and c.get("nivel") == "subtipo"
+        ]
+        out.append(
+            ClarifyingQuestion(
+                question="¿Sobre qué delito? Estos son los que hay en los datos.",
+                reason="missing_crime",
+                blocking=True,
+                options=[c["subtipo"] for c in crimes][:12],
+            )
+        )
     return out[:3]
 
 
 def _big_municipalities(catalog) -> list[str]:
     """The usual choices: the largest municipalities of Guanajuato first."""
-    preferred = ["León", "Irapuato", "Celaya", "Salamanca", "Silao de la Victoria", "Guanajuato",
-                 "Pénjamo", "San Miguel de Allende", "Valle de Santiago", "Dolores Hidalgo Cuna de la Independencia Nacional",
-                 "San Francisco del Rincón", "Acámbaro"]
+    preferred = [
+        "León",
+        "Irapuato",
+        "Celaya",
+        "Salamanca",
+        "Silao de la Victoria",
+        "Guanajuato",
+        "Pénjamo",
+        "San Miguel de Allende",
+        "Valle de Santiago",
+        "Dolores Hidalgo Cuna de la Independencia Nacional",
+        "San Francisco del Rincón",
+        "Acámbaro",
+    ]
     labels = {e["label"] for e in catalog.entities if e["nivel"] == "municipio"}
     return [m for m in preferred if m in labels][:12] or sorted(labels)[:12]
 
 
 def _doc_rounds(question: str, deep: bool) -> list[RetrievalRound]:
-    rounds = [RetrievalRound(round_id=1, purpose="recall", query_variants=[question[:300]],
-                             retrieval_modes=[RetrievalMode(type="bm25", k=8)], rrf=False,
-                             rerank=Rerank(enabled=False, rerank_top_k=5), output=RoundOutput(max_docs=4))]
+    rounds = [
+        RetrievalRound(
+            round_id=1,
+            purpose="recall",
+            query_variants=[question[:300]],
+            retrieval_modes=[RetrievalMode(type="bm25", k=8)],
+            rrf=False,
+            rerank=Rerank(enabled=False, rerank_top_k=5),
+            output=RoundOutput(max_docs=4),
+        )
+    ]
     if deep:
-        rounds.append(RetrievalRound(round_id=2, purpose="precision", query_variants=[question[:300]],
-                                     retrieval_modes=[RetrievalMode(type="bm25", k=4)], rrf=True,
-                                     rerank=Rerank(enabled=False, rerank_top_k=3), output=RoundOutput(max_docs=3)))
+        rounds.append(
+            RetrievalRound(
+                round_id=2,
+                purpose="precision",
+                query_variants=[question[:300]],
+                retrieval_modes=[RetrievalMode(type="bm25", k=4)],
+                rrf=True,
+                rerank=Rerank(enabled=False, rerank_top_k=3),
+                output=RoundOutput(max_docs=3),
+            )
+        )
     return rounds
 
 
-def plan_state(*, goal: str, category: str, refusal_tag: str | None, clarify: list[ClarifyingQuestion],
-               u: Understanding | None, question: str, deep: bool, mode: str, tags: list[str]) -> PlannerState:
+def plan_state(
+    *,
+    goal: str,
+    category: str,
+    refusal_tag: str | None,
+    clarify: list[ClarifyingQuestion],
+    u: Understanding | None,
+    question: str,
+    deep: bool,
+    mode: str,
+    tags: list[str],
+) -> PlannerState:
     """The PlannerState of a turn (every field of docs/contracts/003_planner_state.md §2)."""
     quoted = _QUOTED.findall(question)
     literal = LiteralConstraints(must_preserve_terms=quoted, must_match_exactly=bool(quoted))
@@ -87,24 +156,47 @@ def plan_state(*, goal: str, category: str, refusal_tag: str | None, clarify: li
     else:
         strategy, rounds = "retrieve_then_answer", []
     is_data = strategy == "retrieve_then_answer" and category == "relevant"
-    acceptance = AcceptanceCriteria(min_independent_sources=1 if strategy == "retrieve_then_answer" else 0,
-                                    require_authoritative_source=strategy == "retrieve_then_answer",
-                                    must_cover_entities=entities if is_data else [],
-                                    must_answer_subquestions=None)
-    stop = StopConditions(max_rounds=len(rounds) if rounds else (1 if is_data else 0),
-                          max_total_docs=sum(r.output.max_docs for r in rounds), confidence_threshold=None,
-                          no_new_information_rounds=1 if rounds else 0)
-    fmt = (["numero_primero", "tabla", "grafica", "periodo_efectivo", "procedencia"] if is_data
-           else ["texto", "citas"] if rounds else ["texto"])
-    answer = AnswerRequirements(format=fmt, tone="neutral", length="breve",
-                                citation_style="documento § sección" if rounds else ("dataset_version" if is_data else None))
+    acceptance = AcceptanceCriteria(
+        min_independent_sources=1 if strategy == "retrieve_then_answer" else 0,
+        require_authoritative_source=strategy == "retrieve_then_answer",
+        must_cover_entities=entities if is_data else [],
+        must_answer_subquestions=None,
+    )
+    stop = StopConditions(
+        max_rounds=len(rounds) if rounds else (1 if is_data else 0),
+        max_total_docs=sum(r.output.max_docs for r in rounds),
+        confidence_threshold=None,
+        no_new_information_rounds=1 if rounds else 0,
+    )
+    fmt = (
+        ["numero_primero", "tabla", "grafica", "periodo_efectivo", "procedencia"]
+        if is_data
+        else ["texto", "citas"]
+        if rounds
+        else ["texto"]
+    )
+    answer = AnswerRequirements(
+        format=fmt,
+        tone="neutral",
+        length="breve",
+        citation_style="documento § sección" if rounds else ("dataset_version" if is_data else None),
+    )
     budget = Budget(max_tokens=0 if mode == "rules" else 2000, max_latency_ms=150 if mode == "rules" else 20000)
-    return PlannerState(goal=goal[:400] or "Responder la pregunta.", strategy=strategy, clarifying_questions=clarify,
-                        retrieval_rounds=rounds, literal_constraints=literal, acceptance_criteria=acceptance,
-                        stop_conditions=stop, answer_requirements=answer, budget=budget,
-                        safety=Safety(sensitivity="public", pii_allowed=False),
-                        planner_meta=PlannerMeta(planner_version=PLANNER_VERSION.get(mode, "rules-1.0.0"),
-                                                 rationale_tags=list(dict.fromkeys(tags))))
+    return PlannerState(
+        goal=goal[:400] or "Responder la pregunta.",
+        strategy=strategy,
+        clarifying_questions=clarify,
+        retrieval_rounds=rounds,
+        literal_constraints=literal,
+        acceptance_criteria=acceptance,
+        stop_conditions=stop,
+        answer_requirements=answer,
+        budget=budget,
+        safety=Safety(sensitivity="public", pii_allowed=False),
+        planner_meta=PlannerMeta(
+            planner_version=PLANNER_VERSION.get(mode, "rules-1.0.0"), rationale_tags=list(dict.fromkeys(tags))
+        ),
+    )
 
 
 # -- the stage --------------------------------------------------------------------------------
@@ -124,8 +216,16 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         if why:
             turn.llm = {"planner_choice": why}
     turn.planner_state = plan_state(
-        goal=turn.intake.rewritten_question, category=cat, refusal_tag=turn.refusal, clarify=turn.clarify, u=u,
-        question=turn.intake.rewritten_question, deep=turn.query_plan.mode == "deep", mode=mode, tags=tags)
+        goal=turn.intake.rewritten_question,
+        category=cat,
+        refusal_tag=turn.refusal,
+        clarify=turn.clarify,
+        u=u,
+        question=turn.intake.rewritten_question,
+        deep=turn.query_plan.mode == "deep",
+        mode=mode,
+        tags=tags,
+    )
     strategy = turn.planner_state.strategy
     if strategy == "defer_or_refuse":
         turn.reply = _refusal_text(turn, ctx)
@@ -156,8 +256,13 @@ def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> No
     if mode == "llm":
         from core.ask.plan.llm import propose_plan
 
-        outcome = propose_plan(turn.intake.rewritten_question, ctx.catalog, ctx.metadata, ctx.llm_config,
-                               allowed_status=tuple(turn.governor.allowed_tool_status))
+        outcome = propose_plan(
+            turn.intake.rewritten_question,
+            ctx.catalog,
+            ctx.metadata,
+            ctx.llm_config,
+            allowed_status=tuple(turn.governor.allowed_tool_status),
+        )
         turn.llm = outcome.as_audit()
         if outcome.plan is not None:
             turn.plan, turn.planner_used = outcome.plan, "llm"
@@ -166,7 +271,8 @@ def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> No
         meta = turn.planner_state.planner_meta
         tags = meta.rationale_tags + [f"llm_fallback:{outcome.fallback_reason}"]
         turn.planner_state = turn.planner_state.model_copy(
-            update={"planner_meta": meta.model_copy(update={"rationale_tags": tags})})
+            update={"planner_meta": meta.model_copy(update={"rationale_tags": tags})}
+        )
     built = rules.build(u, ctx.metadata, includes)
     turn.plan, turn.plan_notes, turn.planner_used = built.plan, turn.plan_notes + built.notes, "rules"
 

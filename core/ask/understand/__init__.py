@@ -4,6 +4,7 @@
 time windows and the kind of question; ``merge_follow_up`` completes a follow-up
 ("¿y en Celaya?") from the previous turn. The rules planner turns slots into a tool plan.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,15 +12,15 @@ from datetime import date
 from typing import Literal
 
 QuestionKind = Literal[
-    "single_value",   # ¿cuántos homicidios hubo en León en 2024?
-    "ranking",        # top / los 5 municipios con más …; "¿en qué municipio…?" (B4: group, not filter)
-    "series",         # mes por mes, evolución, tendencia mensual
-    "comparison",     # 2024 vs 2023, respecto al año anterior
-    "share",          # porcentaje / proporción del total
-    "anomalies",      # picos, anomalías, meses atípicos
-    "patterns",       # co-ocurrencia, estacionalidad
-    "annual_total",   # total de delitos (serie anual)
-    "evidence",       # ¿de dónde sale el dato? filas de evidencia
+    "single_value",  # ¿cuántos homicidios hubo en León en 2024?
+    "ranking",  # top / los 5 municipios con más …; "¿en qué municipio…?" (B4: group, not filter)
+    "series",  # mes por mes, evolución, tendencia mensual
+    "comparison",  # 2024 vs 2023, respecto al año anterior
+    "share",  # porcentaje / proporción del total
+    "anomalies",  # picos, anomalías, meses atípicos
+    "patterns",  # co-ocurrencia, estacionalidad
+    "annual_total",  # total de delitos (serie anual)
+    "evidence",  # ¿de dónde sale el dato? filas de evidencia
     "unknown",
 ]
 

@@ -4,6 +4,7 @@ Crime and method phrases are matched on singular stems ("homicidios dolosos" =
 "homicidio doloso"). Crimes and methods are matched in separate passes, so "robo de auto
 con violencia" yields both the crime (robo de vehículo) and the method (con violencia).
 """
+
 from __future__ import annotations
 
 import re
@@ -83,7 +84,7 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
 
 
 def _extend_with_typos(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> None:
-    """"homicidio dolozo": an exact crime plus a misspelled next word may be a longer crime."""
+    """ "homicidio dolozo": an exact crime plus a misspelled next word may be a longer crime."""
     for n, (i, crime) in enumerate(list(res.crimes)):
         j = i + len(crime.text.split())
         for extra in (1, 2):
@@ -101,7 +102,7 @@ def _extend_with_typos(tokens: Tokens, lex: Lexicon, taken: set[int], res: Crime
 
 
 def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> list[str]:
-    """"homicidio doloso y culposo": a loose qualifier adds the sibling subtype of the crime before it.
+    """ "homicidio doloso y culposo": a loose qualifier adds the sibling subtype of the crime before it.
 
     Returns the qualifiers that follow no crime ("¿y dolosos?"): a follow-up completes them."""
     orphans = []
@@ -153,17 +154,21 @@ def fuzzy_crimes(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult
 
 
 # Plain "delitos" with no crime named is the yearly total; "¿qué delitos…?" asks which crimes instead.
-_GENERIC_TOTAL = re.compile(r"(?<!\bque )(?<!\bcuales )(?<!\btipos de )(?<!\btipo de )(?<!\botros )(?<!\bdemas )"
-                            r"\bdelitos\b")
+_GENERIC_TOTAL = re.compile(
+    r"(?<!\bque )(?<!\bcuales )(?<!\btipos de )(?<!\btipo de )(?<!\botros )(?<!\bdemas )"
+    r"\bdelitos\b"
+)
 
 
 def generic_total(tokens: Tokens, lex: Lexicon, res: CrimeResult) -> None:
-    """"¿Cuántos delitos hubo en Irapuato?": no crime named, so the total of all crimes (yearly series)."""
+    """ "¿Cuántos delitos hubo en Irapuato?": no crime named, so the total of all crimes (yearly series)."""
     if res.crimes or "total_delitos" not in lex.crime_by_key:
         return
     m = _GENERIC_TOTAL.search(tokens.text)
     if m:
-        res.crimes.append((tokens.span_of(m.start(), m.end())[0], _crime_by_delito(lex, "total_delitos", "delitos", 90.0)))
+        res.crimes.append(
+            (tokens.span_of(m.start(), m.end())[0], _crime_by_delito(lex, "total_delitos", "delitos", 90.0))
+        )
         res.signals.append("crime:generic_total")
 
 

@@ -1,6 +1,7 @@
 """Follow-ups (docs/contracts/004_chatbot_graph.md §2.1): detect "¿y en Celaya?", merge it with the previous turn, and
 rewrite the result as a standalone Spanish question built from the slots.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,7 +12,9 @@ from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.tokens import tokenize
 
 _LEADS = re.compile(r"^(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
-_ALWAYS = re.compile(r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay)\b")
+_ALWAYS = re.compile(
+    r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay)\b"
+)
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
 
@@ -34,10 +37,10 @@ def _explicit_kind(u: Understanding) -> bool:
 
 
 def _qualified(current: Understanding, previous: Understanding, lexicon) -> list[CrimeMatch]:
-    """"¿y dolosos?" after "homicidios culposos": the previous crimes with the new qualifier."""
+    """ "¿y dolosos?" after "homicidios culposos": the previous crimes with the new qualifier."""
     out: list[CrimeMatch] = []
     for tag in (s for s in current.signals if s.startswith("crime:qualifier:")):
-        key, _, version = tag[len("crime:qualifier:"):].partition("@")
+        key, _, version = tag[len("crime:qualifier:") :].partition("@")
         lex = lexicon or Lexicon.cached(version)
         table = lex.qualifiers.get(key, {}) if lex is not None else {}
         for crime in previous.crimes:
@@ -98,8 +101,25 @@ def merge_follow_up(current: Understanding, previous: Understanding | None, lexi
 
 
 # -- rewriting ------------------------------------------------------------------------------
-_MASS = {"violencia", "trata", "corrupcion", "narcomenudeo", "falsedad", "falsificacion", "incumplimiento",
-         "evasion", "contra", "otros", "delitos", "trafico", "dano", "despojo", "incesto", "allanamiento", "total"}
+_MASS = {
+    "violencia",
+    "trata",
+    "corrupcion",
+    "narcomenudeo",
+    "falsedad",
+    "falsificacion",
+    "incumplimiento",
+    "evasion",
+    "contra",
+    "otros",
+    "delitos",
+    "trafico",
+    "dano",
+    "despojo",
+    "incesto",
+    "allanamiento",
+    "total",
+}
 _STOP = {"de", "a", "en", "con", "del", "al", "la", "el", "que", "y", "por", "sin"}
 _ACCENT_OUT = str.maketrans("áéíóú", "aeiou")
 
@@ -143,7 +163,7 @@ def _methods_phrase(u: Understanding, lexicon) -> str:
     parts = []
     for m in u.methods:
         ref = getattr(lexicon, "method_by_key", {}).get(m)
-        label = (ref.label if ref else m.replace("_", " "))
+        label = ref.label if ref else m.replace("_", " ")
         low = label[0].lower() + label[1:]
         low = low.replace(" Con ", " con ").replace(" Sin ", " sin ")
         first = low.split()[0] if low.split() else ""
@@ -205,14 +225,18 @@ def describe(u: Understanding, lexicon=None) -> str:
         most = "menor" if u.order == "asc" else "mayor"
         more = "menos" if u.order == "asc" else "más"
         measure = f"con {most} tasa de {crimes} por 100 mil habitantes" if rate else f"con {more} {crimes}"
-        head = "¿Cuál es el municipio" if k == 1 else (f"¿Cuáles son los {k} municipios" if k else "¿Cuáles son los municipios")
+        head = (
+            "¿Cuál es el municipio"
+            if k == 1
+            else (f"¿Cuáles son los {k} municipios" if k else "¿Cuáles son los municipios")
+        )
         parts = [head, measure, f"de {state}", window]
     elif u.kind == "series":
         parts = ["¿Cómo evolucionaron mes por mes", ("la tasa de " if rate else "los ") + crimes, place, window]
     elif u.kind == "comparison":
         base = _window_text(u.compare_window) if u.compare_window else "respecto al periodo anterior"
         if u.compare_window:
-            base = "comparado con el periodo " + base[len("entre "):].replace(" y ", " a ", 1)
+            base = "comparado con el periodo " + base[len("entre ") :].replace(" y ", " a ", 1)
         parts = ["¿Cómo cambiaron los" if not fem else "¿Cómo cambiaron las", crimes, place, window, base]
     elif u.kind == "share":
         focus = place if any(p.nivel == "municipio" for p in u.places) else "en cada municipio"
@@ -224,7 +248,11 @@ def describe(u: Understanding, lexicon=None) -> str:
         parts = [f"¿Qué {what} muestran los {crimes}", place, window]
     elif u.kind == "annual_total" and u.group_by_municipio:
         k, more = u.top_k, "menos" if u.order == "asc" else "más"
-        head = "¿Cuál es el municipio" if k == 1 else (f"¿Cuáles son los {k} municipios" if k else "¿Cuáles son los municipios")
+        head = (
+            "¿Cuál es el municipio"
+            if k == 1
+            else (f"¿Cuáles son los {k} municipios" if k else "¿Cuáles son los municipios")
+        )
         parts = [head, f"con {more} delitos del fuero común (total anual) de {state}", window]
     elif u.kind == "annual_total":
         parts = ["¿Cuál fue el total anual de delitos del fuero común", place or f"en {state}", window]

@@ -4,6 +4,7 @@ Cues are regexes over the accent-free token text. Several kinds can be cued at o
 precedence in ``decide`` picks the one the tools must answer ("picos" beats "mes por mes",
 a comparison window beats "ranking"). Each cue leaves a ``kind:…`` signal.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,61 +14,192 @@ from core.ask.understand.tokens import NUMBER_RE, Tokens, number_value
 
 _C = lambda *parts: re.compile("|".join(parts))
 
-EVIDENCE = _C(r"\bevidencias?\b", r"\bde\s+donde\s+(?:sale|salen|viene|vienen|provienen?|obtienen?|se\s+obtiene|sacan)\b",
-              r"\bfilas\b", r"\bfuentes?\s+(?:de\s+(?:los\s+)?datos?|del\s+dato|de\s+la\s+informacion|oficial)\b",
-              r"\bregistros\s+(?:originales|fuente|que\s+respaldan)\b", r"\bdatos\s+crudos\b", r"\bprocedencia\b",
-              r"\bcual\s+es\s+la\s+fuente\b", r"\brespaldan?\b", r"\bmuestrame\s+los\s+(?:datos|registros)\b")
-ANOMALIES = _C(r"\banomal\w*", r"\bpicos?\b", r"\batipic\w*", r"\binusual\w*", r"\brepunte\w*", r"\boutliers?\b",
-               r"\bfuera\s+de\s+lo\s+(?:normal|comun|habitual)\b", r"\bse\s+dispar\w+", r"\bbrusc\w+",
-               r"\bextraordinari\w+", r"\bvalores\s+extremos\b", r"\bmeses\s+raros\b", r"\bsaltos?\b")
-SEASONALITY = _C(r"\bestacional\w*", r"\b(?:en\s+)?que\s+meses\b", r"\bque\s+mes\s+del\s+ano\b", r"\btemporadas?\b",
-                 r"\bmeses\s+en\s+(?:los\s+)?que\b", r"\bmeses\s+del\s+ano\b",
-                 r"\bciclos?\b", r"\bepoca\s+del\s+ano\b")
+EVIDENCE = _C(
+    r"\bevidencias?\b",
+    r"\bde\s+donde\s+(?:sale|salen|viene|vienen|provienen?|obtienen?|se\s+obtiene|sacan)\b",
+    r"\bfilas\b",
+    r"\bfuentes?\s+(?:de\s+(?:los\s+)?datos?|del\s+dato|de\s+la\s+informacion|oficial)\b",
+    r"\bregistros\s+(?:originales|fuente|que\s+respaldan)\b",
+    r"\bdatos\s+crudos\b",
+    r"\bprocedencia\b",
+    r"\bcual\s+es\s+la\s+fuente\b",
+    r"\brespaldan?\b",
+    r"\bmuestrame\s+los\s+(?:datos|registros)\b",
+)
+ANOMALIES = _C(
+    r"\banomal\w*",
+    r"\bpicos?\b",
+    r"\batipic\w*",
+    r"\binusual\w*",
+    r"\brepunte\w*",
+    r"\boutliers?\b",
+    r"\bfuera\s+de\s+lo\s+(?:normal|comun|habitual)\b",
+    r"\bse\s+dispar\w+",
+    r"\bbrusc\w+",
+    r"\bextraordinari\w+",
+    r"\bvalores\s+extremos\b",
+    r"\bmeses\s+raros\b",
+    r"\bsaltos?\b",
+)
+SEASONALITY = _C(
+    r"\bestacional\w*",
+    r"\b(?:en\s+)?que\s+meses\b",
+    r"\bque\s+mes\s+del\s+ano\b",
+    r"\btemporadas?\b",
+    r"\bmeses\s+en\s+(?:los\s+)?que\b",
+    r"\bmeses\s+del\s+ano\b",
+    r"\bciclos?\b",
+    r"\bepoca\s+del\s+ano\b",
+)
 # "juntos" alone is not enough: "homicidios, dolosos y culposos juntos" is a sum, not a co-occurrence.
-COOCCURRENCE = _C(r"\bpatron(?:es)?\b", r"\bco\s*-?\s*ocurren\w*", r"\bcoocurren\w*",
-                  r"\b(?:ocurren|suceden|aparecen|van|se\s+presentan|presentarse|ocurrir|aparecer|suelen\s+ir)\s+juntos\b",
-                  r"\bcorrelacion\w*", r"\bcorrelacionad\w+", r"\brelacion\s+entre\b", r"\bse\s+asocian\b",
-                  r"\basociad[oa]s?\s+(?:con|a)\b", r"\bse\s+relacionan\b", r"\bvan\s+de\s+la\s+mano\b")
-SHARE = _C(r"\bporcentajes?\b", r"\bporcentual\w*", r"\bproporcion\w*", r"\bque\s+parte\b", r"%", r"\bpor\s+ciento\b", r"\bparticipacion\b",
-           r"\bque\s+fraccion\b", r"\bcuanto\s+representa\w*", r"\bque\s+tanto\s+representa\w*", r"\brepresenta\w*\s+del\s+total\b")
-RANKING = _C(r"\btop\b", r"\btop\s*\d+", r"\branking\b", r"\bclasificacion\b", r"\bordena\w*\b",
-             r"\b(?:cuales|que)\s+(?:son\s+(?:los|las)\s+)?(?:municipios|ciudades|lugares|zonas)\b",
-             r"\b(?:en\s+)?(?:que|cual)\s+(?:es\s+el\s+)?(?:municipio|ciudad|lugar|zona|region)\b",
-             r"\b(?:en\s+)?donde\s+(?:\w+\s+){0,3}?(?:mas|menos|mayor|menor)\b",
-             rf"\b(?:los|las)\s+(?:{NUMBER_RE}\s+)?(?:municipios|ciudades|lugares)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
-             r"\bel\s+(?:municipio|lugar|ciudad)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
-             r"\bmunicipios?\s+(?:con|que\s+tienen|que\s+tuvieron|que\s+registraron)\s+(?:mas|menos|mayor|menor)\b",
-             r"\b(?:mas|menos)\s+(?:violent|peligros|insegur|segur|tranquil)\w*", r"\b(?:peores|mejores)\b",
-             rf"\b{NUMBER_RE}\s+(?:municipios|ciudades)\b", r"\bprimeros\s+lugares\b")
+COOCCURRENCE = _C(
+    r"\bpatron(?:es)?\b",
+    r"\bco\s*-?\s*ocurren\w*",
+    r"\bcoocurren\w*",
+    r"\b(?:ocurren|suceden|aparecen|van|se\s+presentan|presentarse|ocurrir|aparecer|suelen\s+ir)\s+juntos\b",
+    r"\bcorrelacion\w*",
+    r"\bcorrelacionad\w+",
+    r"\brelacion\s+entre\b",
+    r"\bse\s+asocian\b",
+    r"\basociad[oa]s?\s+(?:con|a)\b",
+    r"\bse\s+relacionan\b",
+    r"\bvan\s+de\s+la\s+mano\b",
+)
+SHARE = _C(
+    r"\bporcentajes?\b",
+    r"\bporcentual\w*",
+    r"\bproporcion\w*",
+    r"\bque\s+parte\b",
+    r"%",
+    r"\bpor\s+ciento\b",
+    r"\bparticipacion\b",
+    r"\bque\s+fraccion\b",
+    r"\bcuanto\s+representa\w*",
+    r"\bque\s+tanto\s+representa\w*",
+    r"\brepresenta\w*\s+del\s+total\b",
+)
+RANKING = _C(
+    r"\btop\b",
+    r"\btop\s*\d+",
+    r"\branking\b",
+    r"\bclasificacion\b",
+    r"\bordena\w*\b",
+    r"\b(?:cuales|que)\s+(?:son\s+(?:los|las)\s+)?(?:municipios|ciudades|lugares|zonas)\b",
+    r"\b(?:en\s+)?(?:que|cual)\s+(?:es\s+el\s+)?(?:municipio|ciudad|lugar|zona|region)\b",
+    r"\b(?:en\s+)?donde\s+(?:\w+\s+){0,3}?(?:mas|menos|mayor|menor)\b",
+    rf"\b(?:los|las)\s+(?:{NUMBER_RE}\s+)?(?:municipios|ciudades|lugares)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
+    r"\bel\s+(?:municipio|lugar|ciudad)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
+    r"\bmunicipios?\s+(?:con|que\s+tienen|que\s+tuvieron|que\s+registraron)\s+(?:mas|menos|mayor|menor)\b",
+    r"\b(?:mas|menos)\s+(?:violent|peligros|insegur|segur|tranquil)\w*",
+    r"\b(?:peores|mejores)\b",
+    rf"\b{NUMBER_RE}\s+(?:municipios|ciudades)\b",
+    r"\bprimeros\s+lugares\b",
+)
 # Grouping without ranking words: a ranking only when nothing else (a series, a share) is asked.
-GROUPING = _C(r"\bpor\s+municipios?\b", r"\bcada\s+municipio\b", r"\bmunicipio\s+por\s+municipio\b",
-              r"\bentre\s+(?:los|todos\s+los)\s+municipios\b", r"\btodos\s+los\s+municipios\b",
-              r"\bdesglos\w+\s+por\s+municipio\b")
-RANKING_ONE = _C(r"\bel\s+(?:municipio|lugar|ciudad)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
-                 r"\b(?:que|cual)\s+(?:es\s+el\s+)?(?:municipio|ciudad|lugar)\b.*\b(?:mas|menos|mayor|menor)\b")
-SERIES = _C(r"\bmes\s+(?:a|por|tras)\s+mes\b", r"\bpor\s+mes(?:es)?\b", r"\bmensual\w*", r"\bevolucion\w*",
-            r"\bevoluciona\w*", r"\btendencias?\b", r"\bseries?\b", r"\bcada\s+mes\b", r"\bano\s+(?:por|a|tras)\s+ano\b",
-            r"\bpor\s+anos?\b", r"\ba\s+lo\s+largo\b", r"\bcomportamiento\b", r"\bgrafica\w*", r"\btrayectoria\b",
-            r"\bcomo\s+(?:ha|han)\s+(?:ido|evolucionado|variado)\b", r"\bhistorico\b")
-ANNUAL = _C(r"\btotal\s+(?:de\s+)?(?:los\s+)?delitos\b", r"\btodos\s+los\s+delitos\b", r"\bincidencia\s+(?:delictiva\s+)?total\b",
-            r"\bdelitos\s+totales\b", r"\btotal\s+delictivo\b", r"\btotal\s+anual\b")
-CHANGE = _C(r"\baument\w*", r"\bdisminu\w*", r"\bcambi(?:o|aron|ado|a|an)\b", r"\bcompar\w*", r"\bvariacion\w*",
-            r"\bcreci\w*", r"\bsubi\w*", r"\bsubier\w*", r"\bincrement\w*", r"\breduj\w*", r"\breduc\w*",
-            r"\bbaj(?:o|aron)\b", r"\bdiferencia\w*", r"\bvs\b", r"\bversus\b")
-SINGLE = _C(r"\bcuant[oa]s?\b", r"\bnumero\s+de\b", r"\bcantidad\s+de\b", r"\btotal\b", r"\bcifras?\b", r"\bconteo\b",
-            r"\bhubo\b", r"\bse\s+registr\w+", r"\bse\s+cometi\w+", r"\bocurri\w+", r"\bdime\b", r"\bdame\b")
-RATE = _C(r"\btasas?\b", r"\bpor\s+cada\s+(?:100|cien|mil|100,000|100000)\b", r"\bpor\s+(?:100|cien)\s+mil\b",
-          r"\bpor\s+100,000\b", r"\bpor\s+100000\b", r"\bper\s*capita\b", r"\bpor\s+habitantes?\b", r"\b100\s*k\b",
-          r"\bpor\s+cada\s+mil\b", r"\bpor\s+mil\s+habitantes\b", r"\bpor\s+poblacion\b")
+GROUPING = _C(
+    r"\bpor\s+municipios?\b",
+    r"\bcada\s+municipio\b",
+    r"\bmunicipio\s+por\s+municipio\b",
+    r"\bentre\s+(?:los|todos\s+los)\s+municipios\b",
+    r"\btodos\s+los\s+municipios\b",
+    r"\bdesglos\w+\s+por\s+municipio\b",
+)
+RANKING_ONE = _C(
+    r"\bel\s+(?:municipio|lugar|ciudad)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
+    r"\b(?:que|cual)\s+(?:es\s+el\s+)?(?:municipio|ciudad|lugar)\b.*\b(?:mas|menos|mayor|menor)\b",
+)
+SERIES = _C(
+    r"\bmes\s+(?:a|por|tras)\s+mes\b",
+    r"\bpor\s+mes(?:es)?\b",
+    r"\bmensual\w*",
+    r"\bevolucion\w*",
+    r"\bevoluciona\w*",
+    r"\btendencias?\b",
+    r"\bseries?\b",
+    r"\bcada\s+mes\b",
+    r"\bano\s+(?:por|a|tras)\s+ano\b",
+    r"\bpor\s+anos?\b",
+    r"\ba\s+lo\s+largo\b",
+    r"\bcomportamiento\b",
+    r"\bgrafica\w*",
+    r"\btrayectoria\b",
+    r"\bcomo\s+(?:ha|han)\s+(?:ido|evolucionado|variado)\b",
+    r"\bhistorico\b",
+)
+ANNUAL = _C(
+    r"\btotal\s+(?:de\s+)?(?:los\s+)?delitos\b",
+    r"\btodos\s+los\s+delitos\b",
+    r"\bincidencia\s+(?:delictiva\s+)?total\b",
+    r"\bdelitos\s+totales\b",
+    r"\btotal\s+delictivo\b",
+    r"\btotal\s+anual\b",
+)
+CHANGE = _C(
+    r"\baument\w*",
+    r"\bdisminu\w*",
+    r"\bcambi(?:o|aron|ado|a|an)\b",
+    r"\bcompar\w*",
+    r"\bvariacion\w*",
+    r"\bcreci\w*",
+    r"\bsubi\w*",
+    r"\bsubier\w*",
+    r"\bincrement\w*",
+    r"\breduj\w*",
+    r"\breduc\w*",
+    r"\bbaj(?:o|aron)\b",
+    r"\bdiferencia\w*",
+    r"\bvs\b",
+    r"\bversus\b",
+)
+SINGLE = _C(
+    r"\bcuant[oa]s?\b",
+    r"\bnumero\s+de\b",
+    r"\bcantidad\s+de\b",
+    r"\btotal\b",
+    r"\bcifras?\b",
+    r"\bconteo\b",
+    r"\bhubo\b",
+    r"\bse\s+registr\w+",
+    r"\bse\s+cometi\w+",
+    r"\bocurri\w+",
+    r"\bdime\b",
+    r"\bdame\b",
+)
+RATE = _C(
+    r"\btasas?\b",
+    r"\bpor\s+cada\s+(?:100|cien|mil|100,000|100000)\b",
+    r"\bpor\s+(?:100|cien)\s+mil\b",
+    r"\bpor\s+100,000\b",
+    r"\bpor\s+100000\b",
+    r"\bper\s*capita\b",
+    r"\bpor\s+habitantes?\b",
+    r"\b100\s*k\b",
+    r"\bpor\s+cada\s+mil\b",
+    r"\bpor\s+mil\s+habitantes\b",
+    r"\bpor\s+poblacion\b",
+)
 COUNT = _C(r"\bnumeros?\s+absolutos?\b", r"\bcifras?\s+absolutas?\b", r"\ben\s+conteo\b", r"\bsin\s+tasa\b")
-ASC = _C(r"(?<!al )(?<!lo )(?<!a )\bmenos\b(?!\s+de\b)", r"\bmenor(?:es)?\b", r"\bmas\s+baj[oa]s?\b", r"\bmas\s+segur[oa]s?\b",
-         r"\bmas\s+tranquil[oa]s?\b", r"\bbottom\b", r"\bascendente\b", r"\bmejores\b", r"\bde\s+menor\s+a\s+mayor\b")
+ASC = _C(
+    r"(?<!al )(?<!lo )(?<!a )\bmenos\b(?!\s+de\b)",
+    r"\bmenor(?:es)?\b",
+    r"\bmas\s+baj[oa]s?\b",
+    r"\bmas\s+segur[oa]s?\b",
+    r"\bmas\s+tranquil[oa]s?\b",
+    r"\bbottom\b",
+    r"\bascendente\b",
+    r"\bmejores\b",
+    r"\bde\s+menor\s+a\s+mayor\b",
+)
 _TOPK = [
     re.compile(rf"\btop\s*({NUMBER_RE})\b"),
-    re.compile(rf"\b(?:los|las)\s+({NUMBER_RE})\s+(?:municipios|ciudades|lugares|primeros|principales|con|que|mas|menos|"
-               r"peores|mejores|delitos)\b"),
+    re.compile(
+        rf"\b(?:los|las)\s+({NUMBER_RE})\s+(?:municipios|ciudades|lugares|primeros|principales|con|que|mas|menos|"
+        r"peores|mejores|delitos)\b"
+    ),
     re.compile(rf"\b(?:primeros|principales)\s+({NUMBER_RE})\b"),
-    re.compile(rf"\b({NUMBER_RE})\s+(?:primeros|principales|mayores|municipios|ciudades|lugares|peores|mejores|delitos)\b"),
+    re.compile(
+        rf"\b({NUMBER_RE})\s+(?:primeros|principales|mayores|municipios|ciudades|lugares|peores|mejores|delitos)\b"
+    ),
 ]
 
 
@@ -100,15 +232,34 @@ def _top_k(tokens: Tokens, taken_chars: list[tuple[int, int]]) -> tuple[int | No
     return None, None
 
 
-def decide(tokens: Tokens, time_spans: list[tuple[int, int]], has_compare_window: bool, n_places: int,
-           has_total_series: bool, has_slots: bool, masked_text: str | None = None) -> KindResult:
+def decide(
+    tokens: Tokens,
+    time_spans: list[tuple[int, int]],
+    has_compare_window: bool,
+    n_places: int,
+    has_total_series: bool,
+    has_slots: bool,
+    masked_text: str | None = None,
+) -> KindResult:
     """The kind of question (precedence below) plus top_k, order, medida and B4 grouping."""
     text = tokens.text
     res = KindResult()
-    cue = {name: bool(rx.search(text)) for name, rx in (
-        ("evidence", EVIDENCE), ("anomalies", ANOMALIES), ("seasonality", SEASONALITY), ("cooccurrence", COOCCURRENCE),
-        ("share", SHARE), ("ranking", RANKING), ("grouping", GROUPING), ("series", SERIES), ("annual", ANNUAL), ("change", CHANGE),
-        ("single", SINGLE))}
+    cue = {
+        name: bool(rx.search(text))
+        for name, rx in (
+            ("evidence", EVIDENCE),
+            ("anomalies", ANOMALIES),
+            ("seasonality", SEASONALITY),
+            ("cooccurrence", COOCCURRENCE),
+            ("share", SHARE),
+            ("ranking", RANKING),
+            ("grouping", GROUPING),
+            ("series", SERIES),
+            ("annual", ANNUAL),
+            ("change", CHANGE),
+            ("single", SINGLE),
+        )
+    }
     strong = [k for k in ("anomalies", "seasonality", "cooccurrence", "share", "ranking", "series") if cue[k]]
     if cue["evidence"]:
         res.wants_evidence = True
@@ -132,7 +283,11 @@ def decide(tokens: Tokens, time_spans: list[tuple[int, int]], has_compare_window
         res.kind = "ranking"
     elif has_total_series or cue["annual"]:
         res.kind = "annual_total"
-    elif cue["change"] and n_places >= 2 and not re.search(r"\b(?:aument|disminu|cambi|creci|subi|baj|increment|reduj|reduc)", text):
+    elif (
+        cue["change"]
+        and n_places >= 2
+        and not re.search(r"\b(?:aument|disminu|cambi|creci|subi|baj|increment|reduj|reduc)", text)
+    ):
         res.kind = "single_value"  # "compara León y Celaya": one value per place, side by side
         res.signals.append("kind:place_comparison")
     elif cue["change"]:

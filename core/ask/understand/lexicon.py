@@ -4,6 +4,7 @@ Built once per catalog version. Exact lookups are dictionary hits on token keys;
 matching (rapidfuzz) only runs on the n-grams left over after exact matching, against keys
 bucketed by token count, so a national store (≈2,500 municipalities) stays fast.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -19,16 +20,24 @@ WEAK_NAMES = words_of(
     "cruz tierra pueblo nuevo alto grande"
 )
 # Tokens too generic to point at one municipality when used alone ("en Santiago" is fine, "en Nuevo" is not).
-_PARTIAL_EXCLUDED = WEAK_NAMES | words_of(
-    "san santa santo cuna nacional de la las los del el ciudad villa general"
-)
+_PARTIAL_EXCLUDED = WEAK_NAMES | words_of("san santa santo cuna nacional de la las los del el ciudad villa general")
 # Everyday names of the yearly total that the taxonomy does not list.
-_EXTRA_SYNONYMS = {"total_delitos": ["delitos del fuero comun", "incidencia delictiva", "incidencia delictiva total",
-                                     "delitos en total", "total delictivo", "total de la incidencia"]}
+_EXTRA_SYNONYMS = {
+    "total_delitos": [
+        "delitos del fuero comun",
+        "incidencia delictiva",
+        "incidencia delictiva total",
+        "delitos en total",
+        "total delictivo",
+        "total de la incidencia",
+    ]
+}
 # Entities that are bookkeeping rows of SESNSP, not places anyone asks about.
 _BOOKKEEPING = frozenset({"no especificado", "no especificada", "otros municipios", "otro municipio"})
 # Abbreviations that are ordinary words ("son", "sin", "ver") are never read as states.
-_BAD_ABBREVIATIONS = COMMON_WORDS | STOPWORDS | frozenset({"son", "sin", "ver", "col", "mor", "camp", "pue", "tab", "mex"})
+_BAD_ABBREVIATIONS = (
+    COMMON_WORDS | STOPWORDS | frozenset({"son", "sin", "ver", "col", "mor", "camp", "pue", "tab", "mex"})
+)
 
 
 @dataclass(frozen=True)
@@ -206,12 +215,12 @@ class Lexicon:
                 self.crimes.setdefault(key, ref)
 
     def _add_qualifiers(self, tipo_row: dict, included: list[str], rows: list[dict]) -> None:
-        """"Homicidio" + "doloso" = homicidio_doloso: for "¿y dolosos?" and "homicidio doloso y culposo"."""
+        """ "Homicidio" + "doloso" = homicidio_doloso: for "¿y dolosos?" and "homicidio doloso y culposo"."""
         labels = {r["delito"]: r.get("subtipo") or r["delito"] for r in rows}
         head = key_of(tipo_row.get("subtipo") or "", stemmed=True).split()
         for sub in included:
             words = key_of(labels.get(sub, ""), stemmed=True).split()
-            if len(words) == len(head) + 1 and words[:len(head)] == head:
+            if len(words) == len(head) + 1 and words[: len(head)] == head:
                 self.qualifiers.setdefault(qualifier_key(words[-1]), {})[tipo_row["delito"]] = sub
                 self.tipo_of[sub] = tipo_row["delito"]
 

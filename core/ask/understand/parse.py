@@ -4,6 +4,7 @@ Order matters and is why the matchers share one token mask: time expressions fir
 "marzo" or "2024" are never places), then exact crimes and methods, exact places, typo
 matching for crimes and methods, and last partial or misspelled places on what is left.
 """
+
 from __future__ import annotations
 
 import re
@@ -66,10 +67,14 @@ def understand(question: str, lexicon: Lexicon, anchor: date, min_date: date = d
     named = found.crime_tokens | found.method_tokens
     masked = " ".join("_" if k in named else w for k, w in enumerate(tokens.words))
     decided = kind_matcher.decide(
-        tokens, time.spans, masked_text=masked, has_compare_window=time.compare_window is not None,
+        tokens,
+        time.spans,
+        masked_text=masked,
+        has_compare_window=time.compare_window is not None,
         n_places=len([p for p in places if p.nivel == "municipio"]),
         has_total_series=any(c.delito == "total_delitos" for c in crimes),
-        has_slots=bool(crimes or places or time.window or methods))
+        has_slots=bool(crimes or places or time.window or methods),
+    )
     signals += decided.signals
     return Understanding(
         question=question,

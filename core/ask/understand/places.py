@@ -5,6 +5,7 @@ reported, never guessed; a name shared by two places is ambiguous unless the tex
 which; "Guanajuato" alone is the state, "el municipio de Guanajuato" the municipality,
 except in "¿en qué municipio de Guanajuato…?", which ranks the state's municipalities (B4).
 """
+
 from __future__ import annotations
 
 import re
@@ -35,18 +36,22 @@ GENERIC_RE = re.compile(
     r"\b(?:(?:en|de|por|para)\s+)?(?:mi|mis|nuestr[oa]s?)\s+(?:municipio|ciudad|colonia|zona|barrio|localidad|comunidad|"
     r"pueblo|region|rumbo|estado|provincia|fraccionamiento|cuadra|calle|casa|area|entidad|alrededores)\b"
     r"|\b(?:por\s+|en\s+)?donde\s+(?:vivo|vivimos|resido|radico|estoy|trabajo)\b|\b(?:por\s+)?(?:aqui|aca)\b"
-    r"|\bcerca\s+de\s+(?:mi|aqui|mi\s+casa)\b|\besta\s+(?:zona|colonia|ciudad)\b")
+    r"|\bcerca\s+de\s+(?:mi|aqui|mi\s+casa)\b|\besta\s+(?:zona|colonia|ciudad)\b"
+)
 WHOLE_STATE_RE = re.compile(
     r"\b(?:en\s+)?tod[oa]\s+(?:el\s+estado|la\s+entidad)\b|\b(?:en|de|del)\s+(?:el\s+)?estado\b(?!\s+de\b)"
     r"|\b(?:a\s+)?nivel\s+(?:estatal|estado|de\s+estado)\b|\bestatal(?:es|mente)?\b|\b(?:en|de)\s+la\s+entidad\b"
-    r"|\bel\s+estado\b(?!\s+de\b)")
+    r"|\bel\s+estado\b(?!\s+de\b)"
+)
 
 
 @dataclass
 class PlaceState:
     """Places found so far, shared by the exact and the fuzzy pass."""
 
-    found: list[tuple[int, int, EntityRef, str, float, str]] = field(default_factory=list)  # i, j, entity, text, score, how
+    found: list[tuple[int, int, EntityRef, str, float, str]] = field(
+        default_factory=list
+    )  # i, j, entity, text, score, how
     ambiguous: list[tuple[int, list[PlaceMatch]]] = field(default_factory=list)
     generic: str | None = None
     whole_state_text: str | None = None
@@ -80,12 +85,13 @@ def _mentioned_states(tokens: Tokens, lex: Lexicon) -> set[str]:
     return out
 
 
-def _resolve(entries: tuple[PlaceEntry, ...], key: str, i: int, tokens: Tokens, lex: Lexicon,
-             states: set[str], ranking: bool) -> tuple[list[EntityRef], str]:
+def _resolve(
+    entries: tuple[PlaceEntry, ...], key: str, i: int, tokens: Tokens, lex: Lexicon, states: set[str], ranking: bool
+) -> tuple[list[EntityRef], str]:
     """One entity (or several: ambiguous) for a matched name, and the signal explaining why."""
     by_level = {lvl: [e.entity for e in entries if e.entity.nivel == lvl] for lvl in ("estado", "municipio")}
     if key.startswith("municipio de "):
-        bare = lex.places.get(key[len("municipio de "):], ())
+        bare = lex.places.get(key[len("municipio de ") :], ())
         state_twins = [e.entity for e in bare if e.entity.nivel == "estado"]
         prev = tokens.words[i - 1] if i > 0 else ""
         grouping = prev in _GROUPING_WORDS or prev.isdigit() or prev in NUMBER_WORDS
@@ -176,15 +182,19 @@ def fuzzy_places(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, 
         taken.update(range(i, j))
 
 
-def finish(tokens: Tokens, lex: Lexicon, st: PlaceState) -> tuple[list[PlaceMatch], list[list[PlaceMatch]], bool, str | None]:
+def finish(
+    tokens: Tokens, lex: Lexicon, st: PlaceState
+) -> tuple[list[PlaceMatch], list[list[PlaceMatch]], bool, str | None]:
     """Drop states that only qualify a municipality ("León, Gto."); decide whole_state; order by position."""
     munis = [(i, j, ref) for i, j, ref, *_ in st.found if ref.nivel == "municipio"]
     kept = []
     for item in st.found:
         i, j, ref, text, score, how = item
         qualifies = ref.nivel == "estado" and any(
-            m.estado_id == ref.entidad_id and (mj == i or (mj == i - 1 and tokens.words[mj] in ("de", "del", "estado", ",")))
-            for mi, mj, m in munis)
+            m.estado_id == ref.entidad_id
+            and (mj == i or (mj == i - 1 and tokens.words[mj] in ("de", "del", "estado", ",")))
+            for mi, mj, m in munis
+        )
         if qualifies:
             st.signals.append("place:state_qualifier")
             continue

@@ -5,6 +5,7 @@ means the 12 months that end with the last published month. Atomic periods (a ye
 month, a semester, a relative span) are found first; then connectors combine them into
 ranges ("de 2019 a 2020") or comparisons ("2024 vs 2023", "respecto al año anterior").
 """
+
 from __future__ import annotations
 
 import re
@@ -17,34 +18,71 @@ from core.text import month_end, shift_months
 
 MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, start=1)}  # name → month number
 MONTHS["setiembre"] = 9  # the variant spelling of septiembre
-_ABBR = {"ene": 1, "feb": 2, "mar": 3, "abr": 4, "may": 5, "jun": 6, "jul": 7, "ago": 8, "sep": 9, "sept": 9,
-         "set": 9, "oct": 10, "nov": 11, "dic": 12}
+_ABBR = {
+    "ene": 1,
+    "feb": 2,
+    "mar": 3,
+    "abr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "ago": 8,
+    "sep": 9,
+    "sept": 9,
+    "set": 9,
+    "oct": 10,
+    "nov": 11,
+    "dic": 12,
+}
 _MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 _MONTH_OR_ABBR = "(?:" + "|".join(sorted({**MONTHS, **_ABBR}, key=len, reverse=True)) + ")"
 _YEAR = r"(?:20(?:1[5-9]|2\d|30))"
 _OF = r"(?:\s+(?:de|del)(?:\s+(?:el\s+)?ano)?)?"  # "de", "del", "del año"
 # The year of a month or quarter: digits, or "este año" / "el año pasado".
 _YEAR_REF = rf"(?:\s+(?:de\s+|del\s+)?(?:({_YEAR})|(este\s+ano|(?:el\s+)?ano\s+(?:pasado|anterior))))"
-_ORD = {"primer": 1, "primero": 1, "1er": 1, "1": 1, "1o": 1, "segundo": 2, "2do": 2, "2o": 2, "2": 2,
-        "tercer": 3, "tercero": 3, "3er": 3, "3": 3, "3o": 3, "cuarto": 4, "4to": 4, "4": 4, "4o": 4}
+_ORD = {
+    "primer": 1,
+    "primero": 1,
+    "1er": 1,
+    "1": 1,
+    "1o": 1,
+    "segundo": 2,
+    "2do": 2,
+    "2o": 2,
+    "2": 2,
+    "tercer": 3,
+    "tercero": 3,
+    "3er": 3,
+    "3": 3,
+    "3o": 3,
+    "cuarto": 4,
+    "4to": 4,
+    "4": 4,
+    "4o": 4,
+}
 _ORD_RE = "(?:" + "|".join(sorted(_ORD, key=len, reverse=True)) + ")"
 
 _COMPARE_CONNECTORS = re.compile(
     r"^(?:vs|versus|contra|frente a(?:l| el)?|comparad[oa]s? con(?: el)?|en comparacion con(?: el)?|"
     r"respecto (?:a|al|a el|de|del)|con respecto (?:a|al|a el)|con relacion (?:a|al)|en relacion (?:a|al|con)|"
-    r"que(?: en)?(?: el)?|y|con(?: el)?)$")
+    r"que(?: en)?(?: el)?|y|con(?: el)?)$"
+)
 _RANGE_CONNECTORS = re.compile(r"^(?:y(?: el)?|a|al|a el|hasta(?: el)?|-)$")
 _RANGE_OPENERS = re.compile(r"(?:^|\s)(?:entre|de|del|desde|durante|en el periodo de|en el periodo)(?: el)?\s*$")
 _BASE_PREFIX = re.compile(
     r"(?:^|\s)(?:vs|versus|contra|frente a|frente al|comparad[oa]s? con|en comparacion con|respecto (?:a|al|de|del)|"
-    r"con respecto (?:a|al)|con relacion (?:a|al)|en relacion (?:a|al|con)|que)(?: en)?(?: el| al)?\s*$")
+    r"con respecto (?:a|al)|con relacion (?:a|al)|en relacion (?:a|al|con)|que)(?: en)?(?: el| al)?\s*$"
+)
 # "enero a noviembre de 2025 frente al mismo periodo de 2024": the base is the window moved to that year.
 _SAME_PERIOD = re.compile(
     r"^(?:vs|versus|contra|frente a(?:l| el)?|comparad[oa]s? con(?: el)?|en comparacion con(?: el)?|"
     r"respecto (?:a|al|a el|de|del)|con respecto (?:a|al|a el)|que(?: en)?(?: el)?|y)?\s*(?:el\s+|al\s+)?"
-    r"mismo\s+periodo\s+(?:de|del)(?:\s+(?:el\s+)?ano)?$")
-CHANGE_WORDS = re.compile(r"\b(?:aument\w*|disminu\w*|cambi\w*|compar\w*|vari\w*|crec\w*|subi\w*|subier\w*|"
-                          r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo)\b")
+    r"mismo\s+periodo\s+(?:de|del)(?:\s+(?:el\s+)?ano)?$"
+)
+CHANGE_WORDS = re.compile(
+    r"\b(?:aument\w*|disminu\w*|cambi\w*|compar\w*|vari\w*|crec\w*|subi\w*|subier\w*|"
+    r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo)\b"
+)
 _COMPARE_VERB = re.compile(r"\bcompar\w*\b")
 
 
@@ -107,14 +145,18 @@ def _atomic(text: str, anchor: date) -> list[Period]:
 
     def rule(pattern: str):
         """Register a handler for a pattern; rules run in the order they are written."""
+
         def wrap(fn):
             """Keep the handler with its pattern."""
             rules.append((pattern, fn))
             return fn
+
         return wrap
 
-    @rule(rf"\b(?:entre|de|desde|del)\s+(?:el\s+mes\s+de\s+)?({_MONTH})(?:\s+(?:de|del)\s+({_YEAR}))?\s+"
-          rf"(?:y|a|al|hasta|-)\s+({_MONTH})(?:\s+(?:de|del)?\s*({_YEAR}))?\b")
+    @rule(
+        rf"\b(?:entre|de|desde|del)\s+(?:el\s+mes\s+de\s+)?({_MONTH})(?:\s+(?:de|del)\s+({_YEAR}))?\s+"
+        rf"(?:y|a|al|hasta|-)\s+({_MONTH})(?:\s+(?:de|del)?\s*({_YEAR}))?\b"
+    )
     def _month_range(m):
         m1, m2 = MONTHS[m.group(1)], MONTHS[m.group(3)]
         y2 = int(m.group(4)) if m.group(4) else (int(m.group(2)) if m.group(2) else _recent_year(anchor, m2))
@@ -133,43 +175,62 @@ def _atomic(text: str, anchor: date) -> list[Period]:
         y = year_or_recent(m.group(2), m.group(3), 3 * q - 2)
         add(m, date(y, 3 * q - 2, 1), month_end(y, 3 * q), gran="span")
 
-    @rule(rf"\b(?:(?:en|durante|de|del)\s+(?:el\s+)?(?:mes\s+de\s+)?)?({_MONTH})(?:{_YEAR_REF})?\b(?!\s+(?:por|a|tras)\s+mes)")
+    @rule(
+        rf"\b(?:(?:en|durante|de|del)\s+(?:el\s+)?(?:mes\s+de\s+)?)?({_MONTH})(?:{_YEAR_REF})?\b(?!\s+(?:por|a|tras)\s+mes)"
+    )
     def _month(m):
         mo = MONTHS[m.group(1)]
         y = year_or_recent(m.group(2), m.group(3), mo)
         add(m, date(y, mo, 1), month_end(y, mo))
 
-    @rule(rf"\b(?:los\s+|las\s+)?(?:ultim[oa]s|pasad[oa]s|recientes)\s+({NUMBER_RE})\s+(mes|meses|ano|anos|trimestres|semestres)\b"
-          rf"|\b({NUMBER_RE})\s+(meses|anos)\s+(?:pasados|recientes|anteriores)\b")
+    @rule(
+        rf"\b(?:los\s+|las\s+)?(?:ultim[oa]s|pasad[oa]s|recientes)\s+({NUMBER_RE})\s+(mes|meses|ano|anos|trimestres|semestres)\b"
+        rf"|\b({NUMBER_RE})\s+(meses|anos)\s+(?:pasados|recientes|anteriores)\b"
+    )
     def _last_n(m):
         n = number_value(m.group(1) or m.group(3)) or 1
         unit = m.group(2) or m.group(4)
         months = n * {"m": 1, "a": 12, "t": 3, "s": 6}[unit[0]]
         add(m, *_last_months(anchor, max(1, min(months, 240))), kind="relative", gran="span")
 
-    @rule(r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre)\b|\b(?:el\s+)?mes\s+pasado\b"
-          r"|\b(?:este|el)\s+mes(?:\s+actual)?\b(?!\s+(?:por|a|tras|con|de))")
+    @rule(
+        r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre)\b|\b(?:el\s+)?mes\s+pasado\b"
+        r"|\b(?:este|el)\s+mes(?:\s+actual)?\b(?!\s+(?:por|a|tras|con|de))"
+    )
     def _last_unit(m):
         unit = m.group(1) or "mes"
-        add(m, *_last_months(anchor, {"mes": 1, "ano": 12, "trimestre": 3, "semestre": 6, "bimestre": 2}[unit]),
-            kind="relative", gran="span")
+        add(
+            m,
+            *_last_months(anchor, {"mes": 1, "ano": 12, "trimestre": 3, "semestre": 6, "bimestre": 2}[unit]),
+            kind="relative",
+            gran="span",
+        )
 
     @rule(rf"\b(?:en\s+)?lo\s+que\s+va\s+(?:de|del)\s+(?:el\s+)?({_YEAR})\b")
     def _so_far_of(m):
         y = int(m.group(1))
         add(m, date(y, 1, 1), a_end if y == anchor.year else date(y, 12, 31), kind="relative", gran="span")
 
-    @rule(r"\b(?:en\s+)?(?:lo\s+que\s+va\s+(?:del|de\s+este)\s+ano|este\s+ano|el\s+ano\s+(?:en\s+curso|actual)|ano\s+actual"
-          r"|ano\s+en\s+curso)\b")
+    @rule(
+        r"\b(?:en\s+)?(?:lo\s+que\s+va\s+(?:del|de\s+este)\s+ano|este\s+ano|el\s+ano\s+(?:en\s+curso|actual)|ano\s+actual"
+        r"|ano\s+en\s+curso)\b"
+    )
     def _this_year(m):
         add(m, date(anchor.year, 1, 1), a_end, kind="relative", gran="span")
 
-    @rule(r"\b(?:el\s+)?mismo\s+periodo\s+(?:del|de\s+el)\s+ano\s+(?:pasado|anterior)\b"
-          r"|\b(?:el\s+)?ano\s+(?:pasado|anterior|previo)\b|\bel\s+ano\s+antepasado\b")
+    @rule(
+        r"\b(?:el\s+)?mismo\s+periodo\s+(?:del|de\s+el)\s+ano\s+(?:pasado|anterior)\b"
+        r"|\b(?:el\s+)?ano\s+(?:pasado|anterior|previo)\b|\bel\s+ano\s+antepasado\b"
+    )
     def _last_year(m):
         y = anchor.year - (2 if "antepasado" in m.group(0) else 1)
-        add(m, date(y, 1, 1), date(y, 12, 31), kind="prev_year" if "antepasado" not in m.group(0) else "relative",
-            gran="year")
+        add(
+            m,
+            date(y, 1, 1),
+            date(y, 12, 31),
+            kind="prev_year" if "antepasado" not in m.group(0) else "relative",
+            gran="year",
+        )
 
     @rule(rf"\bhace\s+({NUMBER_RE})\s+anos?\b")
     def _years_ago(m):
@@ -206,8 +267,10 @@ def _shift_year(w: tuple[date, date], years: int) -> tuple[date, date]:
     return date(s.year + years, s.month, 1), month_end(e.year + years, e.month)
 
 
-_LEAD = re.compile(r"(?:^|\s)((?:a partir de|a partir del|antes de|despues de|en el periodo de|durante el|durante|desde el|desde"
-                   r"|hasta el|hasta|entre el|entre|en el|en|del|de|el)\s)$")
+_LEAD = re.compile(
+    r"(?:^|\s)((?:a partir de|a partir del|antes de|despues de|en el periodo de|durante el|durante|desde el|desde"
+    r"|hasta el|hasta|entre el|entre|en el|en|del|de|el)\s)$"
+)
 _TO_DATE = re.compile(r"\s*(?:a|al|hasta|para)\s+(?:la\s+fecha|hoy|el\s+dia\s+de\s+hoy|la\s+actualidad|ahora|aca)\b")
 _COMPARATIVE = re.compile(r"\b(?:mas|menos|mayor|menor|igual|superior|inferior)\b")
 
@@ -224,8 +287,8 @@ def _pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period,
     i = 0
     while i < len(periods) - 1:
         a, b = periods[i], periods[i + 1]
-        gap = text[a.finish:b.begin].strip()
-        before = text[:a.begin]
+        gap = text[a.finish : b.begin].strip()
+        before = text[: a.begin]
         opener = bool(_RANGE_OPENERS.search(before))
         verb_before = bool(_COMPARE_VERB.search(before[-40:]))
         symmetric = gap in ("y", "con", "con el")
@@ -254,7 +317,7 @@ def _pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period,
 
 def _base_start(text: str, p: Period) -> int | None:
     """Where "comparado con", "respecto a", "(más) que" starts when it introduces a lone period (its base)."""
-    before = text[:p.begin]
+    before = text[: p.begin]
     m = _BASE_PREFIX.search(before)
     if not m:
         return None
@@ -274,7 +337,9 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
         if m:
             res.window, res.window_text = _last_months(anchor, 1), m.group(0)
             res.signals.append("time:sub_monthly")
-        m = re.search(r"\b(?:todo el periodo|todos los anos|historic[oa]|desde (?:el inicio|que hay datos|siempre))\b", text)
+        m = re.search(
+            r"\b(?:todo el periodo|todos los anos|historic[oa]|desde (?:el inicio|que hay datos|siempre))\b", text
+        )
         if m:
             res.window, res.window_text = (first, a_end), m.group(0)
             res.signals.append("time:all")
@@ -312,8 +377,8 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
         if window is not None:
             continue
         lead = _lead(text, p.begin)
-        word = text[lead:p.begin].strip()
-        to_date = _TO_DATE.match(text[p.finish:])
+        word = text[lead : p.begin].strip()
+        to_date = _TO_DATE.match(text[p.finish :])
         if word.startswith(("desde", "a partir")) or (to_date and word.startswith(("de", "desde", "del"))):
             if to_date:
                 texts.insert(0, (lead, p.finish + to_date.end()))

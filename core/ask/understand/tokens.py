@@ -3,6 +3,7 @@
 Every matcher (time, crimes, places, kind) works on the same token list, so the spans one
 matcher claims can be masked for the next without re-tokenizing.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,10 +51,31 @@ COMMON_WORDS = words_of(
 
 # Spanish number words used for "top cinco", "últimos doce meses".
 NUMBER_WORDS = {
-    "un": 1, "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
-    "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15,
-    "dieciseis": 16, "diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veinte": 20, "veinticuatro": 24,
-    "treinta": 30, "treintaiseis": 36,
+    "un": 1,
+    "uno": 1,
+    "una": 1,
+    "dos": 2,
+    "tres": 3,
+    "cuatro": 4,
+    "cinco": 5,
+    "seis": 6,
+    "siete": 7,
+    "ocho": 8,
+    "nueve": 9,
+    "diez": 10,
+    "once": 11,
+    "doce": 12,
+    "trece": 13,
+    "catorce": 14,
+    "quince": 15,
+    "dieciseis": 16,
+    "diecisiete": 17,
+    "dieciocho": 18,
+    "diecinueve": 19,
+    "veinte": 20,
+    "veinticuatro": 24,
+    "treinta": 30,
+    "treintaiseis": 36,
 }
 NUMBER_RE = r"(?:\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 
@@ -123,8 +145,9 @@ def key_of(phrase: str, stemmed: bool = False) -> str:
     return toks.phrase(0, len(toks), stemmed)
 
 
-def exact_spans(tokens: Tokens, keys: dict, max_len: int, taken: set[int], stemmed: bool = False,
-                accept=None) -> list[tuple[int, int, str]]:
+def exact_spans(
+    tokens: Tokens, keys: dict, max_len: int, taken: set[int], stemmed: bool = False, accept=None
+) -> list[tuple[int, int, str]]:
     """Longest-first exact matches of lexicon keys on free tokens: (i, j, key); marks them taken.
 
     ``accept(i, j, key)`` may veto a match (a weak name without a place cue)."""
@@ -144,7 +167,7 @@ def free_ngrams(tokens: Tokens, taken: set[int], max_n: int = 4):
     """N-grams of free tokens worth a fuzzy look: no stopword at the edges, one uncommon word inside."""
     for n in range(min(max_n, len(tokens)), 0, -1):
         for i in range(len(tokens) - n + 1):
-            words = tokens.words[i:i + n]
+            words = tokens.words[i : i + n]
             if any(k in taken for k in range(i, i + n)) or words[0] in STOPWORDS or words[-1] in STOPWORDS:
                 continue
             if "," in words:

@@ -6,6 +6,7 @@ A new layout is a subclass of ``Layout`` (or of ``MonthlyLayout`` / ``LongLayout
 ``ReferenceLayout`` to reuse their reading) decorated with ``@register_layout`` in a module
 that is imported before the load; nothing else in the ETL names a layout.
 """
+
 from __future__ import annotations
 
 from core.etl.layouts.base import (
@@ -23,6 +24,17 @@ from core.etl.layouts.monthly import LongLayout, MonthlyLayout, WideLayout
 from core.etl.layouts.reference import ReferenceLayout
 
 __all__ = [
-    "Header", "Layout", "LongLayout", "MonthlyLayout", "ReadContext", "ReferenceLayout", "Staged", "WideLayout",
-    "canonical_columns", "detect_layout", "register_layout", "registered_layouts", "unregister_layout",
+    "Header",
+    "Layout",
+    "LongLayout",
+    "MonthlyLayout",
+    "ReadContext",
+    "ReferenceLayout",
+    "Staged",
+    "WideLayout",
+    "canonical_columns",
+    "detect_layout",
+    "register_layout",
+    "registered_layouts",
+    "unregister_layout",
 ]

@@ -9,6 +9,7 @@ Detection is by normalized header names, never by file name. Modules named in th
 ``CASANDRA_LAYOUT_MODULES`` setting (core.config.extra_layout_modules) are imported before
 detection, so a deployment adds a layout without editing the project.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -6,6 +6,7 @@ our canonical long layout (seed data README). Wide files are unpivoted, long fil
 renamed; empty wide cells are dropped by UNPIVOT: an empty cell is a month not yet
 published, never a zero. No Python loop ever touches a data row.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -22,9 +23,7 @@ from core.text import MONTHS
 WIDE_KEYS = {"anio", "cve_municipio", "tipo"}  # with the 12 months, what makes a file wide
 WIDE_LABELS = {"clave_ent", "entidad", "municipio", "bien_juridico", "subtipo", "modalidad"}
 
-_MONTH_CASE = "CASE columna " + " ".join(
-    f"WHEN '{m}' THEN '{i}'" for i, m in enumerate(MONTHS, start=1)
-) + " END"
+_MONTH_CASE = "CASE columna " + " ".join(f"WHEN '{m}' THEN '{i}'" for i, m in enumerate(MONTHS, start=1)) + " END"
 
 # The reduced violación file lost the column that told Violación simple from equiparada, but
 # its leftover pandas index is the row's position in the national file (98 rows per
@@ -38,8 +37,10 @@ class MonthlyLayout(Layout):
     """A file of crime counts per municipality and month: its cells are curated into incidents."""
 
     monthly = True
-    hint = ("Formatos admitidos: IDM_NM de SESNSP (ancho, Enero…Diciembre), ancho reducido, "
-            "largo con Mes/Cantidad, o largo canónico fecha, entidad_id|cve_municipio, delito, [metodo], eventos.")
+    hint = (
+        "Formatos admitidos: IDM_NM de SESNSP (ancho, Enero…Diciembre), ancho reducido, "
+        "largo con Mes/Cantidad, o largo canónico fecha, entidad_id|cve_municipio, delito, [metodo], eventos."
+    )
     owns_observed_cells: ClassVar[bool] = False  # owns exactly its cells (wide) or its whole coverage (long)
     whole_years: ClassVar[bool] = False  # an undeclared coverage runs from January to December
     sums_repeated_keys: ClassVar[bool] = False  # repeated keys are summed, not refused (see curate)
@@ -77,13 +78,13 @@ class MonthlyLayout(Layout):
         # +2 turns it into the file's line number (line 1 is the header).
         return f"""
         {seq} AS load_seq, ? AS source_file, {load.line_expr(loaded, seq)} AS source_row,
-        {c('clave_ent')} AS clave_ent, {c('entidad')} AS entidad,
-        {c('cve_municipio')} AS cve_municipio, {c('municipio')} AS municipio,
-        {c('entidad_id')} AS entidad_id,
-        {c('bien_juridico')} AS bien, {c('tipo')} AS tipo,
-        {self.subtipo_sql()} AS subtipo, {c('modalidad')} AS modalidad,
-        {c('delito')} AS delito, {c('metodo')} AS metodo,
-        {c('anio')} AS anio
+        {c("clave_ent")} AS clave_ent, {c("entidad")} AS entidad,
+        {c("cve_municipio")} AS cve_municipio, {c("municipio")} AS municipio,
+        {c("entidad_id")} AS entidad_id,
+        {c("bien_juridico")} AS bien, {c("tipo")} AS tipo,
+        {self.subtipo_sql()} AS subtipo, {c("modalidad")} AS modalidad,
+        {c("delito")} AS delito, {c("metodo")} AS metodo,
+        {c("anio")} AS anio
     """
 
 
@@ -129,8 +130,9 @@ class IdmNm(WideLayout):
     def read(self, source: SourceFile, seq: int, ctx: ReadContext) -> Staged:
         """The direct path when the file is clean, else the general one (same outcome, slower)."""
         if ctx.direct and self.direct_ready():
-            fast = direct.load_direct(ctx.con, source, self, seq, ctx.limits, ctx.known, ctx.crimes, ctx.methods,
-                                      ctx.work)
+            fast = direct.load_direct(
+                ctx.con, source, self, seq, ctx.limits, ctx.known, ctx.crimes, ctx.methods, ctx.work
+            )
             if fast is not None:
                 return Staged({"filas": fast.rows, "celdas": fast.cells}, direct=fast)
         return super().read(source, seq, ctx)

@@ -5,6 +5,7 @@ but land in their own tables: the yearly totals are an annual series (``total_de
 that is never mixed into monthly sums; population feeds ``tasa_per_100k``. A GeoJSON map
 is not staged at all: it is copied into the version as it is.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -64,8 +65,7 @@ def _join(table: str, has_name: bool, line: str) -> str:
                LEFT JOIN ref_map m ON r."cve_municipio" IS NOT DISTINCT FROM m.k_cve AND {name_cond}"""
 
 
-def _quarantine(con, seq: int, name: str, table: str, has_name: bool, checks: str, raw_expr: str,
-                line: str) -> None:
+def _quarantine(con, seq: int, name: str, table: str, has_name: bool, checks: str, raw_expr: str, line: str) -> None:
     con.execute(
         f"""INSERT INTO quarantine_batch
             SELECT {seq}, ?, source_row, motivo, valores FROM (
@@ -133,7 +133,9 @@ class TotalesAnuales(ReferenceLayout):
                 WHERE m.motivo IS NULL AND ({checks}) IS NULL"""
         ).fetchall()
         methodology = {y: taxonomy.methodology_for_year(ANNUAL_SERIES, y) for (y,) in rows}
-        con.execute("CREATE OR REPLACE TEMP TABLE year_meta (anio INTEGER, metodologia VARCHAR, parcial BOOLEAN, meses INTEGER)")
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE year_meta (anio INTEGER, metodologia VARCHAR, parcial BOOLEAN, meses INTEGER)"
+        )
         meta_rows = []
         for y, method in methodology.items():
             months = cut[1] if cut and cut[0] == y else 12

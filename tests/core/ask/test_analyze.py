@@ -1,4 +1,5 @@
 """The analyze stage's rules: request types, sources and the safe fallback plan (tables of cases)."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,15 +8,18 @@ from core.ask import analyze as analyst
 from core.ask.contracts import AnalystPlan
 
 
-@pytest.mark.parametrize("category,kind,refused,rtype,sources", [
-    ("relevant", "single_value", False, "STATUS_METRIC", ["db"]),
-    ("relevant", "ranking", False, "STATUS_LIST", ["db"]),
-    ("relevant", "series", False, "STATUS_SUMMARY", ["db"]),
-    ("definition", "unknown", False, "DATA_DEFINITION", ["doc", "policy"]),
-    ("support", "unknown", False, "HOWTO_POLICY", ["policy", "doc"]),
-    ("social", "unknown", False, "CASUAL", []),
-    ("relevant", "single_value", True, "CASUAL", ["policy"]),
-])
+@pytest.mark.parametrize(
+    "category,kind,refused,rtype,sources",
+    [
+        ("relevant", "single_value", False, "STATUS_METRIC", ["db"]),
+        ("relevant", "ranking", False, "STATUS_LIST", ["db"]),
+        ("relevant", "series", False, "STATUS_SUMMARY", ["db"]),
+        ("definition", "unknown", False, "DATA_DEFINITION", ["doc", "policy"]),
+        ("support", "unknown", False, "HOWTO_POLICY", ["policy", "doc"]),
+        ("social", "unknown", False, "CASUAL", []),
+        ("relevant", "single_value", True, "CASUAL", ["policy"]),
+    ],
+)
 def test_analyst_request_types_and_sources(category, kind, refused, rtype, sources):
     plan, reason = analyst.analyze(category, kind, "fast", None, refused)
     assert (plan.request_type, plan.required_sources, reason) == (rtype, sources, None)

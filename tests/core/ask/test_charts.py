@@ -1,4 +1,5 @@
 """Chart specs chosen by the shape of real envelopes from the bundled store."""
+
 from __future__ import annotations
 
 import copy
@@ -23,12 +24,14 @@ PLANS = {
     "single": "[6]\nentidad_id: GTO.MUN.LEON\nnivel: actual\ndelito: homicidio_doloso\n" + YEAR_2024,
     "series": "[12]\nentidad_id: GTO.MUN.LEON\ndelito: homicidio_doloso\nfrom: 2025-01-01\nto: 2025-12-31\n",
     "series_anomalies": "[12,10]\nentidad_id: GTO.MUN.LEON\ndelito: homicidio_doloso\nfrom: 2020-01-01\n"
-                        "to: 2025-11-30\n",
+    "to: 2025-11-30\n",
     "anomalies": "[10]\nentidad_id: GTO\ndelito: homicidio_doloso\nfrom: 2020-01-01\nto: 2025-11-30\n",
-    "comparison": "[13]\nentidad_id: GTO\nnivel: actual\ndelito: homicidio_doloso\n" + YEAR_2024
-                  + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
-    "comparison_municipal": "[13]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 5\n" + YEAR_2024
-                            + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
+    "comparison": "[13]\nentidad_id: GTO\nnivel: actual\ndelito: homicidio_doloso\n"
+    + YEAR_2024
+    + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
+    "comparison_municipal": "[13]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 5\n"
+    + YEAR_2024
+    + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
     "patterns": "[8]\nentidad_id: GTO\nfrom: 2015-01-01\nto: 2024-12-31\n",
     "seasonality": "[8]\nentidad_id: GTO\ntipo: estacionalidad\nfrom: 2015-01-01\nto: 2024-12-31\n",
     "annual": "[14]\nentidad_id: GTO\nnivel: actual\nfrom: 2015-01-01\nto: 2026-12-31\ntop_k: 20\n",
@@ -43,11 +46,23 @@ def envelopes(bundled_settings) -> dict[str, list[dict]]:
     return {name: api.execution(plan, settings=bundled_settings).envelopes for name, plan in PLANS.items()}
 
 
-@pytest.mark.parametrize("name,shape", [
-    ("ranking", "ranking"), ("ranking_rate", "ranking"), ("share", "ranking"), ("grouping", "ranking"),
-    ("single", "single"), ("series", "series"), ("anomalies", "anomalies"), ("comparison", "comparison"),
-    ("patterns", "patterns"), ("seasonality", "patterns"), ("annual", "annual"), ("error", "error"),
-])
+@pytest.mark.parametrize(
+    "name,shape",
+    [
+        ("ranking", "ranking"),
+        ("ranking_rate", "ranking"),
+        ("share", "ranking"),
+        ("grouping", "ranking"),
+        ("single", "single"),
+        ("series", "series"),
+        ("anomalies", "anomalies"),
+        ("comparison", "comparison"),
+        ("patterns", "patterns"),
+        ("seasonality", "patterns"),
+        ("annual", "annual"),
+        ("error", "error"),
+    ],
+)
 def test_shape_of_real_envelopes(envelopes, name, shape):
     assert shape_of(envelopes[name][-1]) == shape
 
@@ -59,10 +74,17 @@ def test_evidence_and_filter_shapes(envelopes):
     assert shape_of(env) == "empty" and chart_spec(env) is None
 
 
-@pytest.mark.parametrize("name,y,has_map", [
-    ("ranking", "conteo", True), ("ranking_rate", "tasa_per_100k", True), ("share", "porcentaje", True),
-    ("grouping", "porcentaje", True), ("ranking_short", "conteo", False), ("annual_municipal", "conteo", True),
-])
+@pytest.mark.parametrize(
+    "name,y,has_map",
+    [
+        ("ranking", "conteo", True),
+        ("ranking_rate", "tasa_per_100k", True),
+        ("share", "porcentaje", True),
+        ("grouping", "porcentaje", True),
+        ("ranking_short", "conteo", False),
+        ("annual_municipal", "conteo", True),
+    ],
+)
 def test_rankings_are_bars_with_a_map_for_five_municipalities(envelopes, name, y, has_map):
     env = envelopes[name][-1]
     spec = chart_spec(env)
@@ -153,8 +175,10 @@ def test_no_chart_when_a_sentence_says_it(envelopes, name, index):
     assert chart_spec(envelopes[name][index]) is None
 
 
-@pytest.mark.parametrize("name", ["ranking", "ranking_rate", "share", "series", "anomalies", "comparison",
-                                  "patterns", "annual", "annual_municipal"])
+@pytest.mark.parametrize(
+    "name",
+    ["ranking", "ranking_rate", "share", "series", "anomalies", "comparison", "patterns", "annual", "annual_municipal"],
+)
 def test_specs_are_json_and_draw(envelopes, name):
     spec = chart_spec(envelopes[name][-1], envelopes[name])
     assert json.loads(json.dumps(spec)) == spec
@@ -176,19 +200,23 @@ def test_headline_readers(envelopes):
 
 def test_charts_do_not_import_streamlit():
     import core.ask.charts  # noqa: F401
+
     source = open(core.ask.charts.__file__, encoding="utf-8").read()
     assert "streamlit" not in source
     assert "core.ask.charts" in sys.modules
 
 
 def test_municipal_annual_sum_over_years_is_titled_with_the_span(bundled_settings):
-    env = api.execution("[14]\nentidad_id: GTO\ntop_k: 3\nfrom: 2024-01-01\nto: 2026-12-31\n",
-                      settings=bundled_settings).envelopes[0]
+    env = api.execution(
+        "[14]\nentidad_id: GTO\ntop_k: 3\nfrom: 2024-01-01\nto: 2026-12-31\n", settings=bundled_settings
+    ).envelopes[0]
     spec = chart_spec(env)
     assert spec["title"].endswith(", 2024–2026") and spec["partial"] == [2026]
 
 
 def test_share_ranking_ordered_by_rate_follows_the_rows(bundled_settings):
-    env = api.execution("[7]\nentidad_id: GTO\ndelito: homicidio_doloso\nmedida: tasa_per_100k\ntop_k: 5\n" + YEAR_2024,
-                      settings=bundled_settings).envelopes[0]
+    env = api.execution(
+        "[7]\nentidad_id: GTO\ndelito: homicidio_doloso\nmedida: tasa_per_100k\ntop_k: 5\n" + YEAR_2024,
+        settings=bundled_settings,
+    ).envelopes[0]
     assert ranking_measure(env) == "tasa_per_100k" and chart_spec(env)["y"] == "tasa_per_100k"

@@ -1,5 +1,6 @@
 """Answer composition (docs/contracts/004_chatbot_graph.md §4) over real envelopes of the bundled store, and the
 evaluation pass."""
+
 from __future__ import annotations
 
 import copy
@@ -22,20 +23,22 @@ PLANS = {
     "grouping": "[11]\nentidad_id: GTO\ndelito: homicidio_doloso\naggregate_by: porcentaje\ntop_k: 3\n" + YEAR_2024,
     "series": "[12]\nentidad_id: GTO.MUN.LEON\ndelito: homicidio_doloso\nfrom: 2025-01-01\nto: 2025-12-31\n",
     "series_anomalies": "[12,10]\nentidad_id: GTO.MUN.LEON\ndelito: homicidio_doloso\nfrom: 2020-01-01\n"
-                        "to: 2025-11-30\n",
-    "comparison": "[13]\nentidad_id: GTO\nnivel: actual\ndelito: homicidio_doloso\n" + YEAR_2024
-                  + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
-    "comparison_municipal": "[13]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 3\n" + YEAR_2024
-                            + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
+    "to: 2025-11-30\n",
+    "comparison": "[13]\nentidad_id: GTO\nnivel: actual\ndelito: homicidio_doloso\n"
+    + YEAR_2024
+    + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
+    "comparison_municipal": "[13]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 3\n"
+    + YEAR_2024
+    + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
     "anomalies": "[10]\nentidad_id: GTO.MUN.LEON\nnivel: actual\ndelito: homicidio_doloso\nfrom: 2020-01-01\n"
-                 "to: 2025-11-30\n",
+    "to: 2025-11-30\n",
     "no_anomalies": "[10]\nentidad_id: GTO.MUN.ATARJEA\nnivel: actual\ndelito: incesto\nfrom: 2020-01-01\n"
-                    "to: 2020-12-31\n",
+    "to: 2020-12-31\n",
     "patterns": "[8]\nentidad_id: GTO\nfrom: 2015-01-01\nto: 2024-12-31\n",
     "annual": "[14]\nentidad_id: GTO\nnivel: actual\nfrom: 2015-01-01\nto: 2026-12-31\ntop_k: 20\n",
     "adjusted": "[6]\nentidad_id: GTO\ndelito: violacion\ntop_k: 3\nfrom: 2022-01-01\nto: 2022-12-31\n",
     "relaxed": "[6]\nentidad_id: GTO\ndelito: secuestro\nmetodo: secuestro_expres\ntop_k: 3\nfrom: 2020-01-01\n"
-               "to: 2020-12-31\n",
+    "to: 2020-12-31\n",
     "outside_coverage": "[6]\nentidad_id: GTO\ndelito: violencia_familiar\n" + YEAR_2024,
     "unknown_crime": "[6]\nentidad_id: GTO\ndelito: robo_de_vehiculo\n" + YEAR_2024,
     "outside_data": "[6]\nentidad_id: GTO\ndelito: homicidio_doloso\nfrom: 2025-12-01\nto: 2025-12-31\n",
@@ -58,34 +61,71 @@ def _years_removed(text: str) -> str:
 
 # (plan, how the text begins: the numbers come first, chart type)
 OPENINGS = [
-    ("single", "León registró 596 homicidios dolosos entre enero y diciembre de 2024 "
-               "(32.2 por cada 100 mil habitantes).", None),
-    ("ranking", "Los 5 municipios con más homicidios dolosos entre enero y diciembre de 2024: León (596), "
-                "Celaya (443), Irapuato (261), Salvatierra (151) y Salamanca (148). En todo Guanajuato se "
-                "registraron 2,553.", "bar"),
-    ("ranking_rate", "Los 3 municipios con la tasa más alta de homicidios dolosos por cada 100 mil habitantes entre "
-                     "enero y diciembre de 2024: Santiago Maravatío (296.5), Salvatierra (160.7) y Tarimoro (132.6).",
-     "bar"),
-    ("share", "León concentró el 23.4 % de los homicidios dolosos de Guanajuato entre enero y diciembre de 2024 "
-              "(596 de 2,553). Le siguen Celaya (17.4 %), Irapuato (10.2 %)", "bar"),
+    (
+        "single",
+        "León registró 596 homicidios dolosos entre enero y diciembre de 2024 (32.2 por cada 100 mil habitantes).",
+        None,
+    ),
+    (
+        "ranking",
+        "Los 5 municipios con más homicidios dolosos entre enero y diciembre de 2024: León (596), "
+        "Celaya (443), Irapuato (261), Salvatierra (151) y Salamanca (148). En todo Guanajuato se "
+        "registraron 2,553.",
+        "bar",
+    ),
+    (
+        "ranking_rate",
+        "Los 3 municipios con la tasa más alta de homicidios dolosos por cada 100 mil habitantes entre "
+        "enero y diciembre de 2024: Santiago Maravatío (296.5), Salvatierra (160.7) y Tarimoro (132.6).",
+        "bar",
+    ),
+    (
+        "share",
+        "León concentró el 23.4 % de los homicidios dolosos de Guanajuato entre enero y diciembre de 2024 "
+        "(596 de 2,553). Le siguen Celaya (17.4 %), Irapuato (10.2 %)",
+        "bar",
+    ),
     ("grouping", "León concentró el 23.4 % de los homicidios dolosos de Guanajuato", "bar"),
-    ("series", "León registró 393 homicidios dolosos entre enero y noviembre de 2025: un promedio de 35.7 al mes; "
-               "el mes más alto fue febrero de 2025, con 70.", "line"),
+    (
+        "series",
+        "León registró 393 homicidios dolosos entre enero y noviembre de 2025: un promedio de 35.7 al mes; "
+        "el mes más alto fue febrero de 2025, con 70.",
+        "line",
+    ),
     ("series_anomalies", "León registró 3,724 homicidios dolosos entre enero de 2020 y noviembre de 2025", "line"),
-    ("comparison", "Guanajuato registró 2,553 homicidios dolosos entre enero y diciembre de 2024, frente a 2,581 "
-                   "entre enero y diciembre de 2023: la cifra disminuyó en 28 (-1.1 %).", "bar"),
-    ("comparison_municipal", "En los municipios de Guanajuato se registraron 2,553 homicidios dolosos entre enero "
-                             "y diciembre de 2024, frente a 2,581 entre enero y diciembre de 2023: la cifra disminuyó "
-                             "en 28 (-1.1 %). Por municipio: León (-181, -23.3 %), Celaya (+73, +19.7 %)", "bar"),
-    ("anomalies", "Se detectaron 3 meses atípicos de homicidios dolosos en León entre enero de 2020 y noviembre "
-                  "de 2025 (umbral |z| ≥ 3). El más marcado: mayo de 2023, con 78 frente a una mediana de 57.5",
-     "scatter"),
+    (
+        "comparison",
+        "Guanajuato registró 2,553 homicidios dolosos entre enero y diciembre de 2024, frente a 2,581 "
+        "entre enero y diciembre de 2023: la cifra disminuyó en 28 (-1.1 %).",
+        "bar",
+    ),
+    (
+        "comparison_municipal",
+        "En los municipios de Guanajuato se registraron 2,553 homicidios dolosos entre enero "
+        "y diciembre de 2024, frente a 2,581 entre enero y diciembre de 2023: la cifra disminuyó "
+        "en 28 (-1.1 %). Por municipio: León (-181, -23.3 %), Celaya (+73, +19.7 %)",
+        "bar",
+    ),
+    (
+        "anomalies",
+        "Se detectaron 3 meses atípicos de homicidios dolosos en León entre enero de 2020 y noviembre "
+        "de 2025 (umbral |z| ≥ 3). El más marcado: mayo de 2023, con 78 frente a una mediana de 57.5",
+        "scatter",
+    ),
     ("no_anomalies", "No se detectaron meses atípicos de delitos de incesto entre enero y diciembre de 2020.", None),
-    ("patterns", "El par de delitos que más coincide en un mismo municipio y mes entre enero de 2015 y diciembre de "
-                 "2024 es homicidio doloso + violencia familiar: aparecen juntos en el 65.3 % de los 1,656 "
-                 "municipio-mes evaluados (1,081 coincidencias; lift 1.11).", "bar"),
-    ("annual", "Guanajuato registró 1,458,047 delitos del fuero común entre 2015 y 2025. 2026 suma 106,146 (año "
-               "parcial, nueva metodología RNID): no es comparable", "bar"),
+    (
+        "patterns",
+        "El par de delitos que más coincide en un mismo municipio y mes entre enero de 2015 y diciembre de "
+        "2024 es homicidio doloso + violencia familiar: aparecen juntos en el 65.3 % de los 1,656 "
+        "municipio-mes evaluados (1,081 coincidencias; lift 1.11).",
+        "bar",
+    ),
+    (
+        "annual",
+        "Guanajuato registró 1,458,047 delitos del fuero común entre 2015 y 2025. 2026 suma 106,146 (año "
+        "parcial, nueva metodología RNID): no es comparable",
+        "bar",
+    ),
 ]
 
 
@@ -135,13 +175,28 @@ def test_result_index_picks_the_envelope(runs, metadata):
     assert "Se detectaron 3 meses atípicos" in both.text and len(both.chart["markers"]) == 3
 
 
-@pytest.mark.parametrize("name,fragments", [
-    ("outside_coverage", ["No hay datos publicados de Violencia familiar entre enero y diciembre de 2024",
-                          "enero de 2015 a diciembre de 2022", "no es un cero"]),
-    ("outside_data", ["No hay datos publicados para lo que pide", "diciembre de 2025 está fuera de los datos",
-                      "enero de 2015 a noviembre de 2025"]),
-    ("unknown_crime", ["No puedo dar una cifra", "no existe en el catálogo", "robo de vehículo automotor"]),
-])
+@pytest.mark.parametrize(
+    "name,fragments",
+    [
+        (
+            "outside_coverage",
+            [
+                "No hay datos publicados de Violencia familiar entre enero y diciembre de 2024",
+                "enero de 2015 a diciembre de 2022",
+                "no es un cero",
+            ],
+        ),
+        (
+            "outside_data",
+            [
+                "No hay datos publicados para lo que pide",
+                "diciembre de 2025 está fuera de los datos",
+                "enero de 2015 a noviembre de 2025",
+            ],
+        ),
+        ("unknown_crime", ["No puedo dar una cifra", "no existe en el catálogo", "robo de vehículo automotor"]),
+    ],
+)
 def test_error_envelopes_explain_without_numbers(runs, metadata, name, fragments):
     envs = runs[name]
     assert envs[-1]["status"] == "error"
@@ -154,16 +209,26 @@ def test_error_envelopes_explain_without_numbers(runs, metadata, name, fragments
     assert "python -m" not in answer.text  # command-line hints are for data stewards
 
 
-@pytest.mark.parametrize("name,warning", [
-    ("adjusted", "Periodo ajustado: se pidió enero a diciembre de 2022 y se usó enero a junio de 2022 "
-                 "(recortada a la cobertura del delito)."),
-    ("relaxed", "Sin resultados con el filtro de método; se muestra el resultado sin ese filtro "
-                "(metodo=secuestro_expres)."),
-    ("annual", "2026 es parcial: cubre enero–agosto (8 meses), no el año completo."),
-    ("annual", "2026 usa la nueva metodología del SESNSP (RNID): no es comparable con 2015–2025 "
-               "(metodología anterior)."),
-    ("series", "Periodo ajustado: se pidió enero a diciembre de 2025 y se usó enero a noviembre de 2025"),
-])
+@pytest.mark.parametrize(
+    "name,warning",
+    [
+        (
+            "adjusted",
+            "Periodo ajustado: se pidió enero a diciembre de 2022 y se usó enero a junio de 2022 "
+            "(recortada a la cobertura del delito).",
+        ),
+        (
+            "relaxed",
+            "Sin resultados con el filtro de método; se muestra el resultado sin ese filtro (metodo=secuestro_expres).",
+        ),
+        ("annual", "2026 es parcial: cubre enero–agosto (8 meses), no el año completo."),
+        (
+            "annual",
+            "2026 usa la nueva metodología del SESNSP (RNID): no es comparable con 2015–2025 (metodología anterior).",
+        ),
+        ("series", "Periodo ajustado: se pidió enero a diciembre de 2025 y se usó enero a noviembre de 2025"),
+    ],
+)
 def test_warnings_are_carried_over(runs, metadata, name, warning):
     answer = compose("pregunta", runs[name], metadata=metadata)
     assert any(w.startswith(warning) for w in answer.warnings), answer.warnings
@@ -183,12 +248,18 @@ def test_planner_notes_become_warnings(runs, metadata):
     assert any("diciembre de 2024 a noviembre de 2025" in w for w in answer.warnings)
 
 
-@pytest.mark.parametrize("question,citation,fragment", [
-    ("¿qué es un homicidio doloso?", "conceptos.md § Doloso y culposo", "privación intencional de la vida"),
-    ("¿cómo calculan la tasa?", "tasas_y_poblacion.md § Fórmula de la tasa", "× 100 000"),
-    ("¿qué significa que un mes no esté publicado?", "cobertura_y_calidad.md § Mes no publicado no es cero",
-     "nunca lo trata como un mes con cero delitos"),
-])
+@pytest.mark.parametrize(
+    "question,citation,fragment",
+    [
+        ("¿qué es un homicidio doloso?", "conceptos.md § Doloso y culposo", "privación intencional de la vida"),
+        ("¿cómo calculan la tasa?", "tasas_y_poblacion.md § Fórmula de la tasa", "× 100 000"),
+        (
+            "¿qué significa que un mes no esté publicado?",
+            "cobertura_y_calidad.md § Mes no publicado no es cero",
+            "nunca lo trata como un mes con cero delitos",
+        ),
+    ],
+)
 def test_definitions_quote_the_best_passage(metadata, question, citation, fragment):
     passages = DocIndex.load().search(question, 3)
     answer = compose(question, [], metadata=metadata, passages=passages)
@@ -205,20 +276,28 @@ def test_data_answers_list_methodology_citations(runs, metadata):
 
 
 def test_clarifying_questions_carry_options(metadata):
-    q = ClarifyingQuestion(question="¿De qué municipio?", reason="missing_place", blocking=True,
-                           options=["León", "Celaya"])
+    q = ClarifyingQuestion(
+        question="¿De qué municipio?", reason="missing_place", blocking=True, options=["León", "Celaya"]
+    )
     answer = compose("¿cuántos homicidios hubo?", [], metadata=metadata, clarifying=[q])
     assert answer.text == "¿De qué municipio?" and answer.clarifying_options == ["León", "Celaya"]
-    two = compose("x", [], metadata=metadata, clarifying=["¿De qué municipio?", {"question": "¿Qué delito?",
-                                                                                 "options": ["Feminicidio"]}])
+    two = compose(
+        "x",
+        [],
+        metadata=metadata,
+        clarifying=["¿De qué municipio?", {"question": "¿Qué delito?", "options": ["Feminicidio"]}],
+    )
     assert "¿De qué municipio?" in two.text and "¿Qué delito?" in two.text
     assert two.clarifying_options == ["Feminicidio"]
 
 
-@pytest.mark.parametrize("kind,text", [
-    ("refusal", "Casandra sólo ofrece estadística agregada; no puede dar datos de personas."),
-    ("social", "¡Hola! Pregúntame por delitos registrados en Guanajuato."),
-])
+@pytest.mark.parametrize(
+    "kind,text",
+    [
+        ("refusal", "Casandra sólo ofrece estadística agregada; no puede dar datos de personas."),
+        ("social", "¡Hola! Pregúntame por delitos registrados en Guanajuato."),
+    ],
+)
 def test_refusals_and_social_replies_are_their_text(metadata, kind, text):
     answer = compose("x", [], metadata=metadata, **{kind: text})
     assert answer.text == text and not answer.blocked and answer.chart is None
@@ -229,24 +308,27 @@ def test_nothing_found_says_so(metadata):
     assert compose("x", [], metadata=metadata).text.startswith("No encontré información")
 
 
-@pytest.mark.parametrize("text,reason", [
-    ("Llame al 477 123 4567 para más información.", "teléfono"),
-    ("Escriba a denuncias.leon@example.com.", "correo"),
-    ("La CURP es GOMJ800101HGTRRN09.", "CURP/RFC"),
-    ("Su RFC es GOMJ800101AB1.", "CURP/RFC"),
-    ("El hecho ocurrió en calle Hidalgo #123, centro.", "domicilio"),
-    ("Ocurrió en Avenida Insurgentes número 45.", "domicilio"),
-    ("La víctima Juan Pérez tenía 30 años.", "nombre"),
-    ("El sospechoso, Pedro Gómez López, fue detenido.", "nombre"),
-    ("SELECT sum(eventos) FROM incidents WHERE delito = 'x'", "SQL"),
-    ("select count(*) from incidents", "SQL"),
-    ("Ver el archivo /work/main/data/store/casandra.duckdb", "ruta"),
-    ("Error en C:\\Users\\casandra\\app", "ruta"),
-    ("Traceback (most recent call last):\n  File \"core/ask/compose.py\", line 10", "traza"),
-    ("Falló con KeyError: 'conteo'", "traza"),
-    ("Use la clave sk-proj-abcdefghij1234567890", "clave"),
-    ("api_key=abc123", "clave"),
-])
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("Llame al 477 123 4567 para más información.", "teléfono"),
+        ("Escriba a denuncias.leon@example.com.", "correo"),
+        ("La CURP es GOMJ800101HGTRRN09.", "CURP/RFC"),
+        ("Su RFC es GOMJ800101AB1.", "CURP/RFC"),
+        ("El hecho ocurrió en calle Hidalgo #123, centro.", "domicilio"),
+        ("Ocurrió en Avenida Insurgentes número 45.", "domicilio"),
+        ("La víctima Juan Pérez tenía 30 años.", "nombre"),
+        ("El sospechoso, Pedro Gómez López, fue detenido.", "nombre"),
+        ("SELECT sum(eventos) FROM incidents WHERE delito = 'x'", "SQL"),
+        ("select count(*) from incidents", "SQL"),
+        ("Ver el archivo /work/main/data/store/casandra.duckdb", "ruta"),
+        ("Error en C:\\Users\\casandra\\app", "ruta"),
+        ('Traceback (most recent call last):\n  File "core/ask/compose.py", line 10', "traza"),
+        ("Falló con KeyError: 'conteo'", "traza"),
+        ("Use la clave sk-proj-abcdefghij1234567890", "clave"),
+        ("api_key=abc123", "clave"),
+    ],
+)
 def test_evaluation_blocks_personal_data_and_internals(text, reason):
     answer = review(Answer(text=text, chart={"type": "bar"}, evidence_ids=[1, 2]))
     assert answer.blocked and answer.chart is None and answer.evidence_ids == []
@@ -266,12 +348,15 @@ def test_clean_answers_pass(runs, metadata, name):
     assert review(answer, runs[name]) == answer and not answer.blocked
 
 
-@pytest.mark.parametrize("text", [
-    "La víctima del homicidio de ayer no se identifica en estos datos.",
-    "En la calle o en el transporte, 12 casos.",
-    "Datos hasta noviembre de 2025; archivo `data/raw/manifest.json`.",
-    "Por cada 100 mil habitantes: 32.2.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La víctima del homicidio de ayer no se identifica en estos datos.",
+        "En la calle o en el transporte, 12 casos.",
+        "Datos hasta noviembre de 2025; archivo `data/raw/manifest.json`.",
+        "Por cada 100 mil habitantes: 32.2.",
+    ],
+)
 def test_clean_prose_is_not_blocked(text):
     assert not review(Answer(text=text)).blocked
 
@@ -301,14 +386,29 @@ def test_composition_is_deterministic(runs, metadata, bundled_settings):
 
 
 def test_method_filters_are_named(bundled_settings, metadata):
-    plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO.MUN.LEON", "nivel": "actual",
-                                             "delito": "homicidio_doloso", "metodo": "con_arma_de_fuego",
-                                             "from": "2024-01-01", "to": "2024-12-31"}}]}
+    plan = {
+        "plan": [
+            {
+                "tool_id": 6,
+                "args": {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "nivel": "actual",
+                    "delito": "homicidio_doloso",
+                    "metodo": "con_arma_de_fuego",
+                    "from": "2024-01-01",
+                    "to": "2024-12-31",
+                },
+            }
+        ]
+    }
     envs = api.execution(plan, settings=bundled_settings).envelopes
     answer = compose("pregunta", envs, metadata={**metadata, "plan": plan})
     assert answer.text.startswith("León registró ") and " homicidios dolosos con arma de fuego entre " in answer.text
-    piped = api.execution("[4,6]\nentidad_id: GTO.MUN.LEON\nnivel: actual\ndelito: homicidio_doloso\n"
-                        "metodo: con_arma_de_fuego\n" + YEAR_2024, settings=bundled_settings).envelopes
+    piped = api.execution(
+        "[4,6]\nentidad_id: GTO.MUN.LEON\nnivel: actual\ndelito: homicidio_doloso\n"
+        "metodo: con_arma_de_fuego\n" + YEAR_2024,
+        settings=bundled_settings,
+    ).envelopes
     assert "homicidios dolosos con arma de fuego" in compose("pregunta", piped, metadata=metadata).text
 
 
@@ -319,8 +419,9 @@ def test_a_relaxed_method_filter_is_not_named(runs, metadata):
 
 
 def test_municipal_annual_sums_name_their_span(bundled_settings, metadata):
-    envs = api.execution("[14]\nentidad_id: GTO\ntop_k: 3\nfrom: 2024-01-01\nto: 2026-12-31\n",
-                       settings=bundled_settings).envelopes
+    envs = api.execution(
+        "[14]\nentidad_id: GTO\ntop_k: 3\nfrom: 2024-01-01\nto: 2026-12-31\n", settings=bundled_settings
+    ).envelopes
     answer = compose("pregunta", envs, metadata=metadata)
     assert answer.text.startswith("Los 3 municipios con más delitos del fuero común entre 2024 y 2026: León (")
     assert any("mezcla metodologías" in w for w in answer.warnings)

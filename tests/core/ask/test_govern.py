@@ -1,4 +1,5 @@
 """The govern stage's rules: lab access only with a supervisor's approval (table of cases)."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -25,12 +26,15 @@ FUZZY = PlaceMatch("GTO.MUN.CELAYA", "Celaya", "municipio", "celayaa", 88.0)
 DOLOSO = CrimeMatch("homicidio_doloso", "Homicidio doloso", "homicidios dolosos", 100.0, True)
 
 
-@pytest.mark.parametrize("requested,approved,status,flags", [
-    (False, False, "denied", []),
-    (True, False, "denied", ["lab-access-requested", "lab-access-denied"]),
-    (True, True, "approved", ["lab-access-requested", "lab-access-approved"]),
-    (False, True, "approved", ["lab-access-approved"]),
-])
+@pytest.mark.parametrize(
+    "requested,approved,status,flags",
+    [
+        (False, False, "denied", []),
+        (True, False, "denied", ["lab-access-requested", "lab-access-denied"]),
+        (True, True, "approved", ["lab-access-requested", "lab-access-approved"]),
+        (False, True, "approved", ["lab-access-approved"]),
+    ],
+)
 def test_governor_lab_decisions(requested, approved, status, flags):
     plan = router.route(u(places=[LEON], crimes=[DOLOSO]), "relevant", "auto", "q", NOW, False)
     decision, updated = governor.decide(plan, requested, approved, NOW)

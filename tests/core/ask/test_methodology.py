@@ -1,4 +1,5 @@
 """Methodology retrieval: sections as passages, BM25 over Spanish tokens, planner rounds, citations."""
+
 from __future__ import annotations
 
 import re
@@ -6,8 +7,7 @@ import socket
 
 import pytest
 
-from core.ask.contracts import (RetrievalFilters, RetrievalMode, RetrievalRound, Rerank, RoundOutput,
-                            StopConditions)
+from core.ask.contracts import RetrievalFilters, RetrievalMode, RetrievalRound, Rerank, RoundOutput, StopConditions
 from core.ask.methodology import DOCS_DIR, DocIndex, Passage, cite, quote, split_sections, stem, tokenize
 
 
@@ -29,18 +29,27 @@ CASES = [
     ("¿qué es el SESNSP?", "sesnsp", "Qué es el SESNSP y qué publica"),
     ("¿qué es el RNID?", "sesnsp", "Cambio de metodología en 2026 (RNID)"),
     ("¿qué es el dataset_version?", "cobertura_y_calidad", "Versiones del conjunto de datos (`dataset_version`)"),
-    ("¿por qué se usa la población de CONAPO y no el censo?", "tasas_y_poblacion",
-     "Proyecciones de CONAPO y Censo 2020"),
+    (
+        "¿por qué se usa la población de CONAPO y no el censo?",
+        "tasas_y_poblacion",
+        "Proyecciones de CONAPO y Censo 2020",
+    ),
     ("¿qué quiere decir «datos hasta»?", "cobertura_y_calidad", "Ancla temporal y «datos hasta»"),
-    ("¿cómo se interpretan los últimos 12 meses?", "cobertura_y_calidad",
-     "Expresiones relativas: «últimos 12 meses», «el año pasado», «en lo que va del año»"),
+    (
+        "¿cómo se interpretan los últimos 12 meses?",
+        "cobertura_y_calidad",
+        "Expresiones relativas: «últimos 12 meses», «el año pasado», «en lo que va del año»",
+    ),
     ("¿qué es la violación equiparada?", "conceptos", "Violación simple y violación equiparada"),
     ("¿diferencia entre hostigamiento y acoso sexual?", "conceptos", "Hostigamiento sexual y acoso sexual"),
     ("¿qué es la cuarentena de filas?", "cobertura_y_calidad", "Cuarentena de filas con problemas"),
     ("¿de dónde sale el mapa de municipios?", "fuentes", "Mapa municipal"),
     ("¿de dónde viene el total anual?", "fuentes", "Total anual de delitos"),
-    ("¿por qué no puedo saber el sexo de las víctimas?", "limitaciones",
-     "El archivo municipal no informa sexo ni edad de las víctimas"),
+    (
+        "¿por qué no puedo saber el sexo de las víctimas?",
+        "limitaciones",
+        "El archivo municipal no informa sexo ni edad de las víctimas",
+    ),
     ("¿qué es una modalidad?", "conceptos", None),
     ("¿qué diferencia hay entre fuero común y fuero federal?", "sesnsp", "Fuero común y fuero federal"),
     ("¿qué significa range_adjusted?", "cobertura_y_calidad", "Ajuste de rangos de fechas (`range_adjusted`)"),
@@ -51,8 +60,11 @@ CASES = [
     ("¿hay datos de extorsión?", ("delitos_disponibles", "limitaciones", "cobertura_y_calidad"), None),
     ("¿cómo se calcula la tasa estatal?", "tasas_y_poblacion", "Tasa estatal"),
     ("¿qué es una tasa por 100 mil habitantes?", "tasas_y_poblacion", None),
-    ("¿por qué no hay datos de violencia familiar en 2024?", "cobertura_y_calidad",
-     "Preguntas fuera de la cobertura de un delito"),
+    (
+        "¿por qué no hay datos de violencia familiar en 2024?",
+        "cobertura_y_calidad",
+        "Preguntas fuera de la cobertura de un delito",
+    ),
     ("¿por qué Casandra no da nombres de víctimas?", "limitaciones", "Casandra no sirve para casos individuales"),
     ("¿cada cuándo publica el SESNSP sus cifras?", "sesnsp", None),
     ("¿qué es la violencia familiar?", "conceptos", "Violencia familiar"),
@@ -96,16 +108,21 @@ def test_split_sections_keeps_title_and_bodies():
     md = "# Título\n\nintro\n\n## Uno\n\nTexto uno.\n\n## Dos\n\nTexto dos.\nSigue.\n"
     parts = split_sections("doc", md)
     assert [(p.title, p.section, p.text) for p in parts] == [
-        ("Título", "Uno", "Texto uno."), ("Título", "Dos", "Texto dos.\nSigue.")]
+        ("Título", "Uno", "Texto uno."),
+        ("Título", "Dos", "Texto dos.\nSigue."),
+    ]
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("¿Cómo calculan la TASA?", ["calcul", "tas"]),
-    ("Homicidios dolosos", ["homicidi", "dol"]),
-    ("publicado, publicación, publica", ["public", "public", "public"]),
-    ("de la en el y los", []),
-    ("León Acámbaro", ["leon", "acambar"]),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("¿Cómo calculan la TASA?", ["calcul", "tas"]),
+        ("Homicidios dolosos", ["homicidi", "dol"]),
+        ("publicado, publicación, publica", ["public", "public", "public"]),
+        ("de la en el y los", []),
+        ("León Acámbaro", ["leon", "acambar"]),
+    ],
+)
 def test_tokenize_is_accent_free_stopword_filtered_and_stemmed(text, expected):
     assert tokenize(text) == expected
 
@@ -138,6 +155,7 @@ def test_doc_types_filter(index):
 def test_building_an_index_needs_no_network(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("network use")
+
     monkeypatch.setattr(socket, "socket", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     passages = split_sections("conceptos", (DOCS_DIR / "conceptos.md").read_text(encoding="utf-8"))
@@ -146,10 +164,16 @@ def test_building_an_index_needs_no_network(monkeypatch):
 
 
 def _round(rid, variants, k=5, rrf=False, max_docs=3, doc_types=None) -> RetrievalRound:
-    return RetrievalRound(round_id=rid, purpose="recall", query_variants=variants,
-                          retrieval_modes=[RetrievalMode(type="bm25", k=k)], rrf=rrf,
-                          filters=RetrievalFilters(doc_types=doc_types),
-                          rerank=Rerank(enabled=False, rerank_top_k=5), output=RoundOutput(max_docs=max_docs))
+    return RetrievalRound(
+        round_id=rid,
+        purpose="recall",
+        query_variants=variants,
+        retrieval_modes=[RetrievalMode(type="bm25", k=k)],
+        rrf=rrf,
+        filters=RetrievalFilters(doc_types=doc_types),
+        rerank=Rerank(enabled=False, rerank_top_k=5),
+        output=RoundOutput(max_docs=max_docs),
+    )
 
 
 def test_rounds_fuse_variants_with_rrf_and_honour_max_docs(index):
@@ -168,8 +192,11 @@ def test_rounds_without_rrf_keep_best_bm25_score(index):
 
 
 def test_rounds_deduplicate_and_stop(index):
-    same = [_round(1, ["cifra negra"], k=2, max_docs=2), _round(2, ["cifra negra"], k=2, max_docs=2),
-            _round(3, ["tasa estatal"], k=2, max_docs=2)]
+    same = [
+        _round(1, ["cifra negra"], k=2, max_docs=2),
+        _round(2, ["cifra negra"], k=2, max_docs=2),
+        _round(3, ["tasa estatal"], k=2, max_docs=2),
+    ]
     # round 2 finds the same two passages: with no_new_information_rounds=1 the search stops before round 3
     stop = StopConditions(max_rounds=3, max_total_docs=10, no_new_information_rounds=1)
     got = index.search_rounds(same, stop)
@@ -179,10 +206,13 @@ def test_rounds_deduplicate_and_stop(index):
     got = index.search_rounds(same)
     keys = [(p.doc, p.section) for p in got]
     assert len(keys) == len(set(keys)) == 4
-    assert index.search_rounds(same, StopConditions(max_rounds=1, max_total_docs=10,
-                                                    no_new_information_rounds=0)) == got[:2]
-    assert len(index.search_rounds(same, StopConditions(max_rounds=3, max_total_docs=3,
-                                                        no_new_information_rounds=0))) == 3
+    assert (
+        index.search_rounds(same, StopConditions(max_rounds=1, max_total_docs=10, no_new_information_rounds=0))
+        == got[:2]
+    )
+    assert (
+        len(index.search_rounds(same, StopConditions(max_rounds=3, max_total_docs=3, no_new_information_rounds=0))) == 3
+    )
 
 
 def test_rounds_respect_doc_type_filters(index):
@@ -191,17 +221,22 @@ def test_rounds_respect_doc_type_filters(index):
 
 
 def test_rounds_are_deterministic(index):
-    rounds = [_round(1, ["¿cómo calculan la tasa?", "fórmula tasa por 100 mil"], rrf=True),
-              _round(2, ["población CONAPO"], k=3)]
+    rounds = [
+        _round(1, ["¿cómo calculan la tasa?", "fórmula tasa por 100 mil"], rrf=True),
+        _round(2, ["población CONAPO"], k=3),
+    ]
     assert index.search_rounds(rounds) == index.search_rounds(rounds)
 
 
-@pytest.mark.parametrize("question,fragment", [
-    ("¿qué es un homicidio doloso?", "El homicidio doloso es la privación intencional de la vida"),
-    ("¿cómo calculan la tasa?", "tasa_per_100k = eventos en la ventana"),
-    ("¿qué es la cifra negra?", "La cifra negra es la parte de los delitos"),
-    ("¿por qué no hay datos de robo de vehículo?", "robo de vehículo"),
-])
+@pytest.mark.parametrize(
+    "question,fragment",
+    [
+        ("¿qué es un homicidio doloso?", "El homicidio doloso es la privación intencional de la vida"),
+        ("¿cómo calculan la tasa?", "tasa_per_100k = eventos en la ventana"),
+        ("¿qué es la cifra negra?", "La cifra negra es la parte de los delitos"),
+        ("¿por qué no hay datos de robo de vehículo?", "robo de vehículo"),
+    ],
+)
 def test_quote_picks_the_defining_sentence(index, question, fragment):
     text, passage = quote(question, index.search(question, 3))
     assert fragment in text

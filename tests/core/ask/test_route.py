@@ -1,4 +1,5 @@
 """The route stage's rules: confidence from measurable signals, mode and domains by kind, hints (tables of cases)."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -25,21 +26,31 @@ FUZZY = PlaceMatch("GTO.MUN.CELAYA", "Celaya", "municipio", "celayaa", 88.0)
 DOLOSO = CrimeMatch("homicidio_doloso", "Homicidio doloso", "homicidios dolosos", 100.0, True)
 
 
-@pytest.mark.parametrize("understanding,expected", [
-    (u(places=[LEON], crimes=[DOLOSO]), "high"),
-    (u(places=[FUZZY], crimes=[DOLOSO]), "medium"),
-    (u(places=[LEON]), "medium"),
-    (u(places=[FUZZY], generic_place="mi municipio"), "low"),
-    (u(kind="unknown"), "low"),
-])
+@pytest.mark.parametrize(
+    "understanding,expected",
+    [
+        (u(places=[LEON], crimes=[DOLOSO]), "high"),
+        (u(places=[FUZZY], crimes=[DOLOSO]), "medium"),
+        (u(places=[LEON]), "medium"),
+        (u(places=[FUZZY], generic_place="mi municipio"), "low"),
+        (u(kind="unknown"), "low"),
+    ],
+)
 def test_confidence_comes_from_measurable_signals(understanding, expected):
     assert router.confidence(understanding, "relevant") == expected
 
 
-@pytest.mark.parametrize("kind,mode,domain", [
-    ("single_value", "fast", "incidencia"), ("ranking", "fast", "incidencia"), ("series", "fast", "tendencias"),
-    ("comparison", "deep", "comparacion"), ("anomalies", "deep", "anomalias"), ("patterns", "deep", "patrones"),
-])
+@pytest.mark.parametrize(
+    "kind,mode,domain",
+    [
+        ("single_value", "fast", "incidencia"),
+        ("ranking", "fast", "incidencia"),
+        ("series", "fast", "tendencias"),
+        ("comparison", "deep", "comparacion"),
+        ("anomalies", "deep", "anomalias"),
+        ("patterns", "deep", "patrones"),
+    ],
+)
 def test_mode_and_domains_by_kind(kind, mode, domain):
     plan = router.route(u(kind=kind, places=[LEON], crimes=[DOLOSO]), "relevant", "auto", "q", NOW, False)
     assert plan.mode == mode and plan.domains_selected[0] == domain and plan.flags == []

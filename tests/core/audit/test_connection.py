@@ -1,4 +1,5 @@
 """Audit connections: one per thread and file, kept open, dropped when the file is replaced."""
+
 from __future__ import annotations
 
 import shutil

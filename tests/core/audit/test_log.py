@@ -1,4 +1,5 @@
 """The Celador's audit log: hash chain, append-only storage, migrations, filters, CLI."""
+
 from __future__ import annotations
 
 import argparse
@@ -50,19 +51,57 @@ def _db(tmp_path: Path) -> Path:
 
 # The five records of the filter table; with StepClock they get 2026-01-01 … 2026-01-05.
 SAMPLE = [
-    dict(job_id="r1", kind="ask", user="ana", role="analista", status="ok",
-         question="Homicidios en León 2024", dataset_version="v1", tools=("buscar", "serie"),
-         payload={"plan": {"delito": "homicidio_doloso"}, "nota": "100% confiable"}),
-    dict(job_id="r2", kind="execute", user="ana", role="analista", status="error",
-         dataset_version="v1", tools=("serie",),
-         payload={"error": {"code": "COMPUTE_ERROR"}, "timings_ms": {"serie": 12.5}}),
-    dict(job_id="r3", kind="etl", user="sistema", role="admin", status="ok",
-         dataset_version="v2", payload={"rows": 123, "source": "aXb"}),
-    dict(job_id="r4", kind="ask", user="beto", role="analista", status="refused",
-         question="Robo a negocio en Celaya", dataset_version="v2", tools=("buscar_serie",),
-         payload={}),
-    dict(job_id="r5", kind="plan_edit", user="beto", role="analista", status="ok",
-         dataset_version="v2", tools=("serie",), payload={"diff": "a_b"}),
+    dict(
+        job_id="r1",
+        kind="ask",
+        user="ana",
+        role="analista",
+        status="ok",
+        question="Homicidios en León 2024",
+        dataset_version="v1",
+        tools=("buscar", "serie"),
+        payload={"plan": {"delito": "homicidio_doloso"}, "nota": "100% confiable"},
+    ),
+    dict(
+        job_id="r2",
+        kind="execute",
+        user="ana",
+        role="analista",
+        status="error",
+        dataset_version="v1",
+        tools=("serie",),
+        payload={"error": {"code": "COMPUTE_ERROR"}, "timings_ms": {"serie": 12.5}},
+    ),
+    dict(
+        job_id="r3",
+        kind="etl",
+        user="sistema",
+        role="admin",
+        status="ok",
+        dataset_version="v2",
+        payload={"rows": 123, "source": "aXb"},
+    ),
+    dict(
+        job_id="r4",
+        kind="ask",
+        user="beto",
+        role="analista",
+        status="refused",
+        question="Robo a negocio en Celaya",
+        dataset_version="v2",
+        tools=("buscar_serie",),
+        payload={},
+    ),
+    dict(
+        job_id="r5",
+        kind="plan_edit",
+        user="beto",
+        role="analista",
+        status="ok",
+        dataset_version="v2",
+        tools=("serie",),
+        payload={"diff": "a_b"},
+    ),
 ]
 
 
@@ -87,9 +126,15 @@ def _raw(path: Path) -> sqlite3.Connection:
 def test_append_returns_stored_record_and_chains(tmp_path: Path) -> None:
     audit = AuditLog(_db(tmp_path), clock=FixedClock(datetime(2026, 2, 12, 18, 14, 0, 123456)))
     first = audit.append(
-        kind="ask", user="toni", role="analista", status="ok", question="¿Cuántos robos?",
+        kind="ask",
+        user="toni",
+        role="analista",
+        status="ok",
+        question="¿Cuántos robos?",
         payload={"query_plan": {"mode": "deep", "confidence": "high"}, "timings_ms": {"plan": 3}},
-        query_hash="sha256:abc", catalog_version="cat-1", dataset_version="ds-1",
+        query_hash="sha256:abc",
+        catalog_version="cat-1",
+        dataset_version="ds-1",
         tools=["serie", "ranking"],
     )
     second = audit.append(kind="execute", user="toni", role="analista", status="ok", payload={})
@@ -112,7 +157,11 @@ def test_append_returns_stored_record_and_chains(tmp_path: Path) -> None:
 def test_payload_is_stored_as_canonical_json(tmp_path: Path) -> None:
     audit = AuditLog(_db(tmp_path), clock=FixedClock(T0))
     rec = audit.append(
-        kind="etl", user="u", role="admin", status="ok", job_id="j1",
+        kind="etl",
+        user="u",
+        role="admin",
+        status="ok",
+        job_id="j1",
         payload={"b": (1, 2), "a": "León", "when": datetime(2026, 1, 1), "path": Path("/x")},
     )
     assert rec.payload == {"a": "León", "b": [1, 2], "when": "2026-01-01 00:00:00", "path": "/x"}
@@ -325,8 +374,21 @@ def test_export_csv_round_trip(log: AuditLog) -> None:
     assert log.export("csv", out) == 5
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
     assert list(rows[0]) == [
-        "seq", "job_id", "ts", "kind", "user", "role", "question", "status", "query_hash",
-        "catalog_version", "dataset_version", "tools", "payload", "prev_hash", "hash",
+        "seq",
+        "job_id",
+        "ts",
+        "kind",
+        "user",
+        "role",
+        "question",
+        "status",
+        "query_hash",
+        "catalog_version",
+        "dataset_version",
+        "tools",
+        "payload",
+        "prev_hash",
+        "hash",
     ]
     for row, record in zip(rows, reversed(log.list()), strict=True):
         rebuilt = {k: (v if v != "" else None) for k, v in row.items()}
@@ -518,8 +580,13 @@ def _writer(path: str, worker: int, count: int, barrier) -> None:
     audit = AuditLog(Path(path))
     for i in range(count):
         audit.append(
-            kind="execute", user=f"user{worker}", role="analista", status="ok",
-            question=f"pregunta {i}", tools=("serie", "ranking"), dataset_version="v1",
+            kind="execute",
+            user=f"user{worker}",
+            role="analista",
+            status="ok",
+            question=f"pregunta {i}",
+            tools=("serie", "ranking"),
+            dataset_version="v1",
             payload={"worker": worker, "i": i, "timings_ms": {"plan": 1.5, "run": 12}, "rows": i},
             job_id=f"w{worker}-{i:04d}",
         )
@@ -546,7 +613,9 @@ def test_four_processes_append_concurrently_without_losing_records(tmp_path: Pat
     assert audit.count() == total
     raw = _raw(path)
     assert raw.execute("SELECT count(DISTINCT job_id), min(seq), max(seq) FROM audit_records").fetchone() == (
-        total, 1, total,
+        total,
+        1,
+        total,
     )
     raw.close()
     assert audit.verify() == VerifyResult(True, total)

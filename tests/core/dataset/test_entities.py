@@ -1,4 +1,5 @@
 """States and municipalities catalog: codes, ids and aliases against the bundled data."""
+
 from __future__ import annotations
 
 import csv
@@ -42,8 +43,9 @@ def test_states_are_the_32_with_unique_abbreviations():
     assert state_by_code("11").abreviatura == "GTO"
 
 
-@pytest.mark.parametrize("code, abbr", [("11", "GTO"), (11, "GTO"), ("09", "CDMX"), (9, "CDMX"),
-                                        ("9", "CDMX"), (32, "ZAC"), (1, "AGS")])
+@pytest.mark.parametrize(
+    "code, abbr", [("11", "GTO"), (11, "GTO"), ("09", "CDMX"), (9, "CDMX"), ("9", "CDMX"), (32, "ZAC"), (1, "AGS")]
+)
 def test_state_by_code(code, abbr):
     assert state_by_code(code).abreviatura == abbr
 
@@ -62,19 +64,21 @@ def test_municipality_names_match_the_raw_catalogue():
 
 
 def test_municipality_names_match_the_sesnsp_homicide_file():
-    seen = {(r["Cve. Municipio"], r["Municipio"])
-            for r in _rows(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv")}
+    seen = {(r["Cve. Municipio"], r["Municipio"]) for r in _rows(RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv")}
     for code, name in seen:
         assert municipality_by_code(code).nombre == name
 
 
-@pytest.mark.parametrize("code, entidad_id, corto", [
-    ("11020", "GTO.MUN.LEON", "León"),
-    ("11037", "GTO.MUN.SILAO_DE_LA_VICTORIA", "Silao"),
-    ("11014", "GTO.MUN.DOLORES_HIDALGO_CUNA_DE_LA_INDEPENDENCIA_NACIONAL", "Dolores Hidalgo"),
-    ("11035", "GTO.MUN.SANTA_CRUZ_DE_JUVENTINO_ROSAS", "Juventino Rosas"),
-    ("11015", "GTO.MUN.GUANAJUATO", "Guanajuato"),
-])
+@pytest.mark.parametrize(
+    "code, entidad_id, corto",
+    [
+        ("11020", "GTO.MUN.LEON", "León"),
+        ("11037", "GTO.MUN.SILAO_DE_LA_VICTORIA", "Silao"),
+        ("11014", "GTO.MUN.DOLORES_HIDALGO_CUNA_DE_LA_INDEPENDENCIA_NACIONAL", "Dolores Hidalgo"),
+        ("11035", "GTO.MUN.SANTA_CRUZ_DE_JUVENTINO_ROSAS", "Juventino Rosas"),
+        ("11015", "GTO.MUN.GUANAJUATO", "Guanajuato"),
+    ],
+)
 def test_municipality_ids(code, entidad_id, corto):
     m = municipality_by_code(code)
     assert (m.entidad_id, m.nombre_corto) == (entidad_id, corto)
@@ -98,12 +102,24 @@ def test_municipality_aliases_are_not_state_names():
     assert not aliases & state_names
 
 
-@pytest.mark.parametrize("typed, code", [
-    ("Silao", "11037"), ("dolores", "11014"), ("Dolores Hidalgo", "11014"), ("SMA", "11003"),
-    ("San Miguel", "11003"), ("leon de los aldama", "11020"), ("San Pancho", "11031"),
-    ("Juventino Rosas", "11035"), ("Cd. Manuel Doblado", "11008"), ("Valle", "11042"),
-    ("Guanajuato capital", "11015"), ("ciudad de Guanajuato", "11015"), ("León", "11020"),
-])
+@pytest.mark.parametrize(
+    "typed, code",
+    [
+        ("Silao", "11037"),
+        ("dolores", "11014"),
+        ("Dolores Hidalgo", "11014"),
+        ("SMA", "11003"),
+        ("San Miguel", "11003"),
+        ("leon de los aldama", "11020"),
+        ("San Pancho", "11031"),
+        ("Juventino Rosas", "11035"),
+        ("Cd. Manuel Doblado", "11008"),
+        ("Valle", "11042"),
+        ("Guanajuato capital", "11015"),
+        ("ciudad de Guanajuato", "11015"),
+        ("León", "11020"),
+    ],
+)
 def test_aliases_analysts_type(typed, code):
     assert _name_index()[normalize_text(typed)] == code
 
@@ -115,12 +131,31 @@ def test_every_name_in_the_yearly_total_file_resolves():
         assert index[normalize_text(row["municipio_fuente"])] == row["cve_municipio"]
 
 
-@pytest.mark.parametrize("raw, padded", [
-    (11020, "11020"), ("11020", "11020"), (" 11020 ", "11020"), ("11020.0", "11020"),
-    (11020.0, "11020"), (9002, "09002"), ("9002", "09002"), ("09002", "09002"), ("11999", "11999"),
-    (None, None), ("", None), ("abc", None), ("11020.5", None), (11020.5, None), (-11020, None),
-    ("123", None), (123456, None), (True, None), ("1e4", None), ("00123", None),
-])
+@pytest.mark.parametrize(
+    "raw, padded",
+    [
+        (11020, "11020"),
+        ("11020", "11020"),
+        (" 11020 ", "11020"),
+        ("11020.0", "11020"),
+        (11020.0, "11020"),
+        (9002, "09002"),
+        ("9002", "09002"),
+        ("09002", "09002"),
+        ("11999", "11999"),
+        (None, None),
+        ("", None),
+        ("abc", None),
+        ("11020.5", None),
+        (11020.5, None),
+        (-11020, None),
+        ("123", None),
+        (123456, None),
+        (True, None),
+        ("1e4", None),
+        ("00123", None),
+    ],
+)
 def test_pad_municipality_code(raw, padded):
     assert pad_municipality_code(raw) == padded
 

@@ -1,4 +1,5 @@
 """The Consultor: read-only, one connection per process, a cursor per thread."""
+
 from __future__ import annotations
 
 import threading
@@ -21,24 +22,30 @@ def test_empty_store_says_so_in_spanish(empty_settings):
         store.cursor()
 
 
-@pytest.mark.parametrize("statement", [
-    "COPY incidents TO '/tmp/casandra-leak.parquet'",
-    "SELECT * FROM read_csv('/etc/passwd')",
-    "ATTACH '/tmp/casandra-other.duckdb'",
-    "SET enable_external_access = true",
-    "INSTALL httpfs",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "COPY incidents TO '/tmp/casandra-leak.parquet'",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "ATTACH '/tmp/casandra-other.duckdb'",
+        "SET enable_external_access = true",
+        "INSTALL httpfs",
+    ],
+)
 def test_store_connection_cannot_reach_other_files(bundled_settings, statement):
     store = Store(bundled_settings)
     with pytest.raises(duckdb.Error):
         store.cursor().execute(statement)
 
 
-@pytest.mark.parametrize("setting, value", [
-    ("parquet_metadata_cache", True),  # a session-level SET would leave the cursors without it
-    ("enable_external_access", False),
-    ("lock_configuration", True),
-])
+@pytest.mark.parametrize(
+    "setting, value",
+    [
+        ("parquet_metadata_cache", True),  # a session-level SET would leave the cursors without it
+        ("enable_external_access", False),
+        ("lock_configuration", True),
+    ],
+)
 def test_cursors_have_the_store_settings(bundled_settings, setting, value):
     cur = Store(bundled_settings).cursor()
     assert cur.execute(f"SELECT current_setting('{setting}')").fetchall()[0][0] == value

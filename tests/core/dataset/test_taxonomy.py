@@ -1,4 +1,5 @@
 """Crime and modality taxonomy against the labels of the bundled SESNSP files."""
+
 from __future__ import annotations
 
 import csv
@@ -21,8 +22,13 @@ from core.dataset.taxonomy import (
 
 SESNSP = PROJECT_ROOT / "data" / "raw" / "sesnsp"
 BIENES = {
-    "La vida y la Integridad corporal", "Libertad personal", "La libertad y la seguridad sexual",
-    "El patrimonio", "La familia", "La sociedad", "Otros bienes jurídicos afectados (del fuero común)",
+    "La vida y la Integridad corporal",
+    "Libertad personal",
+    "La libertad y la seguridad sexual",
+    "El patrimonio",
+    "La familia",
+    "La sociedad",
+    "Otros bienes jurídicos afectados (del fuero común)",
 }
 
 
@@ -34,8 +40,14 @@ def _data_labels():
             continue  # same rows as the UTF-8 file / no crime labels at all
         with path.open(encoding="utf-8", newline="") as fh:
             for row in csv.DictReader(fh):
-                labels.add((row.get("Bien jurídico afectado"), row["Tipo de delito"],
-                            row.get("Subtipo de delito"), row.get("Modalidad")))
+                labels.add(
+                    (
+                        row.get("Bien jurídico afectado"),
+                        row["Tipo de delito"],
+                        row.get("Subtipo de delito"),
+                        row.get("Modalidad"),
+                    )
+                )
     return labels
 
 
@@ -61,18 +73,21 @@ def test_every_data_label_resolves_to_the_catalog(labels):
     assert method_for_label(modalidad, subtipo or tipo) in load_methods()
 
 
-@pytest.mark.parametrize("bien, tipo, subtipo, key", [
-    (None, "Violación", None, "violacion"),
-    (None, "Violencia familiar", None, "violencia_familiar"),
-    ("La vida y la Integridad corporal", "Homicidio", "Homicidio doloso", "homicidio_doloso"),
-    (None, "homicidio", "HOMICIDIO CULPOSO", "homicidio_culposo"),
-    ("El patrimonio", "Robo", "Robo a institución bancaria", "robo_a_institucion_bancaria"),
-    (None, "Robo", "robo a institucion bancaria", "robo_a_institucion_bancaria"),
-    (None, "Secuestro", "Secuestro", "secuestro"),
-    (None, "Homicidio", None, "homicidio"),
-    (None, "Violación simple", "Violación simple", "violacion_simple"),
-    (None, "Otros delitos del Fuero Común", "Otros delitos del Fuero Común", "otros_delitos_del_fuero_comun"),
-])
+@pytest.mark.parametrize(
+    "bien, tipo, subtipo, key",
+    [
+        (None, "Violación", None, "violacion"),
+        (None, "Violencia familiar", None, "violencia_familiar"),
+        ("La vida y la Integridad corporal", "Homicidio", "Homicidio doloso", "homicidio_doloso"),
+        (None, "homicidio", "HOMICIDIO CULPOSO", "homicidio_culposo"),
+        ("El patrimonio", "Robo", "Robo a institución bancaria", "robo_a_institucion_bancaria"),
+        (None, "Robo", "robo a institucion bancaria", "robo_a_institucion_bancaria"),
+        (None, "Secuestro", "Secuestro", "secuestro"),
+        (None, "Homicidio", None, "homicidio"),
+        (None, "Violación simple", "Violación simple", "violacion_simple"),
+        (None, "Otros delitos del Fuero Común", "Otros delitos del Fuero Común", "otros_delitos_del_fuero_comun"),
+    ],
+)
 def test_crime_for_labels(bien, tipo, subtipo, key):
     assert crime_for_labels(bien, tipo, subtipo).delito == key
 
@@ -90,19 +105,26 @@ def test_tipo_level_entries_name_what_they_sum():
     assert crime_by_key("no_existe") is None
 
 
-@pytest.mark.parametrize("modalidad, subtipo, key, violencia", [
-    # violencia is only "con"/"sin" where SESNSP's label says so; weapons describe the means.
-    ("Con arma de fuego", "Homicidio doloso", "con_arma_de_fuego", None),
-    ("En accidente de tránsito", "Homicidio culposo", "en_accidente_de_transito", None),
-    ("Con violencia", "Robo a institución bancaria", "con_violencia", "con"),
-    ("sin violencia", "Robo a negocio", "sin_violencia", "sin"),
-    ("Robo de coche de 4 ruedas Con violencia", "Robo de vehículo automotor",
-     "robo_de_coche_de_4_ruedas_con_violencia", "con"),
-    ("Secuestro exprés", "Secuestro", "secuestro_expres", None),
-    (None, "Violencia familiar", "violencia_familiar", None),
-    ("", "Abuso sexual", "abuso_sexual", None),
-    ("Robo de bicicleta Con violencia", "Otros robos", "robo_de_bicicleta_con_violencia", "con"),
-])
+@pytest.mark.parametrize(
+    "modalidad, subtipo, key, violencia",
+    [
+        # violencia is only "con"/"sin" where SESNSP's label says so; weapons describe the means.
+        ("Con arma de fuego", "Homicidio doloso", "con_arma_de_fuego", None),
+        ("En accidente de tránsito", "Homicidio culposo", "en_accidente_de_transito", None),
+        ("Con violencia", "Robo a institución bancaria", "con_violencia", "con"),
+        ("sin violencia", "Robo a negocio", "sin_violencia", "sin"),
+        (
+            "Robo de coche de 4 ruedas Con violencia",
+            "Robo de vehículo automotor",
+            "robo_de_coche_de_4_ruedas_con_violencia",
+            "con",
+        ),
+        ("Secuestro exprés", "Secuestro", "secuestro_expres", None),
+        (None, "Violencia familiar", "violencia_familiar", None),
+        ("", "Abuso sexual", "abuso_sexual", None),
+        ("Robo de bicicleta Con violencia", "Otros robos", "robo_de_bicicleta_con_violencia", "con"),
+    ],
+)
 def test_method_for_label(modalidad, subtipo, key, violencia):
     method = method_for_label(modalidad, subtipo)
     assert (method.metodo, method.violencia) == (key, violencia)
@@ -110,9 +132,11 @@ def test_method_for_label(modalidad, subtipo, key, violencia):
 
 def test_synonyms_are_unique_across_crimes_series_and_methods():
     owners = {}
-    entries = [(c.delito, c.sinonimos) for c in load_crimes()] + \
-              [(s.delito, s.sinonimos) for s in load_series()] + \
-              [("metodo:" + m.metodo, m.sinonimos) for m in load_methods()]
+    entries = (
+        [(c.delito, c.sinonimos) for c in load_crimes()]
+        + [(s.delito, s.sinonimos) for s in load_series()]
+        + [("metodo:" + m.metodo, m.sinonimos) for m in load_methods()]
+    )
     for key, synonyms in entries:
         for syn in synonyms:
             assert syn == syn.lower(), syn

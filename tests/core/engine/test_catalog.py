@@ -1,4 +1,5 @@
 """Catalog consistency: every tool has a summary, a schema, an implementation and a test."""
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,21 @@ from core.engine.catalog import Catalog, build_catalog, load_tool_specs
 
 TESTS = Path(__file__).resolve().parents[2]
 SPECS = load_tool_specs()
-EXPECTED_IDS = {1: "enfoque_entidad", 2: "filtro_fecha", 3: "filtro_tipo", 4: "filtro_metodo", 5: "filtro_frecuencia",
-                6: "rank_por_delito", 7: "top_entidades_por_total", 8: "detectar_patrones", 9: "listar_evidencia",
-                10: "detectar_anomalias", 11: "agrupar_por_entidad", 12: "serie_temporal", 13: "comparar_periodos"}
+EXPECTED_IDS = {
+    1: "enfoque_entidad",
+    2: "filtro_fecha",
+    3: "filtro_tipo",
+    4: "filtro_metodo",
+    5: "filtro_frecuencia",
+    6: "rank_por_delito",
+    7: "top_entidades_por_total",
+    8: "detectar_patrones",
+    9: "listar_evidencia",
+    10: "detectar_anomalias",
+    11: "agrupar_por_entidad",
+    12: "serie_temporal",
+    13: "comparar_periodos",
+}
 
 
 def test_tool_ids_follow_the_document():
@@ -31,11 +44,16 @@ def test_every_tool_is_complete(spec):
     Draft202012Validator.check_schema(spec.args_schema)
     assert spec.args_schema["additionalProperties"] is False
     for name, prop in spec.args_schema["properties"].items():
-        assert prop.get("description") or prop.get("enum") or prop.get("oneOf"), f"{spec.name}.{name} lacks a description"
+        assert prop.get("description") or prop.get("enum") or prop.get("oneOf"), (
+            f"{spec.name}.{name} lacks a description"
+        )
     assert callable(spec.load_implementation())
     assert spec.output_contract["columns"] and spec.output_contract["envelope_schema_version"] == "1.0.0"
-    mentioned = any(re.search(rf"\b{spec.name}\b|\"tool_id\": {spec.tool_id}\b", p.read_text(encoding="utf-8"))
-                    for p in TESTS.rglob("test_*.py") if p.name != "test_catalog.py")
+    mentioned = any(
+        re.search(rf"\b{spec.name}\b|\"tool_id\": {spec.tool_id}\b", p.read_text(encoding="utf-8"))
+        for p in TESTS.rglob("test_*.py")
+        if p.name != "test_catalog.py"
+    )
     assert mentioned, f"no test exercises {spec.name}"
 
 
@@ -72,11 +90,15 @@ DEFS = json.loads((CATALOGS_DIR / "tools" / "_defs.json").read_text(encoding="ut
 @pytest.mark.parametrize("path", sorted((CATALOGS_DIR / "tools").glob("[0-9]*.json")), ids=lambda p: p.stem)
 def test_shared_argument_schemas_live_only_in_the_defs_file(path):
     raw = path.read_text(encoding="utf-8")
-    assert '"pattern"' not in raw and '"x-enum-source": "delitos"' not in raw and '"x-enum-source": "entidades"' not in raw
+    assert (
+        '"pattern"' not in raw and '"x-enum-source": "delitos"' not in raw and '"x-enum-source": "entidades"' not in raw
+    )
 
 
-@pytest.mark.parametrize("arg,name", [("entidad_id", "entidad"), ("from", "fecha"), ("to", "fecha"),
-                                      ("delito", "delito"), ("metodo", "metodo")])
+@pytest.mark.parametrize(
+    "arg,name",
+    [("entidad_id", "entidad"), ("from", "fecha"), ("to", "fecha"), ("delito", "delito"), ("metodo", "metodo")],
+)
 def test_x_def_is_inlined_at_load(arg, name):
     rank = next(s for s in SPECS if s.name == "rank_por_delito")
     assert rank.args_schema["properties"][arg] == DEFS[name]

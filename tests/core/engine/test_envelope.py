@@ -1,5 +1,6 @@
 """Every tool, run on the real store, returns envelopes that match docs/contracts/001_casandra_v0.md §4.4 field
 by field."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,14 +17,34 @@ PLANS = {
     "filtro_frecuencia": [{"tool_id": 5, "args": {"min_eventos": 10}}],
     "rank_por_delito": [{"tool_id": 6, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", **W}}],
     "top_entidades_por_total": [{"tool_id": 7, "args": {"entidad_id": "GTO", **W}}],
-    "detectar_patrones": [{"tool_id": 8, "args": {"entidad_id": "GTO", "delito": ["homicidio_doloso", "violencia_familiar"], **W}}],
-    "listar_evidencia": [{"tool_id": 6, "args": {"entidad_id": "GTO", "delito": "feminicidio", **W}}, {"tool_id": 9, "args": {}}],
+    "detectar_patrones": [
+        {"tool_id": 8, "args": {"entidad_id": "GTO", "delito": ["homicidio_doloso", "violencia_familiar"], **W}}
+    ],
+    "listar_evidencia": [
+        {"tool_id": 6, "args": {"entidad_id": "GTO", "delito": "feminicidio", **W}},
+        {"tool_id": 9, "args": {}},
+    ],
     "detectar_anomalias": [{"tool_id": 10, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", **W}}],
-    "agrupar_por_entidad": [{"tool_id": 11, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "aggregate_by": "porcentaje", **W}}],
+    "agrupar_por_entidad": [
+        {"tool_id": 11, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "aggregate_by": "porcentaje", **W}}
+    ],
     "serie_temporal": [{"tool_id": 12, "args": {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", **W}}],
-    "comparar_periodos": [{"tool_id": 13, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2021-01-01",
-                                                   "to": "2021-12-31", "base_from": "2020-01-01", "base_to": "2020-12-31"}}],
-    "total_anual": [{"tool_id": 14, "args": {"entidad_id": "GTO", "nivel": "actual", "from": "2015-01-01", "to": "2026-12-31"}}],
+    "comparar_periodos": [
+        {
+            "tool_id": 13,
+            "args": {
+                "entidad_id": "GTO",
+                "delito": "homicidio_doloso",
+                "from": "2021-01-01",
+                "to": "2021-12-31",
+                "base_from": "2020-01-01",
+                "base_to": "2020-12-31",
+            },
+        }
+    ],
+    "total_anual": [
+        {"tool_id": 14, "args": {"entidad_id": "GTO", "nivel": "actual", "from": "2015-01-01", "to": "2026-12-31"}}
+    ],
 }
 
 

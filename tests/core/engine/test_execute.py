@@ -1,4 +1,5 @@
 """Execution: the document's [6,9] example, filters, envelopes field by field, relaxed retry, audit."""
+
 from __future__ import annotations
 
 import pyarrow.parquet as pq
@@ -18,17 +19,30 @@ top_k: 10
 from: 2024-01-01
 to:   2024-12-31
 """
-META_KEYS = {"schema_version", "tool_version", "dataset_version", "anchor_date", "date_range_effective",
-             "range_adjusted", "timing_ms", "query_hash"}
+META_KEYS = {
+    "schema_version",
+    "tool_version",
+    "dataset_version",
+    "anchor_date",
+    "date_range_effective",
+    "range_adjusted",
+    "timing_ms",
+    "query_hash",
+}
 
 
 def independent_rates(settings, year=2024):
     """Homicidio doloso 2024 per municipality ÷ CONAPO 2024, straight from the Parquet tables."""
     store = Store(settings)
-    return {eid: (n, round(n / p * 100_000, 2)) for eid, n, p in store.query(
-        """SELECT i.entidad_id, sum(i.eventos), any_value(p.poblacion) FROM incidents i
+    return {
+        eid: (n, round(n / p * 100_000, 2))
+        for eid, n, p in store.query(
+            """SELECT i.entidad_id, sum(i.eventos), any_value(p.poblacion) FROM incidents i
            JOIN population p ON p.entidad_id = i.entidad_id AND p.anio = ? AND p.fuente = 'CONAPO'
-           WHERE i.delito = 'homicidio_doloso' AND year(i.fecha) = ? GROUP BY 1""", [year, year])}
+           WHERE i.delito = 'homicidio_doloso' AND year(i.fecha) = ? GROUP BY 1""",
+            [year, year],
+        )
+    }
 
 
 def test_the_document_example_adapted_to_our_data(bundled_settings):
@@ -44,7 +58,9 @@ def test_the_document_example_adapted_to_our_data(bundled_settings):
     for eid, label, n, t in rows:
         assert (n, t) == expected[eid]
     assert META_KEYS <= set(rank["meta"])
-    assert rank["meta"]["query_hash"] == evidence["meta"]["query_hash"] and rank["meta"]["query_hash"].startswith("sha256:")
+    assert rank["meta"]["query_hash"] == evidence["meta"]["query_hash"] and rank["meta"]["query_hash"].startswith(
+        "sha256:"
+    )
     assert rank["meta"]["anchor_date"] == "2025-11-30" and rank["meta"]["range_adjusted"] is False
     assert rank["summary"]["headline"].startswith("Top Homicidio doloso (tasa_per_100k)")
     assert rank["data"]["artifacts"]["tables"] == {}  # ten rows: the envelope holds the whole table
@@ -54,14 +70,26 @@ def test_the_document_example_adapted_to_our_data(bundled_settings):
     assert set(rank["evidence"][0]["ids"]) == {r[0] for r in ev_rows}
 
 
-RANK_ALL = {"tool_id": 11, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos",
-                                     "top_k": 46, "from": "2024-01-01", "to": "2024-12-31"}}
+RANK_ALL = {
+    "tool_id": 11,
+    "args": {
+        "entidad_id": "GTO",
+        "delito": "homicidio_doloso",
+        "nivel": "hijos",
+        "top_k": 46,
+        "from": "2024-01-01",
+        "to": "2024-12-31",
+    },
+}
 
 
-@pytest.mark.parametrize("plan, tool, max_rows, rows, file", [
-    ([RANK_ALL], "agrupar_por_entidad", 50, 46, False),
-    ([RANK_ALL, {"tool_id": 9, "args": {"limit": 300}}], "listar_evidencia", 200, 300, True),
-])
+@pytest.mark.parametrize(
+    "plan, tool, max_rows, rows, file",
+    [
+        ([RANK_ALL], "agrupar_por_entidad", 50, 46, False),
+        ([RANK_ALL, {"tool_id": 9, "args": {"limit": 300}}], "listar_evidencia", 200, 300, True),
+    ],
+)
 def test_a_full_table_file_only_when_the_inline_rows_are_cut(bundled_settings, plan, tool, max_rows, rows, file):
     env = api.execution({"plan": plan}, settings=bundled_settings).last
     inline, tables = env["data"]["inline"], env["data"]["artifacts"]["tables"]
@@ -85,41 +113,73 @@ def test_same_plan_same_query_hash(bundled_settings):
     assert a == b != c
 
 
-@pytest.mark.parametrize("entity,nivel,expected", [
-    ("GTO", "actual", [("GTO", 2553)]),
-    ("GTO.MUN.LEON", "actual", [("GTO.MUN.LEON", 596)]),
-    ("GTO.MUN.LEON", "hijos", [("GTO.MUN.LEON", 596)]),
-])
+@pytest.mark.parametrize(
+    "entity,nivel,expected",
+    [
+        ("GTO", "actual", [("GTO", 2553)]),
+        ("GTO.MUN.LEON", "actual", [("GTO.MUN.LEON", 596)]),
+        ("GTO.MUN.LEON", "hijos", [("GTO.MUN.LEON", 596)]),
+    ],
+)
 def test_nivel_actual_returns_the_entity_itself(bundled_settings, entity, nivel, expected):
-    plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": entity, "nivel": nivel, "delito": "homicidio_doloso",
-                                             "from": "2024-01-01", "to": "2024-12-31"}}]}
+    plan = {
+        "plan": [
+            {
+                "tool_id": 6,
+                "args": {
+                    "entidad_id": entity,
+                    "nivel": nivel,
+                    "delito": "homicidio_doloso",
+                    "from": "2024-01-01",
+                    "to": "2024-12-31",
+                },
+            }
+        ]
+    }
     rows = api.execution(plan, settings=bundled_settings).last["data"]["inline"]["rows"]
     assert [(r[0], r[2]) for r in rows] == expected
 
 
 def test_filters_narrow_the_working_set(bundled_settings):
-    plan = {"plan": [
-        {"tool_id": 1, "args": {"entidad_id": "GTO"}},
-        {"tool_id": 2, "args": {"from": "2024-01-01", "to": "2024-12-31"}},
-        {"tool_id": 3, "args": {"delito": "homicidio_doloso"}},
-        {"tool_id": 4, "args": {"metodo": "con_arma_de_fuego"}},
-        {"tool_id": 6, "args": {"top_k": 3}},
-    ]}
+    plan = {
+        "plan": [
+            {"tool_id": 1, "args": {"entidad_id": "GTO"}},
+            {"tool_id": 2, "args": {"from": "2024-01-01", "to": "2024-12-31"}},
+            {"tool_id": 3, "args": {"delito": "homicidio_doloso"}},
+            {"tool_id": 4, "args": {"metodo": "con_arma_de_fuego"}},
+            {"tool_id": 6, "args": {"top_k": 3}},
+        ]
+    }
     result = api.execution(plan, settings=bundled_settings)
     assert result.status == "ok" and len(result.envelopes) == 5
     assert result.envelopes[0]["data"]["inline"]["rows"] == [["GTO", "Guanajuato", "hijos", 46]]
     assert result.envelopes[2]["data"]["inline"]["rows"][0][:2] == ["homicidio_doloso", "Homicidio doloso"]
-    expected = dict(Store(bundled_settings).query(
-        """SELECT entidad_id, sum(eventos) FROM incidents WHERE delito = 'homicidio_doloso'
-           AND metodo = 'con_arma_de_fuego' AND year(fecha) = 2024 GROUP BY 1"""))
+    expected = dict(
+        Store(bundled_settings).query(
+            """SELECT entidad_id, sum(eventos) FROM incidents WHERE delito = 'homicidio_doloso'
+           AND metodo = 'con_arma_de_fuego' AND year(fecha) = 2024 GROUP BY 1"""
+        )
+    )
     for eid, _, n, _ in result.last["data"]["inline"]["rows"]:
         assert n == expected[eid]
 
 
 def test_violence_filter_and_top_entidades_share(bundled_settings):
-    plan = {"plan": [{"tool_id": 4, "args": {"violencia": "con"}},
-                     {"tool_id": 7, "args": {"entidad_id": "GTO", "delito": "robo_a_institucion_bancaria",
-                                             "from": "2015-01-01", "to": "2024-12-31", "top_k": 46}}]}
+    plan = {
+        "plan": [
+            {"tool_id": 4, "args": {"violencia": "con"}},
+            {
+                "tool_id": 7,
+                "args": {
+                    "entidad_id": "GTO",
+                    "delito": "robo_a_institucion_bancaria",
+                    "from": "2015-01-01",
+                    "to": "2024-12-31",
+                    "top_k": 46,
+                },
+            },
+        ]
+    }
     env = api.execution(plan, settings=bundled_settings).last
     rows = env["data"]["inline"]["rows"]
     assert sum(r[2] for r in rows) == 21  # README: con violencia, 21 over 10 years
@@ -127,8 +187,21 @@ def test_violence_filter_and_top_entidades_share(bundled_settings):
 
 
 def test_zero_rows_get_one_relaxed_retry(bundled_settings):
-    plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO", "nivel": "actual", "delito": "homicidio_doloso",
-                                             "metodo": "no_especificado", "from": "2024-01-01", "to": "2024-12-31"}}]}
+    plan = {
+        "plan": [
+            {
+                "tool_id": 6,
+                "args": {
+                    "entidad_id": "GTO",
+                    "nivel": "actual",
+                    "delito": "homicidio_doloso",
+                    "metodo": "no_especificado",
+                    "from": "2024-01-01",
+                    "to": "2024-12-31",
+                },
+            }
+        ]
+    }
     env = api.execution(plan, settings=bundled_settings).last
     assert env["meta"]["retry"] == {"attempts": 2, "relaxed": ["metodo=no_especificado"], "rows": 1}
     assert env["data"]["inline"]["rows"][0][2] == 2553
@@ -137,7 +210,9 @@ def test_zero_rows_get_one_relaxed_retry(bundled_settings):
 
 def test_every_execution_is_audited_and_the_chain_verifies(bundled_settings):
     before = AuditLog.for_settings(bundled_settings).count()
-    result = api.execution(EXAMPLE, settings=bundled_settings, user="ana@example.org", role="analista", question="¿top?")
+    result = api.execution(
+        EXAMPLE, settings=bundled_settings, user="ana@example.org", role="analista", question="¿top?"
+    )
     bad = api.execution({"plan": [{"tool_id": 99}]}, settings=bundled_settings)
     log = AuditLog.for_settings(bundled_settings)
     assert log.count() == before + 2

@@ -4,6 +4,7 @@
 spec: the tool appears in the CatalogSpec, validates (with its own contextual check), runs, composes a
 Spanish answer and charts. The Catálogo and editor pages are proved in tests/pages.
 """
+
 from __future__ import annotations
 
 import sys
@@ -20,8 +21,19 @@ from core.errors import ErrorGroup
 from tests.conftest import FIXTURES
 
 TOY = FIXTURES / "toy_tool"
-PLAN = {"plan": [{"tool_id": 99, "args": {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso",
-                                          "from": "2024-01-01", "to": "2024-12-31"}}]}
+PLAN = {
+    "plan": [
+        {
+            "tool_id": 99,
+            "args": {
+                "entidad_id": "GTO.MUN.LEON",
+                "delito": "homicidio_doloso",
+                "from": "2024-01-01",
+                "to": "2024-12-31",
+            },
+        }
+    ]
+}
 
 
 @pytest.fixture
@@ -68,13 +80,21 @@ def test_it_runs_composes_and_charts(toy, bundled_settings):
     assert env["data"]["inline"]["rows"] == [["GTO.MUN.LEON", "León", 596, 12]]
     assert env["evidence"][0]["total"] > 0
     assert shape_of(env) == "total"
-    answer = compose("¿Cuántos homicidios dolosos hubo en León en 2024?", result.envelopes,
-                     metadata=api.metadata(bundled_settings))
-    assert answer.text.startswith("León sumó 596 delitos entre enero y diciembre de 2024, en 12 meses (total de prueba).")
+    answer = compose(
+        "¿Cuántos homicidios dolosos hubo en León en 2024?", result.envelopes, metadata=api.metadata(bundled_settings)
+    )
+    assert answer.text.startswith(
+        "León sumó 596 delitos entre enero y diciembre de 2024, en 12 meses (total de prueba)."
+    )
     assert "Periodo: enero a diciembre de 2024." in answer.text and not answer.blocked
-    assert answer.chart == {"type": "bar", "x": "label", "y": "conteo", "title": "Total de prueba",
-                            "y_label": "Delitos registrados", "data": [{"entidad_id": "GTO.MUN.LEON", "label": "León",
-                                                                        "conteo": 596, "meses": 12}]}
+    assert answer.chart == {
+        "type": "bar",
+        "x": "label",
+        "y": "conteo",
+        "title": "Total de prueba",
+        "y_label": "Delitos registrados",
+        "data": [{"entidad_id": "GTO.MUN.LEON", "label": "León", "conteo": 596, "meses": 12}],
+    }
     assert chart_spec(env) == answer.chart and plotly_figure(answer.chart).data
 
 

@@ -1,4 +1,5 @@
 """Plans in both forms of docs/contracts/001_casandra_v0.md §4.3, normalized to one canonical form and query_hash."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,9 +20,19 @@ to:   2025-08-13
 """
 JSON = {
     "plan": [
-        {"tool_id": 6, "tool_version": "1.1.0",
-         "args": {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos",
-                  "medida": "tasa_per_100k", "top_k": 10, "from": "2025-07-15", "to": "2025-08-13"}},
+        {
+            "tool_id": 6,
+            "tool_version": "1.1.0",
+            "args": {
+                "entidad_id": "GTO",
+                "delito": "homicidio_doloso",
+                "nivel": "hijos",
+                "medida": "tasa_per_100k",
+                "top_k": 10,
+                "from": "2025-07-15",
+                "to": "2025-08-13",
+            },
+        },
         {"tool_id": 9, "tool_version": "1.0.0", "args": {}},
     ],
     "meta": {"catalog_version": "2025.08.19", "dataset_version": "gx-2025.08.15", "strict_time": False},
@@ -57,17 +68,20 @@ def test_query_hash_depends_on_plan_catalog_and_dataset(catalog):
     assert query_hash(other, "c1", "d1") != h
 
 
-@pytest.mark.parametrize("raw,needle", [
-    ("", "vacío"),
-    ("hola\nentidad_id: GTO", "primera línea"),
-    ("[6]\nesto no es clave valor", "clave: valor"),
-    ("[6]\ntop_k: 1\ntop_k: 2", "dos veces"),
-    ("[6]\ncolor: rojo", "Ninguna herramienta"),
-    ("{not json", "JSON inválido"),
-    ({"plan": []}, "plan"),
-    ({"plan": [{"tool_id": 6, "args": {}, "evil": 1}]}, "no permitido"),
-    ([1, 2], "objeto JSON"),
-])
+@pytest.mark.parametrize(
+    "raw,needle",
+    [
+        ("", "vacío"),
+        ("hola\nentidad_id: GTO", "primera línea"),
+        ("[6]\nesto no es clave valor", "clave: valor"),
+        ("[6]\ntop_k: 1\ntop_k: 2", "dos veces"),
+        ("[6]\ncolor: rojo", "Ninguna herramienta"),
+        ("{not json", "JSON inválido"),
+        ({"plan": []}, "plan"),
+        ({"plan": [{"tool_id": 6, "args": {}, "evil": 1}]}, "no permitido"),
+        ([1, 2], "objeto JSON"),
+    ],
+)
 def test_syntax_problems_are_reported_in_spanish(catalog, raw, needle):
     with pytest.raises(ErrorGroup) as info:
         parse_plan(raw, catalog)

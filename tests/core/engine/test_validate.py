@@ -1,4 +1,5 @@
 """Validation (docs/contracts/001_casandra_v0.md C.8): every error code reachable, every problem reported at once."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,32 +26,55 @@ def error_of(result):
     return env["error"]
 
 
-@pytest.mark.parametrize("plan,code,needle", [
-    ({"plan": [{"tool_id": 99, "args": {}}]}, "INVALID_PAYLOAD", "no existe"),
-    ({"plan": [{"tool_id": 6, "tool_version": "2.0.0", "args": BASE}]}, "INVALID_PAYLOAD", "no está disponible"),
-    ({"plan": [step(color="rojo")]}, "INVALID_PAYLOAD", "no permitido"),
-    ({"plan": [step(top_k="diez")]}, "INVALID_PAYLOAD", "Tipo inválido"),
-    ({"plan": [step(top_k=10_000)]}, "INVALID_PAYLOAD", "fuera de rango"),
-    ({"plan": [step(**{"from": "2024/01/01"})]}, "INVALID_PAYLOAD", "AAAA-MM-DD"),
-    ({"plan": [{"tool_id": 6, "args": {"delito": "homicidio_doloso", "from": "2024-01-01", "to": "2024-12-31"}}]},
-     "INVALID_PAYLOAD", "requiere entidad_id"),
-    ({"plan": [{"tool_id": 9, "args": {}}]}, "INVALID_PAYLOAD", "necesita antes"),
-    ({"plan": [{"tool_id": 9, "args": {}}]}, "INVALID_PAYLOAD", "Ejemplo: [6,9]"),
-    ({"plan": [step(11, aggregate_by="total_anomalias")]}, "INVALID_PAYLOAD", "Ejemplo: [10,11]"),
-    ({"plan": [step(13, base_from="2030-01-01", base_to="2030-12-31")]}, "INVALID_DATE_RANGE", "fuera de los datos"),
-    ({"plan": [{"tool_id": 14, "args": {"entidad_id": "GTO", "from": "2040-01-01", "to": "2040-12-31"}}]},
-     "DATA_QUALITY_ISSUE", "No hay totales anuales"),  # calendar years: past the monthly watermark, still checked
-    ({"plan": [step(entidad_id="GTO.MUN.LEONN")]}, "INVALID_FILTER", "GTO.MUN.LEON"),
-    ({"plan": [step(delito="asesinato")]}, "INVALID_FILTER", "no existe"),
-    ({"plan": [step(**{"from": "2024-12-31", "to": "2024-01-01"})]}, "INVALID_DATE_RANGE", "posterior"),
-    ({"plan": [step(**{"from": "2024-02-30"})]}, "INVALID_DATE_RANGE", "inexistente"),
-    ({"plan": [step(**{"from": "2030-01-01", "to": "2030-12-31"})]}, "INVALID_DATE_RANGE", "fuera de los datos"),
-    ({"plan": [step(delito="feminicidio", **{"from": "2025-01-01", "to": "2025-06-30"})]}, "DATA_QUALITY_ISSUE", "No hay datos publicados"),
-])
+@pytest.mark.parametrize(
+    "plan,code,needle",
+    [
+        ({"plan": [{"tool_id": 99, "args": {}}]}, "INVALID_PAYLOAD", "no existe"),
+        ({"plan": [{"tool_id": 6, "tool_version": "2.0.0", "args": BASE}]}, "INVALID_PAYLOAD", "no está disponible"),
+        ({"plan": [step(color="rojo")]}, "INVALID_PAYLOAD", "no permitido"),
+        ({"plan": [step(top_k="diez")]}, "INVALID_PAYLOAD", "Tipo inválido"),
+        ({"plan": [step(top_k=10_000)]}, "INVALID_PAYLOAD", "fuera de rango"),
+        ({"plan": [step(**{"from": "2024/01/01"})]}, "INVALID_PAYLOAD", "AAAA-MM-DD"),
+        (
+            {
+                "plan": [
+                    {"tool_id": 6, "args": {"delito": "homicidio_doloso", "from": "2024-01-01", "to": "2024-12-31"}}
+                ]
+            },
+            "INVALID_PAYLOAD",
+            "requiere entidad_id",
+        ),
+        ({"plan": [{"tool_id": 9, "args": {}}]}, "INVALID_PAYLOAD", "necesita antes"),
+        ({"plan": [{"tool_id": 9, "args": {}}]}, "INVALID_PAYLOAD", "Ejemplo: [6,9]"),
+        ({"plan": [step(11, aggregate_by="total_anomalias")]}, "INVALID_PAYLOAD", "Ejemplo: [10,11]"),
+        (
+            {"plan": [step(13, base_from="2030-01-01", base_to="2030-12-31")]},
+            "INVALID_DATE_RANGE",
+            "fuera de los datos",
+        ),
+        (
+            {"plan": [{"tool_id": 14, "args": {"entidad_id": "GTO", "from": "2040-01-01", "to": "2040-12-31"}}]},
+            "DATA_QUALITY_ISSUE",
+            "No hay totales anuales",
+        ),  # calendar years: past the monthly watermark, still checked
+        ({"plan": [step(entidad_id="GTO.MUN.LEONN")]}, "INVALID_FILTER", "GTO.MUN.LEON"),
+        ({"plan": [step(delito="asesinato")]}, "INVALID_FILTER", "no existe"),
+        ({"plan": [step(**{"from": "2024-12-31", "to": "2024-01-01"})]}, "INVALID_DATE_RANGE", "posterior"),
+        ({"plan": [step(**{"from": "2024-02-30"})]}, "INVALID_DATE_RANGE", "inexistente"),
+        ({"plan": [step(**{"from": "2030-01-01", "to": "2030-12-31"})]}, "INVALID_DATE_RANGE", "fuera de los datos"),
+        (
+            {"plan": [step(delito="feminicidio", **{"from": "2025-01-01", "to": "2025-06-30"})]},
+            "DATA_QUALITY_ISSUE",
+            "No hay datos publicados",
+        ),
+    ],
+)
 def test_each_problem_has_its_code(bundled_settings, plan, code, needle):
     err = error_of(run(bundled_settings, plan))
     assert err["code"] == code
-    texts = [err["details"]] + [p["details"] + " " + " ".join(p["hints"]) for p in err.get("problems", [])] + err["hints"]
+    texts = (
+        [err["details"]] + [p["details"] + " " + " ".join(p["hints"]) for p in err.get("problems", [])] + err["hints"]
+    )
     assert any(needle in t for t in texts), texts
 
 
@@ -62,11 +86,22 @@ def test_strict_time_refuses_what_would_be_clamped(bundled_settings):
 
 
 def test_every_problem_is_reported_at_once(bundled_settings):
-    plan = {"plan": [
-        {"tool_id": 99, "args": {}},
-        step(entidad_id="GTO.MUN.NADA", top_k=0, **{"from": "2024-12-31", "to": "2024-01-01"}),
-        {"tool_id": 12, "args": {"entidad_id": "GTO", "delito": "narcomenudeo_x", "from": "2024-01-01", "to": "2024-03-31", "color": 1}},
-    ]}
+    plan = {
+        "plan": [
+            {"tool_id": 99, "args": {}},
+            step(entidad_id="GTO.MUN.NADA", top_k=0, **{"from": "2024-12-31", "to": "2024-01-01"}),
+            {
+                "tool_id": 12,
+                "args": {
+                    "entidad_id": "GTO",
+                    "delito": "narcomenudeo_x",
+                    "from": "2024-01-01",
+                    "to": "2024-03-31",
+                    "color": 1,
+                },
+            },
+        ]
+    }
     err = error_of(run(bundled_settings, plan))
     codes = [p["code"] for p in err["problems"]]
     assert {"INVALID_PAYLOAD", "INVALID_FILTER", "INVALID_DATE_RANGE"} <= set(codes)
@@ -77,6 +112,7 @@ def test_every_problem_is_reported_at_once(bundled_settings):
 
 def test_resource_limit(bundled_settings, monkeypatch):
     from core.engine import validate
+
     monkeypatch.setattr(validate, "MAX_ESTIMATED_CELLS", 10)
     err = error_of(run(bundled_settings, {"plan": [step()]}))
     assert err["code"] == "RESOURCE_LIMIT" and err["http_status"] == 413
@@ -87,6 +123,7 @@ def test_compute_error_never_leaks_internals(bundled_settings, monkeypatch):
 
     def boom(ctx, step):
         raise ZeroDivisionError("secret internal detail")
+
     monkeypatch.setattr(ranking, "rank_por_delito", boom)
     err = error_of(run(bundled_settings, {"plan": [step()]}))
     assert err["code"] == "COMPUTE_ERROR" and err["http_status"] == 500
@@ -103,7 +140,9 @@ def test_clamping_to_the_watermark_and_to_coverage(bundled_settings):
     env = run(bundled_settings, {"plan": [step(**{"from": "2025-01-01", "to": "2026-06-30"})]}).last
     assert env["meta"]["date_range_effective"]["to"] == "2025-11-30"
     assert "recortada" in env["meta"]["range_adjusted_reason"]
-    fem = run(bundled_settings, {"plan": [step(delito="feminicidio", **{"from": "2024-07-01", "to": "2025-06-30"})]}).last
+    fem = run(
+        bundled_settings, {"plan": [step(delito="feminicidio", **{"from": "2024-07-01", "to": "2025-06-30"})]}
+    ).last
     assert fem["meta"]["date_range_effective"] == {"from": "2024-07-01", "to": "2024-12-31"}
     assert "cobertura del delito" in fem["meta"]["range_adjusted_reason"]
 
@@ -127,7 +166,9 @@ def test_the_estimate_counts_the_history_a_tool_reads_first(bundled_settings):
     from core.engine.validate import validate_plan
 
     store = get_store(bundled_settings)
-    cells = {w: validate_plan({"plan": [step(10, window=w)]}, build_catalog(store), store.metadata()).estimate
-             for w in (12, 24)}
+    cells = {
+        w: validate_plan({"plan": [step(10, window=w)]}, build_catalog(store), store.metadata()).estimate
+        for w in (12, 24)
+    }
     months = {w: c["celdas_estimadas"] for w, c in cells.items()}
     assert months[24] - months[12] == 12 * build_catalog(store).n_municipalities * 10  # spec: history = window

@@ -4,6 +4,7 @@ Each case writes a small IDM_NM file (the first lines of the bundled homicide fi
 one mutation), loads it with the direct path allowed and with it forbidden, and compares
 the summaries and every published table row by row.
 """
+
 from __future__ import annotations
 
 import json

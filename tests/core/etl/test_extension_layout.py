@@ -1,4 +1,5 @@
 """A new upload layout is one registered class: the toy one in tests/fixtures/toy_layout loads with no edit to core."""
+
 from __future__ import annotations
 
 import importlib
@@ -72,14 +73,19 @@ def test_toy_file_loads_through_the_normal_etl(toy, empty_settings, clock):
     assert report["filas_en_cuarentena"] == 1
     assert report["motivos_cuarentena"] == {"delito desconocido": 1}
     assert result.summary["row_counts"]["quarantine"] == 1
-    rows = _table(empty_settings, "incidents",
-                  "SELECT delito, cve_municipio, count(*), sum(eventos) FROM {t} GROUP BY ALL ORDER BY ALL")
+    rows = _table(
+        empty_settings,
+        "incidents",
+        "SELECT delito, cve_municipio, count(*), sum(eventos) FROM {t} GROUP BY ALL ORDER BY ALL",
+    )
     assert rows == [("homicidio_doloso", "11020", 3, 31), ("violencia_familiar", "11007", 2, 10)]
     coverage = _table(empty_settings, "coverage", "SELECT delito, desde, hasta FROM {t} ORDER BY delito")
     # A long layout owns the file's inferred coverage for every crime it carries.
     assert report["cobertura"] == {"origen": "inferida", "desde": "2023-01-01", "hasta": "2023-03-01"}
     assert [(d, str(a), str(b)) for d, a, b in coverage] == [
-        ("homicidio_doloso", "2023-01-01", "2023-03-01"), ("violencia_familiar", "2023-01-01", "2023-03-01")]
+        ("homicidio_doloso", "2023-01-01", "2023-03-01"),
+        ("violencia_familiar", "2023-01-01", "2023-03-01"),
+    ]
     sources = Depot(empty_settings.store_dir).metadata()["sources"]
     assert [(s["archivo"], s["formato"]) for s in sources] == [("resumen.csv", "resumen_municipal")]
 
@@ -89,8 +95,14 @@ def test_toy_file_loads_through_the_normal_etl(toy, empty_settings, clock):
 def test_the_cli_finds_the_layout_through_the_setting(tmp_path, setting, code):
     """``python -m core etl`` in a fresh process: refused, until CASANDRA_LAYOUT_MODULES names the module."""
     env = {**os.environ, "CASANDRA_LAYOUT_MODULES": setting}
-    proc = subprocess.run([sys.executable, "-m", "core", "--data-dir", str(tmp_path), "etl", "--quiet", str(CSV)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "core", "--data-dir", str(tmp_path), "etl", "--quiet", str(CSV)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == code, proc.stderr[-500:]
     if code:
         assert "No se reconoce el formato del archivo resumen.csv" in proc.stderr

@@ -1,4 +1,5 @@
 """Golden figures from data/README.md, read back from the store built from data/raw."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,16 @@ LEON_DOLOSO = {2020: 633, 2021: 709, 2022: 616, 2023: 777, 2024: 596, 2025: 393}
 STATE_YEARLY = {
     "homicidio_doloso": {2020: 3359, 2021: 2823, 2022: 2634, 2023: 2581, 2024: 2553, 2025: 1916},
     "homicidio_culposo": {2020: 1581, 2021: 850, 2022: 879, 2023: 1059, 2024: 1219, 2025: 1127},
-    "violencia_familiar": {2015: 10298, 2016: 11133, 2017: 11253, 2018: 10356, 2019: 11142,
-                           2020: 10035, 2021: 11624, 2022: 13724},
+    "violencia_familiar": {
+        2015: 10298,
+        2016: 11133,
+        2017: 11253,
+        2018: 10356,
+        2019: 11142,
+        2020: 10035,
+        2021: 11624,
+        2022: 13724,
+    },
     "abuso_sexual": {2015: 968, 2016: 970, 2017: 968, 2018: 948, 2019: 1162, 2020: 1141, 2021: 1274, 2022: 759},
     "violacion": {2015: 724, 2016: 450, 2017: 348, 2018: 609, 2019: 686, 2020: 569, 2021: 896, 2022: 493},
     # Split by the leftover index of the reduced file (data README): index % 98 = 35 / 36.
@@ -37,8 +46,20 @@ LONG_FILES = {  # state total per year 2015..2024 (README table)
     "electorales": [54, 3, 6, 57, 2, 3, 43, 3, 2, 50],
     "contra_el_medio_ambiente": [7, 5, 8, 28, 40, 21, 6, 8, 21, 8],
 }
-ANNUAL = {2015: 95782, 2016: 106265, 2017: 117857, 2018: 133749, 2019: 137658, 2020: 122870,
-          2021: 134626, 2022: 141340, 2023: 147311, 2024: 154108, 2025: 166481, 2026: 106146}
+ANNUAL = {
+    2015: 95782,
+    2016: 106265,
+    2017: 117857,
+    2018: 133749,
+    2019: 137658,
+    2020: 122870,
+    2021: 134626,
+    2022: 141340,
+    2023: 147311,
+    2024: 154108,
+    2025: 166481,
+    2026: 106146,
+}
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +84,8 @@ def test_leon_homicidio_doloso_per_year(store):
 def test_leon_monthly_2024(store):
     rows = store.query(
         """SELECT month(fecha), sum(eventos) FROM incidents WHERE delito = 'homicidio_doloso'
-           AND entidad_id = 'GTO.MUN.LEON' AND year(fecha) = 2024 GROUP BY 1 ORDER BY 1""")
+           AND entidad_id = 'GTO.MUN.LEON' AND year(fecha) = 2024 GROUP BY 1 ORDER BY 1"""
+    )
     assert [n for _, n in rows] == [57, 43, 42, 61, 46, 57, 63, 45, 51, 49, 41, 41]
 
 
@@ -97,7 +119,9 @@ def test_float_integers_are_read_as_integers(store):
 
 
 def test_annual_totals_are_their_own_series(store):
-    rows = store.query("SELECT anio, sum(eventos), any_value(metodologia), bool_or(parcial) FROM annual GROUP BY 1 ORDER BY 1")
+    rows = store.query(
+        "SELECT anio, sum(eventos), any_value(metodologia), bool_or(parcial) FROM annual GROUP BY 1 ORDER BY 1"
+    )
     assert {y: n for y, n, _, _ in rows} == ANNUAL
     assert [(y, m, p) for y, _, m, p in rows if y >= 2025] == [(2025, "IDFC", False), (2026, "RNID", True)]
     assert store.query("SELECT count(*) FROM incidents WHERE delito = 'total_delitos'") == [(0,)]
@@ -115,7 +139,11 @@ def test_metadata_watermark_and_aliases(store):
     assert meta["coverage"]["violacion_simple"]["hasta"] == "2022-06-30"
     assert meta["coverage"]["violacion_equiparada"]["hasta"] == "2022-06-30"
     assert "violacion" not in meta["coverage"]  # the reduced file's rows are told apart
-    assert meta["annual_series"]["total_delitos"]["years"]["2026"] == {"metodologia": "RNID", "parcial": True, "meses": 8}
+    assert meta["annual_series"]["total_delitos"]["years"]["2026"] == {
+        "metodologia": "RNID",
+        "parcial": True,
+        "meses": 8,
+    }
     names = {s["archivo"] for s in meta["sources"]}
     manifest = json.loads((RAW / "manifest.json").read_text(encoding="utf-8"))
     assert names == {Path(f["path"]).name for f in manifest["files"]}
@@ -124,7 +152,11 @@ def test_metadata_watermark_and_aliases(store):
 
 
 def test_population_sums(store):
-    rows = dict(store.query("SELECT anio, sum(poblacion) FROM population WHERE fuente = 'CONAPO' AND anio IN (2015, 2020, 2025, 2026) GROUP BY 1"))
+    rows = dict(
+        store.query(
+            "SELECT anio, sum(poblacion) FROM population WHERE fuente = 'CONAPO' AND anio IN (2015, 2020, 2025, 2026) GROUP BY 1"
+        )
+    )
     assert rows == {2015: 5985087, 2020: 6265796, 2025: 6537669, 2026: 6590749}
     census = store.query("SELECT sum(poblacion) FROM population WHERE fuente = 'INEGI Censo 2020'")
     assert census == [(6166934,)]
@@ -147,5 +179,15 @@ def test_row_ids_are_unique_and_stable(store):
                              AND i.fecha = DATE '2020-01-01' AND i.metodo = 'con_arma_de_fuego'""")
     # The row id is built from the key alone (stable across loads and versions).
     row_id = curate.key_hash("homicidio_doloso", "con_arma_de_fuego") * 2**29 + 11001 * 2**12 + (2020 - 1900) * 12
-    assert curated == [("La vida y la Integridad corporal", "Homicidio", "Homicidio doloso", "Con arma de fuego",
-                        "con_arma_de_fuego", "IDM_NM_gto_homicidio_2020-2025.csv", 2, row_id)]
+    assert curated == [
+        (
+            "La vida y la Integridad corporal",
+            "Homicidio",
+            "Homicidio doloso",
+            "Con arma de fuego",
+            "con_arma_de_fuego",
+            "IDM_NM_gto_homicidio_2020-2025.csv",
+            2,
+            row_id,
+        )
+    ]

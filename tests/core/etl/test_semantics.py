@@ -1,4 +1,5 @@
 """ETL semantics: layouts, idempotence, revisions, quarantine, refusals, atomic publish, rollback."""
+
 from __future__ import annotations
 
 import hashlib
@@ -47,21 +48,27 @@ def homicide_store(empty_settings, clock):
 
 def total(settings, delito, where="", params=()):
     store = Store(settings)
-    return store.query(f"SELECT coalesce(sum(eventos), 0) FROM incidents WHERE delito = ? {where}", [delito, *params])[0][0]
+    return store.query(f"SELECT coalesce(sum(eventos), 0) FROM incidents WHERE delito = ? {where}", [delito, *params])[
+        0
+    ][0]
 
 
 # -- layouts ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path,layout,encoding", [
-    (HOMICIDE, "idm_nm", "utf-8"),
-    (HOMICIDE_LATIN1, "idm_nm", "latin-1"),
-    (RAW / "sesnsp" / "gto_violencia_familiar_2015-2022.csv", "reducido", "utf-8"),
-    (FEMINICIDIO, "largo_no_cero", "utf-8"),
-    (ETL / "canonical.csv", "canonico", "utf-8"),
-    (ETL / "bom_long.csv", "largo_no_cero", "utf-8-sig"),
-    (RAW / "poblacion_gto.csv", "poblacion", "utf-8"),
-    (RAW / "municipios_gto.csv", "catalogo_municipios", "utf-8"),
-])
+
+@pytest.mark.parametrize(
+    "path,layout,encoding",
+    [
+        (HOMICIDE, "idm_nm", "utf-8"),
+        (HOMICIDE_LATIN1, "idm_nm", "latin-1"),
+        (RAW / "sesnsp" / "gto_violencia_familiar_2015-2022.csv", "reducido", "utf-8"),
+        (FEMINICIDIO, "largo_no_cero", "utf-8"),
+        (ETL / "canonical.csv", "canonico", "utf-8"),
+        (ETL / "bom_long.csv", "largo_no_cero", "utf-8-sig"),
+        (RAW / "poblacion_gto.csv", "poblacion", "utf-8"),
+        (RAW / "municipios_gto.csv", "catalogo_municipios", "utf-8"),
+    ],
+)
 def test_layouts_are_recognized(empty_settings, clock, path, layout, encoding):
     result = load(empty_settings, path, clock=clock)
     report = result.summary["archivos"][0]
@@ -71,6 +78,7 @@ def test_layouts_are_recognized(empty_settings, clock, path, layout, encoding):
 
 def test_latin1_and_utf8_give_the_same_dataset(tmp_path, clock):
     from core.config import load_settings
+
     a, b = load_settings(tmp_path / "a"), load_settings(tmp_path / "b")
     va = load(a, HOMICIDE, clock=clock).dataset_version
     vb = load(b, HOMICIDE_LATIN1, clock=clock).dataset_version
@@ -86,7 +94,11 @@ def test_canonical_layout_with_entidad_id_and_crlf(empty_settings, clock):
 
 def test_long_file_with_bom_and_declared_coverage(empty_settings, clock):
     result = load(empty_settings, ETL / "bom_long.csv", clock=clock, coverage="2019-01:2019-12")
-    assert result.summary["archivos"][0]["cobertura"] == {"origen": "declarada", "desde": "2019-01-01", "hasta": "2019-12-01"}
+    assert result.summary["archivos"][0]["cobertura"] == {
+        "origen": "declarada",
+        "desde": "2019-01-01",
+        "hasta": "2019-12-01",
+    }
     assert total(empty_settings, "feminicidio") == 3
 
 
@@ -121,7 +133,8 @@ def test_reduced_layout_sums_repeated_keys_with_a_warning(empty_settings, clock,
     report = result.summary["archivos"][0]
     assert any("se sumaron" in w for w in report["advertencias"])
     assert total(empty_settings, "violencia_familiar", "AND year(fecha) = 2015") == 10298 + sum(
-        int(float(v)) for v in lines[1].split(",")[-12:] if v)
+        int(float(v)) for v in lines[1].split(",")[-12:] if v
+    )
 
 
 def test_other_state_loads_into_an_empty_store(empty_settings, clock):
@@ -134,6 +147,7 @@ def test_other_state_loads_into_an_empty_store(empty_settings, clock):
 
 
 # -- idempotence and revisions ----------------------------------------------------------
+
 
 def test_loading_the_same_content_again_changes_nothing(homicide_store, clock):
     before = snapshot(homicide_store.store_dir)
@@ -150,8 +164,11 @@ def test_a_revised_file_replaces_those_cells_and_reports_it(homicide_store, cloc
     cambios = result.summary["cambios"]
     assert cambios["totales"]["cambiadas"] == 12 and cambios["totales"]["eliminadas"] == 0
     assert list(cambios["por_delito"]) == ["homicidio_doloso"]
-    leon = total(homicide_store, "homicidio_doloso",
-                 "AND entidad_id = 'GTO.MUN.LEON' AND metodo = 'con_arma_de_fuego' AND year(fecha) = 2024")
+    leon = total(
+        homicide_store,
+        "homicidio_doloso",
+        "AND entidad_id = 'GTO.MUN.LEON' AND metodo = 'con_arma_de_fuego' AND year(fecha) = 2024",
+    )
     assert leon == 99
     # Other municipalities and months are untouched.
     assert total(homicide_store, "homicidio_doloso", "AND entidad_id = 'GTO.MUN.CELAYA'") > 0
@@ -180,8 +197,11 @@ def test_a_store_from_before_the_narrow_layout_is_rekeyed_on_the_next_load(homic
     assert cambios["cambiadas"] == 12 and cambios["agregadas"] == 0 and cambios["eliminadas"] == 0
     store = Store(homicide_store)
     assert store.query("SELECT count(*) = count(DISTINCT row_id) FROM incidents") == [(True,)]
-    leon = total(homicide_store, "homicidio_doloso",
-                 "AND entidad_id = 'GTO.MUN.LEON' AND metodo = 'con_arma_de_fuego' AND year(fecha) = 2024")
+    leon = total(
+        homicide_store,
+        "homicidio_doloso",
+        "AND entidad_id = 'GTO.MUN.LEON' AND metodo = 'con_arma_de_fuego' AND year(fecha) = 2024",
+    )
     assert leon == 99 and total(homicide_store, "homicidio_doloso") != before
 
 
@@ -200,27 +220,36 @@ def test_a_newer_long_file_owns_its_whole_slices(empty_settings, clock, tmp_path
 
 # -- quarantine and refusals -----------------------------------------------------------
 
+
 def test_row_problems_go_to_quarantine_with_reason_and_line(homicide_store, clock):
     result = load(homicide_store, ETL / "bad_rows.csv", clock=clock)
     report = result.summary["archivos"][0]
     assert report["filas_en_cuarentena"] == 2
     assert report["motivos_cuarentena"] == {
-        "clave de municipio desconocida": 12, "conteo negativo": 1,
-        "conteo no numérico": 1, "conteo no entero": 1}
-    rows = Store(homicide_store).query("SELECT source_file, source_row, motivo FROM quarantine ORDER BY source_row, motivo")
+        "clave de municipio desconocida": 12,
+        "conteo negativo": 1,
+        "conteo no numérico": 1,
+        "conteo no entero": 1,
+    }
+    rows = Store(homicide_store).query(
+        "SELECT source_file, source_row, motivo FROM quarantine ORDER BY source_row, motivo"
+    )
     assert ("bad_rows.csv", 3, "clave de municipio desconocida (99999, estado inexistente) (enero)") in rows
     assert ("bad_rows.csv", 4, "conteo negativo (enero)") in rows
 
 
-@pytest.mark.parametrize("name,content,error", [
-    ("empty.csv", b"", ValidacionError),
-    ("spaces.csv", b"   \n\n", ValidacionError),
-    ("garbage.csv", b"hola mundo, esto no es\nun archivo del SESNSP\n", ValidacionError),
-    ("binary.csv", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, ValidacionError),
-    ("header_only.csv", (ETL / "header_only.csv").read_bytes(), DatosFaltantesError),
-    ("all_bad.csv", (ETL / "all_bad.csv").read_bytes(), DatosFaltantesError),
-    ("notes.pdf", b"%PDF-1.4 ...", ValidacionError),
-])
+@pytest.mark.parametrize(
+    "name,content,error",
+    [
+        ("empty.csv", b"", ValidacionError),
+        ("spaces.csv", b"   \n\n", ValidacionError),
+        ("garbage.csv", b"hola mundo, esto no es\nun archivo del SESNSP\n", ValidacionError),
+        ("binary.csv", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, ValidacionError),
+        ("header_only.csv", (ETL / "header_only.csv").read_bytes(), DatosFaltantesError),
+        ("all_bad.csv", (ETL / "all_bad.csv").read_bytes(), DatosFaltantesError),
+        ("notes.pdf", b"%PDF-1.4 ...", ValidacionError),
+    ],
+)
 def test_hostile_files_are_refused_and_nothing_changes(homicide_store, clock, tmp_path, name, content, error):
     before = snapshot(homicide_store.store_dir)
     bad = tmp_path / name
@@ -245,11 +274,14 @@ def test_zip_with_csv_loads(empty_settings, clock, tmp_path):
     assert total(empty_settings, "homicidio_doloso", "AND year(fecha) = 2024") == 2553
 
 
-@pytest.mark.parametrize("entries,error", [
-    ({"../evil.csv": b"a,b\n1,2\n"}, ValidacionError),
-    ({"inner.zip": b"PK\x03\x04" + b"\0" * 100}, ValidacionError),
-    ({"bomb.csv": b"0" * 5_000_000}, (ValidacionError, LimiteRecursosError)),
-])
+@pytest.mark.parametrize(
+    "entries,error",
+    [
+        ({"../evil.csv": b"a,b\n1,2\n"}, ValidacionError),
+        ({"inner.zip": b"PK\x03\x04" + b"\0" * 100}, ValidacionError),
+        ({"bomb.csv": b"0" * 5_000_000}, (ValidacionError, LimiteRecursosError)),
+    ],
+)
 def test_hostile_zips_are_refused(homicide_store, clock, tmp_path, entries, error):
     before = snapshot(homicide_store.store_dir)
     z = _zip(tmp_path / "x.zip", entries)
@@ -260,6 +292,7 @@ def test_hostile_zips_are_refused(homicide_store, clock, tmp_path, entries, erro
 
 def test_an_oversized_field_is_refused(homicide_store, clock, tmp_path):
     from dataclasses import replace
+
     before = snapshot(homicide_store.store_dir)
     settings = replace(homicide_store, limits=replace(homicide_store.limits, max_field_chars=50))
     bad = tmp_path / "long_field.csv"
@@ -312,8 +345,13 @@ def test_a_kill_mid_publish_leaves_the_old_version(homicide_store, tmp_path, poi
     script.write_text(KILL_SCRIPT)
     root = Path(__file__).resolve().parents[3]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    proc = subprocess.run([sys.executable, str(script), str(homicide_store.data_dir), point,
-                           str(ETL / "leon_revision.csv")], cwd=root, env=env, capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(homicide_store.data_dir), point, str(ETL / "leon_revision.csv")],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     assert proc.returncode == 137, proc.stderr.decode()[-500:]
     depot = Depot(homicide_store.store_dir)
     assert depot.current_id() == current
@@ -330,10 +368,12 @@ def test_a_kill_mid_publish_leaves_the_old_version(homicide_store, tmp_path, poi
 
 def test_an_error_mid_publish_leaves_the_old_version(homicide_store, clock, monkeypatch):
     from core.etl import merge
+
     before = snapshot(homicide_store.store_dir)
 
     def broken(con, folder, ready=None):
         raise OSError("disk full")
+
     monkeypatch.setattr(merge, "write_tables", broken)
     with pytest.raises(OSError):
         load(homicide_store, ETL / "leon_revision.csv", clock=clock)
@@ -348,7 +388,9 @@ def test_rollback_to_any_version(homicide_store, clock):
     depot.rollback(first, "2026-01-15T12:00:00Z")
     assert depot.current_id() == first
     assert total(homicide_store, "homicidio_doloso", "AND year(fecha) = 2024") == 2553
-    assert [v["dataset_version"] for v in depot.versions()] and {first, second} <= {v["dataset_version"] for v in depot.versions()}
+    assert [v["dataset_version"] for v in depot.versions()] and {first, second} <= {
+        v["dataset_version"] for v in depot.versions()
+    }
     with pytest.raises(DatosFaltantesError):
         depot.rollback("gx-2000.01.01-deadbeef", "now")
     with pytest.raises(ValidacionError):

@@ -1,4 +1,5 @@
 """Tests for the ETL intake (core.etl.sources): hostile files are refused, good ones described."""
+
 from __future__ import annotations
 
 import hashlib
@@ -29,6 +30,7 @@ CP1252_TEXT = "Año,Nota\r\n2020,Enero – Marzo “ok”\r\n".encode("cp1252")
 
 # ---------------------------------------------------------------- helpers
 
+
 def snapshot(root: Path, skip: Path) -> dict[str, str]:
     """Every file under root (except the work folder) with its hash."""
     return {
@@ -51,7 +53,7 @@ def patch_central_dir(data: bytes, offset: int, fmt: str, value: int) -> bytes:
     """Overwrite one field of the (first) central-directory record, as a forger would."""
     eocd = data.rfind(b"PK\x05\x06")
     cd_start = struct.unpack_from("<I", data, eocd + 16)[0]
-    assert data[cd_start:cd_start + 4] == b"PK\x01\x02"
+    assert data[cd_start : cd_start + 4] == b"PK\x01\x02"
     out = bytearray(data)
     struct.pack_into(fmt, out, cd_start + offset, value)
     return bytes(out)
@@ -108,11 +110,28 @@ def read_with_duckdb(src: SourceFile) -> tuple[list[str], int]:
 ACCEPTED = [
     # id, file name, bytes, encoding, duckdb encoding, newline, delimiter, header
     ("utf8", "a.csv", "Año,Municipio\n2020,León\n".encode(), "utf-8", "utf-8", "\n", ",", ("Año", "Municipio")),
-    ("bom", "b.csv", BOM + "Año,Municipio\n2020,León\n".encode(), "utf-8-sig", "utf-8", "\n", ",", ("Año", "Municipio")),
+    (
+        "bom",
+        "b.csv",
+        BOM + "Año,Municipio\n2020,León\n".encode(),
+        "utf-8-sig",
+        "utf-8",
+        "\n",
+        ",",
+        ("Año", "Municipio"),
+    ),
     ("crlf", "c.csv", b"a, b \r\n1,2\r\n", "utf-8", "utf-8", "\r\n", ",", ("a", "b")),
     ("cp1252", "d.csv", CP1252_TEXT, "cp1252", "utf-8", "\r\n", ",", ("Año", "Nota")),
-    ("latin1", "e.csv", "Año;Bien jurídico\n2020;Vida\n".encode("latin-1"), "latin-1", "latin-1", "\n", ";",
-     ("Año", "Bien jurídico")),
+    (
+        "latin1",
+        "e.csv",
+        "Año;Bien jurídico\n2020;Vida\n".encode("latin-1"),
+        "latin-1",
+        "latin-1",
+        "\n",
+        ";",
+        ("Año", "Bien jurídico"),
+    ),
     ("semicolon", "f.csv", b'"A";"B;C";"D"\n1;2;3\n', "utf-8", "utf-8", "\n", ";", ("A", "B;C", "D")),
     ("pipe", "g.csv", b"a|b|c\n1|2|3\n", "utf-8", "utf-8", "\n", "|", ("a", "b", "c")),
     ("tab", "h.csv", b"a\tb\n1\t2\n", "utf-8", "utf-8", "\n", "\t", ("a", "b")),
@@ -121,8 +140,9 @@ ACCEPTED = [
 ]
 
 
-@pytest.mark.parametrize("name,data,enc,duck,newline,delim,header", [a[1:] for a in ACCEPTED],
-                         ids=[a[0] for a in ACCEPTED])
+@pytest.mark.parametrize(
+    "name,data,enc,duck,newline,delim,header", [a[1:] for a in ACCEPTED], ids=[a[0] for a in ACCEPTED]
+)
 def test_accepts_csv(box, name, data, enc, duck, newline, delim, header):
     path = write(box, name, data)
     work = box / "work"
@@ -166,8 +186,14 @@ REFUSED = [
     ("bom-only", "bom.csv", BOM + b"\r\n", Limits(), ValidacionError, "está vacío"),
     ("png", "foto.csv", b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, Limits(), ValidacionError, "PNG"),
     ("nul", "nulos.csv", b"a,b\n1,\x00\n", Limits(), ValidacionError, "parece binario"),
-    ("ole-xls", "viejo.csv", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64, Limits(), ValidacionError,
-     "exporte la hoja a CSV"),
+    (
+        "ole-xls",
+        "viejo.csv",
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64,
+        Limits(),
+        ValidacionError,
+        "exporte la hoja a CSV",
+    ),
     ("xlsx", "libro.csv", xlsx_bytes(), Limits(), ValidacionError, "exporte la hoja a CSV"),
     ("zip-as-csv", "comprimido.csv", make_zip([("a.csv", b"a,b\n")]), Limits(), ValidacionError, "parece binario"),
     ("pdf", "informe.csv", b"%PDF-1.7\n%\xe2\xe3\n", Limits(), ValidacionError, "PDF"),
@@ -182,18 +208,36 @@ REFUSED = [
     ("oversize", "grande.csv", b"a,b\n" + b"1,2\n" * 100, Limits(max_upload_bytes=100), LimiteRecursosError, "MB"),
     ("no-delimiter", "basura.csv", b"hola mundo\nadios\n", Limits(), ValidacionError, "encabezados CSV"),
     ("empty-cells", "comas.csv", b",,,\n1,2,3,4\n", Limits(), ValidacionError, "encabezados CSV"),
-    ("long-header", "ancho.csv", b"a," * 100 + b"b\n1\n", Limits(max_line_bytes=100), LimiteRecursosError, "primera línea"),
+    (
+        "long-header",
+        "ancho.csv",
+        b"a," * 100 + b"b\n1\n",
+        Limits(max_line_bytes=100),
+        LimiteRecursosError,
+        "primera línea",
+    ),
     ("no-newline", "linea.csv", b"a," * 40_000, Limits(max_line_bytes=1000), LimiteRecursosError, "primera línea"),
     ("long-cell", "celda.csv", b"x" * 50 + b",b\n1,2\n", Limits(max_field_chars=10), LimiteRecursosError, "caracteres"),
     ("cr-only", "mac.csv", b"a,b\r1,2\r", Limits(), ValidacionError, "CR"),
-    ("bom-then-latin1", "mezcla.csv", BOM + "Año,b\n".encode("latin-1"), Limits(), DatosFaltantesError,
-     "mezcla"),
+    ("bom-then-latin1", "mezcla.csv", BOM + "Año,b\n".encode("latin-1"), Limits(), DatosFaltantesError, "mezcla"),
     ("fake-zip", "falso.zip", b"a,b\n1,2\n", Limits(), ValidacionError, "no es un ZIP"),
     ("empty-zip-file", "nada.zip", b"", Limits(), ValidacionError, "vacío"),
-    ("geo-feature", "mapa.geojson", json.dumps({"type": "Feature", "features": []}).encode(), Limits(),
-     ValidacionError, "FeatureCollection"),
-    ("geo-features-dict", "mapa.json", json.dumps({"type": "FeatureCollection", "features": {}}).encode(),
-     Limits(), ValidacionError, "FeatureCollection"),
+    (
+        "geo-feature",
+        "mapa.geojson",
+        json.dumps({"type": "Feature", "features": []}).encode(),
+        Limits(),
+        ValidacionError,
+        "FeatureCollection",
+    ),
+    (
+        "geo-features-dict",
+        "mapa.json",
+        json.dumps({"type": "FeatureCollection", "features": {}}).encode(),
+        Limits(),
+        ValidacionError,
+        "FeatureCollection",
+    ),
     ("geo-list", "mapa.geojson", b"[1, 2]", Limits(), ValidacionError, "FeatureCollection"),
     ("geo-bad-json", "mapa.geojson", b'{"type": "FeatureCollection", ', Limits(), ValidacionError, "JSON"),
     ("geo-deep", "mapa.geojson", b"[" * 100_000, Limits(), ValidacionError, "JSON"),
@@ -214,8 +258,10 @@ def test_missing_path_is_refused(box):
 
 
 def test_geojson_accepted(box):
-    doc = {"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": None,
-                                                       "properties": {"cve_municipio": "11020"}}]}
+    doc = {
+        "type": "FeatureCollection",
+        "features": [{"type": "Feature", "geometry": None, "properties": {"cve_municipio": "11020"}}],
+    }
     data = json.dumps(doc).encode()
     path = write(box, "mapa.geojson", data)
     [src] = open_sources([path], box / "work", Limits())
@@ -233,26 +279,39 @@ def test_later_refusal_removes_earlier_writes(box):
 
 # ---------------------------------------------------------------- ZIP archives
 
+
 def test_zip_with_one_csv(box):
     data = "Año,Municipio\n2020,León\n".encode()
     path = write(box, "bundle.zip", make_zip([("datos/", b""), ("datos/x.csv", data)]))
     work = box / "work"
     [src] = open_sources([path], work, Limits())
-    assert (src.name, src.container, src.kind, src.header) == ("bundle.zip:datos/x.csv", "bundle.zip", "csv",
-                                                               ("Año", "Municipio"))
+    assert (src.name, src.container, src.kind, src.header) == (
+        "bundle.zip:datos/x.csv",
+        "bundle.zip",
+        "csv",
+        ("Año", "Municipio"),
+    )
     assert src.sha256 == hashlib.sha256(data).hexdigest() and src.size_bytes == len(data)
     assert work in src.path.parents and src.path.read_bytes() == data
     assert "datos" not in [p.name for p in work.rglob("*")]  # entry names are never used as paths
 
 
 def test_zip_with_two_csvs_skips_junk(box):
-    entries = [("a.csv", b"a,b\n1,2\n"), ("sub/b.txt", b"c;d\n3;4\n"), ("__MACOSX/._a.csv", b"\x00\x05"),
-               (".DS_Store", b"\x00\x00"), ("LEEME.pdf", b"%PDF-1.4"),
-               ("mapa.geojson", json.dumps({"type": "FeatureCollection", "features": [{}]}).encode())]
+    entries = [
+        ("a.csv", b"a,b\n1,2\n"),
+        ("sub/b.txt", b"c;d\n3;4\n"),
+        ("__MACOSX/._a.csv", b"\x00\x05"),
+        (".DS_Store", b"\x00\x00"),
+        ("LEEME.pdf", b"%PDF-1.4"),
+        ("mapa.geojson", json.dumps({"type": "FeatureCollection", "features": [{}]}).encode()),
+    ]
     path = write(box, "dos.zip", make_zip(entries))
     found = open_sources([path], box / "work", Limits())
     assert [(s.name, s.kind, s.delimiter) for s in found] == [
-        ("dos.zip:a.csv", "csv", ","), ("dos.zip:sub/b.txt", "csv", ";"), ("dos.zip:mapa.geojson", "geojson", "")]
+        ("dos.zip:a.csv", "csv", ","),
+        ("dos.zip:sub/b.txt", "csv", ";"),
+        ("dos.zip:mapa.geojson", "geojson", ""),
+    ]
     assert len(list((box / "work").rglob("*.*"))) == 3
 
 
@@ -281,8 +340,13 @@ def _slip(name: str) -> bytes:
 
 ZERO_CSV = b"a,b\n" + b"0" * 3_000_000  # deflates about 1000:1
 ZIP_REFUSED = [
-    ("nested-ext", make_zip([("interior.zip", make_zip([("a.csv", b"a,b\n")]))]), Limits(), ValidacionError,
-     "anidados"),
+    (
+        "nested-ext",
+        make_zip([("interior.zip", make_zip([("a.csv", b"a,b\n")]))]),
+        Limits(),
+        ValidacionError,
+        "anidados",
+    ),
     ("nested-gz", make_zip([("a.csv.gz", b"\x1f\x8b\x08\x00")]), Limits(), ValidacionError, "anidados"),
     ("nested-magic", make_zip([("a.csv", make_zip([("b.csv", b"a,b\n")]))]), Limits(), ValidacionError, "anidados"),
     ("slip-dotdot", _slip("../evil.csv"), Limits(), ValidacionError, "ruta peligrosa"),
@@ -291,20 +355,45 @@ ZIP_REFUSED = [
     ("slip-backslash", _slip("..\\..\\evil.csv"), Limits(), ValidacionError, "ruta peligrosa"),
     ("slip-drive", _slip("C:/evil.csv"), Limits(), ValidacionError, "ruta peligrosa"),
     ("bomb-ratio", make_zip([("a.csv", ZERO_CSV)]), Limits(max_zip_ratio=50), LimiteRecursosError, "bomba"),
-    ("bomb-total-ratio", make_zip([(f"p{i}.csv", b"a,b\n" + b"0" * 60_000) for i in range(40)]),
-     Limits(max_zip_ratio=50), LimiteRecursosError, "conjunto"),
-    ("over-inflated", make_zip([("a.csv", ZERO_CSV)]), Limits(max_inflated_bytes=1_000_000, max_zip_ratio=1e9),
-     LimiteRecursosError, "descomprimido"),
-    ("member-oversize", make_zip([("a.csv", ZERO_CSV)]), Limits(max_upload_bytes=2_000_000, max_zip_ratio=1e9),
-     LimiteRecursosError, "MB"),
+    (
+        "bomb-total-ratio",
+        make_zip([(f"p{i}.csv", b"a,b\n" + b"0" * 60_000) for i in range(40)]),
+        Limits(max_zip_ratio=50),
+        LimiteRecursosError,
+        "conjunto",
+    ),
+    (
+        "over-inflated",
+        make_zip([("a.csv", ZERO_CSV)]),
+        Limits(max_inflated_bytes=1_000_000, max_zip_ratio=1e9),
+        LimiteRecursosError,
+        "descomprimido",
+    ),
+    (
+        "member-oversize",
+        make_zip([("a.csv", ZERO_CSV)]),
+        Limits(max_upload_bytes=2_000_000, max_zip_ratio=1e9),
+        LimiteRecursosError,
+        "MB",
+    ),
     ("lying-size", lying_zip(), Limits(max_zip_ratio=50), (ValidacionError, LimiteRecursosError), "ZIP"),
-    ("too-many", make_zip([(f"{i}.csv", b"a,b\n") for i in range(5)]), Limits(max_zip_entries=3),
-     LimiteRecursosError, "entradas"),
+    (
+        "too-many",
+        make_zip([(f"{i}.csv", b"a,b\n") for i in range(5)]),
+        Limits(max_zip_entries=3),
+        LimiteRecursosError,
+        "entradas",
+    ),
     ("encrypted", _encrypted_zip(), Limits(), ValidacionError, "contraseña"),
     ("symlink", _symlink_zip(), Limits(), ValidacionError, "enlace simbólico"),
     ("bzip2", make_zip([("a.csv", b"a,b\n1,2\n")], zipfile.ZIP_BZIP2), Limits(), ValidacionError, "método"),
-    ("no-csv", make_zip([("LEEME.pdf", b"%PDF-1.4"), ("foto.png", b"\x89PNG")]), Limits(), ValidacionError,
-     "no contiene archivos CSV"),
+    (
+        "no-csv",
+        make_zip([("LEEME.pdf", b"%PDF-1.4"), ("foto.png", b"\x89PNG")]),
+        Limits(),
+        ValidacionError,
+        "no contiene archivos CSV",
+    ),
     ("no-entries", make_zip([]), Limits(), ValidacionError, "no contiene archivos CSV"),
     ("truncated", make_zip([("a.csv", b"a,b\n1,2\n" * 100)])[:-30], Limits(), ValidacionError, "dañado"),
     ("binary-member", make_zip([("a.csv", b"\x89PNG\r\n\x1a\n\x00")]), Limits(), ValidacionError, "bundle.zip:a.csv"),
@@ -359,8 +448,10 @@ def test_random_bytes_never_crash(prefix, body, limits):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edits=st.lists(st.tuples(st.integers(0, len(SEED_ZIP) - 1), st.integers(0, 255)), max_size=6),
-       cut=st.integers(0, len(SEED_ZIP)))
+@given(
+    edits=st.lists(st.tuples(st.integers(0, len(SEED_ZIP) - 1), st.integers(0, 255)), max_size=6),
+    cut=st.integers(0, len(SEED_ZIP)),
+)
 def test_mangled_zip_never_crashes(edits, cut):
     data = bytearray(SEED_ZIP)
     for pos, value in edits:

@@ -1,4 +1,5 @@
 """Tests of core.tools, and what they share."""
+
 from __future__ import annotations
 
 import json

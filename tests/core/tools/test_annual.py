@@ -3,6 +3,7 @@
 Expected numbers come from independent SQL over data/raw/sesnsp/gto_total_delitos_anual_2015-2026.csv
 (DuckDB reading the CSV directly) or from the golden figures of data/README.md.
 """
+
 from __future__ import annotations
 
 import duckdb
@@ -12,10 +13,30 @@ from core import api
 from tests.conftest import RAW
 
 COLUMNS = ["entidad_id", "label", "anio", "conteo", "metodologia", "parcial"]
-META_KEYS = {"schema_version", "tool_version", "dataset_version", "anchor_date", "date_range_effective",
-             "range_adjusted", "timing_ms", "query_hash"}
-STATE_GOLDEN = {2015: 95782, 2016: 106265, 2017: 117857, 2018: 133749, 2019: 137658, 2020: 122870,
-                2021: 134626, 2022: 141340, 2023: 147311, 2024: 154108, 2025: 166481, 2026: 106146}
+META_KEYS = {
+    "schema_version",
+    "tool_version",
+    "dataset_version",
+    "anchor_date",
+    "date_range_effective",
+    "range_adjusted",
+    "timing_ms",
+    "query_hash",
+}
+STATE_GOLDEN = {
+    2015: 95782,
+    2016: 106265,
+    2017: 117857,
+    2018: 133749,
+    2019: 137658,
+    2020: 122870,
+    2021: 134626,
+    2022: 141340,
+    2023: 147311,
+    2024: 154108,
+    2025: 166481,
+    2026: 106146,
+}
 LEON = "11020"
 
 
@@ -25,9 +46,11 @@ def raw():
     con = duckdb.connect()
     con.execute(f"""CREATE VIEW a AS SELECT cve_municipio AS cve, CAST(anio AS INTEGER) AS anio,
                     CAST(total_delitos AS BIGINT) AS total
-                    FROM read_csv('{RAW / 'sesnsp' / 'gto_total_delitos_anual_2015-2026.csv'}', all_varchar = true)""")
-    con.execute("CREATE VIEW mun AS SELECT cve_municipio AS cve, municipio "
-                f"FROM read_csv('{RAW / 'municipios_gto.csv'}', all_varchar = true)")
+                    FROM read_csv('{RAW / "sesnsp" / "gto_total_delitos_anual_2015-2026.csv"}', all_varchar = true)""")
+    con.execute(
+        "CREATE VIEW mun AS SELECT cve_municipio AS cve, municipio "
+        f"FROM read_csv('{RAW / 'municipios_gto.csv'}', all_varchar = true)"
+    )
     yield con
     con.close()
 
@@ -42,9 +65,13 @@ def sql_yearly(con, y0: int, y1: int, cve: str | None = None) -> dict[int, int]:
 
 
 def sql_by_municipio(con, y0: int, y1: int) -> dict[str, int]:
-    return {m: int(n) for m, n in con.execute(
-        "SELECT mun.municipio, sum(a.total) FROM a JOIN mun USING (cve) WHERE a.anio BETWEEN ? AND ? GROUP BY 1",
-        [y0, y1]).fetchall()}
+    return {
+        m: int(n)
+        for m, n in con.execute(
+            "SELECT mun.municipio, sum(a.total) FROM a JOIN mun USING (cve) WHERE a.anio BETWEEN ? AND ? GROUP BY 1",
+            [y0, y1],
+        ).fetchall()
+    }
 
 
 def sql_nonzero_rows(con, y0: int, y1: int, cves: list[str] | None = None) -> int:
@@ -86,10 +113,14 @@ def _partial_warned(env) -> bool:
     return any("parcial" in w and "enero–agosto" in w for w in env["meta"]["warnings"])
 
 
-@pytest.mark.parametrize("plan", [
-    _annual("GTO", "2015-01-01", "2026-12-31", nivel="actual"),
-    "[14]\nentidad_id: GTO\nnivel: actual\nfrom: 2015-01-01\nto: 2026-12-31",
-], ids=["dict", "text"])
+@pytest.mark.parametrize(
+    "plan",
+    [
+        _annual("GTO", "2015-01-01", "2026-12-31", nivel="actual"),
+        "[14]\nentidad_id: GTO\nnivel: actual\nfrom: 2015-01-01\nto: 2026-12-31",
+    ],
+    ids=["dict", "text"],
+)
 def test_state_series_2015_2026(bundled_settings, raw, plan):
     env = run(plan, bundled_settings)
     assert_ok_envelope(env)
@@ -107,12 +138,16 @@ def test_state_series_2015_2026(bundled_settings, raw, plan):
     assert env["meta"]["range_adjusted"] is False
 
 
-@pytest.mark.parametrize("entidad,cve,label,y0,y1,rnid", [
-    ("GTO.MUN.LEON", LEON, "León", 2024, 2024, False),
-    ("GTO.MUN.LEON", LEON, "León", 2020, 2026, True),
-    ("GTO.MUN.CELAYA", "11007", "Celaya", 2019, 2021, False),
-    ("GTO", None, "Guanajuato", 2023, 2024, False),
-], ids=["leon-2024", "leon-2020-2026", "celaya-2019-2021", "state-2023-2024"])
+@pytest.mark.parametrize(
+    "entidad,cve,label,y0,y1,rnid",
+    [
+        ("GTO.MUN.LEON", LEON, "León", 2024, 2024, False),
+        ("GTO.MUN.LEON", LEON, "León", 2020, 2026, True),
+        ("GTO.MUN.CELAYA", "11007", "Celaya", 2019, 2021, False),
+        ("GTO", None, "Guanajuato", 2023, 2024, False),
+    ],
+    ids=["leon-2024", "leon-2020-2026", "celaya-2019-2021", "state-2023-2024"],
+)
 def test_entity_per_year_against_raw_sql(bundled_settings, raw, entidad, cve, label, y0, y1, rnid):
     env = run(_annual(entidad, f"{y0}-01-01", f"{y1}-12-31", nivel="actual"), bundled_settings)
     assert_ok_envelope(env)
@@ -131,14 +166,17 @@ def test_leon_2024_golden(bundled_settings):
     assert not _rnid_warned(env)
 
 
-@pytest.mark.parametrize("y0,y1,orden,top_k", [
-    (2024, 2024, "desc", 5),
-    (2015, 2016, "desc", 5),
-    (2025, 2026, "asc", 3),
-], ids=["2024-top5", "2015-2016-top5", "2025-2026-bottom3"])
+@pytest.mark.parametrize(
+    "y0,y1,orden,top_k",
+    [
+        (2024, 2024, "desc", 5),
+        (2015, 2016, "desc", 5),
+        (2025, 2026, "asc", 3),
+    ],
+    ids=["2024-top5", "2015-2016-top5", "2025-2026-bottom3"],
+)
 def test_municipalities_ranked_against_raw_sql(bundled_settings, raw, y0, y1, orden, top_k):
-    env = run(_annual("GTO", f"{y0}-01-01", f"{y1}-12-31", nivel="hijos", orden=orden, top_k=top_k),
-              bundled_settings)
+    env = run(_annual("GTO", f"{y0}-01-01", f"{y1}-12-31", nivel="hijos", orden=orden, top_k=top_k), bundled_settings)
     assert_ok_envelope(env)
     expected = sql_by_municipio(raw, y0, y1)
     ranked = sorted(expected.values(), reverse=(orden == "desc"))

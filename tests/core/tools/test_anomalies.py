@@ -4,6 +4,7 @@ The reference here reads the raw SESNSP CSV with DuckDB (months unpivoted by han
 scores every month with a plain loop over ``statistics.median``; it shares no code with
 ``core.tools.anomalies``.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,12 +22,25 @@ from core.dataset.store import Store
 from tests.conftest import RAW
 
 HOMICIDE_CSV = RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"
-MONTHS = ["Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre",
-          "Octubre", "Noviembre", "Diciembre"]
+MONTHS = [
+    "Enero",
+    "Febrero",
+    "Marzo",
+    "Abril",
+    "Mayo",
+    "Junio",
+    "Julio",
+    "Agosto",
+    "Septiembre",
+    "Octubre",
+    "Noviembre",
+    "Diciembre",
+]
 LEON = "11020"
 
 
 # -- independent reference ---------------------------------------------------------------
+
 
 def raw_series(subtipo: str = "Homicidio doloso", modalidad: str | None = None) -> dict[str, dict[date, int]]:
     """{cve_municipio: {month: events}} from the raw wide CSV; unpublished months are absent."""
@@ -43,7 +57,8 @@ def raw_series(subtipo: str = "Homicidio doloso", modalidad: str | None = None) 
     rows = con.execute(
         f"""SELECT cve, anio, mes, sum(v) FROM ({long}) t
             WHERE subtipo = ? AND (? IS NULL OR modalidad = ?) GROUP BY ALL""",
-        [subtipo, modalidad, modalidad]).fetchall()
+        [subtipo, modalidad, modalidad],
+    ).fetchall()
     months = [date(int(a), MONTHS.index(m) + 1, 1) for a, m in published]
     out = {cve: {m: 0 for m in months} for cve in cves}  # inside coverage an absent cell is a zero
     for cve, anio, mes, n in rows:
@@ -111,17 +126,35 @@ def cve_to_id(bundled_settings) -> dict[str, str]:
 
 # -- León against the raw file -------------------------------------------------------------
 
-@pytest.mark.parametrize("start,end,thr,window", [
-    ("2021-01-01", "2025-11-30", 3.0, 12),
-    ("2021-01-01", "2025-11-30", 2.0, 12),
-    ("2020-01-01", "2025-11-30", 1.5, 6),   # first months lack a base (need 3 of 6)
-    ("2022-01-01", "2024-12-31", 2.0, 24),
-    ("2021-01-01", "2025-11-30", 1.0, 36),  # base clipped at the coverage start (2020-01)
-])
+
+@pytest.mark.parametrize(
+    "start,end,thr,window",
+    [
+        ("2021-01-01", "2025-11-30", 3.0, 12),
+        ("2021-01-01", "2025-11-30", 2.0, 12),
+        ("2020-01-01", "2025-11-30", 1.5, 6),  # first months lack a base (need 3 of 6)
+        ("2022-01-01", "2024-12-31", 2.0, 24),
+        ("2021-01-01", "2025-11-30", 1.0, 36),  # base clipped at the coverage start (2020-01)
+    ],
+)
 def test_leon_matches_independent_robust_z(bundled_settings, raw_homicide, start, end, thr, window):
-    result = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": start,
-                                "to": end, "z_threshold": thr, "window": window, "top_k": 100})),
-                     settings=bundled_settings)
+    result = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "delito": "homicidio_doloso",
+                    "from": start,
+                    "to": end,
+                    "z_threshold": thr,
+                    "window": window,
+                    "top_k": 100,
+                },
+            )
+        ),
+        settings=bundled_settings,
+    )
     assert result.status == "ok"
     env = result.last
     expected = reference_anomalies(raw_homicide[LEON], date.fromisoformat(start), date.fromisoformat(end), window, thr)
@@ -148,8 +181,21 @@ def test_leon_matches_independent_robust_z(bundled_settings, raw_homicide, start
 
 
 def test_months_without_enough_base_are_reported(bundled_settings):
-    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2020-01-01",
-                             "to": "2020-12-31", "window": 12})), settings=bundled_settings).last
+    env = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "delito": "homicidio_doloso",
+                    "from": "2020-01-01",
+                    "to": "2020-12-31",
+                    "window": 12,
+                },
+            )
+        ),
+        settings=bundled_settings,
+    ).last
     assert env["status"] == "ok"
     assert any("sin base suficiente" in w for w in env["meta"]["warnings"])
 
@@ -157,10 +203,23 @@ def test_months_without_enough_base_are_reported(bundled_settings):
 def test_method_filter_uses_only_that_modality(bundled_settings):
     series = raw_series(modalidad="Con arma de fuego")[LEON]
     expected = reference_anomalies(series, date(2021, 1, 1), date(2025, 11, 1), 12, 2.0)
-    env = execution(plan((4, {"metodo": "con_arma_de_fuego"}),
-                       (10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
-                             "to": "2025-11-30", "z_threshold": 2.0, "top_k": 100})),
-                  settings=bundled_settings).last
+    env = execution(
+        plan(
+            (4, {"metodo": "con_arma_de_fuego"}),
+            (
+                10,
+                {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "delito": "homicidio_doloso",
+                    "from": "2021-01-01",
+                    "to": "2025-11-30",
+                    "z_threshold": 2.0,
+                    "top_k": 100,
+                },
+            ),
+        ),
+        settings=bundled_settings,
+    ).last
     assert expected, "the reference should find anomalies for this case"
     assert "retry" not in env["meta"]
     assert {date.fromisoformat(r[2]) for r in env["data"]["inline"]["rows"]} == set(expected)
@@ -168,11 +227,26 @@ def test_method_filter_uses_only_that_modality(bundled_settings):
 
 # -- state-wide -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("thr,window,top_k", [(3.0, 12, 10), (2.5, 12, 100), (3.5, 24, 5)])
 def test_statewide_municipalities_match_reference(bundled_settings, raw_homicide, cve_to_id, thr, window, top_k):
-    result = execution(plan((10, {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2024-01-01",
-                                "to": "2024-12-31", "z_threshold": thr, "window": window, "top_k": top_k})),
-                     settings=bundled_settings)
+    result = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO",
+                    "delito": "homicidio_doloso",
+                    "from": "2024-01-01",
+                    "to": "2024-12-31",
+                    "z_threshold": thr,
+                    "window": window,
+                    "top_k": top_k,
+                },
+            )
+        ),
+        settings=bundled_settings,
+    )
     env = result.last
     assert env["status"] == "ok"
     expected = {}
@@ -192,11 +266,12 @@ def test_statewide_municipalities_match_reference(bundled_settings, raw_homicide
         ref = expected[(eid, date.fromisoformat(fecha))]
         assert (conteo, mediana) == (ref[0], ref[1])
         assert z == pytest.approx(ref[2], abs=0.006)
-    assert [r[6] for r in rows] == pytest.approx(sev[:len(rows)], abs=0.0011)  # the top by severity
+    assert [r[6] for r in rows] == pytest.approx(sev[: len(rows)], abs=0.0011)  # the top by severity
     keys = [(-r[6], r[2]) for r in rows]
     assert keys == sorted(keys)  # severity desc, then fecha
     assert env["summary"]["headline"] == (
-        f"Anomalías de Homicidio doloso — municipios de GTO, 2024-01..2024-12: {len(expected)} detectadas")
+        f"Anomalías de Homicidio doloso — municipios de GTO, 2024-01..2024-12: {len(expected)} detectadas"
+    )
     assert result.timings_ms["0:detectar_anomalias"] < 5000
 
 
@@ -206,9 +281,23 @@ def test_state_itself_sums_its_municipalities(bundled_settings, raw_homicide):
         for m, n in series.items():
             total[m] = total.get(m, 0) + n
     expected = reference_anomalies(total, date(2021, 1, 1), date(2025, 11, 1), 12, 2.0)
-    env = execution(plan((10, {"entidad_id": "GTO", "nivel": "actual", "delito": "homicidio_doloso",
-                             "from": "2021-01-01", "to": "2025-11-30", "z_threshold": 2.0, "top_k": 100})),
-                  settings=bundled_settings).last
+    env = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO",
+                    "nivel": "actual",
+                    "delito": "homicidio_doloso",
+                    "from": "2021-01-01",
+                    "to": "2025-11-30",
+                    "z_threshold": 2.0,
+                    "top_k": 100,
+                },
+            )
+        ),
+        settings=bundled_settings,
+    ).last
     got = {date.fromisoformat(r[2]): r for r in env["data"]["inline"]["rows"]}
     assert set(got) == set(expected)
     assert all(r[0] == "GTO" for r in got.values())
@@ -220,19 +309,50 @@ def test_state_itself_sums_its_municipalities(bundled_settings, raw_homicide):
 
 def test_evidence_is_the_incidents_of_the_anomalous_months(bundled_settings, raw_homicide):
     expected = reference_anomalies(raw_homicide[LEON], date(2021, 1, 1), date(2025, 11, 1), 12, 2.0)
-    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
-                             "to": "2025-11-30", "z_threshold": 2.0})), settings=bundled_settings).last
+    env = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "delito": "homicidio_doloso",
+                    "from": "2021-01-01",
+                    "to": "2025-11-30",
+                    "z_threshold": 2.0,
+                },
+            )
+        ),
+        settings=bundled_settings,
+    ).last
     months = sorted(expected)
-    ids = [r[0] for r in Store(bundled_settings).query(
-        f"""SELECT row_id FROM incidents WHERE entidad_id = 'GTO.MUN.LEON' AND delito = 'homicidio_doloso'
-            AND eventos > 0 AND fecha IN ({', '.join('?' for _ in months)}) ORDER BY row_id""", months)]
+    ids = [
+        r[0]
+        for r in Store(bundled_settings).query(
+            f"""SELECT row_id FROM incidents WHERE entidad_id = 'GTO.MUN.LEON' AND delito = 'homicidio_doloso'
+            AND eventos > 0 AND fecha IN ({", ".join("?" for _ in months)}) ORDER BY row_id""",
+            months,
+        )
+    ]
     ev = env["evidence"][0]
     assert ev["table"] == "incidents" and ev["total"] == len(ids) and ev["ids"] == ids[:500]
 
 
 def test_no_anomalies_is_an_empty_result_with_zero_metrics(bundled_settings):
-    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2024-01-01",
-                             "to": "2024-12-31", "z_threshold": 10})), settings=bundled_settings).last
+    env = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "delito": "homicidio_doloso",
+                    "from": "2024-01-01",
+                    "to": "2024-12-31",
+                    "z_threshold": 10,
+                },
+            )
+        ),
+        settings=bundled_settings,
+    ).last
     assert env["status"] == "ok" and env["data"]["inline"]["rows"] == []
     assert env["metrics"]["total_anomalias"] == 0 and env["metrics"]["gravedad_promedio"] == 0
     assert env["evidence"] == [] and env["meta"]["empty_result"]["code"] == "EMPTY_RESULT"
@@ -240,11 +360,15 @@ def test_no_anomalies_is_an_empty_result_with_zero_metrics(bundled_settings):
 
 # -- synthetic stores ---------------------------------------------------------------------
 
+
 def synthetic_settings(tmp_path: Path, cells: list[tuple[date, str, int]]):
     """A store built with the ETL from a canonical long CSV (fecha, cve_municipio, delito, eventos)."""
     csv = tmp_path / "synthetic.csv"
-    csv.write_text("fecha,cve_municipio,delito,eventos\n"
-                   + "".join(f"{d.isoformat()},{cve},homicidio_doloso,{n}\n" for d, cve, n in cells), encoding="utf-8")
+    csv.write_text(
+        "fecha,cve_municipio,delito,eventos\n"
+        + "".join(f"{d.isoformat()},{cve},homicidio_doloso,{n}\n" for d, cve, n in cells),
+        encoding="utf-8",
+    )
     settings = load_settings(tmp_path / "data")
     run_etl([SourceSpec(csv)], settings)
     return settings
@@ -261,30 +385,58 @@ def _with(values: list[int], k: int, v: int) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("values,conteo,z,capped,direccion", [
-    # flat base: MAD = 0 and mean deviation = 0 → z capped at +99
-    (_with([5] * 24, SPIKE, 20), 20, 99.0, True, "alza"),
-    # alternating 4/6: median 5, MAD 1 → z = 0.6745·(11 − 5)/1
-    (_with(ALT, SPIKE, 11), 11, 0.6745 * 6, False, "alza"),
-    # same base shifted up, a drop: z = 0.6745·(9 − 15)/1
-    (_with([v + 10 for v in ALT], SPIKE, 9), 9, -0.6745 * 6, False, "baja"),
-    # MAD = 0 but mean deviation > 0 → z = (x − median) / (1.2533 · mean|x − median|)
-    (_with(_with(_with([5] * 24, 10, 6), 11, 7), SPIKE, 9), 9, 4 / (1.2533 * 3 / 12), False, "alza"),
-])
+@pytest.mark.parametrize(
+    "values,conteo,z,capped,direccion",
+    [
+        # flat base: MAD = 0 and mean deviation = 0 → z capped at +99
+        (_with([5] * 24, SPIKE, 20), 20, 99.0, True, "alza"),
+        # alternating 4/6: median 5, MAD 1 → z = 0.6745·(11 − 5)/1
+        (_with(ALT, SPIKE, 11), 11, 0.6745 * 6, False, "alza"),
+        # same base shifted up, a drop: z = 0.6745·(9 − 15)/1
+        (_with([v + 10 for v in ALT], SPIKE, 9), 9, -0.6745 * 6, False, "baja"),
+        # MAD = 0 but mean deviation > 0 → z = (x − median) / (1.2533 · mean|x − median|)
+        (_with(_with(_with([5] * 24, 10, 6), 11, 7), SPIKE, 9), 9, 4 / (1.2533 * 3 / 12), False, "alza"),
+    ],
+)
 def test_synthetic_single_spike(tmp_path, values, conteo, z, capped, direccion):
     settings = synthetic_settings(tmp_path, [(m, LEON, v) for m, v in zip(MONTHS_24, values)])
-    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2022-01-01",
-                             "to": "2022-12-31", "z_threshold": 3.0, "window": 12})), settings=settings).last
+    env = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "delito": "homicidio_doloso",
+                    "from": "2022-01-01",
+                    "to": "2022-12-31",
+                    "z_threshold": 3.0,
+                    "window": 12,
+                },
+            )
+        ),
+        settings=settings,
+    ).last
     assert env["status"] == "ok"
     rows = env["data"]["inline"]["rows"]
     assert len(rows) == 1
     eid, label, fecha, got_conteo, _mediana, got_z, sev, got_dir, got_capped = rows[0]
-    assert (eid, label, fecha, got_conteo, got_dir, got_capped) == ("GTO.MUN.LEON", "León", "2022-06-01", conteo,
-                                                                   direccion, capped)
+    assert (eid, label, fecha, got_conteo, got_dir, got_capped) == (
+        "GTO.MUN.LEON",
+        "León",
+        "2022-06-01",
+        conteo,
+        direccion,
+        capped,
+    )
     assert got_z == round(z, 2)
     assert sev == round(1 - 3.0 / abs(z), 3)
-    assert env["metrics"] == {"total_anomalias": 1, "gravedad_promedio": sev, "entidades_con_anomalias": 1,
-                              "z_threshold": 3.0, "window": 12}
+    assert env["metrics"] == {
+        "total_anomalias": 1,
+        "gravedad_promedio": sev,
+        "entidades_con_anomalias": 1,
+        "z_threshold": 3.0,
+        "window": 12,
+    }
     row_id = Store(settings).query("SELECT row_id FROM incidents WHERE fecha = DATE '2022-06-01'")[0][0]
     assert env["evidence"][0]["ids"] == [row_id]
 
@@ -293,11 +445,14 @@ def test_absent_cells_inside_coverage_are_zeros(tmp_path):
     """Celaya has one row in the whole file: the other 23 months are zeros, so its event is an anomaly."""
     cells = [(m, LEON, v) for m, v in zip(MONTHS_24, ALT)] + [(date(2022, 3, 1), "11007", 3)]
     settings = synthetic_settings(tmp_path, cells)
-    env = execution(plan((10, {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2022-01-01",
-                             "to": "2022-12-31"})), settings=settings).last
+    env = execution(
+        plan((10, {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2022-01-01", "to": "2022-12-31"})),
+        settings=settings,
+    ).last
     rows = env["data"]["inline"]["rows"]
     assert [(r[0], r[2], r[3], r[4], r[5], r[8]) for r in rows] == [
-        ("GTO.MUN.CELAYA", "2022-03-01", 3, 0.0, 99.0, True)]
+        ("GTO.MUN.CELAYA", "2022-03-01", 3, 0.0, 99.0, True)
+    ]
     assert env["metrics"]["total_anomalias"] == 1
 
 
@@ -305,25 +460,69 @@ def test_months_before_coverage_do_not_count_as_zeros(tmp_path):
     """The base is clipped at the coverage start: with 2 of 12 base months the month is not scored."""
     cells = [(m, LEON, v) for m, v in zip(MONTHS_24, _with([5] * 24, 2, 50))]
     settings = synthetic_settings(tmp_path, cells)
-    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
-                             "to": "2021-12-31", "window": 12})), settings=settings).last
+    env = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "delito": "homicidio_doloso",
+                    "from": "2021-01-01",
+                    "to": "2021-12-31",
+                    "window": 12,
+                },
+            )
+        ),
+        settings=settings,
+    ).last
     assert env["data"]["inline"]["rows"] == []  # 2021-03 (50) has only 2 base months
     assert any("sin base suficiente" in w for w in env["meta"]["warnings"])
-    env = execution(plan((10, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "from": "2021-01-01",
-                             "to": "2021-12-31", "window": 4})), settings=settings).last
+    env = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": "GTO.MUN.LEON",
+                    "delito": "homicidio_doloso",
+                    "from": "2021-01-01",
+                    "to": "2021-12-31",
+                    "window": 4,
+                },
+            )
+        ),
+        settings=settings,
+    ).last
     assert [r[2] for r in env["data"]["inline"]["rows"]] == ["2021-03-01"]  # 2 of 4 is enough
 
 
-@pytest.mark.parametrize("entidad_id,nivel,start,thr", [
-    ("GTO", "hijos", "2024-01-01", 3.0),
-    ("GTO", "actual", "2021-01-01", 2.0),
-    ("GTO.MUN.LEON", "actual", "2021-01-01", 2.0),
-])
+@pytest.mark.parametrize(
+    "entidad_id,nivel,start,thr",
+    [
+        ("GTO", "hijos", "2024-01-01", 3.0),
+        ("GTO", "actual", "2021-01-01", 2.0),
+        ("GTO.MUN.LEON", "actual", "2021-01-01", 2.0),
+    ],
+)
 def test_listar_evidencia_after_anomalies(bundled_settings, entidad_id, nivel, start, thr):
     """The evidence (months passed as list parameters) is re-queried by listar_evidencia."""
-    result = execution(plan((10, {"entidad_id": entidad_id, "nivel": nivel, "delito": "homicidio_doloso",
-                                "from": start, "to": "2024-12-31", "z_threshold": thr, "top_k": 100}),
-                          (9, {"limit": 1000})), settings=bundled_settings)
+    result = execution(
+        plan(
+            (
+                10,
+                {
+                    "entidad_id": entidad_id,
+                    "nivel": nivel,
+                    "delito": "homicidio_doloso",
+                    "from": start,
+                    "to": "2024-12-31",
+                    "z_threshold": thr,
+                    "top_k": 100,
+                },
+            ),
+            (9, {"limit": 1000}),
+        ),
+        settings=bundled_settings,
+    )
     assert result.status == "ok"
     anomalies, listing = result.envelopes
     months = {(r[0], r[2]) for r in anomalies["data"]["inline"]["rows"]}

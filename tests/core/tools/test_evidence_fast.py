@@ -5,6 +5,7 @@ summary (first row ids, row count) from the statement that computed the result; 
 equal what the executor's own evidence query returns. And every tool must work on a store
 whose ``incidents`` keeps only the key columns (labels live in entities, crimes, methods).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -21,8 +22,18 @@ from core.tools.tally import Tally
 from tests.core.tools import comparable
 
 W = {"from": "2024-01-01", "to": "2024-12-31"}
-KEPT = ("row_id", "fecha", "cve_municipio", "estado_id", "entidad_id", "delito", "metodo", "eventos", "source_file",
-        "source_row")
+KEPT = (
+    "row_id",
+    "fecha",
+    "cve_municipio",
+    "estado_id",
+    "entidad_id",
+    "delito",
+    "metodo",
+    "eventos",
+    "source_file",
+    "source_row",
+)
 
 
 def plan(*steps) -> dict:
@@ -30,31 +41,117 @@ def plan(*steps) -> dict:
 
 
 PLANS = [
-    plan((6, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "top_k": 5, **W}), (9, {"limit": 5})),
-    plan((6, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "medida": "tasa_per_100k",
-              "orden": "asc", "top_k": 7, **W})),
+    plan(
+        (6, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "top_k": 5, **W}), (9, {"limit": 5})
+    ),
+    plan(
+        (
+            6,
+            {
+                "entidad_id": "GTO",
+                "delito": "homicidio_doloso",
+                "nivel": "hijos",
+                "medida": "tasa_per_100k",
+                "orden": "asc",
+                "top_k": 7,
+                **W,
+            },
+        )
+    ),
     plan((6, {"entidad_id": "GTO", "delito": "homicidio", "nivel": "actual", **W})),
     plan((6, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "nivel": "actual", **W})),
     plan((5, {"min_eventos": 20}), (7, {"entidad_id": "GTO", "nivel": "hijos", "top_k": 10, **W})),
     plan((7, {"entidad_id": "GTO", "nivel": "hijos", "top_k": 46, **W})),
-    plan((4, {"violencia": "con"}), (11, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos",
-                                          "aggregate_by": "porcentaje", "top_k": 4, **W})),
-    plan((11, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "aggregate_by": "tasa_per_100k",
-               "orden": "asc", **W})),
-    plan((13, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "top_k": 6,
-               "base_from": "2023-01-01", "base_to": "2023-12-31", **W}), (9, {"limit": 3})),
-    plan((13, {"entidad_id": "GTO", "delito": "homicidio", "nivel": "actual", "base_from": "2023-01-01",
-               "base_to": "2023-12-31", **W})),
+    plan(
+        (4, {"violencia": "con"}),
+        (
+            11,
+            {
+                "entidad_id": "GTO",
+                "delito": "homicidio_doloso",
+                "nivel": "hijos",
+                "aggregate_by": "porcentaje",
+                "top_k": 4,
+                **W,
+            },
+        ),
+    ),
+    plan(
+        (
+            11,
+            {
+                "entidad_id": "GTO",
+                "delito": "homicidio_doloso",
+                "nivel": "hijos",
+                "aggregate_by": "tasa_per_100k",
+                "orden": "asc",
+                **W,
+            },
+        )
+    ),
+    plan(
+        (
+            13,
+            {
+                "entidad_id": "GTO",
+                "delito": "homicidio_doloso",
+                "nivel": "hijos",
+                "top_k": 6,
+                "base_from": "2023-01-01",
+                "base_to": "2023-12-31",
+                **W,
+            },
+        ),
+        (9, {"limit": 3}),
+    ),
+    plan(
+        (
+            13,
+            {
+                "entidad_id": "GTO",
+                "delito": "homicidio",
+                "nivel": "actual",
+                "base_from": "2023-01-01",
+                "base_to": "2023-12-31",
+                **W,
+            },
+        )
+    ),
     plan((12, {"entidad_id": "GTO", "delito": "homicidio", "from": "2015-01-01", "to": "2025-11-30"})),
     plan((12, {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "metodo": "con_arma_de_fuego", **W})),
-    plan((10, {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "window": 12, "z_threshold": 1.5,
-               "top_k": 5, **W}), (9, {"limit": 5})),
+    plan(
+        (
+            10,
+            {
+                "entidad_id": "GTO",
+                "delito": "homicidio_doloso",
+                "nivel": "hijos",
+                "window": 12,
+                "z_threshold": 1.5,
+                "top_k": 5,
+                **W,
+            },
+        ),
+        (9, {"limit": 5}),
+    ),
     plan((10, {"entidad_id": "GTO", "delito": "homicidio", "nivel": "actual", "window": 12, "z_threshold": 1.0, **W})),
     plan((8, {"entidad_id": "GTO", "tipo": "coocurrencia", "min_support": 0.01, **W})),
-    plan((8, {"entidad_id": "GTO", "tipo": "estacionalidad", "top_k": 5, "from": "2019-01-01", "to": "2024-12-31"}),
-         (9, {"limit": 5})),
-    plan((8, {"entidad_id": "GTO.MUN.LEON", "tipo": "estacionalidad", "delito": ["homicidio", "robo_a_negocio"],
-              "from": "2018-01-01", "to": "2024-12-31"})),
+    plan(
+        (8, {"entidad_id": "GTO", "tipo": "estacionalidad", "top_k": 5, "from": "2019-01-01", "to": "2024-12-31"}),
+        (9, {"limit": 5}),
+    ),
+    plan(
+        (
+            8,
+            {
+                "entidad_id": "GTO.MUN.LEON",
+                "tipo": "estacionalidad",
+                "delito": ["homicidio", "robo_a_negocio"],
+                "from": "2018-01-01",
+                "to": "2024-12-31",
+            },
+        )
+    ),
     plan((14, {"entidad_id": "GTO", "nivel": "hijos", "from": "2020-01-01", "to": "2024-12-31"}), (9, {"limit": 5})),
 ]
 
@@ -83,13 +180,27 @@ def test_folded_evidence_equals_the_executor_query(bundled_settings, monkeypatch
     monkeypatch.setattr(ex, "_run_step", named)
     for p in PLANS:
         assert api.execution(p, settings=bundled_settings).status == "ok", p
-    assert {"rank_por_delito", "top_entidades_por_total", "agrupar_por_entidad", "comparar_periodos",
-            "serie_temporal", "detectar_anomalias", "detectar_patrones"} <= set(checked)
+    assert {
+        "rank_por_delito",
+        "top_entidades_por_total",
+        "agrupar_por_entidad",
+        "comparar_periodos",
+        "serie_temporal",
+        "detectar_anomalias",
+        "detectar_patrones",
+    } <= set(checked)
 
 
 def test_a_ranking_the_statement_decided_otherwise_falls_back_to_the_query():
-    t = Tally(entities=[], counts={}, base={}, pops={}, evidence_rows={"a": 3, "b": 4, "c": 5},
-              top=["a", "b"], top_ids=[1, 2, 3])
+    t = Tally(
+        entities=[],
+        counts={},
+        base={},
+        pops={},
+        evidence_rows={"a": 3, "b": 4, "c": 5},
+        top=["a", "b"],
+        top_ids=[1, 2, 3],
+    )
     same = t.evidence("i.estado_id = ?", ["GTO"], ["b", "a"], per_child=True)
     assert (same.ids, same.total) == ([1, 2, 3], 7) and same.params == ["GTO", "b", "a"]
     other = t.evidence("i.estado_id = ?", ["GTO"], ["a", "c"], per_child=True)

@@ -5,6 +5,7 @@ them, pandas does the arithmetic): the wide homicide file is unpivoted here, the
 list only non-zero cells (an absent municipality-month is a zero), and every municipality of
 the catalog is a transaction. A synthetic store checks the definitions on exact numbers.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -21,31 +22,69 @@ from core.dataset.store import Store
 
 RAW = Path(__file__).resolve().parents[3] / "data" / "raw"
 SESNSP = RAW / "sesnsp"
-MONTHS = ["Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre", "Octubre",
-          "Noviembre", "Diciembre"]
+MONTHS = [
+    "Enero",
+    "Febrero",
+    "Marzo",
+    "Abril",
+    "Mayo",
+    "Junio",
+    "Julio",
+    "Agosto",
+    "Septiembre",
+    "Octubre",
+    "Noviembre",
+    "Diciembre",
+]
 MESES = [m.lower() for m in MONTHS]
-LABELS = {"homicidio_doloso": "Homicidio doloso", "homicidio_culposo": "Homicidio culposo", "homicidio": "Homicidio",
-          "feminicidio": "Feminicidio", "secuestro": "Secuestro", "violencia_familiar": "Violencia familiar",
-          "abuso_sexual": "Abuso sexual"}
-HOMICIDE_SUBTYPES = {"homicidio_doloso": ["Homicidio doloso"], "homicidio_culposo": ["Homicidio culposo"],
-                     "homicidio": ["Homicidio doloso", "Homicidio culposo"]}
+LABELS = {
+    "homicidio_doloso": "Homicidio doloso",
+    "homicidio_culposo": "Homicidio culposo",
+    "homicidio": "Homicidio",
+    "feminicidio": "Feminicidio",
+    "secuestro": "Secuestro",
+    "violencia_familiar": "Violencia familiar",
+    "abuso_sexual": "Abuso sexual",
+}
+HOMICIDE_SUBTYPES = {
+    "homicidio_doloso": ["Homicidio doloso"],
+    "homicidio_culposo": ["Homicidio culposo"],
+    "homicidio": ["Homicidio doloso", "Homicidio culposo"],
+}
 LONG_FILES = {"feminicidio": "gto_feminicidio_2015-2024.csv", "secuestro": "gto_secuestro_2015-2024.csv"}
-REDUCED_FILES = {"violencia_familiar": "gto_violencia_familiar_2015-2022.csv",
-                 "abuso_sexual": "gto_abuso_sexual_2015-2022.csv"}
+REDUCED_FILES = {
+    "violencia_familiar": "gto_violencia_familiar_2015-2022.csv",
+    "abuso_sexual": "gto_abuso_sexual_2015-2022.csv",
+}
 # Published months of each crime (data/raw/README.md), first and last.
-COVERAGE = {"homicidio_doloso": ("2020-01", "2025-11"), "homicidio_culposo": ("2020-01", "2025-11"),
-            "homicidio": ("2020-01", "2025-11"), "violencia_familiar": ("2015-01", "2022-12"),
-            "abuso_sexual": ("2015-01", "2022-06"), "violacion": ("2015-01", "2022-06"),
-            "violacion_simple": ("2015-01", "2022-06"), "violacion_equiparada": ("2015-01", "2022-06")}
+COVERAGE = {
+    "homicidio_doloso": ("2020-01", "2025-11"),
+    "homicidio_culposo": ("2020-01", "2025-11"),
+    "homicidio": ("2020-01", "2025-11"),
+    "violencia_familiar": ("2015-01", "2022-12"),
+    "abuso_sexual": ("2015-01", "2022-06"),
+    "violacion": ("2015-01", "2022-06"),
+    "violacion_simple": ("2015-01", "2022-06"),
+    "violacion_equiparada": ("2015-01", "2022-06"),
+}
 LONG_COVERAGE = ("2015-01", "2024-12")
 ENVELOPE_KEYS = {"status", "tool", "summary", "data", "evidence", "meta", "metrics"}
-META_KEYS = {"schema_version", "tool_version", "dataset_version", "anchor_date", "date_range_effective",
-             "range_adjusted", "timing_ms", "query_hash"}
+META_KEYS = {
+    "schema_version",
+    "tool_version",
+    "dataset_version",
+    "anchor_date",
+    "date_range_effective",
+    "range_adjusted",
+    "timing_ms",
+    "query_hash",
+}
 COOC_COLUMNS = ["patron", "delito_a", "delito_b", "support", "confidence", "lift", "score", "n", "transacciones"]
 SEASON_COLUMNS = ["patron", "delito_a", "mes", "indice", "promedio", "score", "support"]
 
 
 # -- independent reading of the raw files ----------------------------------------------
+
 
 def _wide_unpivot(path: Path, where: str, params: list) -> pd.DataFrame:
     """(cve, year, month, eventos) from a wide file; empty cells are unpublished and dropped."""
@@ -55,7 +94,9 @@ def _wide_unpivot(path: Path, where: str, params: list) -> pd.DataFrame:
         f"""SELECT CAST("Cve. Municipio" AS INTEGER) AS cve, CAST("Año" AS INTEGER) AS year, mes, CAST(v AS DOUBLE) AS eventos
             FROM (UNPIVOT (SELECT * FROM read_csv(?, header = true, all_varchar = true) WHERE {where})
                   ON {cols} INTO NAME mes VALUE v)
-            WHERE v IS NOT NULL AND trim(v) <> ''""", [str(path), *params]).df()
+            WHERE v IS NOT NULL AND trim(v) <> ''""",
+        [str(path), *params],
+    ).df()
     df["month"] = df["mes"].map({m: i + 1 for i, m in enumerate(MONTHS)})
     return df[["cve", "year", "month", "eventos"]]
 
@@ -64,15 +105,24 @@ def raw_monthly(delito: str) -> pd.DataFrame:
     """Events per municipality and month of one crime, read from the raw CSV (non-zero cells)."""
     if delito in HOMICIDE_SUBTYPES:
         subtypes = HOMICIDE_SUBTYPES[delito]
-        df = _wide_unpivot(SESNSP / "IDM_NM_gto_homicidio_2020-2025.csv",
-                           f'"Subtipo de delito" IN ({", ".join("?" for _ in subtypes)})', subtypes)
+        df = _wide_unpivot(
+            SESNSP / "IDM_NM_gto_homicidio_2020-2025.csv",
+            f'"Subtipo de delito" IN ({", ".join("?" for _ in subtypes)})',
+            subtypes,
+        )
     elif delito in REDUCED_FILES:
         df = _wide_unpivot(SESNSP / REDUCED_FILES[delito], "TRUE", [])
     else:
-        df = duckdb.connect().execute(
-            """SELECT CAST(cve_municipio AS INTEGER) AS cve, CAST("Año" AS INTEGER) AS year,
+        df = (
+            duckdb.connect()
+            .execute(
+                """SELECT CAST(cve_municipio AS INTEGER) AS cve, CAST("Año" AS INTEGER) AS year,
                       CAST(split_part("Mes", '-', 1) AS INTEGER) AS month, CAST("Cantidad" AS DOUBLE) AS eventos
-               FROM read_csv(?, header = true, all_varchar = true)""", [str(SESNSP / LONG_FILES[delito])]).df()
+               FROM read_csv(?, header = true, all_varchar = true)""",
+                [str(SESNSP / LONG_FILES[delito])],
+            )
+            .df()
+        )
     df = df.groupby(["cve", "year", "month"], as_index=False)["eventos"].sum()
     df["ym"] = df["year"] * 100 + df["month"]
     return df[df["eventos"] > 0]
@@ -86,9 +136,16 @@ def published_months(delito: str, start: str, end: str) -> set[int]:
 
 
 def municipalities() -> list[int]:
-    return duckdb.connect().execute(
-        "SELECT DISTINCT CAST(cve_municipio AS INTEGER) FROM read_csv(?, all_varchar = true) ORDER BY 1",
-        [str(RAW / "municipios_gto.csv")]).df().iloc[:, 0].tolist()
+    return (
+        duckdb.connect()
+        .execute(
+            "SELECT DISTINCT CAST(cve_municipio AS INTEGER) FROM read_csv(?, all_varchar = true) ORDER BY 1",
+            [str(RAW / "municipios_gto.csv")],
+        )
+        .df()
+        .iloc[:, 0]
+        .tolist()
+    )
 
 
 LEON = 11020
@@ -111,9 +168,19 @@ def expected_pairs(delitos: list[str], start: str, end: str, cves: list[int], mi
         support = n_ab / n_total
         lift = n_ab * n_total / (n_a * n_b)
         if support >= min_support and n_ab:
-            out.append({"patron": f"{LABELS[a]} + {LABELS[b]}", "delito_a": a, "delito_b": b, "support": support,
-                        "confidence": n_ab / n_a, "lift": lift, "score": support * lift, "n": n_ab,
-                        "transacciones": n_total})
+            out.append(
+                {
+                    "patron": f"{LABELS[a]} + {LABELS[b]}",
+                    "delito_a": a,
+                    "delito_b": b,
+                    "support": support,
+                    "confidence": n_ab / n_a,
+                    "lift": lift,
+                    "score": support * lift,
+                    "n": n_ab,
+                    "transacciones": n_total,
+                }
+            )
     return sorted(out, key=lambda r: (r["lift"] <= 1, -r["score"]))
 
 
@@ -156,13 +223,24 @@ COOC_CASES = [
 ]
 
 
-@pytest.mark.parametrize("entidad, delitos, start, end, min_support", COOC_CASES,
-                         ids=[f"{c[0]}-{'+'.join(c[1])}-{c[4]}" for c in COOC_CASES])
-def test_cooccurrence_matches_an_independent_pandas_computation(bundled_settings, entidad, delitos, start, end,
-                                                               min_support):
-    result = run(bundled_settings, {"entidad_id": entidad, "delito": delitos, "from": f"{start}-01",
-                                    "to": f"{end}-28", "tipo": "coocurrencia", "min_support": min_support,
-                                    "top_k": 50})
+@pytest.mark.parametrize(
+    "entidad, delitos, start, end, min_support", COOC_CASES, ids=[f"{c[0]}-{'+'.join(c[1])}-{c[4]}" for c in COOC_CASES]
+)
+def test_cooccurrence_matches_an_independent_pandas_computation(
+    bundled_settings, entidad, delitos, start, end, min_support
+):
+    result = run(
+        bundled_settings,
+        {
+            "entidad_id": entidad,
+            "delito": delitos,
+            "from": f"{start}-01",
+            "to": f"{end}-28",
+            "tipo": "coocurrencia",
+            "min_support": min_support,
+            "top_k": 50,
+        },
+    )
     env = result.last
     cves = [LEON] if entidad == "GTO.MUN.LEON" else municipalities()
     expected = expected_pairs(delitos, start, end, cves, min_support)
@@ -178,20 +256,32 @@ def test_cooccurrence_matches_an_independent_pandas_computation(bundled_settings
             assert g[key] == round(g[key], 4)
     assert env["metrics"]["patrones"] == len(got)
     assert env["metrics"]["pares_evaluados"] == len(list(itertools.combinations(delitos, 2)))
-    union = set().union(*(published_months(a, start, end) & published_months(b, start, end)
-                          for a, b in itertools.combinations(delitos, 2)))
+    union = set().union(
+        *(
+            published_months(a, start, end) & published_months(b, start, end)
+            for a, b in itertools.combinations(delitos, 2)
+        )
+    )
     assert env["metrics"]["transacciones"] == len(union) * len(cves)
     if min_support > 0:
         assert all(r["support"] >= min_support for r in got)
 
 
 def test_cooccurrence_envelope_has_every_block_and_its_evidence(bundled_settings):
-    args = {"entidad_id": "GTO", "delito": ["homicidio_doloso", "feminicidio", "secuestro"],
-            "from": "2020-01-01", "to": "2024-12-31", "min_support": 0.0, "top_k": 1}
+    args = {
+        "entidad_id": "GTO",
+        "delito": ["homicidio_doloso", "feminicidio", "secuestro"],
+        "from": "2020-01-01",
+        "to": "2024-12-31",
+        "min_support": 0.0,
+        "top_k": 1,
+    }
     result = run(bundled_settings, args, extra=[{"tool_id": 9, "args": {}}])
     env, listing = result.envelopes
     assert ENVELOPE_KEYS <= set(env) and env["status"] == "ok" and env["tool"] == "detectar_patrones@1.0.0"
-    assert env["summary"]["headline"].startswith("Co-ocurrencia de delitos") and "Guanajuato" in env["summary"]["headline"]
+    assert (
+        env["summary"]["headline"].startswith("Co-ocurrencia de delitos") and "Guanajuato" in env["summary"]["headline"]
+    )
     assert any(h.startswith("Top-1: ") for h in env["summary"]["highlights"])
     assert {"columns", "rows", "limit_notice"} <= set(env["data"]["inline"])
     assert env["data"]["artifacts"]["tables"] == {}  # one row: the envelope holds the whole table
@@ -206,7 +296,9 @@ def test_cooccurrence_envelope_has_every_block_and_its_evidence(bundled_settings
     store = Store(bundled_settings)
     total = store.query(
         """SELECT count(*) FROM incidents WHERE estado_id = 'GTO' AND eventos > 0 AND delito IN (?, ?)
-           AND fecha BETWEEN DATE '2020-01-01' AND DATE '2024-12-31'""", [top["delito_a"], top["delito_b"]])[0][0]
+           AND fecha BETWEEN DATE '2020-01-01' AND DATE '2024-12-31'""",
+        [top["delito_a"], top["delito_b"]],
+    )[0][0]
     assert ev["total"] == total
     listed = rows_as_dicts(listing)
     assert {r["delito"] for r in listed} == {top["delito_a"], top["delito_b"]}
@@ -214,8 +306,17 @@ def test_cooccurrence_envelope_has_every_block_and_its_evidence(bundled_settings
 
 
 def test_one_crime_is_paired_with_every_other_published_crime(bundled_settings):
-    env = run(bundled_settings, {"entidad_id": "GTO", "delito": "homicidio_doloso", "from": "2020-01-01",
-                                 "to": "2024-12-31", "min_support": 0.0, "top_k": 100}).last
+    env = run(
+        bundled_settings,
+        {
+            "entidad_id": "GTO",
+            "delito": "homicidio_doloso",
+            "from": "2020-01-01",
+            "to": "2024-12-31",
+            "min_support": 0.0,
+            "top_k": 100,
+        },
+    ).last
     rows = rows_as_dicts(env)
     assert rows and all(r["delito_a"] == "homicidio_doloso" for r in rows)
     assert "violencia_familiar" in {r["delito_b"] for r in rows}
@@ -229,15 +330,19 @@ def test_one_crime_is_paired_with_every_other_published_crime(bundled_settings):
 
 
 def test_without_delito_every_pair_uses_only_months_both_crimes_publish(bundled_settings):
-    result = run(bundled_settings, {"entidad_id": "GTO", "from": "2015-01-01", "to": "2025-12-31",
-                                    "min_support": 0.0, "top_k": 100})
+    result = run(
+        bundled_settings,
+        {"entidad_id": "GTO", "from": "2015-01-01", "to": "2025-12-31", "min_support": 0.0, "top_k": 100},
+    )
     env = result.last
     rows = rows_as_dicts(env)
     assert rows and env["metrics"]["pares_evaluados"] > len(rows) / 2
     assert env["meta"]["date_range_effective"] == {"from": "2015-01-01", "to": "2025-11-30"}
     n_munis = len(municipalities())
     for r in rows:
-        months = published_months(r["delito_a"], "2015-01", "2025-11") & published_months(r["delito_b"], "2015-01", "2025-11")
+        months = published_months(r["delito_a"], "2015-01", "2025-11") & published_months(
+            r["delito_b"], "2015-01", "2025-11"
+        )
         assert r["transacciones"] == n_munis * len(months), r["patron"]
     keys = [(r["lift"] <= 1, -r["score"]) for r in rows]
     assert keys == sorted(keys)  # lift > 1 first, then by score
@@ -246,8 +351,9 @@ def test_without_delito_every_pair_uses_only_months_both_crimes_publish(bundled_
 
 
 def test_a_window_only_homicide_publishes_leaves_one_pair(bundled_settings):
-    env = run(bundled_settings, {"entidad_id": "GTO", "from": "2025-01-01", "to": "2025-11-30",
-                                 "min_support": 0.0}).last
+    env = run(
+        bundled_settings, {"entidad_id": "GTO", "from": "2025-01-01", "to": "2025-11-30", "min_support": 0.0}
+    ).last
     assert env["metrics"]["pares_evaluados"] == 1
     assert {(r["delito_a"], r["delito_b"]) for r in rows_as_dicts(env)} <= {("homicidio_culposo", "homicidio_doloso")}
 
@@ -263,8 +369,17 @@ SEASON_CASES = [
 
 @pytest.mark.parametrize("entidad, delito, start, end, cve", SEASON_CASES, ids=[f"{c[0]}-{c[1]}" for c in SEASON_CASES])
 def test_seasonality_matches_an_independent_pandas_computation(bundled_settings, entidad, delito, start, end, cve):
-    env = run(bundled_settings, {"entidad_id": entidad, "delito": delito, "tipo": "estacionalidad",
-                                 "from": f"{start}-01", "to": f"{end}-28", "top_k": 12}).last
+    env = run(
+        bundled_settings,
+        {
+            "entidad_id": entidad,
+            "delito": delito,
+            "tipo": "estacionalidad",
+            "from": f"{start}-01",
+            "to": f"{end}-28",
+            "top_k": 12,
+        },
+    ).last
     expected = expected_seasonality(delito, start, end, cve)
     got = rows_as_dicts(env)
     assert [c["name"] for c in env["data"]["inline"]["columns"]] == SEASON_COLUMNS
@@ -284,8 +399,16 @@ def test_seasonality_matches_an_independent_pandas_computation(bundled_settings,
 
 
 def test_seasonality_needs_24_months(bundled_settings):
-    env = run(bundled_settings, {"entidad_id": "GTO", "delito": "homicidio_doloso", "tipo": "estacionalidad",
-                                 "from": "2024-01-01", "to": "2025-06-30"}).last
+    env = run(
+        bundled_settings,
+        {
+            "entidad_id": "GTO",
+            "delito": "homicidio_doloso",
+            "tipo": "estacionalidad",
+            "from": "2024-01-01",
+            "to": "2025-06-30",
+        },
+    ).last
     assert env["data"]["inline"]["rows"] == []
     assert any("24 meses" in w for w in env["meta"]["warnings"])
     assert env["meta"]["empty_result"]["code"] == "EMPTY_RESULT" and env["evidence"] == []
@@ -293,12 +416,15 @@ def test_seasonality_needs_24_months(bundled_settings):
 
 # -- a synthetic store with exactly known numbers ---------------------------------------
 
+
 def synthetic_settings(tmp_path: Path, files: dict[str, tuple[str | None, list[tuple]]]):
     specs = []
     for name, (coverage, rows) in files.items():
         path = tmp_path / name
-        path.write_text("fecha,cve_municipio,delito,eventos\n" + "".join(f"{f},{c},{d},{e}\n" for f, c, d, e in rows),
-                        encoding="utf-8")
+        path.write_text(
+            "fecha,cve_municipio,delito,eventos\n" + "".join(f"{f},{c},{d},{e}\n" for f, c, d, e in rows),
+            encoding="utf-8",
+        )
         specs.append(SourceSpec(path, coverage=coverage))
     settings = load_settings(tmp_path / "data")
     run_etl(specs, settings)
@@ -318,17 +444,24 @@ def _together_rows():
     return rows
 
 
-@pytest.mark.parametrize("entidad, support, lift, n, tx", [
-    ("GTO", 6 / 24, 4.0, 6, 24),  # P(A)=P(B)=6/24=support → lift = 1/P = 4
-    ("GTO.MUN.ACAMBARO", 3 / 6, 2.0, 3, 6),  # its 6 months, together in 3
-])
+@pytest.mark.parametrize(
+    "entidad, support, lift, n, tx",
+    [
+        ("GTO", 6 / 24, 4.0, 6, 24),  # P(A)=P(B)=6/24=support → lift = 1/P = 4
+        ("GTO.MUN.ACAMBARO", 3 / 6, 2.0, 3, 6),  # its 6 months, together in 3
+    ],
+)
 def test_synthetic_pair_that_always_co_occurs_has_the_exact_lift(tmp_path, entidad, support, lift, n, tx):
     settings = synthetic_settings(tmp_path, {"s.csv": (None, _together_rows())})
     env = run(settings, {"entidad_id": entidad, "from": "2023-01-01", "to": "2023-06-30", "min_support": 0.0}).last
     rows = rows_as_dicts(env)
     assert len(rows) == 1
     r = rows[0]
-    assert (r["delito_a"], r["delito_b"], r["patron"]) == ("homicidio_doloso", "secuestro", "Homicidio doloso + Secuestro")
+    assert (r["delito_a"], r["delito_b"], r["patron"]) == (
+        "homicidio_doloso",
+        "secuestro",
+        "Homicidio doloso + Secuestro",
+    )
     assert (r["n"], r["transacciones"]) == (n, tx)
     assert r["support"] == round(support, 4) and r["lift"] == lift and r["confidence"] == 1.0
     assert r["score"] == round(support * lift, 4)
@@ -338,10 +471,10 @@ def test_synthetic_pair_that_always_co_occurs_has_the_exact_lift(tmp_path, entid
 def test_synthetic_min_support_and_coverage_per_pair(tmp_path):
     rows_c = [(f"2023-0{m}-01", 11003, "violencia_familiar", 1) for m in (4, 5, 6, 7, 8, 9)]
     rows_c += [("2023-04-01", 11001, "violencia_familiar", 1)]
-    settings = synthetic_settings(tmp_path, {"s.csv": (None, _together_rows()),
-                                             "vf.csv": ("2023-04:2023-09", rows_c)})
-    env = run(settings, {"entidad_id": "GTO", "from": "2023-01-01", "to": "2023-09-30", "min_support": 0.0,
-                         "top_k": 10}).last
+    settings = synthetic_settings(tmp_path, {"s.csv": (None, _together_rows()), "vf.csv": ("2023-04:2023-09", rows_c)})
+    env = run(
+        settings, {"entidad_id": "GTO", "from": "2023-01-01", "to": "2023-09-30", "min_support": 0.0, "top_k": 10}
+    ).last
     got = {(r["delito_a"], r["delito_b"]): r for r in rows_as_dicts(env)}
     # homicidio doloso + secuestro: both published 2023-01..06 only (their file's coverage) → 4 × 6
     assert got[("homicidio_doloso", "secuestro")]["transacciones"] == 24

@@ -4,6 +4,7 @@ Every expected number comes from independent SQL over the CSV files in data/raw 
 reading them directly, month columns unpivoted here) or from the golden figures of
 data/README.md; never from the engine.
 """
+
 from __future__ import annotations
 
 import calendar
@@ -21,15 +22,36 @@ from core.tools.series import serie_temporal
 from core.engine.validate import validate_plan
 from tests.conftest import RAW
 
-MESES = ["Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre", "Octubre",
-         "Noviembre", "Diciembre"]
+MESES = [
+    "Enero",
+    "Febrero",
+    "Marzo",
+    "Abril",
+    "Mayo",
+    "Junio",
+    "Julio",
+    "Agosto",
+    "Septiembre",
+    "Octubre",
+    "Noviembre",
+    "Diciembre",
+]
 LEON = "11020"
 LEON_2024 = [57, 43, 42, 61, 46, 57, 63, 45, 51, 49, 41, 41]  # data/README.md
-META_KEYS = {"schema_version", "tool_version", "dataset_version", "anchor_date", "date_range_effective",
-             "range_adjusted", "timing_ms", "query_hash"}
+META_KEYS = {
+    "schema_version",
+    "tool_version",
+    "dataset_version",
+    "anchor_date",
+    "date_range_effective",
+    "range_adjusted",
+    "timing_ms",
+    "query_hash",
+}
 
 
 # ---------------------------------------------------------------- independent SQL over data/raw
+
 
 def _wide(path: str, crimen_sql: str, modalidad_sql: str) -> str:
     cols = ", ".join(f'"{m}"' for m in MESES)
@@ -62,8 +84,10 @@ def raw():
         _long(s / "gto_secuestro_2015-2024.csv"),
     ]
     con.execute("CREATE VIEW m AS " + " UNION ALL ".join(parts))
-    con.execute("CREATE VIEW mun AS SELECT cve_municipio AS cve, municipio "
-                f"FROM read_csv('{RAW / 'municipios_gto.csv'}', all_varchar = true)")
+    con.execute(
+        "CREATE VIEW mun AS SELECT cve_municipio AS cve, municipio "
+        f"FROM read_csv('{RAW / 'municipios_gto.csv'}', all_varchar = true)"
+    )
     yield con
     con.close()
 
@@ -91,28 +115,36 @@ def _filter(crimenes, cve, modalidad):
 def sql_monthly(con, crimenes, a: date, b: date, cve=None, modalidad=None) -> list[tuple[date, int]]:
     """(month, events) zero-filled over every month a..b (inside coverage an absent cell is 0)."""
     cond, params = _filter(crimenes, cve, modalidad)
-    got = dict(con.execute(f"SELECT fecha, sum(eventos) FROM m WHERE {cond} AND fecha BETWEEN ? AND ? GROUP BY 1",
-                           params + [a, b]).fetchall())
+    got = dict(
+        con.execute(
+            f"SELECT fecha, sum(eventos) FROM m WHERE {cond} AND fecha BETWEEN ? AND ? GROUP BY 1", params + [a, b]
+        ).fetchall()
+    )
     return [(d, int(got.get(d, 0))) for d in _months(a, b)]
 
 
 def sql_by_municipio(con, crimenes, a: date, b: date) -> dict[str, int]:
     """label → events (every municipality of the catalogue, 0 when absent)."""
     cond, params = _filter(crimenes, None, None)
-    rows = con.execute(f"""SELECT mun.municipio, coalesce(sum(m.eventos), 0) FROM mun
+    rows = con.execute(
+        f"""SELECT mun.municipio, coalesce(sum(m.eventos), 0) FROM mun
                            LEFT JOIN m ON m.cve = mun.cve AND {cond} AND m.fecha BETWEEN ? AND ?
-                           GROUP BY 1""", params + [a, b]).fetchall()
+                           GROUP BY 1""",
+        params + [a, b],
+    ).fetchall()
     return {label: int(n) for label, n in rows}
 
 
 def sql_nonzero_cells(con, crimenes, windows, cve=None) -> int:
     cond, params = _filter(crimenes, cve, None)
     win = " OR ".join("fecha BETWEEN ? AND ?" for _ in windows)
-    return con.execute(f"SELECT count(*) FROM m WHERE {cond} AND ({win}) AND eventos > 0",
-                       params + [d for w in windows for d in w]).fetchone()[0]
+    return con.execute(
+        f"SELECT count(*) FROM m WHERE {cond} AND ({win}) AND eventos > 0", params + [d for w in windows for d in w]
+    ).fetchone()[0]
 
 
 # ---------------------------------------------------------------- envelope helpers
+
 
 def run(plan, settings) -> dict:
     result = api.execution(plan, settings=settings)
@@ -152,11 +184,15 @@ def _series(entidad, delito, a, b, **extra) -> dict:
 LEON_TEXT = "[12]\nentidad_id: GTO.MUN.LEON\ndelito: homicidio_doloso\nfrom: 2024-01-01\nto: 2024-12-31"
 
 
-@pytest.mark.parametrize("plan,adjusted", [
-    (_series("GTO.MUN.LEON", "homicidio_doloso", "2024-01-01", "2024-12-31"), False),
-    (_series("GTO.MUN.LEON", ["homicidio_doloso"], "2024-01-15", "2024-12-02"), True),  # aligned to whole months
-    (LEON_TEXT, False),
-], ids=["dict", "unaligned", "text"])
+@pytest.mark.parametrize(
+    "plan,adjusted",
+    [
+        (_series("GTO.MUN.LEON", "homicidio_doloso", "2024-01-01", "2024-12-31"), False),
+        (_series("GTO.MUN.LEON", ["homicidio_doloso"], "2024-01-15", "2024-12-02"), True),  # aligned to whole months
+        (LEON_TEXT, False),
+    ],
+    ids=["dict", "unaligned", "text"],
+)
 def test_leon_2024_series_matches_golden_and_raw_sql(bundled_settings, raw, plan, adjusted):
     env = run(plan, bundled_settings)
     assert_ok_envelope(env, ["fecha", "conteo", "publicado"])
@@ -164,30 +200,86 @@ def test_leon_2024_series_matches_golden_and_raw_sql(bundled_settings, raw, plan
     expected = sql_monthly(raw, ["Homicidio doloso"], date(2024, 1, 1), date(2024, 12, 1), cve=LEON)
     assert [n for _, n in expected] == LEON_2024
     assert rows == [[d.isoformat(), n, True] for d, n in expected]
-    assert env["metrics"] == {"total": 596, "promedio_mensual": round(596 / 12, 2), "mes_maximo": "2024-07",
-                              "meses_publicados": 12, "meses_no_publicados": 0}
+    assert env["metrics"] == {
+        "total": 596,
+        "promedio_mensual": round(596 / 12, 2),
+        "mes_maximo": "2024-07",
+        "meses_publicados": 12,
+        "meses_no_publicados": 0,
+    }
     assert env["summary"]["headline"] == "Serie mensual de Homicidio doloso — León, 2024-01..2024-12"
     assert env["meta"]["date_range_effective"] == {"from": "2024-01-01", "to": "2024-12-31"}
     assert env["evidence"][0]["table"] == "incidents"
-    assert env["evidence"][0]["total"] == sql_nonzero_cells(raw, ["Homicidio doloso"],
-                                                            [(date(2024, 1, 1), date(2024, 12, 1))], LEON)
+    assert env["evidence"][0]["total"] == sql_nonzero_cells(
+        raw, ["Homicidio doloso"], [(date(2024, 1, 1), date(2024, 12, 1))], LEON
+    )
     assert env["meta"]["range_adjusted"] is adjusted
 
 
-@pytest.mark.parametrize("entidad,cve,delito,crimenes,metodo,modalidad,asked,effective,reason", [
-    ("GTO", None, "homicidio_doloso", ["Homicidio doloso"], None, None,
-     ("2023-01-01", "2023-12-31"), ("2023-01-01", "2023-12-31"), None),
-    ("GTO", None, "feminicidio", ["Feminicidio"], None, None,  # crosses the end of coverage
-     ("2024-07-01", "2025-06-30"), ("2024-07-01", "2024-12-31"), "cobertura"),
-    ("GTO.MUN.CELAYA", "11007", "homicidio", ["Homicidio doloso", "Homicidio culposo"], None, None,  # tipo key
-     ("2025-06-01", "2025-12-31"), ("2025-06-01", "2025-11-30"), "datos disponibles"),
-    ("GTO.MUN.LEON", LEON, "homicidio_doloso", ["Homicidio doloso"], "con_arma_de_fuego", "Con arma de fuego",
-     ("2024-01-01", "2024-06-30"), ("2024-01-01", "2024-06-30"), None),
-    ("GTO", None, "homicidio_doloso", ["Homicidio doloso"], None, None,  # starts before coverage (2020-01)
-     ("2019-10-01", "2020-03-31"), ("2020-01-01", "2020-03-31"), "cobertura"),
-], ids=["state-2023", "feminicidio-end-of-coverage", "celaya-tipo-watermark", "leon-metodo", "doloso-start"])
-def test_series_values_and_clamping(bundled_settings, raw, entidad, cve, delito, crimenes, metodo, modalidad,
-                                    asked, effective, reason):
+@pytest.mark.parametrize(
+    "entidad,cve,delito,crimenes,metodo,modalidad,asked,effective,reason",
+    [
+        (
+            "GTO",
+            None,
+            "homicidio_doloso",
+            ["Homicidio doloso"],
+            None,
+            None,
+            ("2023-01-01", "2023-12-31"),
+            ("2023-01-01", "2023-12-31"),
+            None,
+        ),
+        (
+            "GTO",
+            None,
+            "feminicidio",
+            ["Feminicidio"],
+            None,
+            None,  # crosses the end of coverage
+            ("2024-07-01", "2025-06-30"),
+            ("2024-07-01", "2024-12-31"),
+            "cobertura",
+        ),
+        (
+            "GTO.MUN.CELAYA",
+            "11007",
+            "homicidio",
+            ["Homicidio doloso", "Homicidio culposo"],
+            None,
+            None,  # tipo key
+            ("2025-06-01", "2025-12-31"),
+            ("2025-06-01", "2025-11-30"),
+            "datos disponibles",
+        ),
+        (
+            "GTO.MUN.LEON",
+            LEON,
+            "homicidio_doloso",
+            ["Homicidio doloso"],
+            "con_arma_de_fuego",
+            "Con arma de fuego",
+            ("2024-01-01", "2024-06-30"),
+            ("2024-01-01", "2024-06-30"),
+            None,
+        ),
+        (
+            "GTO",
+            None,
+            "homicidio_doloso",
+            ["Homicidio doloso"],
+            None,
+            None,  # starts before coverage (2020-01)
+            ("2019-10-01", "2020-03-31"),
+            ("2020-01-01", "2020-03-31"),
+            "cobertura",
+        ),
+    ],
+    ids=["state-2023", "feminicidio-end-of-coverage", "celaya-tipo-watermark", "leon-metodo", "doloso-start"],
+)
+def test_series_values_and_clamping(
+    bundled_settings, raw, entidad, cve, delito, crimenes, metodo, modalidad, asked, effective, reason
+):
     extra = {"metodo": metodo} if metodo else {}
     env = run(_series(entidad, delito, *asked, **extra), bundled_settings)
     assert_ok_envelope(env, ["fecha", "conteo", "publicado"])
@@ -211,24 +303,31 @@ def test_state_2023_series_sums_to_golden(bundled_settings):
     assert env["metrics"]["total"] == 2581  # data/README.md
 
 
-@pytest.mark.parametrize("entidad,delito,a,b", [
-    ("GTO", "feminicidio", "2025-01-01", "2025-06-30"),          # after feminicidio coverage (2024-12)
-    ("GTO.MUN.LEON", "feminicidio", "2025-01-01", "2025-11-30"),
-    ("GTO", "violacion", "2023-01-01", "2023-12-31"),            # violación ends 2022-06
-    ("GTO", "homicidio_doloso", "2018-01-01", "2018-12-31"),     # homicide file starts 2020-01
-], ids=["feminicidio-2025", "leon-feminicidio-2025", "violacion-2023", "doloso-2018"])
+@pytest.mark.parametrize(
+    "entidad,delito,a,b",
+    [
+        ("GTO", "feminicidio", "2025-01-01", "2025-06-30"),  # after feminicidio coverage (2024-12)
+        ("GTO.MUN.LEON", "feminicidio", "2025-01-01", "2025-11-30"),
+        ("GTO", "violacion", "2023-01-01", "2023-12-31"),  # violación ends 2022-06
+        ("GTO", "homicidio_doloso", "2018-01-01", "2018-12-31"),  # homicide file starts 2020-01
+    ],
+    ids=["feminicidio-2025", "leon-feminicidio-2025", "violacion-2023", "doloso-2018"],
+)
 def test_series_wholly_outside_coverage_is_an_error_never_a_count(bundled_settings, entidad, delito, a, b):
     env = run(_series(entidad, delito, a, b), bundled_settings)
     assert_error_envelope(env, "DATA_QUALITY_ISSUE")
     assert "No hay datos publicados" in env["error"]["details"]
 
 
-@pytest.mark.parametrize("entidad,cve,a,b,other,other_label", [
-    ("GTO", None, date(2022, 1, 1), date(2022, 12, 1), "violencia_familiar", "Violencia familiar"),
-    ("GTO.MUN.LEON", LEON, date(2022, 1, 1), date(2023, 3, 1), "homicidio_doloso", "Homicidio doloso"),
-], ids=["state-vf", "leon-doloso"])
-def test_multi_crime_series_when_one_crime_ends_earlier(bundled_settings, raw, entidad, cve, a, b, other,
-                                                        other_label):
+@pytest.mark.parametrize(
+    "entidad,cve,a,b,other,other_label",
+    [
+        ("GTO", None, date(2022, 1, 1), date(2022, 12, 1), "violencia_familiar", "Violencia familiar"),
+        ("GTO.MUN.LEON", LEON, date(2022, 1, 1), date(2023, 3, 1), "homicidio_doloso", "Homicidio doloso"),
+    ],
+    ids=["state-vf", "leon-doloso"],
+)
+def test_multi_crime_series_when_one_crime_ends_earlier(bundled_settings, raw, entidad, cve, a, b, other, other_label):
     end = b.replace(day=calendar.monthrange(b.year, b.month)[1])
     env = run(_series(entidad, ["violacion", other], a.isoformat(), end.isoformat()), bundled_settings)
     assert_ok_envelope(env, ["fecha", "conteo", "publicado"])
@@ -255,7 +354,8 @@ def test_months_outside_every_run_have_no_number(bundled_settings, raw):
     metadata = copy.deepcopy(store.metadata())
     metadata["coverage"]["feminicidio"]["estados"]["GTO"] = [
         {"desde": "2015-01-01", "hasta": "2024-08-31", "meses": 116},
-        {"desde": "2024-10-01", "hasta": "2024-12-31", "meses": 3}]
+        {"desde": "2024-10-01", "hasta": "2024-12-31", "meses": 3},
+    ]
     vp = validate_plan(_series("GTO", "feminicidio", "2024-07-01", "2024-12-31"), catalog, metadata)
     out = serie_temporal(ToolContext(store=store, catalog=catalog, metadata=metadata), vp.steps[0])
     assert [c for c, _ in out.columns] == ["fecha", "conteo", "publicado"]
@@ -268,58 +368,125 @@ def test_months_outside_every_run_have_no_number(bundled_settings, raw):
 
 # ---------------------------------------------------------------- comparar_periodos
 
+
 def _compare(entidad, delito, a, b, base_a, base_b, **extra) -> dict:
-    return {"plan": [{"tool_id": 13, "args": {"entidad_id": entidad, "delito": delito, "from": a, "to": b,
-                                              "base_from": base_a, "base_to": base_b, **extra}}]}
+    return {
+        "plan": [
+            {
+                "tool_id": 13,
+                "args": {
+                    "entidad_id": entidad,
+                    "delito": delito,
+                    "from": a,
+                    "to": b,
+                    "base_from": base_a,
+                    "base_to": base_b,
+                    **extra,
+                },
+            }
+        ]
+    }
 
 
 COMPARE_COLUMNS = ["entidad_id", "label", "conteo", "conteo_base", "cambio", "cambio_pct"]
-STATE_TEXT = ("[13]\nentidad_id: GTO\nnivel: actual\ndelito: homicidio_doloso\nfrom: 2024-01-01\nto: 2024-12-31\n"
-              "base_from: 2023-01-01\nbase_to: 2023-12-31")
+STATE_TEXT = (
+    "[13]\nentidad_id: GTO\nnivel: actual\ndelito: homicidio_doloso\nfrom: 2024-01-01\nto: 2024-12-31\n"
+    "base_from: 2023-01-01\nbase_to: 2023-12-31"
+)
 
 
-@pytest.mark.parametrize("plan,row", [
-    (_compare("GTO", "homicidio_doloso", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31", nivel="actual"),
-     ["GTO", "Guanajuato", 2553, 2581]),
-    (STATE_TEXT, ["GTO", "Guanajuato", 2553, 2581]),
-    (_compare("GTO.MUN.LEON", "homicidio_doloso", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31"),
-     ["GTO.MUN.LEON", "León", 596, 777]),
-], ids=["state-dict", "state-text", "leon"])
+@pytest.mark.parametrize(
+    "plan,row",
+    [
+        (
+            _compare("GTO", "homicidio_doloso", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31", nivel="actual"),
+            ["GTO", "Guanajuato", 2553, 2581],
+        ),
+        (STATE_TEXT, ["GTO", "Guanajuato", 2553, 2581]),
+        (
+            _compare("GTO.MUN.LEON", "homicidio_doloso", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31"),
+            ["GTO.MUN.LEON", "León", 596, 777],
+        ),
+    ],
+    ids=["state-dict", "state-text", "leon"],
+)
 def test_compare_one_entity_against_golden(bundled_settings, plan, row):
     env = run(plan, bundled_settings)
     assert_ok_envelope(env, COMPARE_COLUMNS)
     cambio = row[2] - row[3]
     pct = round(100 * cambio / row[3], 2)
     assert env["data"]["inline"]["rows"] == [row + [cambio, pct]]
-    assert env["metrics"] == {"conteo": row[2], "conteo_base": row[3], "cambio": cambio, "cambio_pct": pct,
-                              "periodo": "2024-01..2024-12", "periodo_base": "2023-01..2023-12"}
+    assert env["metrics"] == {
+        "conteo": row[2],
+        "conteo_base": row[3],
+        "cambio": cambio,
+        "cambio_pct": pct,
+        "periodo": "2024-01..2024-12",
+        "periodo_base": "2023-01..2023-12",
+    }
     assert env["meta"]["range_adjusted"] is False
     assert not any("distinto número de meses" in w for w in env["meta"]["warnings"])
 
 
 def test_compare_state_evidence_covers_both_windows(bundled_settings, raw):
-    env = run(_compare("GTO", "homicidio_doloso", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31",
-                       nivel="actual"), bundled_settings)
+    env = run(
+        _compare("GTO", "homicidio_doloso", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31", nivel="actual"),
+        bundled_settings,
+    )
     windows = [(date(2024, 1, 1), date(2024, 12, 1)), (date(2023, 1, 1), date(2023, 12, 1))]
     assert env["evidence"][0]["total"] == sql_nonzero_cells(raw, ["Homicidio doloso"], windows)
 
 
-@pytest.mark.parametrize("delito,crimenes,window,base", [
-    ("homicidio_doloso", ["Homicidio doloso"], (date(2024, 1, 1), date(2024, 12, 31)),
-     (date(2023, 1, 1), date(2023, 12, 31))),
-    ("homicidio", ["Homicidio doloso", "Homicidio culposo"], (date(2025, 1, 1), date(2025, 6, 30)),
-     (date(2024, 1, 1), date(2024, 6, 30))),
-    ("feminicidio", ["Feminicidio"], (date(2024, 1, 1), date(2024, 12, 31)), (date(2021, 1, 1), date(2021, 12, 31))),
-], ids=["doloso-2024-2023", "homicidio-h1", "feminicidio-2024-2021"])
+@pytest.mark.parametrize(
+    "delito,crimenes,window,base",
+    [
+        (
+            "homicidio_doloso",
+            ["Homicidio doloso"],
+            (date(2024, 1, 1), date(2024, 12, 31)),
+            (date(2023, 1, 1), date(2023, 12, 31)),
+        ),
+        (
+            "homicidio",
+            ["Homicidio doloso", "Homicidio culposo"],
+            (date(2025, 1, 1), date(2025, 6, 30)),
+            (date(2024, 1, 1), date(2024, 6, 30)),
+        ),
+        (
+            "feminicidio",
+            ["Feminicidio"],
+            (date(2024, 1, 1), date(2024, 12, 31)),
+            (date(2021, 1, 1), date(2021, 12, 31)),
+        ),
+    ],
+    ids=["doloso-2024-2023", "homicidio-h1", "feminicidio-2024-2021"],
+)
 def test_compare_municipalities_top5_against_raw_sql(bundled_settings, raw, delito, crimenes, window, base):
-    env = run(_compare("GTO", delito, window[0].isoformat(), window[1].isoformat(), base[0].isoformat(),
-                       base[1].isoformat(), nivel="hijos", top_k=5), bundled_settings)
+    env = run(
+        _compare(
+            "GTO",
+            delito,
+            window[0].isoformat(),
+            window[1].isoformat(),
+            base[0].isoformat(),
+            base[1].isoformat(),
+            nivel="hijos",
+            top_k=5,
+        ),
+        bundled_settings,
+    )
     assert_ok_envelope(env, COMPARE_COLUMNS)
     now = sql_by_municipio(raw, crimenes, window[0], window[1].replace(day=1))
     before = sql_by_municipio(raw, crimenes, base[0], base[1].replace(day=1))
-    expected = {label: (now[label], before[label], now[label] - before[label],
-                        round(100 * (now[label] - before[label]) / before[label], 2) if before[label] else None)
-                for label in now}
+    expected = {
+        label: (
+            now[label],
+            before[label],
+            now[label] - before[label],
+            round(100 * (now[label] - before[label]) / before[label], 2) if before[label] else None,
+        )
+        for label in now
+    }
     ranked = sorted(expected.values(), key=lambda r: (-abs(r[2]), -r[2]))
     rows = env["data"]["inline"]["rows"]
     assert len(rows) == 5
@@ -336,16 +503,19 @@ def test_compare_zero_base_has_no_percentage(bundled_settings, raw):
     now = sum(n for _, n in sql_monthly(raw, ["Secuestro"], date(2024, 1, 1), date(2024, 12, 1), cve=LEON))
     before = sum(n for _, n in sql_monthly(raw, ["Secuestro"], date(2023, 1, 1), date(2023, 12, 1), cve=LEON))
     assert (now, before) == (1, 0)  # data/README.md: León secuestro 2023 = 0, 2024 = 1
-    env = run(_compare("GTO.MUN.LEON", "secuestro", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31"),
-              bundled_settings)
+    env = run(
+        _compare("GTO.MUN.LEON", "secuestro", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31"), bundled_settings
+    )
     assert_ok_envelope(env, COMPARE_COLUMNS)
     assert env["data"]["inline"]["rows"] == [["GTO.MUN.LEON", "León", 1, 0, 1, None]]
     assert env["metrics"]["cambio_pct"] is None
 
 
 def test_compare_base_partly_outside_coverage_is_clamped(bundled_settings, raw):
-    env = run(_compare("GTO", "homicidio_doloso", "2024-01-01", "2024-12-31", "2019-07-01", "2020-06-30",
-                       nivel="actual"), bundled_settings)
+    env = run(
+        _compare("GTO", "homicidio_doloso", "2024-01-01", "2024-12-31", "2019-07-01", "2020-06-30", nivel="actual"),
+        bundled_settings,
+    )
     assert_ok_envelope(env, COMPARE_COLUMNS)
     base = sum(n for _, n in sql_monthly(raw, ["Homicidio doloso"], date(2020, 1, 1), date(2020, 6, 1)))
     assert env["data"]["inline"]["rows"][0][2:4] == [2553, base]
@@ -355,11 +525,15 @@ def test_compare_base_partly_outside_coverage_is_clamped(bundled_settings, raw):
     assert any("distinto número de meses (12 frente a 6)" in w for w in env["meta"]["warnings"])
 
 
-@pytest.mark.parametrize("delito,window,base", [
-    ("homicidio_doloso", ("2024-01-01", "2024-12-31"), ("2018-01-01", "2018-12-31")),  # before 2020-01
-    ("feminicidio", ("2024-01-01", "2024-06-30"), ("2025-01-01", "2025-06-30")),       # after 2024-12
-    ("violacion", ("2021-01-01", "2021-12-31"), ("2023-01-01", "2023-12-31")),         # after 2022-06
-], ids=["doloso-2018", "feminicidio-2025", "violacion-2023"])
+@pytest.mark.parametrize(
+    "delito,window,base",
+    [
+        ("homicidio_doloso", ("2024-01-01", "2024-12-31"), ("2018-01-01", "2018-12-31")),  # before 2020-01
+        ("feminicidio", ("2024-01-01", "2024-06-30"), ("2025-01-01", "2025-06-30")),  # after 2024-12
+        ("violacion", ("2021-01-01", "2021-12-31"), ("2023-01-01", "2023-12-31")),  # after 2022-06
+    ],
+    ids=["doloso-2018", "feminicidio-2025", "violacion-2023"],
+)
 def test_compare_base_wholly_outside_coverage_is_an_error(bundled_settings, delito, window, base):
     env = run(_compare("GTO", delito, *window, *base), bundled_settings)
     assert_error_envelope(env, "DATA_QUALITY_ISSUE")

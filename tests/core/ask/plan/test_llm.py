@@ -1,4 +1,5 @@
 """The LLM planner through the real ``openai`` client against a local HTTP stub (tests/llm_stub.py)."""
+
 from __future__ import annotations
 
 import json
@@ -10,11 +11,18 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from core.engine.catalog import Catalog, build_catalog
-from core.ask.plan.llm import (EndpointModes, LlmPlan, extract_json, plan_json_schema, planner_choice, propose_plan,
-                               system_prompt)
+from core.ask.plan.llm import (
+    EndpointModes,
+    LlmPlan,
+    extract_json,
+    plan_json_schema,
+    planner_choice,
+    propose_plan,
+    system_prompt,
+)
 from core.config import LlmSettings
 from core.dataset.store import Store
-from tests.llm_stub import (Reply, error_reply, plan_reply, slow_reply, stub_server, text_reply)
+from tests.llm_stub import Reply, error_reply, plan_reply, slow_reply, stub_server, text_reply
 
 SECRET = "sk-test-SECRET-0123456789"
 ARGS = {"entidad_id": "GTO", "delito": "homicidio_doloso", "nivel": "hijos", "from": "2024-01-01", "to": "2024-12-31"}
@@ -33,7 +41,9 @@ def world(bundled_settings):
 
 
 def config_for(server, **kw) -> LlmSettings:
-    return LlmSettings(**{"api_key": SECRET, "base_url": server.base_url, "model": "stub-model", "timeout_s": 5.0, **kw})
+    return LlmSettings(
+        **{"api_key": SECRET, "base_url": server.base_url, "model": "stub-model", "timeout_s": 5.0, **kw}
+    )
 
 
 def ask(world, server, *, modes=None, **kw):
@@ -49,6 +59,7 @@ def feedback_of(request: dict) -> str:
 
 # ---------------------------------------------------------------- successful proposals
 
+
 def test_valid_answer_gives_a_validated_plan(world):
     with stub_server([plan_reply(GOOD, "Ranking de homicidio doloso en 2024.")]) as server:
         out = ask(world, server)
@@ -61,16 +72,21 @@ def test_valid_answer_gives_a_validated_plan(world):
     [req] = server.requests
     assert req["model"] == "stub-model"
     fmt = req["response_format"]
-    assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "plan" and fmt["json_schema"]["strict"] is False
+    assert (
+        fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "plan" and fmt["json_schema"]["strict"] is False
+    )
     assert server.headers[0]["authorization"] == f"Bearer {SECRET}"
     audit = out.as_audit()
     assert json.dumps(audit) and audit["prompt_tokens"] == 321 and audit["fallback"] is False
 
 
-@pytest.mark.parametrize("content", [
-    "```json\n" + json.dumps({"plan": GOOD, "rationale": "r"}) + "\n```",
-    "Aquí está el plan: " + json.dumps({"plan": GOOD, "rationale": "r"}) + " ¡Listo!",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "```json\n" + json.dumps({"plan": GOOD, "rationale": "r"}) + "\n```",
+        "Aquí está el plan: " + json.dumps({"plan": GOOD, "rationale": "r"}) + " ¡Listo!",
+    ],
+)
 def test_fenced_or_wrapped_json_is_accepted(world, content):
     with stub_server([text_reply(content)]) as server:
         out = ask(world, server)
@@ -79,18 +95,22 @@ def test_fenced_or_wrapped_json_is_accepted(world, content):
 
 # ---------------------------------------------------------------- retries with the problems sent back
 
-@pytest.mark.parametrize("bad,code,needle", [
-    (text_reply("Lo siento, no puedo ayudar con eso."), "invalid_json", "JSON"),
-    (text_reply(""), "invalid_json", "vacía"),
-    (plan_reply(step(), sql="SELECT * FROM incidents"), "schema_violation", "sql: campo no permitido"),
-    (plan_reply([{"tool_id": 99, "args": {}}]), "schema_violation", "99 no existe"),
-    (plan_reply({"plan": "rank", "rationale": "r"}), "schema_violation", "plan: valor inválido"),
-    (plan_reply(GOOD, "x" * 301), "schema_violation", "rationale"),
-    (plan_reply(step(top_k=10_000)), "validation_failed", "fuera de rango"),
-    (plan_reply(step(entidad_id="GTO.MUN.LEONN")), "validation_failed", "¿Quiso decir GTO.MUN.LEON"),
-    (plan_reply(step(**{"from": "2024-12-31", "to": "2024-01-01"})), "validation_failed", "es posterior a to"),
-    (plan_reply(step(color="rojo")), "validation_failed", "Argumento no permitido"),
-])
+
+@pytest.mark.parametrize(
+    "bad,code,needle",
+    [
+        (text_reply("Lo siento, no puedo ayudar con eso."), "invalid_json", "JSON"),
+        (text_reply(""), "invalid_json", "vacía"),
+        (plan_reply(step(), sql="SELECT * FROM incidents"), "schema_violation", "sql: campo no permitido"),
+        (plan_reply([{"tool_id": 99, "args": {}}]), "schema_violation", "99 no existe"),
+        (plan_reply({"plan": "rank", "rationale": "r"}), "schema_violation", "plan: valor inválido"),
+        (plan_reply(GOOD, "x" * 301), "schema_violation", "rationale"),
+        (plan_reply(step(top_k=10_000)), "validation_failed", "fuera de rango"),
+        (plan_reply(step(entidad_id="GTO.MUN.LEONN")), "validation_failed", "¿Quiso decir GTO.MUN.LEON"),
+        (plan_reply(step(**{"from": "2024-12-31", "to": "2024-01-01"})), "validation_failed", "es posterior a to"),
+        (plan_reply(step(color="rojo")), "validation_failed", "Argumento no permitido"),
+    ],
+)
 def test_invalid_answer_is_retried_with_its_problems(world, bad, code, needle):
     with stub_server([bad, plan_reply(GOOD)]) as server:
         out = ask(world, server)
@@ -112,8 +132,12 @@ def test_out_of_range_values_are_sent_back_with_their_paths(world):
 
 
 def test_three_invalid_answers_fall_back_after_two_retries(world):
-    replies = [text_reply("no JSON"), plan_reply(step(top_k=10_000)), plan_reply([{"tool_id": 99, "args": {}}]),
-               plan_reply(GOOD)]
+    replies = [
+        text_reply("no JSON"),
+        plan_reply(step(top_k=10_000)),
+        plan_reply([{"tool_id": 99, "args": {}}]),
+        plan_reply(GOOD),
+    ]
     with stub_server(replies) as server:
         out = ask(world, server)
     assert out.plan is None and out.validated is None
@@ -130,6 +154,7 @@ def test_without_retries_the_reason_is_the_failure_itself(world):
 
 
 # ---------------------------------------------------------------- response-format negotiation
+
 
 def test_refused_json_schema_falls_back_to_json_object_and_is_remembered(world):
     modes = EndpointModes()
@@ -177,6 +202,7 @@ def test_a_mode_is_only_remembered_once_an_answer_parses(world):
 
 # ---------------------------------------------------------------- transport failures
 
+
 def test_timeout_falls_back_within_the_timeout(world):
     with stub_server([slow_reply(5.0)]) as server:
         t0 = time.perf_counter()
@@ -199,8 +225,13 @@ def test_a_closed_port_is_a_connection_error():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     config = LlmSettings(api_key=SECRET, base_url=f"http://127.0.0.1:{port}/v1", model="m", timeout_s=2.0)
-    out = propose_plan(QUESTION, Catalog([], [], [], [], "2026-01-01T00:00:00Z", None),
-                       {"min_date": "2015-01-01", "max_date": "2025-11-30"}, config, modes=EndpointModes())
+    out = propose_plan(
+        QUESTION,
+        Catalog([], [], [], [], "2026-01-01T00:00:00Z", None),
+        {"min_date": "2015-01-01", "max_date": "2025-11-30"},
+        config,
+        modes=EndpointModes(),
+    )
     assert out.plan is None and out.fallback_reason == "connection_error"
 
 
@@ -227,6 +258,7 @@ def test_no_config_and_no_data_fall_back_without_a_request(world):
 
 # ---------------------------------------------------------------- secrets
 
+
 def test_the_api_key_never_reaches_the_outcome(world):
     with stub_server([Reply(status=401, echo_auth=True)]) as server:
         out = ask(world, server)
@@ -240,6 +272,7 @@ def test_the_api_key_never_reaches_the_outcome(world):
 
 
 # ---------------------------------------------------------------- what the model is told
+
 
 def test_the_schema_is_a_oneof_over_the_allowed_tools(world):
     catalog, metadata = world
@@ -258,15 +291,21 @@ def test_the_schema_is_a_oneof_over_the_allowed_tools(world):
 def test_experimental_tools_are_left_out_unless_allowed(world):
     catalog, metadata = world
     specs = [s.model_copy(update={"status": "experimental"}) if s.tool_id == 14 else s for s in catalog.specs]
-    lab = Catalog(specs, catalog.entities, catalog.crimes, catalog.methods, catalog.generated_at, catalog.dataset_version)
-    ids = lambda status: [v["properties"]["tool_id"]["const"]  # noqa: E731
-                          for v in plan_json_schema(lab, status)["properties"]["plan"]["items"]["oneOf"]]
+    lab = Catalog(
+        specs, catalog.entities, catalog.crimes, catalog.methods, catalog.generated_at, catalog.dataset_version
+    )
+    ids = lambda status: [
+        v["properties"]["tool_id"]["const"]  # noqa: E731
+        for v in plan_json_schema(lab, status)["properties"]["plan"]["items"]["oneOf"]
+    ]
     assert 14 not in ids(("stable",)) and 14 in ids(("stable", "experimental"))
     assert "14 total_anual" not in system_prompt(lab, metadata)
     annual = [{"tool_id": 14, "args": {"entidad_id": "GTO", "from": "2020-01-01", "to": "2024-12-31"}}]
     with stub_server([plan_reply(annual), plan_reply(GOOD)]) as server:
         out = propose_plan(QUESTION, lab, metadata, config_for(server), modes=EndpointModes())
-    assert out.plan == {"plan": GOOD} and "14 no existe en el catálogo o no está permitida" in feedback_of(server.requests[1])
+    assert out.plan == {"plan": GOOD} and "14 no existe en el catálogo o no está permitida" in feedback_of(
+        server.requests[1]
+    )
 
 
 def test_the_prompt_carries_the_rules_and_the_watermark(world):
@@ -276,18 +315,28 @@ def test_the_prompt_carries_the_rules_and_the_watermark(world):
     system, user = server.requests[0]["messages"][:2]
     assert system["role"] == "system" and user == {"role": "user", "content": QUESTION}
     text = system["content"]
-    for needle in ("SOLO con un objeto JSON", "Nunca escribas SQL", "AAAA-MM-DD", "GTO.MUN.LEON", metadata["max_date"],
-                   f"contra {metadata['max_date']}, nunca contra la fecha de hoy", "6 rank_por_delito",
-                   "- homicidio_doloso: "):
+    for needle in (
+        "SOLO con un objeto JSON",
+        "Nunca escribas SQL",
+        "AAAA-MM-DD",
+        "GTO.MUN.LEON",
+        metadata["max_date"],
+        f"contra {metadata['max_date']}, nunca contra la fecha de hoy",
+        "6 rank_por_delito",
+        "- homicidio_doloso: ",
+    ):
         assert needle in text, needle
     assert "JSON Schema" not in text  # the schema travels in response_format here
 
 
-@pytest.mark.parametrize("text,expected", [
-    ('{"a": 1}', {"a": 1}),
-    ('```json\n{"a": 1}\n```', {"a": 1}),
-    ('texto {no es json} y luego {"a": [1, {"b": 2}]} fin', {"a": [1, {"b": 2}]}),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('```json\n{"a": 1}\n```', {"a": 1}),
+        ('texto {no es json} y luego {"a": [1, {"b": 2}]} fin', {"a": [1, {"b": 2}]}),
+    ],
+)
 def test_extract_json(text, expected):
     assert extract_json(text) == expected
 
@@ -303,16 +352,19 @@ def test_extract_json_refuses(text):
 CONFIG = LlmSettings("sk-local", "http://127.0.0.1:1/v1", "m")
 
 
-@pytest.mark.parametrize("requested,config,mode,reason", [
-    ("auto", CONFIG, "llm", None),
-    ("auto", None, "rules", None),
-    ("llm", CONFIG, "llm", None),
-    ("llm", None, "rules", "no_config"),
-    ("rules", CONFIG, "rules", None),
-    ("rules", None, "rules", None),
-    ("LLM", CONFIG, "llm", None),
-    ("magia", CONFIG, "rules", "unknown_mode:magia"),
-])
+@pytest.mark.parametrize(
+    "requested,config,mode,reason",
+    [
+        ("auto", CONFIG, "llm", None),
+        ("auto", None, "rules", None),
+        ("llm", CONFIG, "llm", None),
+        ("llm", None, "rules", "no_config"),
+        ("rules", CONFIG, "rules", None),
+        ("rules", None, "rules", None),
+        ("LLM", CONFIG, "llm", None),
+        ("magia", CONFIG, "rules", "unknown_mode:magia"),
+    ],
+)
 def test_planner_choice(requested, config, mode, reason):
     assert planner_choice(requested, config) == (mode, reason)
 

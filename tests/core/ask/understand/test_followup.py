@@ -1,4 +1,5 @@
 """Follow-ups: detection, merging with the previous turn, and the rewritten standalone question."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -56,13 +57,22 @@ MERGES = [
     ("¿y en Celaya?", "¿Cuántos homicidios dolosos hubo en Celaya entre 2024-01-01 y 2024-12-31?"),
     ("¿y en 2022?", "¿Cuántos homicidios dolosos hubo en León entre 2022-01-01 y 2022-12-31?"),
     ("¿y con arma blanca?", "¿Cuántos homicidios dolosos con arma blanca hubo en León entre 2024-01-01 y 2024-12-31?"),
-    ("¿y la tasa?", "¿Cuál fue la tasa de homicidios dolosos por 100 mil habitantes en León entre 2024-01-01 y 2024-12-31?"),
+    (
+        "¿y la tasa?",
+        "¿Cuál fue la tasa de homicidios dolosos por 100 mil habitantes en León entre 2024-01-01 y 2024-12-31?",
+    ),
     ("¿y los últimos 12 meses?", "¿Cuántos homicidios dolosos hubo en León entre 2024-12-01 y 2025-11-30?"),
     ("¿y feminicidios?", "¿Cuántos feminicidios hubo en León entre 2024-01-01 y 2024-12-31?"),
     ("¿y el año pasado?", "¿Cuántos homicidios dolosos hubo en León entre 2024-01-01 y 2024-12-31?"),
     ("lo mismo para Irapuato", "¿Cuántos homicidios dolosos hubo en Irapuato entre 2024-01-01 y 2024-12-31?"),
-    ("¿y en todo el estado?", "¿Cuántos homicidios dolosos hubo en todo el estado de Guanajuato entre 2024-01-01 y 2024-12-31?"),
-    ("¿y mes por mes?", "¿Cómo evolucionaron mes por mes los homicidios dolosos en León entre 2024-01-01 y 2024-12-31?"),
+    (
+        "¿y en todo el estado?",
+        "¿Cuántos homicidios dolosos hubo en todo el estado de Guanajuato entre 2024-01-01 y 2024-12-31?",
+    ),
+    (
+        "¿y mes por mes?",
+        "¿Cómo evolucionaron mes por mes los homicidios dolosos en León entre 2024-01-01 y 2024-12-31?",
+    ),
 ]
 
 
@@ -117,20 +127,32 @@ def test_not_a_follow_up_is_left_alone(ask, lexicon):
 
 
 DESCRIBE = [
-    ("Top 5 municipios con más homicidios en 2024",
-     "¿Cuáles son los 5 municipios con más homicidios de Guanajuato entre 2024-01-01 y 2024-12-31?"),
+    (
+        "Top 5 municipios con más homicidios en 2024",
+        "¿Cuáles son los 5 municipios con más homicidios de Guanajuato entre 2024-01-01 y 2024-12-31?",
+    ),
     ("el municipio con menos feminicidios", "¿Cuál es el municipio con menos feminicidios de Guanajuato?"),
-    ("homicidios en León 2024 vs 2023",
-     "¿Cómo cambiaron los homicidios en León entre 2024-01-01 y 2024-12-31 comparado con el periodo 2023-01-01 a 2023-12-31?"),
-    ("¿Qué porcentaje de los homicidios del estado ocurrieron en León en 2024?",
-     "¿Qué porcentaje de los homicidios de Guanajuato ocurrió en León entre 2024-01-01 y 2024-12-31?"),
+    (
+        "homicidios en León 2024 vs 2023",
+        "¿Cómo cambiaron los homicidios en León entre 2024-01-01 y 2024-12-31 comparado con el periodo 2023-01-01 a 2023-12-31?",
+    ),
+    (
+        "¿Qué porcentaje de los homicidios del estado ocurrieron en León en 2024?",
+        "¿Qué porcentaje de los homicidios de Guanajuato ocurrió en León entre 2024-01-01 y 2024-12-31?",
+    ),
     ("lesiones dolosas en Celaya", "¿Cuántas lesiones dolosas hubo en Celaya?"),
-    ("violencia familiar en León en 2023",
-     "¿Cuántos casos de violencia familiar hubo en León entre 2023-01-01 y 2023-12-31?"),
+    (
+        "violencia familiar en León en 2023",
+        "¿Cuántos casos de violencia familiar hubo en León entre 2023-01-01 y 2023-12-31?",
+    ),
     ("total de delitos en León", "¿Cuál fue el total anual de delitos del fuero común en León?"),
-    ("Los 5 municipios con más delitos del fuero común en 2022",
-     ("¿Cuáles son los 5 municipios con más delitos del fuero común (total anual) de Guanajuato entre 2022-01-01 y "
-      "2022-12-31?")),
+    (
+        "Los 5 municipios con más delitos del fuero común en 2022",
+        (
+            "¿Cuáles son los 5 municipios con más delitos del fuero común (total anual) de Guanajuato entre 2022-01-01 y "
+            "2022-12-31?"
+        ),
+    ),
     ("anomalías de robos en Irapuato", "¿Hubo meses atípicos o picos de robos en Irapuato?"),
     ("robos con violencia en Celaya", "¿Cuántos robos con violencia hubo en Celaya?"),
 ]
@@ -141,28 +163,42 @@ def test_describe(ask, lexicon, question, text):
     assert describe(ask(question), lexicon) == text
 
 
-@pytest.mark.parametrize("label,phrase", [("Homicidio doloso", "homicidios dolosos"), ("Feminicidio", "feminicidios"),
-                                          ("Extorsión", "extorsiones"), ("Robo a casa habitación", "robos a casa habitación"),
-                                          ("Abuso sexual", "abusos sexuales"), ("Trata de personas", "casos de trata de personas")])
+@pytest.mark.parametrize(
+    "label,phrase",
+    [
+        ("Homicidio doloso", "homicidios dolosos"),
+        ("Feminicidio", "feminicidios"),
+        ("Extorsión", "extorsiones"),
+        ("Robo a casa habitación", "robos a casa habitación"),
+        ("Abuso sexual", "abusos sexuales"),
+        ("Trata de personas", "casos de trata de personas"),
+    ],
+)
 def test_crime_phrase(label, phrase):
     assert crime_phrase(label) == phrase
 
 
-@pytest.mark.parametrize("first,follow,expected", [
-    ("¿Cuántos homicidios culposos hubo en Celaya en 2022?", "¿y dolosos?", ["homicidio_doloso"]),
-    ("¿Cuántos homicidios hubo en Celaya en 2022?", "¿y los dolosos?", ["homicidio_doloso"]),
-    ("lesiones dolosas en León", "¿y culposas?", ["lesiones_culposas"]),
-])
+@pytest.mark.parametrize(
+    "first,follow,expected",
+    [
+        ("¿Cuántos homicidios culposos hubo en Celaya en 2022?", "¿y dolosos?", ["homicidio_doloso"]),
+        ("¿Cuántos homicidios hubo en Celaya en 2022?", "¿y los dolosos?", ["homicidio_doloso"]),
+        ("lesiones dolosas en León", "¿y culposas?", ["lesiones_culposas"]),
+    ],
+)
 def test_follow_up_qualifier_switches_the_subtype(ask, first, follow, expected):
     merged = merge_follow_up(ask(follow), ask(first))  # no lexicon passed: found by the signal's version
     assert [c.delito for c in merged.crimes] == expected
     assert merged.places == ask(first).places
 
 
-@pytest.mark.parametrize("first,follow", [
-    ("homicidios dolosos en León mes por mes en 2024", "¿y la tasa?"),
-    ("¿Cómo evolucionó mes por mes la tasa de homicidios dolosos en León en 2024?", None),
-])
+@pytest.mark.parametrize(
+    "first,follow",
+    [
+        ("homicidios dolosos en León mes por mes en 2024", "¿y la tasa?"),
+        ("¿Cómo evolucionó mes por mes la tasa de homicidios dolosos en León en 2024?", None),
+    ],
+)
 def test_a_rate_asked_of_a_monthly_series_is_the_rate_of_the_window(lexicon, ask, first, follow):
     from core.ask.plan.rules import build
 
@@ -171,6 +207,7 @@ def test_a_rate_asked_of_a_monthly_series_is_the_rate_of_the_window(lexicon, ask
         u, _, _ = resolve_turn(ask, lexicon, follow, u)
     plan = build(u, {"max_date": ANCHOR.isoformat(), "min_date": MIN_DATE.isoformat(), "coverage": {}}, {})
     assert plan.kind == "single_value"
-    assert [(s["tool_id"], s["args"]["nivel"], s["args"]["medida"]) for s in plan.plan["plan"]] == \
-        [(6, "actual", "tasa_per_100k")]
+    assert [(s["tool_id"], s["args"]["nivel"], s["args"]["medida"]) for s in plan.plan["plan"]] == [
+        (6, "actual", "tasa_per_100k")
+    ]
     assert any("se da en conteos" in n for n in plan.notes)

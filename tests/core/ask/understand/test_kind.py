@@ -1,4 +1,5 @@
 """Kind of question and its knobs: top_k, order, medida, B4 grouping; normalized text and signals."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """The lexicon: what it indexes, its cache, a national-size catalog, and robustness on any text."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -38,19 +39,52 @@ class _Catalog:
     """A stand-in with the catalog's shape: a national store of 2,500 municipalities."""
 
     def __init__(self, base, n: int):
-        syllables = sorted(words_of("ta te ti to la le li lo ma me mi mo na ne ni no pa pe pi po ca co cu sa se si hua chi tla"))
+        syllables = sorted(
+            words_of("ta te ti to la le li lo ma me mi mo na ne ni no pa pe pi po ca co cu sa se si hua chi tla")
+        )
         entities = list(base.entities)
         states = ["JAL", "MICH", "OAX", "PUE", "VER"]
         for k in range(n):
             name = "".join(syllables[(k * 7 + i * 13) % len(syllables)] for i in range(2 + k % 3)).capitalize()
             st_ = states[k % len(states)]
-            entities.append({"entidad_id": f"{st_}.MUN.M{k}", "nivel": "municipio", "cve": str(k), "estado_id": st_,
-                             "label": f"{name} {k}", "nombre_corto": name, "aliases": "", "parent_id": st_})
+            entities.append(
+                {
+                    "entidad_id": f"{st_}.MUN.M{k}",
+                    "nivel": "municipio",
+                    "cve": str(k),
+                    "estado_id": st_,
+                    "label": f"{name} {k}",
+                    "nombre_corto": name,
+                    "aliases": "",
+                    "parent_id": st_,
+                }
+            )
         names = {"JAL": "Jalisco", "MICH": "Michoacán", "OAX": "Oaxaca", "PUE": "Puebla", "VER": "Veracruz"}
-        entities += [{"entidad_id": s, "nivel": "estado", "cve": "0", "estado_id": s, "label": names[s],
-                      "nombre_corto": names[s], "aliases": "", "parent_id": None} for s in states]
-        entities.append({"entidad_id": "MICH.MUN.LEON", "nivel": "municipio", "cve": "x", "estado_id": "MICH",
-                         "label": "León", "nombre_corto": "León", "aliases": "", "parent_id": "MICH"})
+        entities += [
+            {
+                "entidad_id": s,
+                "nivel": "estado",
+                "cve": "0",
+                "estado_id": s,
+                "label": names[s],
+                "nombre_corto": names[s],
+                "aliases": "",
+                "parent_id": None,
+            }
+            for s in states
+        ]
+        entities.append(
+            {
+                "entidad_id": "MICH.MUN.LEON",
+                "nivel": "municipio",
+                "cve": "x",
+                "estado_id": "MICH",
+                "label": "León",
+                "nombre_corto": "León",
+                "aliases": "",
+                "parent_id": "MICH",
+            }
+        )
         self.entities, self.crimes, self.methods = entities, base.crimes, base.methods
         self.catalog_version = f"test-national-{n}"
 
@@ -81,10 +115,45 @@ def test_any_text_gives_an_understanding(lexicon, text):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from(["homicidios", "en", "León", "2024", "vs", "2023", "de", "a", "y", "entre", "marzo",
-                                 "junio", "top", "5", "municipios", "tasa", "¿y", "Guanajuato", "municipio", "últimos",
-                                 "12", "meses", "el", "año", "pasado", "con", "arma", "blanca", "mi", "colonia"]),
-                max_size=14))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "homicidios",
+                "en",
+                "León",
+                "2024",
+                "vs",
+                "2023",
+                "de",
+                "a",
+                "y",
+                "entre",
+                "marzo",
+                "junio",
+                "top",
+                "5",
+                "municipios",
+                "tasa",
+                "¿y",
+                "Guanajuato",
+                "municipio",
+                "últimos",
+                "12",
+                "meses",
+                "el",
+                "año",
+                "pasado",
+                "con",
+                "arma",
+                "blanca",
+                "mi",
+                "colonia",
+            ]
+        ),
+        max_size=14,
+    )
+)
 def test_word_salad_gives_an_understanding(lexicon, words):
     u = understand(" ".join(words), lexicon, date(2025, 11, 30), MIN_DATE)
     assert isinstance(u, Understanding) and u.kind

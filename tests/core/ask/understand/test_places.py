@@ -1,4 +1,5 @@
 """Places: names, aliases, typos, state vs municipality of Guanajuato, generic and ambiguous places."""
+
 from __future__ import annotations
 
 import pytest
@@ -39,8 +40,10 @@ PLACES = [
     ("robos en Irapuatoo", ["GTO.MUN.IRAPUATO"]),
     ("homicidios en Moroleon y Uriangato", ["GTO.MUN.MOROLEON", "GTO.MUN.URIANGATO"]),
     ("homicidios en León y Celaya en 2024", ["GTO.MUN.LEON", "GTO.MUN.CELAYA"]),
-    ("homicidios en León, Celaya, Valle e Irapuato",
-     ["GTO.MUN.LEON", "GTO.MUN.CELAYA", "GTO.MUN.VALLE_DE_SANTIAGO", "GTO.MUN.IRAPUATO"]),
+    (
+        "homicidios en León, Celaya, Valle e Irapuato",
+        ["GTO.MUN.LEON", "GTO.MUN.CELAYA", "GTO.MUN.VALLE_DE_SANTIAGO", "GTO.MUN.IRAPUATO"],
+    ),
     ("¿Cuántos homicidios hubo en el municipio de Guanajuato en 2024?", ["GTO.MUN.GUANAJUATO"]),
     ("homicidios en Guanajuato capital", ["GTO.MUN.GUANAJUATO"]),
     ("homicidios en la ciudad de Guanajuato", ["GTO.MUN.GUANAJUATO"]),

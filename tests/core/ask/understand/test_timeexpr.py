@@ -1,4 +1,5 @@
 """Time expressions → whole-month windows against the anchor 2025-11-30 (min_date 2015-01-01)."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -83,19 +84,38 @@ COMPARISONS = [
     ("¿hubo más homicidios en 2024 que en 2023?", (D(2024, 1, 1), D(2024, 12, 31)), (D(2023, 1, 1), D(2023, 12, 31))),
     ("compara 2023 y 2024", (D(2024, 1, 1), D(2024, 12, 31)), (D(2023, 1, 1), D(2023, 12, 31))),
     ("compara 2024 con 2023", (D(2024, 1, 1), D(2024, 12, 31)), (D(2023, 1, 1), D(2023, 12, 31))),
-    ("¿cómo cambiaron los robos entre 2023 y 2024?", (D(2024, 1, 1), D(2024, 12, 31)), (D(2023, 1, 1), D(2023, 12, 31))),
+    (
+        "¿cómo cambiaron los robos entre 2023 y 2024?",
+        (D(2024, 1, 1), D(2024, 12, 31)),
+        (D(2023, 1, 1), D(2023, 12, 31)),
+    ),
     ("comparado con 2023", (D(2024, 1, 1), D(2024, 12, 31)), (D(2023, 1, 1), D(2023, 12, 31))),
-    ("¿aumentaron en 2024 respecto al año anterior?", (D(2024, 1, 1), D(2024, 12, 31)), (D(2023, 1, 1), D(2023, 12, 31))),
+    (
+        "¿aumentaron en 2024 respecto al año anterior?",
+        (D(2024, 1, 1), D(2024, 12, 31)),
+        (D(2023, 1, 1), D(2023, 12, 31)),
+    ),
     ("¿aumentaron respecto al año anterior?", (D(2025, 1, 1), D(2025, 11, 30)), (D(2024, 1, 1), D(2024, 11, 30))),
     ("¿hubo más este año que el año pasado?", (D(2025, 1, 1), D(2025, 11, 30)), (D(2024, 1, 1), D(2024, 11, 30))),
-    ("primer semestre de 2025 vs primer semestre de 2024", (D(2025, 1, 1), D(2025, 6, 30)), (D(2024, 1, 1), D(2024, 6, 30))),
+    (
+        "primer semestre de 2025 vs primer semestre de 2024",
+        (D(2025, 1, 1), D(2025, 6, 30)),
+        (D(2024, 1, 1), D(2024, 6, 30)),
+    ),
     ("marzo de 2024 contra marzo de 2023", (D(2024, 3, 1), D(2024, 3, 31)), (D(2023, 3, 1), D(2023, 3, 31))),
-    ("de enero a noviembre de 2025 frente al mismo periodo de 2024", (D(2025, 1, 1), D(2025, 11, 30)),
-     (D(2024, 1, 1), D(2024, 11, 30))),
+    (
+        "de enero a noviembre de 2025 frente al mismo periodo de 2024",
+        (D(2025, 1, 1), D(2025, 11, 30)),
+        (D(2024, 1, 1), D(2024, 11, 30)),
+    ),
     ("¿bajaron los feminicidios de 2021 a 2022?", (D(2022, 1, 1), D(2022, 12, 31)), (D(2021, 1, 1), D(2021, 12, 31))),
     ("diferencia de homicidios entre 2022 y 2023", (D(2023, 1, 1), D(2023, 12, 31)), (D(2022, 1, 1), D(2022, 12, 31))),
     ("en 2022 en comparación con 2021", (D(2022, 1, 1), D(2022, 12, 31)), (D(2021, 1, 1), D(2021, 12, 31))),
-    ("últimos 12 meses comparado con el año anterior", (D(2024, 12, 1), D(2025, 11, 30)), (D(2023, 12, 1), D(2024, 11, 30))),
+    (
+        "últimos 12 meses comparado con el año anterior",
+        (D(2024, 12, 1), D(2025, 11, 30)),
+        (D(2023, 12, 1), D(2024, 11, 30)),
+    ),
 ]
 
 
@@ -106,9 +126,19 @@ def test_comparison(text, window, base):
     assert "time:compare" in res.signals
 
 
-@pytest.mark.parametrize("text", ["homicidios mes por mes en León", "¿qué meses tienen más robos?", "por mes",
-                                  "el mes con más homicidios", "top 5 municipios", "homicidios por 100,000 habitantes",
-                                  "homicidios en León", ""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "homicidios mes por mes en León",
+        "¿qué meses tienen más robos?",
+        "por mes",
+        "el mes con más homicidios",
+        "top 5 municipios",
+        "homicidios por 100,000 habitantes",
+        "homicidios en León",
+        "",
+    ],
+)
 def test_no_window(text):
     assert parse_time(tokenize(text).text, ANCHOR, MIN_DATE).window is None
 
@@ -118,8 +148,10 @@ def test_sub_monthly_is_flagged():
     assert "time:sub_monthly" in res.signals and res.window == (D(2025, 11, 1), D(2025, 11, 30))
 
 
-@pytest.mark.parametrize("text,window", [("desde 2030", (D(2030, 1, 1), D(2030, 12, 31))),
-                                         ("antes de 2015", (D(2014, 1, 1), D(2014, 12, 31)))])
+@pytest.mark.parametrize(
+    "text,window",
+    [("desde 2030", (D(2030, 1, 1), D(2030, 12, 31))), ("antes de 2015", (D(2014, 1, 1), D(2014, 12, 31)))],
+)
 def test_outside_data_stays_well_formed(text, window):
     res = parse_time(tokenize(text).text, ANCHOR, MIN_DATE)
     assert res.window == window and "time:outside_data" in res.signals
