@@ -104,7 +104,7 @@ QUESTIONS = (
     Question(
         "seguimiento",
         tuple(
-            ("¿Cuántos homicidios dolosos hubo en León en %d?" % y, "¿y en Irapuato?")
+            (f"¿Cuántos homicidios dolosos hubo en León en {y}?", "¿y en Irapuato?")
             for y in (2025, 2024, 2023, 2022, 2021, 2020)
         ),
     ),
@@ -216,10 +216,9 @@ def serve(data_dir: Path, run_dir: Path) -> Iterator[str]:
                 raise RuntimeError(
                     f"Streamlit no arrancó (código {proc.returncode}):\n{log.read_text(errors='replace')[-2000:]}"
                 )
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
+            with contextlib.suppress(OSError), urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    break
             time.sleep(0.25)
         yield base
     finally:  # only the process group this function started: SIGTERM, then SIGKILL

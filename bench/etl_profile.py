@@ -55,6 +55,7 @@ class TimedConnection:
         self._con, self._log = con, log
 
     def execute(self, sql, *args, **kwargs):
+        """Run a statement on the wrapped connection and log its time and caller."""
         t0 = time.perf_counter()
         try:
             self._con.execute(sql, *args, **kwargs)
@@ -63,6 +64,7 @@ class TimedConnection:
         return self
 
     def executemany(self, sql, *args, **kwargs):
+        """Run a statement for many parameter sets and log its time and caller."""
         t0 = time.perf_counter()
         try:
             self._con.executemany(sql, *args, **kwargs)
@@ -234,7 +236,7 @@ def single_pass(csv_path: Path, work: Path, memory_limit: str = "1GB", threads: 
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     q = lambda p: "'" + str(p).replace("'", "''") + "'"
-    types = {c: "INTEGER" if c == "anio" else "VARCHAR" for c in LABELS} | {m: "DOUBLE" for m in MONTHS}
+    types = {c: "INTEGER" if c == "anio" else "VARCHAR" for c in LABELS} | dict.fromkeys(MONTHS, "DOUBLE")
     columns = "{" + ", ".join(f"'{c}': '{t}'" for c, t in types.items()) + "}"
     months = ", ".join(MONTHS)
     month_no = "CASE mes " + " ".join(f"WHEN '{m}' THEN {i}" for i, m in enumerate(MONTHS, 1)) + " END"

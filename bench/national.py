@@ -23,8 +23,7 @@ import duckdb
 
 from bench import synth
 from bench.common import ROOT, norm_cell, quiet_fds, ratio, same_rows, stats
-
-from bench.national_cases import (  # noqa: F401  (re-exported: bench.run and bench.ab use them)
+from bench.national_cases import (
     TOOL_P95_MS,
     TOOL_RATIO,
     Case,
@@ -32,7 +31,6 @@ from bench.national_cases import (  # noqa: F401  (re-exported: bench.run and be
     Paths,
     cases,
 )
-
 
 # -- building the store -------------------------------------------------------------------------
 
@@ -187,9 +185,9 @@ def run_case(case: Case, settings, paths: Paths, con: duckdb.DuckDBPyConnection,
 @contextlib.contextmanager
 def _instrumented(log: list):
     """Time every store query, the evidence step and the artifact write (this process only)."""
-    from core.engine import execute as ex
-    from core.dataset import store as st
     from core import tools
+    from core.dataset import store as st
+    from core.engine import execute as ex
 
     state = {"evidence": False}
     orig_q, orig_ev, orig_wa = st.Store.query, ex._evidence, ex.write_artifact

@@ -69,10 +69,10 @@ def run(work: Path, log=print, passes: int = 1, questions_file: Path | None = No
     import duckdb
 
     from core.ask.context import Assistant
+    from core.ask.pipeline import Conversation
     from core.cli import load_manifest
     from core.config import DEFAULT_DATA_DIR, load_settings
     from core.etl import run_etl
-    from core.ask.pipeline import Conversation
 
     ev = __import__("evals.harness", fromlist=["load_questions"])
     raw = DEFAULT_DATA_DIR / "raw"

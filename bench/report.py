@@ -8,8 +8,11 @@
 from __future__ import annotations
 
 from bench import browser_report, report_etl, report_etl_pending, report_national
-from bench.report_before import section as _before_after, summarize  # noqa: F401 (bench.run imports it from here)
-from bench.report_fmt import SKIP, fmt as _f, ok as _ok, table as _table
+from bench.report_before import section as _before_after
+from bench.report_fmt import SKIP
+from bench.report_fmt import fmt as _f
+from bench.report_fmt import ok as _ok
+from bench.report_fmt import table as _table
 
 
 def _machine(r: dict) -> list[str]:

@@ -10,7 +10,10 @@ from __future__ import annotations
 from bench.common import percentile
 from bench.national_cases import TOOL_RATIO
 from bench.report_etl import p50, peak_rss, unpivot, written
-from bench.report_fmt import fmt as _f, ok as _ok, table as _table, times
+from bench.report_fmt import fmt as _f
+from bench.report_fmt import ok as _ok
+from bench.report_fmt import table as _table
+from bench.report_fmt import times
 
 
 def summarize(r: dict) -> dict:

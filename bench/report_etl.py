@@ -9,7 +9,10 @@ entries of item 4 are in ``bench.report_etl_pending``.
 from __future__ import annotations
 
 from bench.common import percentile
-from bench.report_fmt import NO, fmt as _f, ok as _ok, table as _table, times
+from bench.report_fmt import NO, times
+from bench.report_fmt import fmt as _f
+from bench.report_fmt import ok as _ok
+from bench.report_fmt import table as _table
 
 MB = 2**20
 COPY_SQL = "`COPY (SELECT * FROM read_csv(path, encoding='latin-1', header=true)) TO 'x.parquet' (FORMAT parquet)`"

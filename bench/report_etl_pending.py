@@ -7,7 +7,8 @@ them (matched by prefix); a statement without an entry is listed with its number
 from __future__ import annotations
 
 from bench.report_etl import copy_base, p50, unpivot
-from bench.report_fmt import fmt as _f, times
+from bench.report_fmt import fmt as _f
+from bench.report_fmt import times
 
 RATIO = 1.5  # bench.etl_throughput.ETL_RATIO
 

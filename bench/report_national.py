@@ -8,7 +8,10 @@ only where that run's numbers show it.
 from __future__ import annotations
 
 from bench.common import percentile
-from bench.report_fmt import NO, YES, fmt as _f, ok as _ok, table as _table
+from bench.report_fmt import NO, YES
+from bench.report_fmt import fmt as _f
+from bench.report_fmt import ok as _ok
+from bench.report_fmt import table as _table
 
 RATIO = 1.3  # bench.national.TOOL_RATIO
 

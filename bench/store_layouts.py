@@ -65,7 +65,7 @@ def run(csv_path: Path, work: Path, repeats: int = 5, threads: int = 2) -> dict:
     work = Path(work)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    types = {c: "INTEGER" if c == "anio" else "VARCHAR" for c in LABELS} | {m: "BIGINT" for m in MONTHS}
+    types = {c: "INTEGER" if c == "anio" else "VARCHAR" for c in LABELS} | dict.fromkeys(MONTHS, "BIGINT")
     columns = "{" + ", ".join(f"'{c}': '{t}'" for c, t in types.items()) + "}"
     months = ", ".join(MONTHS)
     con = duckdb.connect()

@@ -10,13 +10,13 @@ import uuid
 from typing import Any
 
 from core.audit.log import AuditLog
-from core.engine.catalog import build_catalog
 from core.clock import Clock
 from core.config import Settings, load_settings
+from core.dataset.store import get_store
+from core.engine.catalog import build_catalog
 from core.engine.envelope import tool_name
 from core.engine.execute import Execution, run_plan
 from core.engine.plan import canonical_plan
-from core.dataset.store import get_store
 
 
 def _settings(settings: Settings | None) -> Settings:

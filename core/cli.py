@@ -171,8 +171,8 @@ def cmd_job(args, settings) -> int:
 
 def cmd_contracts(args, settings) -> int:
     """Export the contracts' JSON Schemas to catalogs/contracts."""
-    from core.config import CATALOGS_DIR
     from core.ask.contracts import export_schemas
+    from core.config import CATALOGS_DIR
 
     names = export_schemas(Path(args.output) if args.output else CATALOGS_DIR / "contracts")
     _print_json(names)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 class Clock:
@@ -10,14 +10,14 @@ class Clock:
 
     def now(self) -> datetime:
         """Current time, timezone-aware UTC."""
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
 
 class FixedClock(Clock):
     """A clock that always answers the same instant (RelojFijo)."""
 
     def __init__(self, instant: datetime):
-        self._instant = instant if instant.tzinfo else instant.replace(tzinfo=timezone.utc)
+        self._instant = instant if instant.tzinfo else instant.replace(tzinfo=UTC)
 
     def now(self) -> datetime:
         """The fixed instant."""
@@ -26,4 +26,4 @@ class FixedClock(Clock):
 
 def iso_utc(moment: datetime) -> str:
     """ISO-8601 with a trailing Z, second precision."""
-    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

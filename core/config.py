@@ -41,7 +41,7 @@ class Limits:
     max_line_bytes: int = 64 * 1024
 
     @classmethod
-    def from_env(cls) -> "Limits":
+    def from_env(cls) -> Limits:
         """Limits with any ``CASANDRA_MAX_*`` environment overrides applied."""
         env = os.environ
         names = {
@@ -91,7 +91,7 @@ class Settings:
         """Folder with the audit log database."""
         return self.data_dir / "audit"
 
-    def with_data_dir(self, data_dir: str | Path | None) -> "Settings":
+    def with_data_dir(self, data_dir: str | Path | None) -> Settings:
         """A copy pointing at another data folder (``None`` keeps this one)."""
         if data_dir is None:
             return self

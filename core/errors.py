@@ -7,8 +7,9 @@ collects several ``Problem`` objects and raises them together in one ``ErrorGrou
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar, Iterable
+from typing import ClassVar
 
 CRITICAL_CODES = (
     "INVALID_PAYLOAD",

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from core.errors import CasandraError
 from core.ask.govern import lab_approved
+from core.errors import CasandraError
 from ui import audit_view, auth, session
 from ui.feedback import show_error
 

@@ -43,6 +43,7 @@ def ask_option(turn):
 
 
 def show_turn(turn, latest: bool) -> None:
+    """Draw one past turn: the question, then the answer with its plan panel."""
     with st.chat_message("user"):
         st.markdown(turn.question)
     with st.chat_message("assistant"):
@@ -80,6 +81,7 @@ if question:
         with st.status("Entendiendo la pregunta…", expanded=True) as status:
 
             def on_stage(name, phase, ms):
+                """Show each stage's progress inside the status box."""
                 if phase == "start":
                     status.update(label=f"{chat.STAGE_LABELS[name]}…")
                 else:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from core.cli import load_manifest
 from core.clock import FixedClock
 from core.config import DEFAULT_DATA_DIR, Settings, load_settings
-from core.cli import load_manifest
 from core.etl import run_etl
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -19,7 +19,7 @@ RAW = DEFAULT_DATA_DIR / "raw"
 @pytest.fixture
 def clock() -> FixedClock:
     """A fixed instant so versions and audit records are reproducible."""
-    return FixedClock(datetime(2026, 1, 15, 12, 0, tzinfo=timezone.utc))
+    return FixedClock(datetime(2026, 1, 15, 12, 0, tzinfo=UTC))
 
 
 @pytest.fixture
@@ -32,5 +32,5 @@ def empty_settings(tmp_path: Path) -> Settings:
 def bundled_settings(tmp_path_factory) -> Settings:
     """A store built once from every bundled file (data/raw/manifest.json)."""
     settings = load_settings(tmp_path_factory.mktemp("bundled") / "data")
-    run_etl(load_manifest(RAW), settings, clock=FixedClock(datetime(2026, 1, 15, 12, 0, tzinfo=timezone.utc)))
+    run_etl(load_manifest(RAW), settings, clock=FixedClock(datetime(2026, 1, 15, 12, 0, tzinfo=UTC)))
     return settings

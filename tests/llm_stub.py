@@ -14,10 +14,10 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 MAX_SLEEP_S = 10.0
 
@@ -105,7 +105,7 @@ class StubServer:
                 return self.queue.popleft()
         return error_reply(503, "stub: no scripted reply left")
 
-    def start(self) -> "StubServer":
+    def start(self) -> StubServer:
         """Serve in a background thread."""
         self._thread.start()
         return self

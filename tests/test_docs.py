@@ -73,4 +73,4 @@ def test_a_spec_without_its_documentation_is_caught():
 
 def test_quick_start_is_exactly_two_commands():
     block = README.split("## Quick start", 1)[1].split("```", 2)[1]
-    assert [l for l in block.splitlines() if l.strip()] == ["make run", "make test"]
+    assert [line for line in block.splitlines() if line.strip()] == ["make run", "make test"]

@@ -43,6 +43,7 @@ SCAN_FOR_CHOICES = 5000
 
 
 def open_log(settings) -> AuditLog:
+    """The audit log of a data folder."""
     return AuditLog.for_settings(settings)
 
 
@@ -68,6 +69,7 @@ def clean_filters(*, since: date | None = None, until: date | None = None, **val
 
 
 def records_frame(records) -> pd.DataFrame:
+    """Audit records as the Auditoría table (Spanish column names)."""
     rows = [
         {
             "seq": r.seq,
@@ -101,6 +103,7 @@ def records_frame(records) -> pd.DataFrame:
 
 
 def record_label(record) -> str:
+    """One line naming a record in the detail selector."""
     return f"seq {record.seq} · {record.ts} · {KIND_LABELS.get(record.kind, record.kind)} · {record.user}"
 
 

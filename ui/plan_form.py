@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from core.errors import CasandraError, ErrorGroup
 from core.engine.plan import canonical_plan, parse_plan, plan_to_text
 from core.engine.validate import validate_plan
+from core.errors import CasandraError, ErrorGroup
 
 DATE_FIELDS = ("from", "to", "base_from", "base_to")
 DATE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"

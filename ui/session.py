@@ -46,7 +46,7 @@ def _assistant(data_dir: str) -> Assistant:
     shared = Assistant(settings=load_settings(data_dir))
     try:
         _ = shared.lexicon  # warm the lexicon once so per-user copies share it
-    except Exception:  # noqa: BLE001, S110 - an empty store has no lexicon yet; built on first use
+    except Exception:  # noqa: BLE001 - an empty store has no lexicon yet; built on first use
         pass
     return shared
 

@@ -116,6 +116,7 @@ def files_frame(summary: dict) -> pd.DataFrame:
 
 
 def changes_frame(summary: dict) -> pd.DataFrame:
+    """A load's changes per crime (added, changed, removed) as a table."""
     per = (summary.get("cambios") or {}).get("por_delito", {})
     return pd.DataFrame(
         [{"delito": k, **v} for k, v in per.items()],
@@ -169,6 +170,7 @@ def quarantine_csv(rows: list[dict]) -> bytes:
 
 
 def versions_frame(versions: list[dict]) -> pd.DataFrame:
+    """The published versions as the Carga de datos table."""
     rows = [
         {
             "versión": v["dataset_version"],

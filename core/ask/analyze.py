@@ -8,11 +8,11 @@ policy. Anything that fails the model's rules falls back to a safe QUALITY plan 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext

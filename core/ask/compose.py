@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.ask.charts import MEASURE_LABELS, chart_spec, declared_shape, ranking_measure, shape_of
 from core.ask.contracts import Answer, SourceRef
@@ -241,7 +241,7 @@ def _lead(env: dict, shape: str, detail: str = "") -> list[str]:
     rows, crimes = records(env), crime_labels(env)
     rng = env["meta"].get("date_range_effective") or {}
     per = between(rng["from"], rng["to"]) if rng else "en el periodo"
-    noun = lambda count=2: crime_noun(crimes, count, detail)  # noqa: E731 — every lead names the crime alike
+    noun = lambda count=2: crime_noun(crimes, count, detail)
     if shape in _LEADS:
         return _LEADS[shape](env, rows, noun, per)
     spec = tool_spec(tool_name(env))

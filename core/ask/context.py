@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
-from core.engine.catalog import build_catalog
-from core.clock import Clock
-from core.config import Settings, llm_settings, load_settings
 from core.ask.intake import SameDayCache
 from core.ask.pipeline import Conversation, OnStage, Turn, run_turn
+from core.clock import Clock
+from core.config import Settings, llm_settings, load_settings
 from core.dataset.store import get_store
+from core.engine.catalog import build_catalog
 
 
 class StageContext(Protocol):
@@ -31,22 +31,28 @@ class StageContext(Protocol):
     store: Any  # core.dataset.store.Store
 
     @property
-    def metadata(self) -> dict | None: ...
+    def metadata(self) -> dict | None:
+        """Metadata of the current version (None on an empty store)."""
 
     @property
-    def catalog(self) -> Any: ...  # core.engine.catalog.Catalog
+    def catalog(self) -> Any:
+        """The CatalogSpec of the current version (core.engine.catalog.Catalog)."""
 
     @property
-    def lexicon(self) -> Any: ...  # core.ask.understand.lexicon.Lexicon
+    def lexicon(self) -> Any:
+        """The understanding lexicon of the current catalog (core.ask.understand.lexicon.Lexicon)."""
 
     @property
-    def anchor(self) -> date: ...
+    def anchor(self) -> date:
+        """The time anchor: the dataset's max_date, never the wall clock."""
 
     @property
-    def min_date(self) -> date: ...
+    def min_date(self) -> date:
+        """The dataset's first day."""
 
     @property
-    def llm_config(self) -> Any: ...  # core.config.LlmSettings | None
+    def llm_config(self) -> Any:
+        """The LLM endpoint settings (core.config.LlmSettings), or None."""
 
 
 @dataclass

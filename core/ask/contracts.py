@@ -49,7 +49,7 @@ class LabPolicy(_Strict):
     rationale: str = Field(min_length=1, max_length=300)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "LabPolicy":
+    def _consistent(self) -> LabPolicy:
         if self.status == "denied" and self.allow_lab:
             raise ValueError("lab_policy denied cannot allow lab")
         if self.status in ("approved", "conditional") and not self.allow_lab:
@@ -93,7 +93,7 @@ class QueryPlan(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _invariants(self) -> "QueryPlan":
+    def _invariants(self) -> QueryPlan:
         if len(set(self.domains_selected)) != len(self.domains_selected):
             raise ValueError("domains_selected must not repeat")
         if self.mode == "fast" and len(self.domains_selected) > 2:
@@ -117,7 +117,7 @@ class GovernorDecision(_Strict):
     timestamp: datetime
 
     @model_validator(mode="after")
-    def _experimental_only_when_approved(self) -> "GovernorDecision":
+    def _experimental_only_when_approved(self) -> GovernorDecision:
         if "experimental" in self.allowed_tool_status and self.lab_policy.status != "approved":
             raise ValueError("experimental tools need an approved lab policy")
         return self
@@ -148,10 +148,9 @@ class AnalystPlan(_Strict):
     expected_output_schema: str = Field(pattern=r"^[a-z0-9_]+_v\d+(_[a-z0-9]+)?$")
 
     @model_validator(mode="after")
-    def _rules(self) -> "AnalystPlan":
-        if self.request_type in STATUS_TYPES:
-            if "db" not in self.required_sources or "doc" in self.required_sources:
-                raise ValueError("STATUS_* requests must include db and never doc")
+    def _rules(self) -> AnalystPlan:
+        if self.request_type in STATUS_TYPES and ("db" not in self.required_sources or "doc" in self.required_sources):
+            raise ValueError("STATUS_* requests must include db and never doc")
         if self.request_type in ("DATA_DEFINITION", "HOWTO_POLICY", "DESIGN_ARCH") and not (
             {"doc", "policy"} & set(self.required_sources)
         ):
@@ -297,7 +296,7 @@ class PlannerState(_Strict):
     planner_meta: PlannerMeta
 
     @model_validator(mode="after")
-    def _strategy_rules(self) -> "PlannerState":
+    def _strategy_rules(self) -> PlannerState:
         if self.strategy == "clarify_then_retrieve" and not self.clarifying_questions:
             raise ValueError("clarify_then_retrieve needs at least one clarifying question")
         if self.strategy != "clarify_then_retrieve" and any(q.blocking for q in self.clarifying_questions):

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.ask.contracts import GovernorDecision, LabPolicy, QueryPlan
 from core.ask.route import lab_requested
 from core.text import normalize_text
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext

@@ -10,11 +10,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
 from core.text import normalize_text
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext

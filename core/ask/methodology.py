@@ -16,8 +16,8 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from core.config import PROJECT_ROOT
 from core.ask.contracts import RetrievalRound, StopConditions
+from core.config import PROJECT_ROOT
 from core.text import strip_accents
 
 DOCS_DIR = PROJECT_ROOT / "docs" / "metodologia"
@@ -30,19 +30,154 @@ _DEFINES = re.compile(r"(?:^|(?<=[.;:]\s))(?:El|La|Los|Las|Un|Una)\s+([^.,;:]{3,
 
 # A short hand-made list: bm25s's Spanish list drops "estado", "contra" and "sin", which matter here.
 STOPWORDS = frozenset(
-    """
-a al algo algun alguna algunas alguno algunos ante antes aqui asi aun cada cual cuales cuando cuanta cuantas
-cuanto cuantos de del desde donde dos durante e el ella ellas ellos en entre era eran es esa esas ese eso esos
-esta estan estas este esto estos fue fueron ha habia han hay la las le les lo los mas me mi mis muy nada
-ni no nos o otra otras otro otros para pero poco por porque pues que quien quienes se sea segun ser si sido
-siempre sobre solo son su sus tal tambien tan tanto te tiene tienen todo todos tu tus u un una unas uno unos
-usted y ya yo puede pueden hace hacen como casandra
-""".split()
+    [
+        "a",
+        "al",
+        "algo",
+        "algun",
+        "alguna",
+        "algunas",
+        "alguno",
+        "algunos",
+        "ante",
+        "antes",
+        "aqui",
+        "asi",
+        "aun",
+        "cada",
+        "cual",
+        "cuales",
+        "cuando",
+        "cuanta",
+        "cuantas",
+        "cuanto",
+        "cuantos",
+        "de",
+        "del",
+        "desde",
+        "donde",
+        "dos",
+        "durante",
+        "e",
+        "el",
+        "ella",
+        "ellas",
+        "ellos",
+        "en",
+        "entre",
+        "era",
+        "eran",
+        "es",
+        "esa",
+        "esas",
+        "ese",
+        "eso",
+        "esos",
+        "esta",
+        "estan",
+        "estas",
+        "este",
+        "esto",
+        "estos",
+        "fue",
+        "fueron",
+        "ha",
+        "habia",
+        "han",
+        "hay",
+        "la",
+        "las",
+        "le",
+        "les",
+        "lo",
+        "los",
+        "mas",
+        "me",
+        "mi",
+        "mis",
+        "muy",
+        "nada",
+        "ni",
+        "no",
+        "nos",
+        "o",
+        "otra",
+        "otras",
+        "otro",
+        "otros",
+        "para",
+        "pero",
+        "poco",
+        "por",
+        "porque",
+        "pues",
+        "que",
+        "quien",
+        "quienes",
+        "se",
+        "sea",
+        "segun",
+        "ser",
+        "si",
+        "sido",
+        "siempre",
+        "sobre",
+        "solo",
+        "son",
+        "su",
+        "sus",
+        "tal",
+        "tambien",
+        "tan",
+        "tanto",
+        "te",
+        "tiene",
+        "tienen",
+        "todo",
+        "todos",
+        "tu",
+        "tus",
+        "u",
+        "un",
+        "una",
+        "unas",
+        "uno",
+        "unos",
+        "usted",
+        "y",
+        "ya",
+        "yo",
+        "puede",
+        "pueden",
+        "hace",
+        "hacen",
+        "como",
+        "casandra",
+    ]
 )
 # How a question is asked, not what it asks about: dropped from queries only.
 QUESTION_WORDS = frozenset(
-    "significa significan quiere quieren decir puedo podemos saber pasa explica explicame "
-    "dime digame entender entiendo viene vienen sale salen".split()
+    [
+        "significa",
+        "significan",
+        "quiere",
+        "quieren",
+        "decir",
+        "puedo",
+        "podemos",
+        "saber",
+        "pasa",
+        "explica",
+        "explicame",
+        "dime",
+        "digame",
+        "entender",
+        "entiendo",
+        "viene",
+        "vienen",
+        "sale",
+        "salen",
+    ]
 )
 # Question phrasings whose key words are not in the documents: (phrase, added words, added words when the
 # question names a year). "No hay datos" of a crime means it is not loaded; of a year, outside its coverage.
@@ -57,11 +192,60 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 # Longest suffix first; a stem keeps at least three letters, so "tasa" and "tasas" meet at "tas".
 _SUFFIXES = sorted(
-    """
-aciones uciones iciones acion ucion icion amientos imientos amiento imiento mente idades idad ables ibles able
-ible istas ista osas osos osa oso ados adas idos idas ado ada ido ida ando iendo aron ieron aban ales al
-iones ion an en ar er ir as es os a e o s
-""".split(),
+    [
+        "aciones",
+        "uciones",
+        "iciones",
+        "acion",
+        "ucion",
+        "icion",
+        "amientos",
+        "imientos",
+        "amiento",
+        "imiento",
+        "mente",
+        "idades",
+        "idad",
+        "ables",
+        "ibles",
+        "able",
+        "ible",
+        "istas",
+        "ista",
+        "osas",
+        "osos",
+        "osa",
+        "oso",
+        "ados",
+        "adas",
+        "idos",
+        "idas",
+        "ado",
+        "ada",
+        "ido",
+        "ida",
+        "ando",
+        "iendo",
+        "aron",
+        "ieron",
+        "aban",
+        "ales",
+        "al",
+        "iones",
+        "ion",
+        "an",
+        "en",
+        "ar",
+        "er",
+        "ir",
+        "as",
+        "es",
+        "os",
+        "a",
+        "e",
+        "o",
+        "s",
+    ],
     key=lambda s: (-len(s), s),
 )
 _WORD = re.compile(r"[a-z0-9]+")
@@ -151,7 +335,7 @@ class DocIndex:
         self._bm25.index(corpus, show_progress=False)
 
     @classmethod
-    def load(cls, folder: str | Path = DOCS_DIR) -> "DocIndex":
+    def load(cls, folder: str | Path = DOCS_DIR) -> DocIndex:
         """The index of every ``*.md`` in ``folder`` (built once per folder and process)."""
         return _load_cached(str(Path(folder).resolve()))
 

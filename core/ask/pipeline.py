@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.ask import analyze, audit, compose, execute, govern, intake, plan, route, validate
@@ -72,7 +72,7 @@ class Turn:
 
     def as_dict(self) -> dict:
         """The turn as the ``core ask --json`` contract."""
-        dump = lambda m: m.model_dump(mode="json", by_alias=True) if m is not None else None  # noqa: E731
+        dump = lambda m: m.model_dump(mode="json", by_alias=True) if m is not None else None
         return {
             "job_id": self.job_id,
             "question": self.question,
@@ -105,7 +105,8 @@ class Conversation:
 class Stage(Protocol):
     """A stage: fills one more contract of the turn (or marks it done) from the turn, its context and the conversation."""
 
-    def __call__(self, turn: Turn, ctx: StageContext, conversation: Conversation) -> None: ...
+    def __call__(self, turn: Turn, ctx: StageContext, conversation: Conversation) -> None:
+        """Fill the turn's next contract (or mark it done)."""
 
 
 # The order of the stages lives here and nowhere else; a test can run any prefix (``upto``).

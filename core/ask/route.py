@@ -8,14 +8,13 @@ questions. ``lab`` is never selected here; the Governor decides it.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from core.ask.contracts import QueryPlan, default_lab_policy
-from core.ask.understand import Understanding
 from core.ask.plan.rules import asks_all_crimes
 from core.ask.plan.strategy import clarifications
+from core.ask.understand import Understanding
 from core.text import normalize_text
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from core.config import load_settings
-from core.errors import CasandraError
+
 from core.audit.log import AuditLog
 from core.audit.records import _FILTERS
+from core.config import load_settings
+from core.errors import CasandraError
 
 
 def _add_filters(parser, *, with_limit: bool) -> None:

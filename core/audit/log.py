@@ -20,10 +20,11 @@ import csv
 import json
 import sqlite3
 import uuid
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence, TextIO
+from typing import TextIO
+
 from core.audit import connection as audit_conn
-from core.clock import Clock, iso_utc
 from core.audit.records import (  # noqa: F401  (re-exported: the audit API lives here)
     _COLUMNS,
     _FILTERS,
@@ -46,6 +47,7 @@ from core.audit.records import (  # noqa: F401  (re-exported: the audit API live
     discover_migrations,
     record_hash,
 )
+from core.clock import Clock, iso_utc
 
 
 class AuditLog:
@@ -61,7 +63,7 @@ class AuditLog:
             audit_conn.mark_migrated(self.path, MIGRATIONS_DIR)
 
     @classmethod
-    def for_settings(cls, settings, clock: Clock | None = None) -> "AuditLog":
+    def for_settings(cls, settings, clock: Clock | None = None) -> AuditLog:
         """The log of a Settings object: ``<settings.audit_dir>/audit.sqlite3``."""
         return cls(Path(settings.audit_dir) / DB_FILENAME, clock=clock)
 
@@ -78,7 +80,7 @@ class AuditLog:
         """Really close this thread's connection to the file (the next use opens a new one)."""
         audit_conn.close_thread_connection(self.path)
 
-    def __enter__(self) -> "AuditLog":
+    def __enter__(self) -> AuditLog:
         return self
 
     def __exit__(self, *exc_info) -> None:

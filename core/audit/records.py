@@ -6,15 +6,15 @@
 
 from __future__ import annotations
 
-from __future__ import annotations
 import hashlib
 import json
 import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+
 from core.clock import iso_utc
 from core.errors import RangoFueraDeCorte, ValidacionError
 from core.text import canonical_json
@@ -160,7 +160,7 @@ def _bound(value: str, *, end: bool) -> str:
             path="until" if end else "since",
         ) from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return iso_utc(moment)
 
 

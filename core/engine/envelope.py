@@ -37,7 +37,7 @@ def write_artifact(folder: Path, day: str, name: str, columns: list[tuple[str, s
     target = folder / "tables" / day
     target.mkdir(parents=True, exist_ok=True)
     arrays = []
-    for idx, (col, kind) in enumerate(columns):
+    for idx, (_col, kind) in enumerate(columns):
         values = [r[idx] for r in rows]
         try:
             arrays.append(pa.array(values, type=_TYPES.get(kind, pa.string())))

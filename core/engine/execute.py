@@ -14,9 +14,9 @@ from pathlib import Path
 
 from core.engine.catalog import Catalog
 from core.engine.envelope import DEFAULT_MAX_ROWS, error_envelope, ok_envelope, write_artifact
+from core.engine.validate import ValidatedPlan, failing_tool, validate_plan
 from core.errors import CasandraError, ErrorGroup, HerramientaError
 from core.tools import EVIDENCE_IDS, ResolvedStep, ToolContext, ToolOutput
-from core.engine.validate import ValidatedPlan, failing_tool, validate_plan
 
 log = logging.getLogger(__name__)
 

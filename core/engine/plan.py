@@ -55,7 +55,7 @@ _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 def _value(text: str) -> Any:
     """Scalar or list value of a text-plan line."""
     text = text.strip()
-    if text.startswith("[") or text.startswith("{") or text.startswith('"'):
+    if text.startswith(("[", "{", '"')):
         try:
             return json.loads(text)
         except json.JSONDecodeError:
@@ -73,8 +73,8 @@ def _value(text: str) -> Any:
 def parse_text_plan(text: str, catalog: Catalog) -> dict:
     """Text form → plan dict (not yet validated); every syntax problem collected."""
     problems = ProblemCollector()
-    lines = [l.strip() for l in text.replace("\r\n", "\n").split("\n")]
-    lines = [l for l in lines if l and not l.startswith("#")]
+    lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
+    lines = [line for line in lines if line and not line.startswith("#")]
     if not lines:
         raise ErrorGroup(
             [Problem("INVALID_PAYLOAD", "El plan está vacío.", ("Ejemplo: [6,9] seguido de líneas clave: valor",))]

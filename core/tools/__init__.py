@@ -48,7 +48,7 @@ class Scope:
         """Whether alignment or clamping changed the requested window."""
         return bool(self.adjustments)
 
-    def copy(self) -> "Scope":
+    def copy(self) -> Scope:
         """An independent copy (each step gets its own)."""
         return Scope(
             self.entity,

@@ -32,7 +32,7 @@ def _method_warnings(ctx: ToolContext, info: dict[int, dict]) -> list[str]:
     out = []
     rnid = sorted(y for y, v in info.items() if v.get("metodologia") == "RNID")
     if rnid:
-        every = _year_info(ctx, range(0, 10_000))
+        every = _year_info(ctx, range(10_000))
         older = sorted(y for y, v in every.items() if v.get("metodologia") != "RNID")
         span = "los años anteriores"
         if older:

@@ -28,6 +28,7 @@ class Item:
 
     @property
     def months(self) -> int:
+        """Published months inside the window."""
         return sum(month_count(a, b) for a, b in self.runs)
 
 

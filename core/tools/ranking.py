@@ -85,7 +85,7 @@ def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
 
 def top_entidades_por_total(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Entities with most events over every crime in scope, with their share of the total."""
-    rows, total, evidence, warnings, medida, ranked = _ranked(ctx, step, with_share=True)
+    rows, total, evidence, warnings, _medida, ranked = _ranked(ctx, step, with_share=True)
     scope = step.scope
     if not scope.delitos:
         warnings.append("Suma todos los delitos cargados; cada delito tiene su propia cobertura.")

@@ -53,9 +53,7 @@ def frequency_ok(scope: Scope, count: int, tasa: float | None) -> bool:
         return True
     if f.get("min_eventos") is not None and count < f["min_eventos"]:
         return False
-    if f.get("min_tasa") is not None and (tasa is None or tasa < f["min_tasa"]):
-        return False
-    return True
+    return not (f.get("min_tasa") is not None and (tasa is None or tasa < f["min_tasa"]))
 
 
 def period_label(scope: Scope) -> str:

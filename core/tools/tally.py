@@ -33,7 +33,7 @@ class Rank:
     top_k: int | None = None  # None: every entity
 
     @staticmethod
-    def by(column: str, desc: bool, top_k: int | None) -> "Rank":
+    def by(column: str, desc: bool, top_k: int | None) -> Rank:
         """Entities without a value last, then by the column, then by entidad_id."""
         if column not in COLUMNS:
             raise ValueError(f"no se puede ordenar por {column}")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from core import api
+from core.ask.govern import lab_approved
 from core.audit.log import AuditLog
 from core.etl import SourceSpec
-from core.ask.govern import lab_approved
 from tests.conftest import FIXTURES, RAW
 from tests.core.etl.test_semantics import snapshot
 

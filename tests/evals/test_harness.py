@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from pathlib import Path
 
 import duckdb
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from core.config import DEFAULT_DATA_DIR
 from evals.harness import (
     CHECKERS,
+    DEFAULT_FILE,
     KINDS,
     Check,
     RawViews,
@@ -25,7 +25,6 @@ from evals.harness import (
     expected_of,
     format_report,
     load_questions,
-    DEFAULT_FILE,
     number_in_text,
     numbers_in,
     register_cli,

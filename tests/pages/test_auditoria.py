@@ -9,9 +9,9 @@ from datetime import date, timedelta
 import pytest
 
 from core import api
+from core.ask.govern import lab_approved
 from core.audit.log import AuditLog
 from core.etl import SourceSpec
-from core.ask.govern import lab_approved
 from tests.conftest import FIXTURES
 from tests.pages.conftest import texts
 from ui import audit_view
@@ -119,7 +119,7 @@ def test_records_verification_and_filters(audited, make_app):
 def test_a_record_detail_shows_every_contract(audited, make_app):
     at = _auditoria(make_app, audited)
     labels = at.selectbox(key="aud_detalle").options
-    at.selectbox(key="aud_detalle").select_index(next(i for i, l in enumerate(labels) if "pregunta" in l)).run()
+    at.selectbox(key="aud_detalle").select_index(next(i for i, label in enumerate(labels) if "pregunta" in label)).run()
     titles = [e.label for e in at.expander]
     for title in (
         "QueryPlan (enrutador)",

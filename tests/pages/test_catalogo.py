@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from core import api
-from core.engine.catalog import build_catalog
 from core.dataset.store import get_store
+from core.engine.catalog import build_catalog
 from core.engine.validate import validate_plan
 from tests.conftest import FIXTURES
 from tests.pages.conftest import texts

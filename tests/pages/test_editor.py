@@ -9,10 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.ask.context import Assistant
-from core.audit.log import AuditLog
-from core.engine.catalog import build_catalog
 from core.ask.pipeline import Conversation
+from core.audit.log import AuditLog
 from core.dataset.store import get_store
+from core.engine.catalog import build_catalog
 from core.engine.validate import validate_plan
 from tests.conftest import FIXTURES
 

@@ -55,7 +55,7 @@ def test_a_listed_page_without_its_file_is_an_error(tmp_path, monkeypatch, bundl
         str(tmp_path / "pages" / "fantasma.py"), "Fantasma", ":material/help:", TOY_ROLES, "Análisis"
     )
     monkeypatch.setattr(navigation, "PAGES", (*navigation.PAGES, ghost))
-    with pytest.raises(FileNotFoundError, match="fantasma.py"):
+    with pytest.raises(FileNotFoundError, match=r"fantasma\.py"):
         navigation.visible_pages(["steward"])  # even for a role that would not see it
     at = make_app(bundled_settings, roles=["analista"]).run()
     assert at.exception and "fantasma.py" in at.exception[0].value

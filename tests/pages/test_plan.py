@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.ask.context import Assistant
-from core.config import load_settings
 from core.ask.pipeline import Conversation
+from core.config import load_settings
 
 pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
 

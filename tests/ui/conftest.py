@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from core.ask.context import Assistant
-from core.engine.catalog import build_catalog
 from core.config import Settings, load_settings
 from core.dataset.store import get_store
+from core.engine.catalog import build_catalog
 
 
 @pytest.fixture(scope="session")

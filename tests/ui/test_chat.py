@@ -3,8 +3,8 @@ Conversation, a clarifying option completes the question, evidence rows come on 
 
 from __future__ import annotations
 
-from core.audit.log import AuditLog
 from core.ask.pipeline import STAGES, Conversation
+from core.audit.log import AuditLog
 from ui import chat
 
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"

@@ -7,7 +7,7 @@ import json
 
 from core.ask.charts import chart_spec
 from core.ask.pipeline import Conversation
-from ui import chat, render
+from ui import render
 
 TOP10 = "¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?"
 

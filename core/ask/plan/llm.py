@@ -13,18 +13,21 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.engine.catalog import Catalog
 from core.clock import Clock, iso_utc
 from core.config import LLM_LOCAL_KEY, LlmSettings
-from core.errors import CasandraError
+from core.engine.catalog import Catalog
 from core.engine.plan import MAX_STEPS
 from core.engine.validate import ValidatedPlan, validate_plan
+from core.errors import CasandraError
 from core.text import shift_months
+
+if TYPE_CHECKING:  # only an annotation: the client is imported where a request is made
+    import openai
 
 MODES = ("json_schema", "json_object", "prompt")
 PLANNER_MODES = ("auto", "rules", "llm")
@@ -307,7 +310,7 @@ def _response_format(mode: str, schema: dict) -> dict:
     return {}
 
 
-def _refuses_mode(exc: "openai.APIStatusError", mode: str, first_schema_try: bool) -> bool:
+def _refuses_mode(exc: openai.APIStatusError, mode: str, first_schema_try: bool) -> bool:
     """Did the endpoint refuse the response_format (rather than fail)?"""
     text = f"{exc.message} {exc.body}".lower()
     refused = mode != "prompt" and exc.status_code in (400, 422, 500) and any(w in text for w in _MODE_WORDS)

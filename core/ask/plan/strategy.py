@@ -9,7 +9,9 @@ or off-topic requests → defer or refuse; documents and data → retrieve then 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
+from core.ask import wording
 from core.ask.contracts import (
     AcceptanceCriteria,
     AnswerRequirements,
@@ -25,12 +27,9 @@ from core.ask.contracts import (
     Safety,
     StopConditions,
 )
-from core.ask import wording
 from core.ask.plan import rules
 from core.ask.understand import Understanding
 from core.text import normalize_text
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext

@@ -110,7 +110,7 @@ def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> 
         table = lex.qualifiers.get(qualifier_key(word)) if k not in taken and word.isalpha() else None
         if not table:
             continue
-        for i, crime in sorted((t for t in res.crimes if t[0] < k), key=lambda t: -t[0]):
+        for _i, crime in sorted((t for t in res.crimes if t[0] < k), key=lambda t: -t[0]):
             tipo = crime.delito if crime.delito in table else lex.tipo_of.get(crime.delito)
             if tipo not in table:
                 continue

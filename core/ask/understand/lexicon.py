@@ -209,7 +209,7 @@ class Lexicon:
                 phrases += [(2, "tipo", r.get("tipo") or ""), (2, "tipo", (r.get("tipo_key") or "").replace("_", " "))]
             for rank, how, phrase in phrases:
                 ranked.append((rank, phrase, CrimeRef(base.delito, label, base.nivel, present, how)))
-        for rank, phrase, ref in sorted(ranked, key=lambda t: t[0]):  # labels beat synonyms beat tipo names
+        for _rank, phrase, ref in sorted(ranked, key=lambda t: t[0]):  # labels beat synonyms beat tipo names
             key = key_of(phrase, stemmed=True)
             if key and key not in STOPWORDS:
                 self.crimes.setdefault(key, ref)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from core.text import normalize_text
 from core.ask.understand import Understanding
 from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
 from core.ask.understand.lexicon import Lexicon
-from core.ask.understand.tokens import COMMON_WORDS, STOPWORDS, tokenize
 from core.ask.understand.timeexpr import parse_time
+from core.ask.understand.tokens import COMMON_WORDS, STOPWORDS, tokenize
+from core.text import normalize_text
 
 MAX_CHARS = 2000  # longer text is cut: no analyst question is longer, and it bounds the work
 # A capitalized word after "en"/"de" that nothing matched is probably a place we do not know.

@@ -189,18 +189,18 @@ def finish(
     munis = [(i, j, ref) for i, j, ref, *_ in st.found if ref.nivel == "municipio"]
     kept = []
     for item in st.found:
-        i, j, ref, text, score, how = item
+        i, _j, ref, _text, _score, _how = item
         qualifies = ref.nivel == "estado" and any(
             m.estado_id == ref.entidad_id
             and (mj == i or (mj == i - 1 and tokens.words[mj] in ("de", "del", "estado", ",")))
-            for mi, mj, m in munis
+            for _mi, mj, m in munis
         )
         if qualifies:
             st.signals.append("place:state_qualifier")
             continue
         kept.append(item)
     places: list[PlaceMatch] = []
-    for i, j, ref, text, score, how in sorted(kept, key=lambda t: t[0]):
+    for _i, _j, ref, text, score, _how in sorted(kept, key=lambda t: t[0]):
         if all(p.entidad_id != ref.entidad_id for p in places):
             places.append(_match(ref, text, score))
     whole_state = any(p.nivel == "estado" for p in places)

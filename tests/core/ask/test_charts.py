@@ -6,6 +6,7 @@ import copy
 import json
 import math
 import sys
+from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
@@ -199,9 +200,9 @@ def test_headline_readers(envelopes):
 
 
 def test_charts_do_not_import_streamlit():
-    import core.ask.charts  # noqa: F401
+    import core.ask.charts
 
-    source = open(core.ask.charts.__file__, encoding="utf-8").read()
+    source = Path(core.ask.charts.__file__).read_text(encoding="utf-8")
     assert "streamlit" not in source
     assert "core.ask.charts" in sys.modules
 

@@ -10,9 +10,9 @@ import pytest
 
 from core import api
 from core.ask.compose import compose
-from core.ask.review import SAFE_TEXT, review
 from core.ask.contracts import Answer, ClarifyingQuestion
 from core.ask.methodology import DocIndex
+from core.ask.review import SAFE_TEXT, review
 
 YEAR_2024 = "from: 2024-01-01\nto: 2024-12-31\n"
 PLANS = {

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import UTC, datetime
 
 import pytest
 from pydantic import ValidationError
 
-from core.config import CATALOGS_DIR
 from core.ask.contracts import AnalystPlan, GovernorDecision, LabPolicy, PlannerState, QueryPlan, contract_schemas
+from core.config import CATALOGS_DIR
 
-NOW = datetime(2026, 1, 15, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 15, tzinfo=UTC)
 
 
 def qp(**kw):

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from core.ask import govern as governor, route as router
+from core.ask import govern as governor
+from core.ask import route as router
 from core.ask.understand import CrimeMatch, PlaceMatch, Understanding
 
-NOW = datetime(2026, 1, 15, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 15, tzinfo=UTC)
 
 
 def u(kind="single_value", places=(), crimes=(), **kw):

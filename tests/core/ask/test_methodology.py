@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from core.ask.contracts import RetrievalFilters, RetrievalMode, RetrievalRound, Rerank, RoundOutput, StopConditions
+from core.ask.contracts import Rerank, RetrievalFilters, RetrievalMode, RetrievalRound, RoundOutput, StopConditions
 from core.ask.methodology import DOCS_DIR, DocIndex, Passage, cite, quote, split_sections, stem, tokenize
 
 

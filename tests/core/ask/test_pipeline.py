@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from core.ask.context import Assistant
-from core.audit.log import AuditLog
 from core.ask.govern import set_lab_approved
 from core.ask.pipeline import STAGES, Conversation, Turn, run_turn
+from core.audit.log import AuditLog
 from tests.core.engine.test_execute import independent_rates
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -126,7 +126,7 @@ def test_rates_match_independent_sql(assistant, bundled_settings):
     ],
 )
 def test_follow_ups_are_rewritten_into_complete_questions(assistant, followup, expected):
-    first, second = ask(assistant, "¿Cuántos homicidios dolosos hubo en León en 2024?", followup)
+    _first, second = ask(assistant, "¿Cuántos homicidios dolosos hubo en León en 2024?", followup)
     assert second.intake.is_follow_up and second.intake.rewritten_question != followup
     assert (rows(second)[0][0], rows(second)[0][2]) == expected
 

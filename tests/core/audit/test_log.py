@@ -11,12 +11,13 @@ import shutil
 import sqlite3
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 import core.audit.log as audit_module
+from core.audit.cli import register_cli
 from core.audit.log import (
     GENESIS_HASH,
     AuditLog,
@@ -24,12 +25,11 @@ from core.audit.log import (
     VerifyResult,
     record_hash,
 )
-from core.audit.cli import register_cli
 from core.clock import Clock, FixedClock
 from core.config import load_settings
 from core.errors import RangoFueraDeCorte, ValidacionError
 
-T0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=UTC)
 
 
 class StepClock(Clock):

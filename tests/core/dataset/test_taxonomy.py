@@ -9,7 +9,6 @@ import shutil
 import pytest
 
 from core.config import CATALOGS_DIR, PROJECT_ROOT
-from core.text import normalize_text
 from core.dataset.taxonomy import (
     crime_by_key,
     crime_for_labels,
@@ -19,6 +18,7 @@ from core.dataset.taxonomy import (
     method_for_label,
     methodology_for_year,
 )
+from core.text import normalize_text
 
 SESNSP = PROJECT_ROOT / "data" / "raw" / "sesnsp"
 BIENES = {

@@ -6,9 +6,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from core import api
-from core.engine.envelope import jsonable
 from core.audit.log import AuditLog
 from core.dataset.store import Store
+from core.engine.envelope import jsonable
 
 EXAMPLE = """[6,9]
 entidad_id: GTO
@@ -55,9 +55,9 @@ def test_the_document_example_adapted_to_our_data(bundled_settings):
     rows = rank["data"]["inline"]["rows"]
     assert len(rows) == 10
     assert [r[3] for r in rows] == sorted((v[1] for v in expected.values()), reverse=True)[:10]
-    for eid, label, n, t in rows:
+    for eid, _label, n, t in rows:
         assert (n, t) == expected[eid]
-    assert META_KEYS <= set(rank["meta"])
+    assert set(rank["meta"]) >= META_KEYS
     assert rank["meta"]["query_hash"] == evidence["meta"]["query_hash"] and rank["meta"]["query_hash"].startswith(
         "sha256:"
     )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.engine.catalog import build_catalog
-from core.errors import ErrorGroup
-from core.engine.plan import canonical_plan, parse_plan, plan_to_text, query_hash
 from core.dataset.store import Store
+from core.engine.catalog import build_catalog
+from core.engine.plan import canonical_plan, parse_plan, plan_to_text, query_hash
+from core.errors import ErrorGroup
 
 TEXT = """[6,9]
 entidad_id: GTO

@@ -17,8 +17,8 @@ import pytest
 
 from core.api import execution
 from core.config import load_settings
-from core.etl import SourceSpec, run_etl
 from core.dataset.store import Store
+from core.etl import SourceSpec, run_etl
 from tests.conftest import RAW
 
 HOMICIDE_CSV = RAW / "sesnsp" / "IDM_NM_gto_homicidio_2020-2025.csv"
@@ -60,7 +60,7 @@ def raw_series(subtipo: str = "Homicidio doloso", modalidad: str | None = None) 
         [subtipo, modalidad, modalidad],
     ).fetchall()
     months = [date(int(a), MONTHS.index(m) + 1, 1) for a, m in published]
-    out = {cve: {m: 0 for m in months} for cve in cves}  # inside coverage an absent cell is a zero
+    out = {cve: dict.fromkeys(months, 0) for cve in cves}  # inside coverage an absent cell is a zero
     for cve, anio, mes, n in rows:
         out[cve][date(int(anio), MONTHS.index(mes) + 1, 1)] = int(n)
     return out
@@ -262,7 +262,7 @@ def test_statewide_municipalities_match_reference(bundled_settings, raw_homicide
     rows = env["data"]["inline"]["rows"]
     assert env["data"]["inline"]["limit_notice"]["total_rows"] == min(top_k, len(expected))
     assert len(rows) == min(top_k, len(expected), 50)  # the contract's max_rows inline
-    for eid, _label, fecha, conteo, mediana, z, sv, direccion, _capped in rows:
+    for eid, _label, fecha, conteo, mediana, z, _sv, _direccion, _capped in rows:
         ref = expected[(eid, date.fromisoformat(fecha))]
         assert (conteo, mediana) == (ref[0], ref[1])
         assert z == pytest.approx(ref[2], abs=0.006)

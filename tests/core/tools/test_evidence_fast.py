@@ -15,8 +15,8 @@ import duckdb
 import pytest
 
 from core import api
-from core.engine import execute as ex
 from core.config import load_settings
+from core.engine import execute as ex
 from core.tools import Evidence, ToolOutput
 from core.tools.tally import Tally
 from tests.core.tools import comparable

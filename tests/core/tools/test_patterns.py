@@ -17,8 +17,8 @@ import pytest
 
 from core import api
 from core.config import load_settings
-from core.etl import SourceSpec, run_etl
 from core.dataset.store import Store
+from core.etl import SourceSpec, run_etl
 
 RAW = Path(__file__).resolve().parents[3] / "data" / "raw"
 SESNSP = RAW / "sesnsp"
@@ -278,14 +278,14 @@ def test_cooccurrence_envelope_has_every_block_and_its_evidence(bundled_settings
     }
     result = run(bundled_settings, args, extra=[{"tool_id": 9, "args": {}}])
     env, listing = result.envelopes
-    assert ENVELOPE_KEYS <= set(env) and env["status"] == "ok" and env["tool"] == "detectar_patrones@1.0.0"
+    assert set(env) >= ENVELOPE_KEYS and env["status"] == "ok" and env["tool"] == "detectar_patrones@1.0.0"
     assert (
         env["summary"]["headline"].startswith("Co-ocurrencia de delitos") and "Guanajuato" in env["summary"]["headline"]
     )
     assert any(h.startswith("Top-1: ") for h in env["summary"]["highlights"])
     assert {"columns", "rows", "limit_notice"} <= set(env["data"]["inline"])
     assert env["data"]["artifacts"]["tables"] == {}  # one row: the envelope holds the whole table
-    assert META_KEYS <= set(env["meta"])
+    assert set(env["meta"]) >= META_KEYS
     assert env["meta"]["date_range_effective"] == {"from": "2020-01-01", "to": "2024-12-31"}
     assert set(env["metrics"]) >= {"transacciones", "pares_evaluados", "patrones"}
     assert env["metrics"]["patrones"] == 1

@@ -15,11 +15,11 @@ import duckdb
 import pytest
 
 from core import api
-from core.engine.catalog import build_catalog
 from core.dataset.store import get_store
+from core.engine.catalog import build_catalog
+from core.engine.validate import validate_plan
 from core.tools import ToolContext
 from core.tools.series import serie_temporal
-from core.engine.validate import validate_plan
 from tests.conftest import RAW
 
 MESES = [
@@ -163,7 +163,7 @@ def assert_ok_envelope(env: dict, columns: list[str]) -> None:
     # the full table is a file exactly when the inline rows are cut at max_rows
     assert bool(env["data"]["artifacts"]["tables"]) == inline["limit_notice"]["applied"]
     assert isinstance(env["evidence"], list)
-    assert META_KEYS <= set(env["meta"])
+    assert set(env["meta"]) >= META_KEYS
     assert env["meta"]["query_hash"].startswith("sha256:")
 
 

@@ -10,7 +10,6 @@ import openai
 import pytest
 from jsonschema import Draft202012Validator
 
-from core.engine.catalog import Catalog, build_catalog
 from core.ask.plan.llm import (
     EndpointModes,
     LlmPlan,
@@ -22,6 +21,7 @@ from core.ask.plan.llm import (
 )
 from core.config import LlmSettings
 from core.dataset.store import Store
+from core.engine.catalog import Catalog, build_catalog
 from tests.llm_stub import Reply, error_reply, plan_reply, slow_reply, stub_server, text_reply
 
 SECRET = "sk-test-SECRET-0123456789"
@@ -275,7 +275,7 @@ def test_the_api_key_never_reaches_the_outcome(world):
 
 
 def test_the_schema_is_a_oneof_over_the_allowed_tools(world):
-    catalog, metadata = world
+    catalog, _metadata = world
     schema = plan_json_schema(catalog)
     variants = schema["properties"]["plan"]["items"]["oneOf"]
     assert [v["properties"]["tool_id"]["const"] for v in variants] == [s.tool_id for s in catalog.specs]
@@ -295,7 +295,7 @@ def test_experimental_tools_are_left_out_unless_allowed(world):
         specs, catalog.entities, catalog.crimes, catalog.methods, catalog.generated_at, catalog.dataset_version
     )
     ids = lambda status: [
-        v["properties"]["tool_id"]["const"]  # noqa: E731
+        v["properties"]["tool_id"]["const"]
         for v in plan_json_schema(lab, status)["properties"]["plan"]["items"]["oneOf"]
     ]
     assert 14 not in ids(("stable",)) and 14 in ids(("stable", "experimental"))
@@ -309,7 +309,7 @@ def test_experimental_tools_are_left_out_unless_allowed(world):
 
 
 def test_the_prompt_carries_the_rules_and_the_watermark(world):
-    catalog, metadata = world
+    _catalog, metadata = world
     with stub_server([plan_reply(GOOD)]) as server:
         ask(world, server)
     system, user = server.requests[0]["messages"][:2]

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from core.engine.catalog import build_catalog
 from core.ask.plan.llm import EndpointModes, propose_plan
 from core.config import LlmSettings
 from core.dataset.store import Store
+from core.engine.catalog import build_catalog
 
 pytestmark = [
     pytest.mark.llm_real,

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from core.engine.catalog import build_catalog
-from core.config import load_settings
-from core.etl import SourceSpec, run_etl
-from core.dataset.store import Store
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.parse import understand
+from core.config import load_settings
+from core.dataset.store import Store
+from core.engine.catalog import build_catalog
+from core.etl import SourceSpec, run_etl
 from tests.core.ask.understand.helpers import ANCHOR, MIN_DATE
 
 JALISCO_CSV = Path(__file__).resolve().parents[3] / "fixtures" / "etl" / "jalisco_idm.csv"

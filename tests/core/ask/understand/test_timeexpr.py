@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from core.ask.understand.tokens import tokenize
 from core.ask.understand.timeexpr import month_end, parse_time, shift_months
+from core.ask.understand.tokens import tokenize
 from tests.core.ask.understand.helpers import ANCHOR, MIN_DATE
 
 D = date
