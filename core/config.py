@@ -24,6 +24,7 @@ LLM_NAMES = (
     "CASANDRA_LLM_MODEL",
     "CASANDRA_LLM_TIMEOUT",
     "CASANDRA_LLM_MAX_TOKENS",
+    "CASANDRA_LLM_MAX_RESPONSE_BYTES",
 )
 
 MiB = 1024 * 1024
@@ -141,6 +142,7 @@ class LlmSettings:
     timeout_s: float = 20.0
     max_retries: int = 2
     max_tokens: int | None = None
+    max_response_bytes: int = 1_048_576  # a plan is a few KB: a bigger answer is refused unread
 
 
 def _number(text: Any, kind: type, default):
@@ -168,4 +170,5 @@ def llm_settings(secrets_path: str | Path | None = None) -> LlmSettings | None:
         model=str(model),
         timeout_s=_number(values["CASANDRA_LLM_TIMEOUT"], float, 20.0),
         max_tokens=_number(values["CASANDRA_LLM_MAX_TOKENS"], int, None),
+        max_response_bytes=_number(values["CASANDRA_LLM_MAX_RESPONSE_BYTES"], int, 1_048_576),
     )

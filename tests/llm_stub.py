@@ -31,6 +31,8 @@ class Reply:
     body: str | None = None
     delay_s: float = 0.0
     echo_auth: bool = False  # put the request's Authorization header into the error body (leak test)
+    drip_s: float = 0.0  # send the body one byte at a time, this many seconds apart (a slow-loris server)
+    redirect_to: str | None = None  # answer 307 to this URL instead (a redirect test)
     prompt_tokens: int = 321
     completion_tokens: int = 45
 
@@ -125,14 +127,21 @@ def _handler(stub: StubServer):
         def log_message(self, *args):  # keep pytest output clean
             pass
 
-        def _send(self, status: int, payload: str) -> None:
+        def _send(self, status: int, payload: str, drip_s: float = 0.0) -> None:
             data = payload.encode("utf-8")
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if not drip_s:
+                    self.wfile.write(data)
+                    return
+                for i in range(len(data)):  # bounded: stops when the server stops or the client leaves
+                    if stub.stopping.wait(drip_s):
+                        return
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout test)
 
@@ -159,6 +168,15 @@ def _handler(stub: StubServer):
             reply = stub.next_reply(body)
             if reply.delay_s:
                 stub.stopping.wait(min(reply.delay_s, MAX_SLEEP_S))
+            if reply.redirect_to:
+                try:
+                    self.send_response(307)
+                    self.send_header("Location", reply.redirect_to)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                return
             if reply.status != 200:
                 payload = reply.body or ""
                 if reply.echo_auth:
@@ -191,6 +209,7 @@ def _handler(stub: StubServer):
                     },
                     ensure_ascii=False,
                 ),
+                reply.drip_s,
             )
 
     return Handler

@@ -8,30 +8,34 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import date
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.ask.plan.endpoint import (
+    ENDPOINT_MODES,
+    EndpointModes,
+    endpoint_label,
+    failure_of,
+    http_client,
+    refuses_mode,
+    response_format,
+)
+from core.ask.plan.prompt import allowed_specs, plan_json_schema, system_prompt
 from core.clock import Clock, iso_utc
 from core.config import LLM_LOCAL_KEY, LlmSettings
 from core.engine.catalog import Catalog
 from core.engine.plan import MAX_STEPS
 from core.engine.validate import ValidatedPlan, validate_plan
 from core.errors import CasandraError
-from core.text import shift_months
 
 if TYPE_CHECKING:  # only an annotation: the client is imported where a request is made
-    import openai
+    pass
 
-MODES = ("json_schema", "json_object", "prompt")
 PLANNER_MODES = ("auto", "rules", "llm")
-_MODE_WORDS = ("response_format", "json_schema", "json_object", "grammar")
 
 
 def planner_choice(requested: str, config: LlmSettings | None) -> tuple[str, str | None]:
@@ -58,141 +62,6 @@ class LlmPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
     plan: list[LlmStep] = Field(min_length=1, max_length=MAX_STEPS)
     rationale: str = Field(default="", max_length=300)
-
-
-def _allowed(catalog: Catalog, allowed_status) -> list:
-    return [s for s in catalog.specs if s.status in tuple(allowed_status)]
-
-
-def _compact(schema: Any, defs: dict, named: dict) -> Any:
-    """Drop nested ``$schema``; move the big closed enums into ``$defs``."""
-    if isinstance(schema, list):
-        return [_compact(s, defs, named) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    enum = schema.get("enum")
-    if isinstance(enum, list) and tuple(enum) in named:
-        name = named[tuple(enum)]
-        defs.setdefault(name, {k: v for k, v in schema.items() if k != "default"})
-        return {"$ref": f"#/$defs/{name}"}
-    return {k: _compact(v, defs, named) for k, v in schema.items() if k != "$schema"}
-
-
-def plan_json_schema(catalog: Catalog, allowed_status=("stable",), compact: bool = True) -> dict:
-    """The JSON Schema of ``LlmPlan`` with ``plan.items`` a oneOf over the allowed tools."""
-    defs: dict = {}
-    named = {tuple(catalog.enum(src)): src for src in ("entidades", "delitos", "metodos")} if compact else {}
-    variants = [
-        {
-            "type": "object",
-            "properties": {
-                "tool_id": {"const": s.tool_id},
-                "args": _compact(catalog.resolved_schemas[s.tool_id], defs, named)
-                if compact
-                else catalog.resolved_schemas[s.tool_id],
-            },
-            "required": ["tool_id", "args"],
-            "additionalProperties": False,
-        }
-        for s in _allowed(catalog, allowed_status)
-    ]
-    schema = {
-        "type": "object",
-        "properties": {
-            "plan": {"type": "array", "minItems": 1, "maxItems": MAX_STEPS, "items": {"oneOf": variants}},
-            "rationale": {"type": "string", "maxLength": 300},
-        },
-        "required": ["plan", "rationale"],
-        "additionalProperties": False,
-    }
-    return {**schema, "$defs": defs} if defs else schema
-
-
-def _example(catalog: Catalog, metadata: dict, allowed_status) -> str:
-    """One plan for the last 12 months, built from the catalog (shows how to resolve dates)."""
-    spec = next(
-        (
-            s
-            for s in _allowed(catalog, allowed_status)
-            if s.kind == "analysis" and {"entidad_id", "delito", "from", "to"} <= s.arg_names
-        ),
-        None,
-    )
-    crimes = [c for c in catalog.enum("delitos") if c in metadata.get("coverage", {})]
-    if spec is None or not crimes:
-        return ""
-    hi = date.fromisoformat(metadata["max_date"])
-    lo = shift_months(hi, -11)
-    delito = "homicidio_doloso" if "homicidio_doloso" in crimes else crimes[0]
-    args = {"entidad_id": "GTO", "delito": delito, "from": lo.isoformat(), "to": hi.isoformat()}
-    plan = {"plan": [{"tool_id": spec.tool_id, "args": args}], "rationale": f"{spec.name}, últimos 12 meses de datos."}
-    return f"Ejemplo («{delito.replace('_', ' ')} en Guanajuato, últimos 12 meses»): {json.dumps(plan, ensure_ascii=False)}"
-
-
-_RULES = """Eres el planificador de Casandra, un motor auditado de análisis delictivo de Guanajuato (datos SESNSP).
-Convierte la pregunta del analista en un plan de herramientas del catálogo.
-Reglas:
-- Responde SOLO con un objeto JSON {{"plan": [{{"tool_id": N, "args": {{...}}}}], "rationale": "..."}}, sin texto adicional.
-- Nunca escribas SQL ni código: usa solo las herramientas y los tool_id del catálogo, con sus argumentos.
-- entidad_id: 'GTO' para el estado o 'GTO.MUN.<MUNICIPIO>', p. ej. GTO.MUN.LEON.
-- Fechas en formato AAAA-MM-DD; la ventana se alinea a meses completos.
-- Los datos van de {lo} a {hi}. Resuelve las expresiones relativas ('últimos 12 meses', 'el año pasado', \
-'en lo que va del año') contra {hi}, nunca contra la fecha de hoy.
-- Fuera de la cobertura de un delito no hay datos (un mes no publicado no es un cero).
-- rationale: una frase en español de máximo 300 caracteres."""
-
-
-def system_prompt(catalog: Catalog, metadata: dict, allowed_status=("stable",), schema: dict | None = None) -> str:
-    """The Spanish instructions: tools, watermark, coverage, rules (and the schema when given)."""
-    lo, hi = metadata["min_date"], metadata["max_date"]
-    tools = []
-    for s in _allowed(catalog, allowed_status):
-        required = set(s.args_schema.get("required", []))
-        args = ", ".join(f"{a}{'*' if a in required else ''}" for a in s.args_schema.get("properties", {}))
-        tools.append(f"- {s.tool_id} {s.name}: {s.summary} Argumentos: {args or 'ninguno'}.")
-    coverage = [
-        f"- {k}: {v.get('desde', '')[:7]}..{v.get('hasta', '')[:7]}"
-        for k, v in sorted(metadata.get("coverage", {}).items())
-    ]
-    parts = [
-        _RULES.format(lo=lo, hi=hi),
-        "Herramientas (tool_id nombre: resumen; * = argumento obligatorio):",
-        *tools,
-        "Cobertura por delito (primer..último mes publicado):",
-        *(coverage or ["- sin cobertura registrada"]),
-        "entidad_id válidos: " + ", ".join(catalog.enum("entidades")),
-        "Claves de delito válidas: " + ", ".join(catalog.enum("delitos")),
-        _example(catalog, metadata, allowed_status),
-    ]
-    if schema is not None:
-        parts.append("La respuesta debe cumplir este JSON Schema:\n" + json.dumps(schema, ensure_ascii=False))
-    return "\n".join(p for p in parts if p)
-
-
-class EndpointModes:
-    """Process-wide memory of the response mode each endpoint (base_url + model) accepts."""
-
-    def __init__(self):
-        self._known: dict[str, str] = {}
-        self._lock = threading.Lock()
-
-    def get(self, config: LlmSettings) -> str | None:
-        """The mode known to work for this base_url + model, if any."""
-        with self._lock:
-            return self._known.get(f"{config.base_url}|{config.model}")
-
-    def remember(self, config: LlmSettings, mode: str) -> None:
-        """Record the mode that returned a parseable answer."""
-        with self._lock:
-            self._known[f"{config.base_url}|{config.model}"] = mode
-
-    def candidates(self, config: LlmSettings) -> list[str]:
-        """Modes to try, starting at the remembered one."""
-        known = self.get(config)
-        return list(MODES[MODES.index(known) :]) if known in MODES else list(MODES)
-
-
-ENDPOINT_MODES = EndpointModes()
 
 
 @dataclass
@@ -297,35 +166,10 @@ def _feedback(problems: list[str]) -> str:
     )
 
 
-def _response_format(mode: str, schema: dict) -> dict:
-    if mode == "json_schema":
-        return {
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "plan", "schema": schema, "strict": False},
-            }
-        }
-    if mode == "json_object":
-        return {"response_format": {"type": "json_object", "schema": schema}}
-    return {}
-
-
-def _refuses_mode(exc: openai.APIStatusError, mode: str, first_schema_try: bool) -> bool:
-    """Did the endpoint refuse the response_format (rather than fail)?"""
-    text = f"{exc.message} {exc.body}".lower()
-    refused = mode != "prompt" and exc.status_code in (400, 422, 500) and any(w in text for w in _MODE_WORDS)
-    return refused or (mode == "json_schema" and first_schema_try and exc.status_code >= 500)
-
-
 def _scrub(text: str, config: LlmSettings, limit: int = 240) -> str:
     if config.api_key and config.api_key != LLM_LOCAL_KEY:
         text = text.replace(config.api_key, "***")
     return re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)[:limit]
-
-
-def _endpoint(base_url: str | None) -> str:
-    parts = urlsplit(base_url or "https://api.openai.com/v1")  # drops any user:password@
-    return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
 
 
 def propose_plan(
@@ -343,7 +187,7 @@ def propose_plan(
     out = LlmOutcome(
         model=config.model if config else None,
         started_at=iso_utc((clock or Clock()).now()),
-        endpoint=_endpoint(config.base_url) if config else None,
+        endpoint=endpoint_label(config.base_url) if config else None,
     )
     if config is None or metadata is None:
         out.fallback_reason = "no_config" if config is None else "no_data"
@@ -353,7 +197,11 @@ def propose_plan(
     t0, own = time.perf_counter(), client is None
     try:
         client = client or openai.OpenAI(
-            api_key=config.api_key or LLM_LOCAL_KEY, base_url=config.base_url, timeout=config.timeout_s, max_retries=0
+            api_key=config.api_key or LLM_LOCAL_KEY,
+            base_url=config.base_url,
+            timeout=config.timeout_s,
+            max_retries=0,
+            http_client=http_client(config),
         )
         _negotiate(out, question, catalog, metadata, config, allowed_status, client, modes or ENDPOINT_MODES)
     except Exception as exc:  # noqa: BLE001 - the caller always gets an outcome
@@ -382,7 +230,7 @@ def _negotiate(
     import openai
 
     schema = plan_json_schema(catalog, allowed_status)
-    allowed_ids = {s.tool_id for s in _allowed(catalog, allowed_status)}
+    allowed_ids = {s.tool_id for s in allowed_specs(catalog, allowed_status)}
     order, mi, schema_tries, failures = modes.candidates(config), 0, 0, 0
     feedback: list[dict] = []
     extra = {"max_tokens": config.max_tokens} if config.max_tokens else {}
@@ -407,7 +255,7 @@ def _negotiate(
                 model=config.model,
                 messages=messages,
                 timeout=config.timeout_s,
-                **_response_format(mode, schema),
+                **response_format(mode, schema),
                 **extra,
             )
         except openai.APITimeoutError:
@@ -416,15 +264,16 @@ def _negotiate(
             return
         except openai.APIStatusError as exc:
             record.update(error=f"http_{exc.status_code}", summary=_scrub(f"{exc.message}", config))
-            if _refuses_mode(exc, mode, schema_tries == 1) and mi + 1 < len(order):
+            if refuses_mode(exc, mode, schema_tries == 1) and mi + 1 < len(order):
                 record["summary"] = f"modo {mode} rechazado; " + (record["summary"] or "")[:180]
                 mi += 1
                 continue
             out.fallback_reason = f"http_{exc.status_code}"
             return
         except openai.APIConnectionError as exc:
-            record.update(error="connection_error", summary=_scrub(str(exc), config))
-            out.fallback_reason = "connection_error"
+            reason = failure_of(exc) or "connection_error"
+            record.update(error=reason, summary=_scrub(str(exc.__cause__ or exc), config))
+            out.fallback_reason = reason
             return
         finally:
             record["latency_ms"] = int((time.perf_counter() - t) * 1000)

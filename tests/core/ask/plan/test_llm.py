@@ -10,15 +10,9 @@ import openai
 import pytest
 from jsonschema import Draft202012Validator
 
-from core.ask.plan.llm import (
-    EndpointModes,
-    LlmPlan,
-    extract_json,
-    plan_json_schema,
-    planner_choice,
-    propose_plan,
-    system_prompt,
-)
+from core.ask.plan.endpoint import EndpointModes
+from core.ask.plan.llm import LlmPlan, extract_json, planner_choice, propose_plan
+from core.ask.plan.prompt import plan_json_schema, system_prompt
 from core.config import LlmSettings
 from core.dataset.store import Store
 from core.engine.catalog import Catalog, build_catalog

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from core.ask.plan.llm import EndpointModes, propose_plan
+from core.ask.plan.endpoint import EndpointModes
+from core.ask.plan.llm import propose_plan
 from core.config import LlmSettings
 from core.dataset.store import Store
 from core.engine.catalog import build_catalog
