@@ -1,12 +1,15 @@
 """Consultor: read-only access to the current dataset version.
 
-One DuckDB connection per process (in memory, with views over the version's Parquet
-files) and one cursor per thread: Streamlit sessions are threads. Nothing here writes;
-once the views exist the connection can reach no other file and its settings are locked.
+One DuckDB connection per process and one cursor per thread: Streamlit sessions are threads.
+The connection opens the version's query database (``core.etl.query_db``) read-only, with no
+access to any other file, no extensions and its settings locked, so DuckDB itself refuses every
+write: COPY TO, ATTACH, EXPORT, CREATE, DROP, INSERT, INSTALL. Cursors also run only one
+read statement at a time, so no temporary table can shadow a published one for a thread.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from pathlib import Path
 
@@ -14,8 +17,77 @@ import duckdb
 
 from core.config import Settings, load_settings
 from core.errors import DatosFaltantesError
-from core.etl.merge import sql_literal
-from core.etl.publish import TABLES, Depot
+from core.etl import query_db
+from core.etl.publish import Depot
+
+# Every connection to one file in a process must share this configuration (DuckDB refuses a
+# second, different one), so it is a constant.
+READ_ONLY_CONFIG = {
+    "enable_external_access": False,  # no file but the database itself: no COPY TO, ATTACH, read_csv
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+    "allow_community_extensions": False,
+    "allow_persistent_secrets": False,
+    # A large sort would otherwise spill into <version>/store.duckdb.tmp, inside the version.
+    "temp_directory": "",
+    "lock_configuration": True,  # last: nothing above can be SET back
+}
+READ_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+_PARSER = duckdb.connect(":memory:")
+_PARSER_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1024)
+def is_one_read(sql: str) -> bool:
+    """Whether ``sql`` is exactly one SELECT (or EXPLAIN), by DuckDB's own parser; cached per text."""
+    # Tools send a handful of distinct statement texts (values are parameters): one parse each.
+    with _PARSER_LOCK:
+        try:
+            statements = _PARSER.extract_statements(sql)
+        except duckdb.Error:
+            return True  # a syntax error: executing it raises DuckDB's own error
+    return len(statements) == 1 and statements[0].type in READ_STATEMENTS
+
+
+class ReadCursor:
+    """A thread's cursor over the version: one read statement per ``execute``, then its fetches."""
+
+    __slots__ = ("_cur",)
+
+    def __init__(self, cursor: duckdb.DuckDBPyConnection):
+        self._cur = cursor
+
+    def execute(self, sql: str, params: list | tuple | None = None) -> ReadCursor:
+        """Run one parameterized SELECT; any other statement raises ``duckdb.PermissionException``."""
+        if not is_one_read(sql):
+            raise duckdb.PermissionException("the dataset store runs one read-only SELECT per call")
+        self._cur.execute(sql, list(params or ()))
+        return self
+
+    def fetchall(self) -> list[tuple]:
+        """Every row of the last statement."""
+        return self._cur.fetchall()
+
+    def fetchone(self) -> tuple | None:
+        """The next row of the last statement."""
+        return self._cur.fetchone()
+
+    def fetchmany(self, size: int = 1) -> list[tuple]:
+        """The next ``size`` rows of the last statement."""
+        return self._cur.fetchmany(size)
+
+    def fetchnumpy(self) -> dict:
+        """The last statement's result as one NumPy array per column."""
+        return self._cur.fetchnumpy()
+
+    def df(self):
+        """The last statement's result as a pandas DataFrame."""
+        return self._cur.df()
+
+    @property
+    def description(self) -> list | None:
+        """Column names and types of the last statement (DB-API)."""
+        return self._cur.description
 
 
 class Store:
@@ -31,20 +103,9 @@ class Store:
         self._meta: dict | None = None
 
     def _open(self, vid: str) -> None:
-        con = duckdb.connect(":memory:")
-        # A published version's files never change (a new version is a new folder), so their
-        # Parquet footers can be cached: every tool query skips re-reading them (~1 ms each).
-        # GLOBAL: a plain SET holds for this connection only, not for the cursors tools use.
-        con.execute("SET GLOBAL parquet_metadata_cache = true")
         folder = self.depot.version_dir(vid)
-        for table in TABLES:
-            path = folder / f"{table}.parquet"
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet({sql_literal(path)})")
-        # Read-only by construction: only this version's folder is reachable, no other
-        # file, extension or database can be opened, and the settings are frozen.
-        con.execute(f"SET allowed_directories = [{sql_literal(str(folder) + '/')}]")
-        con.execute("SET enable_external_access = false")
-        con.execute("SET lock_configuration = true")
+        path = query_db.ensure(folder, vid)
+        con = duckdb.connect(str(path), read_only=True, config=READ_ONLY_CONFIG)
         self._con, self._vid = con, vid
         self._meta = self.depot.metadata(vid)
         self._local = threading.local()
@@ -81,8 +142,8 @@ class Store:
         """True when nothing has been published."""
         return self.dataset_version is None
 
-    def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A cursor for the calling thread over the current version."""
+    def cursor(self) -> ReadCursor:
+        """A read-only cursor for the calling thread over the current version."""
         if self._vid is None:
             self.refresh()
         if self._con is None:
@@ -91,7 +152,7 @@ class Store:
         cur = getattr(local, "cursor", None)
         if cur is None or getattr(local, "vid", None) != self._vid:
             with self._lock:
-                cur = self._con.cursor()
+                cur = ReadCursor(self._con.cursor())
             local.cursor, local.vid = cur, self._vid
         return cur
 

@@ -392,7 +392,10 @@ def _diff_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 
 
 def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, Path] | None = None) -> dict[str, int]:
-    """Write every ``new_<table>`` as Parquet into ``folder`` (or copy a ``ready`` file); returns row counts."""
+    """Write every ``new_<table>`` as Parquet into ``folder`` (or copy a ``ready`` file), then the
+    version's query database (``core.etl.query_db``); returns row counts."""
+    from core.etl import query_db  # it imports this module
+
     counts = {}
     for table in EMPTY_DDL:
         path = folder / f"{table}.parquet"
@@ -405,4 +408,5 @@ def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, 
         counts[table] = con.execute(
             f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)"
         ).fetchone()[0]
+    query_db.write(folder, con)
     return counts
