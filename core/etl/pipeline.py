@@ -282,7 +282,7 @@ def _report(src: sources.SourceFile, layout: Layout, spec: SourceSpec) -> dict:
         "bytes": src.size_bytes,
         "contenedor": src.container,
         "procedencia": spec.procedencia,
-        "advertencias": [],
+        "advertencias": list(src.warnings),
     }
 
 

@@ -8,7 +8,6 @@ Large files are read in chunks: a 400 MB SESNSP file is never held in memory.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import hashlib
 import json
@@ -21,17 +20,16 @@ import tempfile
 import zipfile
 import zlib
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from core.config import Limits, MiB
 from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
+from core.etl import encoding as enc
+from core.etl.encoding import BOM, CHUNK
 from core.text import slug_key
 
-CHUNK = 4 * MiB
 HEAD_BYTES = 64 * 1024
-BOM = b"\xef\xbb\xbf"
 CSV_EXTS = {".csv", ".txt"}
 GEO_EXTS = {".geojson", ".json"}
 ARCHIVE_EXTS = {".zip", ".gz", ".tgz", ".7z", ".rar", ".tar", ".bz2", ".tbz2", ".xz", ".zst"}
@@ -58,9 +56,6 @@ MAGICS = (  # (prefix, what it looks like, hint)
     (b"\xff\xfe", "texto UTF-16", HINT_CSV),
     (b"\xfe\xff", "texto UTF-16", HINT_CSV),
 )
-C1_BYTES = bytes(range(0x80, 0xA0))  # printable in cp1252, control codes in latin-1
-# cp1252 leaves 0x81 0x8D 0x8F 0x90 0x9D undefined; map them like latin-1 so no byte is lost.
-CP1252_TABLE = "".join(bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in range(256))
 
 
 @dataclass(frozen=True)
@@ -78,6 +73,8 @@ class SourceFile:
     delimiter: str  # "" for geojson
     header: tuple[str, ...]
     container: str | None
+    warnings: tuple[str, ...] = ()  # for the file's report (a repaired mix of encodings)
+    underscore: bool = False  # an underscore after the header: the direct path leaves counts to curation
 
 
 def sha256_file(path: Path) -> str:
@@ -190,60 +187,49 @@ def _inspect(
         return _inspect_geojson(path, name, head, size, container)
     _check_not_blank_or_binary(path, name, head, size, "CSV")
     bom = head.startswith(BOM)
-    sha, utf8_ok, has_c1 = _scan(path, bom)
-    if utf8_ok:
+    scan = _scan(path, bom)
+    warnings: tuple[str, ...] = ()
+    # Only a single-byte file with UTF-8-looking pairs is read line by line (rare, and slower).
+    mixed = enc.mixed_lines(path, name) if scan.utf8_pairs and not (scan.utf8 or bom) else None
+    if scan.utf8:
         encoding, duck = ("utf-8-sig" if bom else "utf-8"), "utf-8"  # DuckDB drops the BOM itself
     elif bom:
         raise DatosFaltantesError(
             f"«{name}» empieza como UTF-8 (con BOM) pero contiene bytes que no son UTF-8: mezcla codificaciones.",
             [HINT_CSV],
         )
+    elif mixed:
+        encoding, duck = enc.MIXED, "utf-8"
+        warnings = (enc.mixed_warning(name, *mixed),)
     else:
         # DuckDB's latin-1 reader refuses 0x80-0x9F, so those files become a UTF-8 copy.
-        encoding, duck = ("cp1252", "utf-8") if has_c1 else ("latin-1", "latin-1")
+        encoding, duck = ("cp1252", "utf-8") if scan.c1 else ("latin-1", "latin-1")
     newline, delimiter, header = _read_header(name, head, size, encoding, limits)
     read_path = path
-    if encoding == "cp1252":
-        read_path = _transcode_cp1252(path, call_dir, name)
+    if encoding in ("cp1252", enc.MIXED):
+        read_path = _utf8_copy(path, call_dir, name, enc.transcode_cp1252 if encoding == "cp1252" else enc.repair_mixed)
         if container is not None:
             path.unlink()  # the raw extracted member is no longer needed
-    return SourceFile(name, read_path, sha, size, "csv", encoding, duck, newline, delimiter, header, container)
+    return SourceFile(
+        name,
+        read_path,
+        scan.sha256,
+        size,
+        "csv",
+        encoding,
+        duck,
+        newline,
+        delimiter,
+        header,
+        container,
+        warnings,
+        scan.underscore,
+    )
 
 
-def _scan(path: Path, bom: bool) -> tuple[str, bool, bool]:
-    # One pass: hash, validate UTF-8 incrementally (a chunk may end mid-character) and note
-    # any 0x80-0x9F byte. All three are C loops over 4 MB chunks, never a Python loop per line;
-    # the hash runs on a second thread (hashlib releases the GIL), overlapping the other two.
-    digest, decoder = hashlib.sha256(), codecs.getincrementaldecoder("utf-8")()
-    utf8_ok, has_c1, first = True, False, True
-    with open(path, "rb") as fh, ThreadPoolExecutor(max_workers=1) as pool:
-        pending = None
-        while chunk := fh.read(CHUNK):
-            if pending is not None:
-                pending.result()  # chunks are hashed in order
-            pending = pool.submit(digest.update, chunk)
-            if not has_c1 and len(chunk.translate(None, C1_BYTES)) != len(chunk):
-                has_c1 = True
-            if utf8_ok:
-                try:
-                    decoder.decode(chunk[len(BOM) :] if first and bom else chunk)
-                except UnicodeDecodeError:
-                    utf8_ok = False
-            first = False
-        if pending is not None:
-            pending.result()
-    if utf8_ok:
-        try:
-            decoder.decode(b"", final=True)  # a truncated sequence at the very end
-        except UnicodeDecodeError:
-            utf8_ok = False
-    return digest.hexdigest(), utf8_ok, has_c1
-
-
-def _decode(data: bytes, encoding: str) -> str:
-    if encoding == "cp1252":
-        return codecs.charmap_decode(data, "strict", CP1252_TABLE)[0]
-    return data.decode("latin-1" if encoding == "latin-1" else "utf-8", errors="replace")
+def _scan(path: Path, bom: bool) -> enc.Scan:
+    # A module attribute, so that bench.etl_profile can time it.
+    return enc.scan(path, bom)
 
 
 def _read_header(name: str, head: bytes, size: int, encoding: str, limits: Limits):
@@ -260,7 +246,7 @@ def _read_header(name: str, head: bytes, size: int, encoding: str, limits: Limit
         )
     if b"\r" in line:  # classic Mac line endings: DuckDB would see one giant line
         raise ValidacionError(f"«{name}» usa saltos de línea CR sin LF; no se reconocen sus filas.", [HINT_CSV])
-    text = _decode(line, encoding)
+    text = enc.decode(line, encoding)
     unquoted = re.sub(r'"[^"]*"', "", text)  # a delimiter inside quotes does not count
     counts = {d: unquoted.count(d) for d in DELIMITERS}
     delimiter = max(DELIMITERS, key=lambda d: counts[d])
@@ -290,12 +276,15 @@ def _new_file(call_dir: Path, name: str, suffix: str):
     return os.fdopen(fd, "wb"), Path(tmp)
 
 
-def _transcode_cp1252(path: Path, call_dir: Path, name: str) -> Path:
-    # cp1252 is one byte per character, so chunks can be cut anywhere; newlines are kept.
+def _utf8_copy(path: Path, call_dir: Path, name: str, write) -> Path:
+    """A UTF-8 copy of a file, written by ``write(path, out)``; newlines are kept, so line numbers hold."""
     out, target = _new_file(call_dir, name, ".utf8.csv")
-    with out, open(path, "rb") as src:
-        while chunk := src.read(CHUNK):
-            out.write(codecs.charmap_decode(chunk, "strict", CP1252_TABLE)[0].encode("utf-8"))
+    try:
+        with out:
+            write(path, out)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
     return target
 
 
