@@ -60,6 +60,14 @@ def row_id_sql(kh: str, cve: str, fecha: str) -> str:
     return row_id_expr(kh, f"TRY_CAST({cve} AS BIGINT)", f"year({fecha})", f"month({fecha})")
 
 
+def number_sql(text: str) -> str:
+    """SQL for a text cell as a DOUBLE, NULL when it is not a plain number.
+
+    DuckDB's casts take digit separators ('1_000' reads as 1000); no count is written that way
+    on purpose, so such a cell goes to quarantine as non-numeric instead of being guessed."""
+    return f"CASE WHEN contains({text}, '_') THEN NULL ELSE TRY_CAST(trim({text}) AS DOUBLE) END"
+
+
 def key_hash(delito: str, metodo: str) -> int:
     """34-bit hash of a (delito, metodo) pair, the high part of its cells' row ids."""
     digest = hashlib.md5(f"{delito}|{metodo}".encode()).digest()
@@ -122,6 +130,8 @@ def resolve_entity(raw: tuple, known: KnownEntities) -> tuple:
             eid_out, label = hit
         elif mun and mun.strip():
             label = mun.strip()
+            if not slug_key(label):  # the id would end in '.MUN.': no municipality could be told apart
+                return raw + (None,) * 6 + (f"nombre de municipio sin letras ni números ({label[:60]})",)
             eid_out = municipality_id(state.abreviatura, label)
         else:
             return raw + (None,) * 6 + (f"clave de municipio desconocida ({code})",)
@@ -149,6 +159,10 @@ def resolve_crime(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
             return raw + none + ("tipo de delito vacío",)
         crime = taxonomy.crime_for_labels(bien, tipo.strip(), subtipo.strip() if subtipo else None)
         method = taxonomy.method_for_label(modalidad.strip() if modalidad else None, crime.subtipo)
+        # A label with no letter or digit ('<<<>>>') slugs to an empty key, which any query could reach.
+        empty = _empty_key(crime, method, tipo, subtipo, modalidad)
+        if empty:
+            return raw + none + (empty,)
     return raw + (
         crime.bien_juridico or (bien or None),
         crime.tipo,
@@ -162,6 +176,20 @@ def resolve_crime(raw: tuple, known_crimes: dict, known_methods: dict) -> tuple:
         None,
         None,
     )
+
+
+def _empty_key(crime, method, tipo: str, subtipo: str | None, modalidad: str | None) -> str | None:
+    """The quarantine reason when a label read from a file gives an empty crime, type or method key."""
+    sub = (subtipo or "").strip()
+    if not crime.delito:
+        column, label = ("subtipo de delito", sub) if sub else ("tipo de delito", tipo.strip())
+        return f"{column} sin letras ni números ({label[:60]})"
+    if not crime.tipo_key:
+        return f"tipo de delito sin letras ni números ({tipo.strip()[:60]})"
+    if not method.metodo:
+        label = (modalidad or "").strip() or sub
+        return f"modalidad sin letras ni números ({label[:60]})"
+    return None
 
 
 # The maps from raw values to resolved ones: raw keys (k_*), then what resolve_entity /
@@ -215,13 +243,13 @@ SELECT c.load_seq, c.source_file, c.source_row, c.columna, c.valor,
        e.cve_municipio, e.cve_ent, e.estado_id, e.estado, e.entidad_id, e.municipio,
        m.delito, m.metodo, m.kh::BIGINT AS kh,
        coalesce(e.motivo, m.motivo) AS ref_motivo,
-       TRY_CAST(trim(c.anio) AS DOUBLE) AS anio_d,
+       {number_sql("c.anio")} AS anio_d,
        coalesce(TRY_CAST(split_part(trim(c.mes), '-', 1) AS INTEGER),
                 list_position({_MONTH_NAMES}, lower(strip_accents(trim(split_part(c.mes, '-', -1)))))
        ) AS mes_i,
        date_trunc('month', TRY_CAST(trim(c.fecha) AS DATE))::DATE AS fecha_d,
        TRY_CAST(trim(c.fecha) AS DATE) AS fecha_raw,
-       TRY_CAST(trim(c.valor) AS DOUBLE) AS v
+       {number_sql("c.valor")} AS v
 FROM cells c
 LEFT JOIN ent_map e
   ON c.clave_ent IS NOT DISTINCT FROM e.k_clave_ent AND c.entidad IS NOT DISTINCT FROM e.k_entidad

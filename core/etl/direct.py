@@ -59,6 +59,10 @@ def load_direct(
     out_dir: Path,
 ) -> DirectLoad | None:
     """Curate a clean IDM_NM file into a Parquet file of cells; ``None`` when it needs the general path."""
+    if source.underscore:
+        # The typed read would take '1_000' for 1000 (DuckDB's casts accept digit separators);
+        # the general path sees the text and quarantines it. SESNSP files hold no underscore.
+        return None
     # The typed rows live in an in-memory database: they are read once and dropped, and
     # writing them to the staging file would cost more than reading the CSV.
     con.execute("ATTACH IF NOT EXISTS ':memory:' AS direct_mem (COMPRESS)")

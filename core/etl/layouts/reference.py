@@ -14,7 +14,7 @@ import duckdb
 
 from core.dataset import taxonomy
 from core.etl import load
-from core.etl.curate import KnownEntities, insert_rows, resolve_entity
+from core.etl.curate import KnownEntities, insert_rows, number_sql, resolve_entity
 from core.etl.layouts.base import Header, Layout, ReadContext, Staged, register_layout
 from core.etl.load import LoadedFile, line_expr
 from core.etl.sources import SourceFile
@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS entity_batch (
 """
 
 ANNUAL_SERIES = "total_delitos"
-_YEAR = 'TRY_CAST(trim(r."anio") AS DOUBLE)'
+_YEAR = number_sql('r."anio"')
 
 
 def _resolve_codes(con: duckdb.DuckDBPyConnection, table: str, has_name: bool, known: KnownEntities) -> None:
@@ -123,10 +123,11 @@ class TotalesAnuales(ReferenceLayout):
         """Stage into ``annual_batch`` with each year's methodology and completeness."""
         con, table, name, year, cut = ctx.con, loaded.table, loaded.source.name, _YEAR, ctx.annual_cut
         con.execute(ANNUAL_DDL)
+        total = number_sql('r."total_delitos"')
         checks = f"""CASE WHEN {year} IS NULL OR {year} <> floor({year}) OR {year} NOT BETWEEN 1990 AND 2100 THEN 'año inválido'
-                     WHEN TRY_CAST(trim(r."total_delitos") AS DOUBLE) IS NULL THEN 'conteo no numérico'
-                     WHEN TRY_CAST(trim(r."total_delitos") AS DOUBLE) < 0 THEN 'conteo negativo'
-                     WHEN TRY_CAST(trim(r."total_delitos") AS DOUBLE) <> floor(TRY_CAST(trim(r."total_delitos") AS DOUBLE)) THEN 'conteo no entero' END"""
+                     WHEN {total} IS NULL THEN 'conteo no numérico'
+                     WHEN {total} < 0 THEN 'conteo negativo'
+                     WHEN {total} <> floor({total}) THEN 'conteo no entero' END"""
         _quarantine(con, seq, name, table, has_name, checks, 'r."total_delitos"', line)
         rows = con.execute(
             f"""SELECT DISTINCT {year}::INTEGER {_join(table, has_name, line)}
@@ -149,7 +150,7 @@ class TotalesAnuales(ReferenceLayout):
                 SELECT {seq}, (md5_number_lower(concat_ws('|', m.cve_municipio, {year}::INTEGER, '{ANNUAL_SERIES}'))
                                & 9223372036854775807::UBIGINT)::BIGINT,
                        {year}::INTEGER, m.cve_municipio, m.cve_ent, m.estado_id, m.entidad_id, m.municipio,
-                       '{ANNUAL_SERIES}', TRY_CAST(trim(r."total_delitos") AS DOUBLE)::BIGINT,
+                       '{ANNUAL_SERIES}', ({total})::BIGINT,
                        y.metodologia, y.parcial, y.meses, ?, r.source_row
                 {_join(table, has_name, line)} JOIN year_meta y ON y.anio = {year}::INTEGER
                 WHERE m.motivo IS NULL AND ({checks}) IS NULL""",
@@ -170,7 +171,7 @@ class PopulationLayout(ReferenceLayout):
         con, table, name = ctx.con, loaded.table, loaded.source.name
         value, yexpr = self.value_column, self.year_sql
         con.execute(POPULATION_DDL)
-        num = f"TRY_CAST(trim(r.{value}) AS DOUBLE)"
+        num = number_sql(f"r.{value}")
         checks = f"""CASE WHEN {yexpr} IS NULL OR {yexpr} <> floor({yexpr}) OR {yexpr} NOT BETWEEN 1900 AND 2100 THEN 'año inválido'
                      WHEN {num} IS NULL THEN 'población no numérica'
                      WHEN {num} <= 0 OR {num} <> floor({num}) THEN 'población inválida' END"""
