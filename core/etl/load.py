@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from core.config import Limits
-from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
+from core.errors import CasandraError, DatosFaltantesError, LimiteRecursosError, ValidacionError
+from core.etl import encoding
 from core.etl.sources import SourceFile
 
 if TYPE_CHECKING:
@@ -70,10 +71,7 @@ def read_raw(
             [str(source.path), names, source.delimiter, source.duckdb_encoding, limits.max_line_bytes],
         )
     except duckdb.Error as exc:
-        raise ValidacionError(
-            f"No se pudo leer {source.name} como CSV: {_short(exc)}",
-            ["Revise que sea un CSV de texto con un encabezado y el mismo número de columnas en cada fila."],
-        ) from exc
+        raise csv_refusal(source, limits) from exc
     rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     rejected = con.execute(f"SELECT count(*) FROM rej_{seq}").fetchone()[0]
     if rows == 0 and rejected == 0:
@@ -106,9 +104,39 @@ def line_expr(loaded: LoadedFile, seq: int) -> str:
     return f"(rowid + 2 + (SELECT count(*) FROM shift_{seq} s WHERE s.t <= rowid))"
 
 
-def _short(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text[:300]
+def csv_refusal(source: SourceFile, limits: Limits) -> CasandraError:
+    """Why DuckDB could not read a CSV, in Spanish, at the file's own line number.
+
+    DuckDB's text is English, names the absolute path and may count lines from its own
+    buffer (a 70 KB line 6 was "line 1"), so the file itself is read again to find the line."""
+    name, limit = source.name, limits.max_line_bytes
+    for number, line in enumerate(encoding.lines(source.path), start=1):
+        size = len(line.rstrip(b"\r\n"))
+        if size > limit:
+            return LimiteRecursosError(
+                f"La línea {number} de {name} mide {size} bytes; el límite es {limit} bytes.",
+                ["Revise el separador y las comillas de esa línea: una fila del SESNSP mide unos cientos de bytes."],
+            )
+    opened = _unclosed_quote(source.path)
+    if opened:
+        return ValidacionError(
+            f"No se pudo leer {name} como CSV: la línea {opened} abre comillas que nunca se cierran.",
+            ["Cierre las comillas de ese campo (o quítelas) y vuelva a subir el archivo."],
+        )
+    return ValidacionError(
+        f"No se pudo leer {name} como CSV: no se reconoce su estructura.",
+        ["Revise que sea un CSV de texto con un encabezado y el mismo número de columnas en cada fila."],
+    )
+
+
+def _unclosed_quote(path) -> int | None:
+    """The line that opens a quoted field no later quote closes, or None."""
+    inside, opened = False, None
+    for number, line in enumerate(encoding.lines(path), start=1):
+        if line.count(b'"') % 2:  # an escaped quote ("") counts twice and changes nothing
+            inside = not inside
+            opened = number if inside else opened
+    return opened if inside else None
 
 
 def stage_rejects(con: duckdb.DuckDBPyConnection, loaded: LoadedFile, seq: int) -> None:

@@ -231,12 +231,19 @@ def _run_locked(
         )
         progress("publish", 1.0, f"Publicada {vid}")
         return EtlResult(True, vid, summary)
+    # DuckDB's own text is English and names absolute paths: the person reads Spanish only.
     except duckdb.OutOfMemoryException as exc:
         from core.errors import LimiteRecursosError
 
-        raise LimiteRecursosError("La carga excedió la memoria disponible.", [str(exc)[:200]]) from exc
+        raise LimiteRecursosError(
+            "La carga excedió la memoria disponible; no se publicó nada.",
+            ["Divida el archivo por años o aumente el límite CASANDRA_ETL_MEMORY_LIMIT."],
+        ) from exc
     except duckdb.Error as exc:
-        raise DatosFaltantesError(f"No se pudo procesar la carga: {str(exc).splitlines()[0][:300]}") from exc
+        raise DatosFaltantesError(
+            "No se pudo procesar la carga por un error interno de la base de trabajo; no se publicó nada.",
+            ["Vuelva a intentarlo; si se repite, comparta el archivo con el equipo técnico."],
+        ) from exc
     finally:
         con.close()
 

@@ -10,6 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from core.dataset.store import Store
@@ -378,6 +379,32 @@ def test_an_error_mid_publish_leaves_the_old_version(homicide_store, clock, monk
     with pytest.raises(OSError):
         load(homicide_store, ETL / "leon_revision.csv", clock=clock)
     assert snapshot(homicide_store.store_dir) == before
+
+
+@pytest.mark.parametrize(
+    "exc, error",
+    [
+        (
+            duckdb.IOException('IO Error: Could not write file "/srv/datos/store/x.parquet": No space left'),
+            DatosFaltantesError,
+        ),
+        (
+            duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 256.0 KiB"),
+            LimiteRecursosError,
+        ),
+    ],
+)
+def test_a_database_error_mid_load_is_told_in_spanish_without_paths(homicide_store, clock, monkeypatch, exc, error):
+    from core.etl import merge
+
+    def failing(con, folder, ready=None):
+        raise exc
+
+    monkeypatch.setattr(merge, "write_tables", failing)
+    with pytest.raises(error) as info:
+        load(homicide_store, ETL / "leon_revision.csv", clock=clock)
+    text = " ".join([info.value.details, *info.value.hints])
+    assert "/" not in text and "Error" not in text and "no se publicó nada" in text
 
 
 def test_rollback_to_any_version(homicide_store, clock):
