@@ -17,6 +17,23 @@ def new_geo(previous: dict, geo_files) -> bool:
     return any(g.sha256 not in have for g in geo_files)
 
 
+def _geo_key(geo_file) -> tuple[str, str]:
+    """The file name a map is stored under in the version, and its key in the metadata."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(geo_file.name.split(":")[-1]).name)
+    return safe, Path(safe).stem
+
+
+def geo_digest(previous: dict | None, geo_files) -> list[str] | None:
+    """The hashes of the maps the next version will carry (the previous ones, replaced or joined by
+    this load's), for its content digest; None when it carries none.
+
+    Taken from the resulting version, not from the load: reloading a built store's file without
+    its map must give the digest the build gave, or an unchanged load publishes a new version."""
+    shas = {key: info.get("sha256") for key, info in ((previous or {}).get("geo") or {}).items()}
+    shas.update({_geo_key(g)[1]: g.sha256 for g in geo_files})
+    return sorted(shas.values()) or None
+
+
 def copy_geo(depot: Depot, previous: dict | None, geo_files, staging: Path) -> dict:
     """Carry the previous version's maps forward and add the new ones."""
     out: dict = {}
@@ -28,9 +45,9 @@ def copy_geo(depot: Depot, previous: dict | None, geo_files, staging: Path) -> d
                 shutil.copyfile(src, staging / info["path"])
                 out[key] = info
     for g in geo_files:
-        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(g.name.split(":")[-1]).name)
+        safe, key = _geo_key(g)
         shutil.copyfile(g.path, staging / "geo" / safe)
-        out[Path(safe).stem] = {"path": f"geo/{safe}", "sha256": g.sha256, "archivo": g.name}
+        out[key] = {"path": f"geo/{safe}", "sha256": g.sha256, "archivo": g.name}
     return out
 
 

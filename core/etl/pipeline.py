@@ -174,8 +174,9 @@ def _run_locked(
         ready = merge.assemble(
             con, load_id, loaded_at, monthly_files=len(monthly), direct_files=[d.path for d in direct_loads]
         )
-        digest = merge.content_digest(con, extra={"geo": sorted(g.sha256 for g in geo_files)} if geo_files else None)
         previous = depot.metadata()
+        geo = metadata.geo_digest(previous, geo_files)
+        digest = merge.content_digest(con, extra={"geo": geo} if geo else None)
         summary = {
             "load_id": load_id,
             "archivos": [{k: v for k, v in r.items() if not k.startswith("_")} for r in reports],

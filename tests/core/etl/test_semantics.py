@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -13,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from core.config import load_settings
 from core.dataset.store import Store
 from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
 from core.etl import SourceSpec, run_etl
@@ -158,6 +160,17 @@ def test_loading_the_same_content_again_changes_nothing(homicide_store, clock):
     latin = load(homicide_store, HOMICIDE_LATIN1, clock=clock)
     assert not latin.published
     assert snapshot(homicide_store.store_dir) == before
+
+
+@pytest.mark.parametrize("path", [HOMICIDE, FEMINICIDIO, RAW / "poblacion_gto.csv"], ids=lambda p: p.name)
+def test_reloading_a_built_file_into_a_built_store_changes_nothing(bundled_settings, tmp_path, clock, path):
+    # The build carries a map; a later load without one must still see the same content.
+    settings = load_settings(tmp_path / "data")
+    shutil.copytree(bundled_settings.store_dir, settings.store_dir)
+    before = snapshot(settings.store_dir)
+    again = load(settings, path, clock=clock)
+    assert (again.published, again.summary["status"]) == (False, "unchanged")
+    assert snapshot(settings.store_dir) == before
 
 
 def test_a_revised_file_replaces_those_cells_and_reports_it(homicide_store, clock):
