@@ -138,8 +138,11 @@ class ErrorGroup(CasandraError):
         return list(self._problems)
 
 
+MAX_PROBLEMS = 50  # beyond this, one closing problem says how many more there were
+
+
 class ProblemCollector:
-    """Collects problems so a validator reports all of them at once."""
+    """Collects problems so a validator reports all of them at once (the first ``MAX_PROBLEMS``)."""
 
     def __init__(self) -> None:
         self.items: list[Problem] = []
@@ -156,9 +159,81 @@ class ProblemCollector:
         return bool(self.items)
 
     def raise_if_any(self) -> None:
-        """Raise an ErrorGroup when anything was collected."""
+        """Raise an ErrorGroup when anything was collected; a hostile plan's thousands of findings are cut."""
+        if len(self.items) > MAX_PROBLEMS:
+            rest = len(self.items) - (MAX_PROBLEMS - 1)
+            closing = Problem(
+                self.items[MAX_PROBLEMS - 1].code,
+                f"Hay {rest} problemas más; corrija los anteriores y vuelva a validar.",
+            )
+            raise ErrorGroup([*self.items[: MAX_PROBLEMS - 1], closing])
         if self.items:
             raise ErrorGroup(self.items)
+
+
+_PYDANTIC_SPANISH = {
+    "missing": "falta y es obligatorio",
+    "extra_forbidden": "no es un campo permitido",
+    "int_type": "se esperaba un número entero",
+    "int_parsing": "se esperaba un número entero",
+    "int_from_float": "se esperaba un número entero",
+    "float_type": "se esperaba un número",
+    "float_parsing": "se esperaba un número",
+    "finite_number": "se esperaba un número finito (no NaN ni infinito)",
+    "string_type": "se esperaba texto",
+    "bool_type": "se esperaba verdadero o falso",
+    "bool_parsing": "se esperaba verdadero o falso",
+    "dict_type": "se esperaba un objeto",
+    "model_type": "se esperaba un objeto",
+    "model_attributes_type": "se esperaba un objeto",
+    "list_type": "se esperaba una lista",
+    "literal_error": "valor no permitido",
+    "enum": "valor no permitido",
+}
+
+
+def _pydantic_where(loc: Iterable) -> str:
+    """``('plan', 0, 'tool_id')`` → ``plan[0].tool_id`` (the paths validation uses)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part != "[key]":
+            out += ("." if out else "") + str(part)[:40]
+    return out
+
+
+def _pydantic_detail(err: dict) -> str:
+    kind, ctx = err.get("type", ""), err.get("ctx") or {}
+    if kind in ("greater_than_equal", "greater_than"):
+        return f"fuera de rango (mínimo {ctx.get('ge', ctx.get('gt'))})"
+    if kind in ("less_than_equal", "less_than"):
+        return f"fuera de rango (máximo {ctx.get('le', ctx.get('lt'))})"
+    if kind in ("string_too_long", "too_long"):
+        unit = "caracteres" if kind == "string_too_long" else "elementos"
+        return f"demasiado largo (máximo {ctx.get('max_length')} {unit})"
+    if kind in ("string_too_short", "too_short"):
+        unit = "caracteres" if kind == "string_too_short" else "elementos"
+        return f"demasiado corto (mínimo {ctx.get('min_length')} {unit})"
+    if kind == "literal_error" and ctx.get("expected"):
+        return f"valor no permitido; opciones: {str(ctx['expected'])[:200].replace(' or ', ' o ')}"
+    return _PYDANTIC_SPANISH.get(kind, "valor no válido")
+
+
+def pydantic_problems(exc, code: str = "INVALID_PAYLOAD", root: str = "plan") -> list[Problem]:
+    """A pydantic ``ValidationError`` as Spanish problems with ``plan[0].args``-style paths (no English)."""
+    problems = []
+    for err in exc.errors()[:MAX_PROBLEMS]:
+        where = _pydantic_where(err.get("loc", ()))
+        kind = err.get("type", "")
+        if kind == "missing":
+            details = f"Falta el campo obligatorio {where or root}."
+        elif kind == "extra_forbidden":
+            details = f"Campo no permitido: {where or root}."
+        else:
+            details = f"Valor inválido en {where or root}: {_pydantic_detail(err)}."
+        problems.append(Problem(code, details, (), where))
+    return problems
 
 
 def error_payload(exc: BaseException) -> dict:

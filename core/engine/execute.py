@@ -190,10 +190,28 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
     return Execution(envelopes, vp, "ok", timings)
 
 
+def _internal_error(stage: str, catalog: Catalog, dataset_version: str | None, t0: float) -> Execution:
+    """The last resort: an unexpected failure as a COMPUTE_ERROR envelope (Spanish, no traceback, no path)."""
+    log.exception("plan %s failed unexpectedly", stage)
+    env = error_envelope(
+        HerramientaError(
+            "Error interno al validar el plan." if stage == "validation" else "Error interno al ejecutar el plan.",
+            ["Revise el plan; si el problema persiste, avise al equipo de datos."],
+        ),
+        tool="plan",
+        tool_version=None,
+        meta={"dataset_version": dataset_version, "catalog_version": catalog.catalog_version},
+    )
+    return Execution([env], None, "error", {stage: round((time.perf_counter() - t0) * 1000, 2)}, [env["error"]])
+
+
 def run_plan(
     raw, *, store, catalog: Catalog, artifacts_dir: Path, day: str, strict_time: bool | None = None
 ) -> Execution:
-    """Validate then execute; an invalid plan yields one error envelope listing every problem."""
+    """Validate then execute; an invalid plan yields one error envelope listing every problem.
+
+    Never raises: anything unexpected (a bug, not the plan's fault) becomes a COMPUTE_ERROR envelope.
+    """
     t0 = time.perf_counter()
     try:
         metadata = store.metadata() if not store.is_empty() else None
@@ -215,8 +233,13 @@ def run_plan(
         return Execution(
             [env], None, "error", {"validate": round((time.perf_counter() - t0) * 1000, 2)}, [env["error"]]
         )
+    except Exception:  # noqa: BLE001 - the net under validation (which answers every plan with problems); logged
+        return _internal_error("validation", catalog, store.dataset_version, t0)
     validate_ms = round((time.perf_counter() - t0) * 1000, 2)
-    ctx = ToolContext(store=store, catalog=catalog, metadata=metadata)
-    result = run_validated(vp, ctx, artifacts_dir, day)
+    try:
+        ctx = ToolContext(store=store, catalog=catalog, metadata=metadata)
+        result = run_validated(vp, ctx, artifacts_dir, day)
+    except Exception:  # noqa: BLE001 - the net under run_validated (a tool failure is already an envelope); logged
+        return _internal_error("execution", catalog, store.dataset_version, t0)
     result.timings_ms = {"validate": validate_ms, **result.timings_ms}
     return result

@@ -3,21 +3,21 @@
 Text form: a first line with tool ids (``[6,9]``), then ``key: value`` lines; each key goes
 to every tool in the list whose schema accepts it. Both forms normalize to one canonical
 JSON plan; ``query_hash`` = sha256(canonical plan + catalog_version + dataset_version).
+Every form is measured against ``core.engine.limits`` before it is parsed or validated.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.engine.catalog import Catalog, canonical_json
-from core.errors import ErrorGroup, Problem, ProblemCollector
+from core.engine.limits import MAX_STEPS, JsonSyntaxError, check_size, check_value, load_json, safe_int, short
+from core.errors import ErrorGroup, Problem, ProblemCollector, pydantic_problems
 
-MAX_STEPS = 12
 META_KEYS = ("catalog_version", "dataset_version", "strict_time")
 
 
@@ -57,8 +57,8 @@ def _value(text: str) -> Any:
     text = text.strip()
     if text.startswith(("[", "{", '"')):
         try:
-            return json.loads(text)
-        except json.JSONDecodeError:
+            return load_json(text, "El valor")
+        except JsonSyntaxError:  # not JSON: read as text below (too deep, NaN or a huge number is refused)
             pass
     if "," in text:
         return [_value(part) for part in text.split(",") if part.strip()]
@@ -66,7 +66,10 @@ def _value(text: str) -> Any:
     if low in ("true", "false"):
         return low == "true"
     if _NUMBER.match(text):
-        return float(text) if "." in text else int(text)
+        if "." in text:
+            return float(text)
+        number = safe_int(text)
+        return text if number is None else number  # a 5,000-digit "number" stays text; the schema refuses it
     return text
 
 
@@ -89,31 +92,51 @@ def parse_text_plan(text: str, catalog: Catalog) -> dict:
             "plan",
         )
     else:
-        for item in head.group(1).split(","):
+        items = head.group(1).split(",")
+        if len(items) > MAX_STEPS:
+            raise ErrorGroup(
+                [
+                    Problem(
+                        "RESOURCE_LIMIT",
+                        f"El plan tiene {len(items)} pasos; el límite es {MAX_STEPS}.",
+                        ("Divida el análisis en varios planes.",),
+                        "plan",
+                    )
+                ]
+            )
+        for item in items:
             tid, _, version = item.strip().partition("@")
-            steps.append({"tool_id": int(tid), "tool_version": version or None, "args": {}})
+            number = safe_int(tid)
+            if number is None:
+                problems.add("INVALID_PAYLOAD", f"tool_id fuera de rango: {short(tid, 20)}.", path="plan")
+                continue
+            steps.append({"tool_id": number, "tool_version": version or None, "args": {}})
     args: dict[str, Any] = {}
     meta: dict[str, Any] = {}
     for n, line in enumerate(lines[1:], start=2):
         m = _KEY_LINE.match(line)
         if not m:
             problems.add(
-                "INVALID_PAYLOAD", f"Línea {n} no tiene la forma clave: valor: {line[:60]!r}", path=f"linea {n}"
+                "INVALID_PAYLOAD", f"Línea {n} no tiene la forma clave: valor: {short(line, 60)}", path=f"linea {n}"
             )
             continue
-        key, value = m.group(1), _value(m.group(2))
+        try:
+            key, value = m.group(1), _value(m.group(2))
+        except ErrorGroup as exc:
+            problems.extend(exc)
+            continue
         target = meta if key in META_KEYS else args
         if key in target:
-            problems.add("INVALID_PAYLOAD", f"La clave {key!r} aparece dos veces.", path=key)
+            problems.add("INVALID_PAYLOAD", f"La clave {short(key)} aparece dos veces.", path=key[:40])
         target[key] = value
     for key, value in args.items():
         takers = [s for s in steps if (spec := catalog.spec_for(s["tool_id"])) and key in spec.arg_names]
         if not takers and all(catalog.spec_for(s["tool_id"]) for s in steps):
             problems.add(
                 "INVALID_PAYLOAD",
-                f"Ninguna herramienta del plan acepta el argumento {key!r}.",
+                f"Ninguna herramienta del plan acepta el argumento {short(key)}.",
                 ["Revise los argumentos en el catálogo."],
-                key,
+                key[:40],
             )
         for s in takers:
             s["args"][key] = value
@@ -123,45 +146,42 @@ def parse_text_plan(text: str, catalog: Catalog) -> dict:
     return {"plan": steps, "meta": meta}
 
 
-def parse_plan(raw: str | dict | Plan, catalog: Catalog) -> Plan:
-    """Any accepted form (text, JSON text, dict, Plan) → a structurally valid Plan."""
+def parse_plan(raw: str | bytes | dict | Plan, catalog: Catalog) -> Plan:
+    """Any accepted form (text, JSON text, bytes, dict, Plan) → a structurally valid Plan within the limits.
+
+    Size and depth are measured before any parsing, every value is checked against
+    ``core.engine.limits`` before the model reads it; anything else raises one ErrorGroup.
+    """
     if isinstance(raw, Plan):
-        return raw
-    data: Any = raw
-    if isinstance(raw, (bytes, bytearray)):
-        raw = raw.decode("utf-8", errors="replace")
-    if isinstance(raw, str):
+        data: Any = raw.model_dump()
+    elif isinstance(raw, (bytes, bytearray)):
+        check_size(raw)
+        return parse_plan(bytes(raw).decode("utf-8", errors="replace"), catalog)
+    elif isinstance(raw, str):
+        check_size(raw)
         stripped = raw.strip()
-        if stripped.startswith("{"):
-            try:
-                data = json.loads(stripped)
-            except json.JSONDecodeError as exc:
-                raise ErrorGroup(
-                    [Problem("INVALID_PAYLOAD", f"JSON inválido: {exc.msg} (línea {exc.lineno}).")]
-                ) from exc
-        else:
-            data = parse_text_plan(stripped, catalog)
+        data = load_json(stripped) if stripped.startswith("{") else parse_text_plan(stripped, catalog)
+    else:
+        data = raw
     if not isinstance(data, dict):
         raise ErrorGroup([Problem("INVALID_PAYLOAD", "El plan debe ser un objeto JSON con la clave 'plan'.")])
+    steps = data.get("plan")
+    if isinstance(steps, (list, tuple)) and len(steps) > MAX_STEPS:
+        raise ErrorGroup(
+            [
+                Problem(
+                    "RESOURCE_LIMIT",
+                    f"El plan tiene {len(steps):,} pasos; el límite es {MAX_STEPS}.".replace(",", "."),
+                    ("Divida el análisis en varios planes.",),
+                    "plan",
+                )
+            ]
+        )
+    check_value(data)
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:
-        raise ErrorGroup(
-            [
-                Problem("INVALID_PAYLOAD", _pydantic_message(err), path=".".join(str(p) for p in err["loc"]))
-                for err in exc.errors()
-            ]
-        ) from exc
-
-
-def _pydantic_message(err: dict) -> str:
-    where = ".".join(str(p) for p in err["loc"]) or "plan"
-    kind = err.get("type", "")
-    if kind == "extra_forbidden":
-        return f"Campo no permitido: {where}."
-    if kind == "missing":
-        return f"Falta el campo obligatorio {where}."
-    return f"Valor inválido en {where}: {err.get('msg', '')[:120]}."
+        raise ErrorGroup(pydantic_problems(exc)) from exc
 
 
 def canonical_plan(plan: Plan) -> dict:

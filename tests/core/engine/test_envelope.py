@@ -61,6 +61,6 @@ def test_every_tool_envelope_matches_the_contract(bundled_settings, name):
 
 
 def test_error_envelope_matches_the_contract(bundled_settings):
-    env = api.execute_plan({"plan": [{"tool_id": 6, "args": {"top_k": -1}}]}, settings=bundled_settings)
+    env = api.execute_plan({"plan": [{"tool_id": 6, "args": {"top_k": -1, "medida": "x"}}]}, settings=bundled_settings)
     model = validate_envelope(env)
     assert model.status == "error" and len(model.error.problems) >= 2

@@ -230,3 +230,24 @@ def test_metadata_and_dataset_info(bundled_settings):
     assert set(meta) == {"dataset_version", "min_date", "max_date", "updated_at"}
     info = api.dataset_info(bundled_settings)
     assert info["data_available_until"] == info["max_date"] == "2025-11-30" and "coverage" in info
+
+
+@pytest.mark.parametrize(
+    "target,details",
+    [
+        ("core.engine.validate._validate", "Error interno al validar el plan."),
+        ("core.engine.execute.validate_plan", "Error interno al validar el plan."),
+        ("core.engine.execute.run_validated", "Error interno al ejecutar el plan."),
+    ],
+)
+def test_the_last_resort_turns_any_failure_into_an_envelope(bundled_settings, monkeypatch, target, details):
+    """A safety net, not the fix: a bug below execute_plan is a COMPUTE_ERROR envelope, never a traceback."""
+
+    def boom(*args, **kwargs):
+        raise RecursionError("secret /work/main/core internals")
+
+    monkeypatch.setattr(target, boom)
+    env = api.execute_plan(EXAMPLE, settings=bundled_settings)
+    assert env["status"] == "error" and env["error"]["code"] == "COMPUTE_ERROR"
+    assert env["error"]["details"] == details and env["error"]["hints"]
+    assert "secret" not in str(env) and "/work" not in str(env) and "Traceback" not in str(env)

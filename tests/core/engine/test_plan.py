@@ -99,3 +99,38 @@ def test_text_round_trip(catalog):
     plan = parse_plan(JSON, catalog)
     again = parse_plan(plan_to_text(plan), catalog)
     assert again.plan[0].args == plan.plan[0].args
+
+
+@pytest.mark.parametrize(
+    "raw,code,needle",
+    [
+        ({"plan": [{"tool_id": 6}] * 13}, "RESOURCE_LIMIT", "13 pasos"),
+        ("[" + ",".join(["6"] * 13) + "]", "RESOURCE_LIMIT", "13 pasos"),
+        ({"plan": [{"tool_id": "seis"}]}, "INVALID_PAYLOAD", "se esperaba un número entero"),
+        ({"plan": [{"tool_id": 0}]}, "INVALID_PAYLOAD", "mínimo 1"),
+        ({"plan": [{"tool_id": 6, "tool_version": "1" * 30}]}, "INVALID_PAYLOAD", "máximo 20 caracteres"),
+        ({"plan": [{"tool_id": 6, "args": []}]}, "INVALID_PAYLOAD", "se esperaba un objeto"),
+        ({"plan": [{"args": {}}]}, "INVALID_PAYLOAD", "Falta el campo obligatorio plan[0].tool_id"),
+        ('{"plan": [}', "INVALID_PAYLOAD", "se esperaba un valor (línea 1, columna 11)"),
+        ('{"plan": [{"tool_id": 6, "args": {"top_k": NaN}}]}', "INVALID_PAYLOAD", "NaN"),
+        ("[6]\ntop_k: " + "9" * 5000, "RESOURCE_LIMIT", "mide 5.000 caracteres"),
+        ("[" + "9" * 5000 + "]", "INVALID_PAYLOAD", "tool_id fuera de rango"),
+        ("x" * 70_000, "RESOURCE_LIMIT", "64 KiB"),
+        (b"\xff" * 70_000, "RESOURCE_LIMIT", "64 KiB"),
+    ],
+)
+def test_structural_problems_and_limits_in_spanish(catalog, raw, code, needle):
+    """Pydantic's and json's English never reaches a person; limits come before any parsing."""
+    with pytest.raises(ErrorGroup) as info:
+        parse_plan(raw, catalog)
+    assert info.value.code == code
+    texts = [p.details for p in info.value.problems]
+    assert any(needle in t for t in texts), texts
+    assert not any(english in t for t in texts for english in ("Input should", "Field required", "Expecting"))
+
+
+def test_a_plan_object_is_held_to_the_same_limits(catalog):
+    plan = parse_plan(JSON, catalog)
+    plan.plan[0].args["z_threshold"] = float("nan")
+    with pytest.raises(ErrorGroup, match="NaN"):
+        parse_plan(plan, catalog)

@@ -85,7 +85,7 @@ def test_strict_time_refuses_what_would_be_clamped(bundled_settings):
     assert err["code"] == "INVALID_DATE_RANGE" and "strict_time" in err["details"]
 
 
-def test_every_problem_is_reported_at_once(bundled_settings):
+def test_every_schema_problem_of_every_step_is_reported_at_once(bundled_settings):
     plan = {
         "plan": [
             {"tool_id": 99, "args": {}},
@@ -104,10 +104,88 @@ def test_every_problem_is_reported_at_once(bundled_settings):
     }
     err = error_of(run(bundled_settings, plan))
     codes = [p["code"] for p in err["problems"]]
-    assert {"INVALID_PAYLOAD", "INVALID_FILTER", "INVALID_DATE_RANGE"} <= set(codes)
+    assert {"INVALID_PAYLOAD", "INVALID_FILTER"} <= set(codes)
     assert len(err["problems"]) >= 5
-    assert all(p["path"].startswith("plan[") for p in err["problems"])
+    assert {p["path"].split(".")[0] for p in err["problems"]} == {"plan[0]", "plan[1]", "plan[2]"}
     assert err["code"] in CRITICAL_CODES and err["http_status"] == 422
+    # schema problems stop validation: the contextual checks (here, the reversed window) never see bad values
+    assert "INVALID_DATE_RANGE" not in codes
+
+
+def test_every_contextual_problem_is_reported_at_once_when_the_schemas_pass(bundled_settings):
+    reversed_window = {"from": "2024-12-31", "to": "2024-01-01"}
+    plan = {"plan": [step(**reversed_window), step(7, **{"from": "2030-01-01", "to": "2030-12-31"})]}
+    err = error_of(run(bundled_settings, plan))
+    assert [(p["code"], p["path"]) for p in err["problems"]] == [
+        ("INVALID_DATE_RANGE", "plan[0].args"),
+        ("INVALID_DATE_RANGE", "plan[1].args"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"delito": {}},
+        {"delito": []},
+        {"delito": [[1]]},
+        {"delito": [{}]},
+        {"entidad_id": ["GTO"]},
+        {"entidad_id": {"GTO": 1}},
+        {"metodo": [[]]},
+        {"from": [], "to": {}},
+        {"nivel": ["hijos"]},
+    ],
+)
+def test_unhashable_or_empty_values_are_schema_problems_not_crashes(bundled_settings, bad):
+    """TypeError 'unhashable type' and IndexError escaped from _expand, _static_step and _entity."""
+    for tool_id in (1, 3, 4, 6, 13):
+        err = error_of(run(bundled_settings, {"plan": [{"tool_id": tool_id, "args": {**BASE, **bad}}]}))
+        assert err["code"] == "INVALID_PAYLOAD", err
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        ({"window": "abc"}, "número entero"),
+        ({"window": float("nan")}, "NaN"),
+        ({"window": float("inf")}, "NaN o infinito"),
+        ({"z_threshold": float("nan")}, "NaN"),
+        ({"z_threshold": float("-inf")}, "NaN o infinito"),
+        ({"top_k": 10**5000}, "entero enorme"),
+    ],
+)
+def test_non_finite_and_wrong_numbers_are_refused(bundled_settings, args, needle):
+    """window 'abc' raised ValueError, NaN/inf OverflowError; z_threshold NaN answered «0 detectadas»."""
+    err = error_of(run(bundled_settings, {"plan": [step(10, **args)]}))
+    assert err["code"] == "INVALID_PAYLOAD"
+    assert needle in err["details"], err
+
+
+def test_the_schemas_themselves_refuse_nan_and_infinity(bundled_settings):
+    """Below the limits' walk, the args validator treats NaN and ±inf as not numbers at all."""
+    from core.dataset.store import get_store
+    from core.engine.catalog import build_catalog
+    from core.engine.validate import args_validator
+
+    spec = build_catalog(get_store(bundled_settings)).spec_for(10)
+    for value in (float("nan"), float("inf"), float("-inf")):
+        errors = list(args_validator(spec).iter_errors({"z_threshold": value, "window": value}))
+        assert {e.validator for e in errors} == {"type"} and len(errors) == 2
+    assert not list(args_validator(spec).iter_errors({"z_threshold": 2.5, "window": 12}))
+
+
+def test_fuzzy_suggestion_on_a_huge_value_is_cheap(bundled_settings):
+    """A 10 MB entidad_id took 4-6 s in the suggestion; the value is refused by size, and suggestions truncate."""
+    import time
+
+    from core.engine.validate import _suggest
+
+    t0 = time.perf_counter()
+    err = error_of(run(bundled_settings, {"plan": [step(entidad_id="G" * 10_000_000)]}))
+    assert err["code"] == "RESOURCE_LIMIT" and time.perf_counter() - t0 < 0.5
+    t0 = time.perf_counter()
+    assert "GTO.MUN.LEON" in _suggest("GTO.MUN.LEONN" + "x" * 10_000_000, ["GTO.MUN.LEON", "GTO"])[0]
+    assert time.perf_counter() - t0 < 0.1
 
 
 def test_resource_limit(bundled_settings, monkeypatch):
