@@ -15,12 +15,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from core.config import DEFAULT_DATA_DIR, extra_cli_modules, load_settings
-from core.errors import CasandraError, DatosFaltantesError, ValidacionError
+from core.engine.limits import MAX_PLAN_BYTES, load_json
+from core.errors import CasandraError, DatosFaltantesError, HerramientaError, LimiteRecursosError, ValidacionError
 from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
 
@@ -121,13 +123,28 @@ def cmd_rollback(args, settings) -> int:
     return 0
 
 
-def _read_input(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+def _read_input(path: str, limit: int | None = None) -> str:
+    """The text of a file or of stdin ('-'); with ``limit``, at most that many bytes are read (more is refused)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValidacionError(f"No se pudo leer {path}: {exc.__class__.__name__}.") from exc
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            data = stream.read(-1 if limit is None else limit + 1) if stream else sys.stdin.read().encode()
+        else:
+            with Path(path).open("rb") as fh:
+                data = fh.read(-1 if limit is None else limit + 1)
+    except OSError as exc:
+        raise ValidacionError(f"No se pudo leer {'la entrada estándar' if path == '-' else repr(path)}.") from exc
+    if limit is not None and len(data) > limit:
+        raise LimiteRecursosError(
+            f"La entrada ocupa más de {limit // 1024} KiB; el límite es {limit // 1024} KiB.",
+            ["Un plan o un JobRequest válido ocupa pocos KiB."],
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidacionError(
+            f"La entrada no es texto UTF-8 válido (byte {exc.start + 1}).", ["Guarde el archivo como UTF-8."]
+        ) from exc
 
 
 def cmd_catalog(args, settings) -> int:
@@ -142,30 +159,57 @@ def cmd_execute(args, settings) -> int:
     """Run a plan (text or JSON) and print its envelopes; exit 2 when the result is an error."""
     from core import api
 
-    envs = api.execute_plan(
-        _read_input(args.plan),
-        strict_time=args.strict_time,
-        return_all=not args.last,
-        settings=settings,
-        user=args.user,
-        role="analista",
-    )
+    _quiet_core_logs()
+    text = _read_input(args.plan, MAX_PLAN_BYTES)
+    try:
+        envs = api.execute_plan(
+            text,
+            strict_time=args.strict_time,
+            return_all=not args.last,
+            settings=settings,
+            user=args.user,
+            role="analista",
+        )
+    except Exception as exc:  # the engine answers plans with envelopes; this is the store or the audit failing
+        logging.getLogger(__name__).exception("execute failed unexpectedly")
+        raise HerramientaError(
+            "Error interno al ejecutar el plan.", ["Intente de nuevo; si persiste, avise al equipo de datos."]
+        ) from exc
     _print_json(envs)
     last = envs if isinstance(envs, dict) else envs[-1]
+    if last["status"] != "ok":
+        _print_refusal(last["error"])
     return 0 if last["status"] == "ok" else 2
+
+
+def _quiet_core_logs() -> None:
+    """Keep core's diagnostic logs (tracebacks of the last-resort nets) off the person's stderr.
+
+    Without a handler, Python prints warnings and their tracebacks to stderr; the person gets the
+    Spanish message instead. A caller that configures logging still receives the records.
+    """
+    core_log = logging.getLogger("core")
+    if not core_log.handlers and not logging.getLogger().handlers:
+        core_log.addHandler(logging.NullHandler())
+
+
+def _print_refusal(error: dict) -> None:
+    """The Spanish message of an error block on stderr (stdout keeps the JSON)."""
+    sys.stderr.write(f"Error [{error['code']}]: {error['details']}\n")
+    for hint in error.get("hints") or []:
+        sys.stderr.write(f"  - {hint}\n")
 
 
 def cmd_job(args, settings) -> int:
     """Run a JobRequest JSON file and print the JobResult."""
     from core.jobs import run_job
 
-    text = _read_input(args.job)
-    try:
-        request = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValidacionError(f"JSON inválido: {exc.msg} (línea {exc.lineno}).") from exc
+    _quiet_core_logs()
+    request = load_json(_read_input(args.job, MAX_PLAN_BYTES), "El JobRequest")
     result = run_job(request, settings=settings, user=args.user)
     _print_json(result.model_dump())
+    if not result.ok:
+        _print_refusal(result.error)
     return 0 if result.ok else 2
 
 

@@ -2,11 +2,13 @@
 
 ``municipio`` → ``entidad_id`` (catalog names, short names, aliases or ids),
 ``fecha_inicio|fecha_fin`` → ``from|to``; the last envelope becomes the JobResult with
-provenance always, errors as warnings with their code and HTTP status.
+provenance always, errors as warnings with their code and HTTP status. ``run_job`` never raises:
+every failure, expected or not, is a JobResult with its error block.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -14,8 +16,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from core.config import Settings, load_settings
 from core.dataset.store import get_store
 from core.engine.catalog import build_catalog
-from core.errors import FiltroInvalidoError, ValidacionError, error_payload
+from core.errors import (
+    ErrorGroup,
+    FiltroInvalidoError,
+    Problem,
+    ValidacionError,
+    error_payload,
+    pydantic_problems,
+)
 from core.text import normalize_text
+
+log = logging.getLogger(__name__)
 
 INTENT_TOOLS = {
     "consulta": "rank_por_delito",
@@ -136,36 +147,46 @@ def _payload(env: dict, output: str) -> dict:
     }
 
 
+def _failed(provenance: dict, payload: dict, more: list[str] | None = None) -> JobResult:
+    return JobResult(
+        ok=False, payload=None, warnings=[payload["details"], *(more or [])], provenance=provenance, error=payload
+    )
+
+
 def run_job(
     request: dict | JobRequest, *, settings: Settings | None = None, user: str = "local", role: str = "analista"
 ) -> JobResult:
-    """JobRequest → Plan → Envelope → JobResult (never raises for bad input)."""
-    from core import api
-
-    settings = settings or load_settings()
-    store = get_store(settings)
+    """JobRequest → Plan → Envelope → JobResult; never raises (an unexpected failure is an internal-error result)."""
     provenance = {
         "dataset": "SESNSP incidencia delictiva municipal (fuero común)",
-        "dataset_version": store.dataset_version,
+        "dataset_version": None,
         "data_available_until": None,
         "filters_applied": {},
     }
+    try:
+        return _run_job(request, settings or load_settings(), user, role, provenance)
+    except Exception as exc:  # the adapter's contract: a JobResult, never an exception
+        log.exception("job failed unexpectedly")
+        return _failed(provenance, error_payload(exc))
+
+
+def _run_job(request, settings: Settings, user: str, role: str, provenance: dict) -> JobResult:
+    from core import api
+
+    store = get_store(settings)
+    provenance["dataset_version"] = store.dataset_version
     try:
         req = request if isinstance(request, JobRequest) else JobRequest.model_validate(request)
         metadata = store.metadata()
         provenance["data_available_until"] = metadata["max_date"]
         plan, filters = to_plan(req, build_catalog(store), metadata)
     except ValidationError as exc:
-        err = ValidacionError(
-            "JobRequest inválido: "
-            + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())[:500]
-        )
-        return JobResult(
-            ok=False, payload=None, warnings=[err.details], provenance=provenance, error=error_payload(err)
-        )
+        problems = pydantic_problems(exc, root="JobRequest")
+        first = problems[0]
+        problems[0] = Problem(first.code, "JobRequest inválido: " + first.details, first.hints, first.path)
+        return _failed(provenance, error_payload(ErrorGroup(problems)), [p.details for p in problems[1:]])
     except Exception as exc:  # noqa: BLE001 - every failure maps through the one error mapper
-        payload = error_payload(exc)
-        return JobResult(ok=False, payload=None, warnings=[payload["details"]], provenance=provenance, error=payload)
+        return _failed(provenance, error_payload(exc))
     env = api.execute_plan(plan, settings=settings, user=user, role=role, question=req.query, kind="job")
     provenance["filters_applied"] = {
         **filters,
@@ -173,13 +194,7 @@ def run_job(
     }
     if env["status"] != "ok":
         err = env["error"]
-        return JobResult(
-            ok=False,
-            payload=None,
-            warnings=[err["details"]] + [p["details"] for p in err.get("problems", [])[1:]],
-            provenance=provenance,
-            error=err,
-        )
+        return _failed(provenance, err, [p["details"] for p in err.get("problems", [])[1:]])
     return JobResult(
         ok=True, payload=_payload(env, req.output), warnings=env["meta"].get("warnings", []), provenance=provenance
     )

@@ -11,15 +11,24 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import logging
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from core.engine.limits import MAX_PLAN_BYTES, value_problems
 from core.engine.plan import canonical_plan, parse_plan, plan_to_text
 from core.engine.validate import validate_plan
-from core.errors import CasandraError, ErrorGroup
+from core.errors import CasandraError, ErrorGroup, Problem
+
+log = logging.getLogger(__name__)
 
 DATE_FIELDS = ("from", "to", "base_from", "base_to")
+INTERNAL_PROBLEM = {
+    "code": "COMPUTE_ERROR",
+    "details": "Error interno al revisar el plan.",
+    "hints": ("Revise el plan; si el problema persiste, avise al equipo de datos.",),
+}
 DATE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 _UIDS = itertools.count(1)
 
@@ -145,7 +154,9 @@ def form_problems(fields: list[FieldSpec], args: dict) -> list[str]:
             out.append(f"{spec.name}={value!r} no está entre las opciones")
         elif spec.kind == "multi":
             items = value if isinstance(value, list) else [value]
-            if spec.options and any(v not in spec.options for v in items):
+            if not items:  # the form would drop it and show a different, valid plan
+                out.append(f"{spec.name} es una lista vacía")
+            elif spec.options and any(v not in spec.options for v in items):
                 out.append(f"{spec.name} tiene valores fuera del catálogo")
         elif spec.kind == "boolean" and not isinstance(value, bool):
             out.append(f"{spec.name} no es verdadero/falso")
@@ -205,12 +216,26 @@ def plan_form_problems(plan: dict, catalog) -> list[str]:
 
 
 def parse_any(raw: Any, catalog) -> dict:
-    """Any plan form (text, JSON text, dict) as a plain plan dict; raises ErrorGroup when unreadable."""
-    return parse_plan(raw, catalog).model_dump()
+    """Any plan form (text, JSON text, dict) as a plain plan dict; raises ErrorGroup (only) when unreadable."""
+    try:
+        return parse_plan(raw, catalog).model_dump()
+    except CasandraError:
+        raise
+    except Exception:  # the last resort: the editor shows a Spanish problem, never a traceback
+        log.exception("plan parsing failed unexpectedly")
+        raise ErrorGroup([Problem(**INTERNAL_PROBLEM)]) from None
+
+
+def _canonical_or_none(raw: Any, catalog) -> dict | None:
+    """The canonical form of a structurally readable plan (None when unreadable), for the diff."""
+    try:
+        return canonical_plan(parse_plan(parse_any(raw, catalog), catalog))
+    except CasandraError:
+        return None
 
 
 def plan_as_text(plan: dict, catalog) -> str:
-    """The simple text form when it says the same plan, else pretty JSON."""
+    """The simple text form when it says the same plan, else pretty JSON ('' for what cannot be shown safely)."""
     try:
         parsed = parse_plan(plan, catalog)
         text = plan_to_text(parsed)
@@ -218,7 +243,12 @@ def plan_as_text(plan: dict, catalog) -> str:
             return text
     except CasandraError:
         pass
-    return json.dumps(plan, ensure_ascii=False, indent=2)
+    if value_problems(plan):  # too big, too deep, NaN…: the problems say why; never dumped as it is
+        return ""
+    try:
+        return json.dumps(plan, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        return ""
 
 
 @dataclass
@@ -233,17 +263,16 @@ class Check:
 
 
 def check_plan(raw: Any, catalog, metadata: dict | None) -> Check:
-    """Validate a plan (any form) and collect every problem with its code and path."""
+    """Validate a plan (any form) and collect every problem with its code and path; never raises."""
     try:
         vp = validate_plan(raw, catalog, metadata)
     except ErrorGroup as exc:
-        try:
-            parsed = canonical_plan(parse_plan(raw, catalog))
-        except CasandraError:
-            parsed = None
-        return Check(ok=False, problems=[p.as_dict() for p in exc.problems], canonical=parsed)
+        return Check(ok=False, problems=[p.as_dict() for p in exc.problems], canonical=_canonical_or_none(raw, catalog))
     except CasandraError as exc:
         return Check(ok=False, problems=[p.as_dict() for p in exc.problems])
+    except Exception:  # the last resort: a Spanish problem on the page, never a traceback
+        log.exception("plan check failed unexpectedly")
+        return Check(ok=False, problems=[Problem(**INTERNAL_PROBLEM).as_dict()])
     return Check(ok=True, query_hash=vp.query_hash, warnings=list(vp.warnings), canonical=canonical_plan(vp.plan))
 
 
@@ -268,12 +297,14 @@ def load_into(state, raw: Any, catalog, metadata: dict | None, source: str) -> N
         except CasandraError:
             plan = None
     check = check_plan(raw, catalog, metadata) if raw is not None else Check(ok=False)
+    text = raw if isinstance(raw, str) else (plan_as_text(raw, catalog) if raw else "")
+    unreadable = "no se pudo leer" + (f": {check.problems[0]['details'].rstrip('.')}" if check.problems else "")
     state["editor_original"] = check.canonical
     state["editor_original_hash"] = check.query_hash
     state["editor_source"] = source
     state["editor_steps"] = steps_from_plan(plan) if plan else []
     state["editor_meta"] = {"strict_time": bool(((plan or {}).get("meta") or {}).get("strict_time"))}
-    state["editor_text"] = raw if isinstance(raw, str) else (plan_as_text(raw, catalog) if raw else "")
+    state["editor_text"] = text if len(text) <= MAX_PLAN_BYTES else ""  # never megabytes in the text box
     fits = plan is not None and not plan_form_problems(plan, catalog)
     state["editor_mode"] = "form" if (fits or raw is None) else "text"
     state["editor_notice"] = (
@@ -281,7 +312,7 @@ def load_into(state, raw: Any, catalog, metadata: dict | None, source: str) -> N
         if state["editor_mode"] == "form" or raw is None
         else (
             "Este plan se edita como texto: "
-            + "; ".join(plan_form_problems(plan, catalog) if plan else ["no se pudo leer"])
+            + "; ".join(plan_form_problems(plan, catalog) if plan else [unreadable])
             + "."
         )
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, RAW
+from tests.core.engine.hostile import JOB_CASES, TEXT_CASES
 
 pytestmark = pytest.mark.slow  # every test runs python -m core in a subprocess
 
@@ -112,6 +114,74 @@ def test_catalog_execute_and_job_commands(tmp_path):
     assert out.returncode == 0 and json.loads(out.stdout)["payload"]["rows"][0][2] == 443
     audit = run("audit", "verify", data_dir=data)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+# ---------------------------------------------------------------- hostile input on stdin
+
+EXECUTE_CASES = [
+    "json_delito_objeto",
+    "json_delito_vacio",
+    "json_entidad_lista",
+    "json_window_texto",
+    "json_nan",
+    "json_1e999",
+    "json_profundo",
+    "json_profundo_corto",
+    "json_4300_cifras",
+    "texto_4300_cifras",
+    "texto_profundo",
+    "texto_10_mb",
+    "texto_muchos_pasos",
+    "json_invalido",
+    "vacio",
+]
+LEAKS = ("Traceback", 'File "', "/work/", "Input should", "Field required", "Expecting ")
+
+
+@pytest.fixture(scope="module")
+def hostile_data(bundled_settings, tmp_path_factory) -> Path:
+    """A private copy of the bundled store for the refused runs (their audit records stay here)."""
+    data = tmp_path_factory.mktemp("cli_hostile") / "data"
+    shutil.copytree(
+        bundled_settings.data_dir, data, ignore=shutil.ignore_patterns("audit", "artifacts", "settings.json")
+    )
+    return data
+
+
+def run_stdin(command: str, stdin: bytes, data_dir: Path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "core", command, "-", "--data-dir", str(data_dir)]
+    return subprocess.run(argv, cwd=ROOT, env=env, input=stdin, capture_output=True, timeout=300)
+
+
+def assert_refused(out) -> None:
+    """Exit 2 with ``Error [CODE]: <Spanish>`` on stderr: never exit 1, a traceback, a path or English."""
+    stderr, stdout = out.stderr.decode(), out.stdout.decode()
+    assert out.returncode == 2, stderr[-2000:]
+    assert stderr.startswith("Error ["), stderr[:500]
+    assert not any(leak in stderr or leak in stdout for leak in LEAKS), (stderr[:500], stdout[:500])
+
+
+@pytest.mark.parametrize("name", EXECUTE_CASES)
+def test_hostile_plans_on_stdin_exit_2_with_a_spanish_message(hostile_data, name):
+    """56 of 372 such inputs ended in a traceback with exit 1."""
+    out = run_stdin("execute", TEXT_CASES[name].encode("utf-8"), hostile_data)
+    assert_refused(out)
+    if out.stdout:  # refused by the engine (not at reading): the error envelopes are on stdout
+        assert json.loads(out.stdout)[-1]["status"] == "error"
+
+
+@pytest.mark.parametrize("stdin", [b"\xff\xfe[6]", b"[6]\n\x00" + b"x" * 70_000], ids=["latin1", "70KB"])
+def test_unreadable_stdin_is_refused_before_parsing(hostile_data, stdin):
+    assert_refused(run_stdin("execute", stdin, hostile_data))
+
+
+@pytest.mark.parametrize("name", sorted(JOB_CASES))
+def test_hostile_job_requests_on_stdin_exit_2_with_a_spanish_message(hostile_data, name):
+    out = run_stdin("job", JOB_CASES[name].encode("utf-8"), hostile_data)
+    assert_refused(out)
+    if out.stdout:
+        assert json.loads(out.stdout)["ok"] is False
 
 
 # ---------------------------------------------------------------- command modules (the extension point)

@@ -15,6 +15,8 @@ from core.dataset.store import get_store
 from core.engine.catalog import build_catalog
 from core.engine.validate import validate_plan
 from tests.conftest import FIXTURES
+from tests.core.engine.hostile import OBJECT_CASES, TEXT_CASES
+from tests.markdown_check import unescape
 
 pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
 
@@ -53,7 +55,7 @@ def field(at: AppTest, name: str):
 
 
 def problems(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    return [unescape(e.value) for e in at.error]
 
 
 def test_loads_a_fixed_plan_text_into_the_form(editor, data_copy):
@@ -70,13 +72,16 @@ def test_loads_a_fixed_plan_text_into_the_form(editor, data_copy):
 def test_every_problem_of_an_invalid_plan_is_listed_with_its_code(editor):
     at = editor(plan_to_edit=INVALID)
     assert at.radio(key="editor_mode").value == "text"  # top_k 0 does not fit the form's bounds
-    assert "top_k fuera de rango" in at.info[0].value
-    found = problems(at)
-    assert len(found) == 2
+    assert "top_k fuera de rango" in unescape(at.info[0].value)
+    found = problems(at)  # the schema problem stops validation before the reversed window is looked at
+    assert len(found) == 1
     assert found[0].startswith("**INVALID_PAYLOAD** — `plan[0].args.top_k`")
-    assert found[1].startswith("**INVALID_DATE_RANGE** — `plan[0].args`") and "posterior a to" in found[1]
-    assert "2 problema(s) de validación" in "\n".join(m.value for m in at.markdown)
+    assert "1 problema(s) de validación" in "\n".join(m.value for m in at.markdown)
     assert at.button(key="ed_run").disabled
+    at.text_area(key="editor_text").input(INVALID.replace("top_k: 0", "top_k: 5")).run()
+    found = problems(at)
+    assert len(found) == 1 and found[0].startswith("**INVALID_DATE_RANGE** — `plan[0].args`")
+    assert "posterior a to" in found[0]
 
 
 def test_validation_as_you_type_in_the_text_form(editor):
@@ -84,7 +89,7 @@ def test_validation_as_you_type_in_the_text_form(editor):
     at.radio(key="editor_mode").set_value("text").run()
     assert "top_k: 5" in at.text_area(key="editor_text").value
     at.text_area(key="editor_text").input(INVALID).run()
-    assert [p.split("**")[1] for p in problems(at)] == ["INVALID_PAYLOAD", "INVALID_DATE_RANGE"]
+    assert [p.split("**")[1] for p in problems(at)] == ["INVALID_PAYLOAD"]  # the schema problem stops validation
     at.text_area(key="editor_text").input(VALID.replace("top_k: 5", "top_k: 7")).run()
     assert not problems(at) and at.success[0].value.startswith("Plan válido")
     at.radio(key="editor_mode").set_value("form").run()  # back to the form with the typed value
@@ -102,7 +107,7 @@ def test_edit_run_and_audit_with_both_hashes(editor, data_copy):
     assert not at.exception
     table = at.dataframe[0].value
     assert len(table) == 10 and table.iloc[0]["label"] == "León" and table.iloc[0]["conteo"] == 596
-    assert "rank_por_delito@1.1.0" in "\n".join(m.value for m in at.markdown)
+    assert "rank_por_delito@1.1.0" in unescape("\n".join(m.value for m in at.markdown))
     record = AuditLog.for_settings(data_copy).list(kind="plan_edit", limit=1)[0]
     assert (record.user, record.role, record.status) == ("ana@example.org", "analista", "ok")
     assert record.payload["original_query_hash"] == query_hash(data_copy, VALID)
@@ -184,3 +189,37 @@ def test_a_tool_added_by_its_folder_is_edited_validated_and_run(editor, monkeypa
     assert not at.exception
     assert at.dataframe[0].value.iloc[0]["conteo"] == 596
     assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"] == "Total de prueba"
+
+
+HOSTILE_TEXT = [
+    "json_delito_objeto",
+    "json_window_texto",
+    "json_nan",
+    "json_profundo",
+    "json_4300_cifras",
+    "texto_profundo",
+    "texto_10_mb",
+]
+
+
+def test_hostile_text_gets_spanish_problems_never_a_traceback(editor):
+    at = editor(plan_to_edit=VALID)
+    at.radio(key="editor_mode").set_value("text").run()
+    for name in HOSTILE_TEXT:
+        at.text_area(key="editor_text").input(TEXT_CASES[name]).run()
+        assert not at.exception, (name, at.exception)
+        found = problems(at)
+        assert found and found[0].startswith(("**INVALID_PAYLOAD**", "**RESOURCE_LIMIT**")), (name, found)
+        assert not any(leak in p for p in found for leak in ("Traceback", "Input should", "Expecting ")), found
+        assert at.button(key="ed_run").disabled
+        at.radio(key="editor_mode").set_value("form").run()  # the form refuses it with a notice, still no traceback
+        assert not at.exception and at.radio(key="editor_mode").value == "text", name
+        assert at.info and at.info[0].value.startswith(("El texto", "El formulario")), name
+
+
+@pytest.mark.parametrize("name", ["z_threshold_nan", "anidado_profundo", "entidad_10_mb", "tool_id_4300_cifras"])
+def test_a_hostile_plan_handed_to_the_editor_opens_as_text_with_its_problems(editor, name):
+    at = editor(plan_to_edit=OBJECT_CASES[name]())
+    assert at.radio(key="editor_mode").value == "text"
+    found = problems(at)
+    assert found and found[0].startswith(("**INVALID_PAYLOAD**", "**RESOURCE_LIMIT**")), found

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
+from tests.core.engine.hostile import OBJECT_CASES, TEXT_CASES
 from ui import plan_form as pf
 
 RANK = 6
@@ -110,11 +113,11 @@ def test_steps_move_remove_and_keep_their_uids():
 def test_check_plan_lists_every_problem_with_code_and_path(catalog, metadata):
     check = pf.check_plan(INVALID, catalog, metadata)
     assert not check.ok and check.query_hash is None
-    assert [(p["code"], p["path"]) for p in check.problems] == [
-        ("INVALID_PAYLOAD", "plan[0].args.top_k"),
-        ("INVALID_DATE_RANGE", "plan[0].args"),
-    ]
+    # a schema problem stops validation before the contextual checks (the reversed window)
+    assert [(p["code"], p["path"]) for p in check.problems] == [("INVALID_PAYLOAD", "plan[0].args.top_k")]
     assert check.canonical["plan"][0]["args"]["top_k"] == 0  # still readable: the diff can show it
+    fixed = pf.check_plan(INVALID.replace("top_k: 0", "top_k: 5"), catalog, metadata)
+    assert [(p["code"], p["path"]) for p in fixed.problems] == [("INVALID_DATE_RANGE", "plan[0].args")]
     unreadable = pf.check_plan("{bad", catalog, metadata)
     assert not unreadable.ok and unreadable.problems[0]["code"] == "INVALID_PAYLOAD" and unreadable.canonical is None
 
@@ -171,3 +174,57 @@ def test_option_labels_and_last_plan(catalog):
 
     assert pf.last_plan([T({"plan": [1]}), T(None)]) == {"plan": [1]}
     assert pf.last_plan([]) is None
+
+
+HOSTILE_TEXTS = sorted(TEXT_CASES)
+HOSTILE_OBJECTS = sorted(OBJECT_CASES)
+
+
+def spanish_problems(problems: list[dict]) -> None:
+    assert problems and all(p["code"] in ("INVALID_PAYLOAD", "RESOURCE_LIMIT") for p in problems), problems
+    text = str(problems)
+    assert not any(leak in text for leak in ("Traceback", "Input should", "Field required", "Expecting "))
+
+
+@pytest.mark.parametrize("name", HOSTILE_TEXTS)
+def test_hostile_text_is_checked_never_raised(catalog, metadata, name):
+    check = pf.check_plan(TEXT_CASES[name], catalog, metadata)
+    assert not check.ok
+    spanish_problems(check.problems)
+
+
+@pytest.mark.parametrize("name", HOSTILE_OBJECTS)
+def test_hostile_plans_load_into_the_editor_as_text_with_their_problems(catalog, metadata, name):
+    state: dict = {}
+    pf.load_into(state, OBJECT_CASES[name](), catalog, metadata, "plan elegido")
+    assert state["editor_mode"] == "text" and state["editor_notice"]
+    assert len(state["editor_text"]) <= 64 * 1024  # never a 10 MB or endlessly nested dump in the text box
+    spanish_problems(pf.check_plan(OBJECT_CASES[name](), catalog, metadata).problems)
+
+
+@pytest.mark.parametrize("name", HOSTILE_TEXTS)
+def test_switching_hostile_text_to_the_form_stays_in_text_with_a_notice(catalog, name):
+    state = {"editor_mode": "form", "editor_text": TEXT_CASES[name], "editor_steps": [], "editor_meta": {}}
+    pf.switch_mode(state, catalog)
+    assert state["editor_mode"] == "text" and state["editor_notice"].startswith(("El texto", "El formulario"))
+
+
+def test_an_unexpected_failure_is_a_spanish_problem(catalog, metadata, monkeypatch):
+    def boom(*args, **kwargs):
+        raise RecursionError("secret")
+
+    monkeypatch.setattr(pf, "validate_plan", boom)
+    check = pf.check_plan(VALID, catalog, metadata)
+    assert not check.ok and check.problems[0]["code"] == "COMPUTE_ERROR"
+    assert check.problems[0]["details"] == "Error interno al revisar el plan." and "secret" not in str(check)
+    monkeypatch.setattr(pf, "parse_plan", boom)
+    state = {"editor_mode": "form", "editor_text": VALID, "editor_steps": [], "editor_meta": {}}
+    pf.switch_mode(state, catalog)
+    assert state["editor_mode"] == "text" and "Error interno" in state["editor_notice"]
+
+
+def test_a_huge_text_plan_is_not_put_in_the_text_box(catalog, metadata):
+    state: dict = {}
+    pf.load_into(state, TEXT_CASES["texto_10_mb"], catalog, metadata, "plan elegido")
+    assert state["editor_mode"] == "text" and state["editor_text"] == ""
+    assert "no se pudo leer: El plan ocupa más de 64 KiB" in state["editor_notice"]
