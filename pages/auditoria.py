@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.ask.govern import lab_approved
 from core.errors import CasandraError
-from ui import audit_view, auth, session
+from ui import audit_view, auth, markup, session
 from ui.feedback import show_error
 
 email, role = auth.require(auth.SUPERVISORS)
@@ -85,15 +85,16 @@ if not records:
     st.stop()
 st.subheader("Detalle de un registro")
 chosen = st.selectbox("Registro", records, format_func=audit_view.record_label, key="aud_detalle")
-st.markdown(
-    f"**{audit_view.KIND_LABELS.get(chosen.kind, chosen.kind)}** · estado `{chosen.status}` · "
-    f"{chosen.user} ({chosen.role}) · {chosen.ts}"
+st.markdown(  # a record holds what analysts typed: every value is drawn as text
+    f"**{markup.text(audit_view.KIND_LABELS.get(chosen.kind, chosen.kind))}** · estado {markup.code(chosen.status)} · "
+    f"{markup.text(chosen.user)} ({markup.text(chosen.role)}) · {markup.text(chosen.ts)}"
 )
 if chosen.question:
-    st.markdown(f"> {chosen.question}")
+    st.markdown(f"> {markup.text(chosen.question)}")
 st.caption(
-    f"job_id `{chosen.job_id}` · query_hash `{chosen.query_hash or '—'}` · catálogo "
-    f"`{chosen.catalog_version or '—'}` · datos `{chosen.dataset_version or '—'}` · hash `{chosen.hash}`"
+    f"job_id {markup.code(chosen.job_id)} · query_hash {markup.code(chosen.query_hash or '—')} · catálogo "
+    f"{markup.code(chosen.catalog_version or '—')} · datos {markup.code(chosen.dataset_version or '—')} · "
+    f"hash {markup.code(chosen.hash)}"
 )
 for title, value in audit_view.contract_sections(chosen.payload):
     with st.expander(title):

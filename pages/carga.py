@@ -4,7 +4,7 @@ import streamlit as st
 
 from core import api
 from core.errors import CasandraError
-from ui import auth, session, upload
+from ui import auth, markup, session, upload
 from ui.feedback import error_text, show_error
 
 email, role = auth.require(auth.STEWARDS)
@@ -19,7 +19,7 @@ files = st.file_uploader("Archivos", type=upload.UPLOAD_TYPES, accept_multiple_f
 files = files or []
 options: dict[str, dict] = {}
 for f in files:
-    with st.expander(f"Opciones de {f.name}"):
+    with st.expander(f"Opciones de {markup.text(f.name)}"):  # the uploader's own file name
         c1, c2 = st.columns(2)
         options[f.name] = {
             "coverage": c1.text_input(
@@ -115,7 +115,9 @@ if older:
             state["carga_confirm"] = vid
 target = state.get("carga_confirm")
 if target:
-    st.warning(f"¿Volver a la versión **{target}**? La versión vigente deja de usarse (puede volver a ella después).")
+    st.warning(
+        f"¿Volver a la versión **{markup.text(target)}**? La versión vigente deja de usarse (puede volver a ella después)."
+    )
     b1, b2 = st.columns(2)
     if b1.button("Confirmar", type="primary", key="carga_rb_ok"):
         state.pop("carga_confirm", None)

@@ -4,7 +4,7 @@ answer shows its chart, table, evidence and provenance with the «Plan de consul
 import streamlit as st
 
 from core.ask.pipeline import Conversation
-from ui import chat
+from ui import chat, markup
 from ui.auth import ANALYSTS, require
 from ui.render import geo_for, open_in_editor, render_answer, render_plan_details
 from ui.session import assistant, settings
@@ -45,7 +45,7 @@ def ask_option(turn):
 def show_turn(turn, latest: bool) -> None:
     """Draw one past turn: the question, then the answer with its plan panel."""
     with st.chat_message("user"):
-        st.markdown(turn.question)
+        st.markdown(markup.text(turn.question))
     with st.chat_message("assistant"):
         log = state["stage_log"].get(turn.job_id)
         if log:
@@ -74,7 +74,7 @@ question = st.chat_input("Escribe tu pregunta sobre la incidencia delictiva en G
 question = question or state.pop("pending_question", None)
 if question:
     with st.chat_message("user"):
-        st.markdown(question)
+        st.markdown(markup.text(question))
     with st.chat_message("assistant"):
         log: list[str] = []
         failure = None
@@ -97,7 +97,7 @@ if question:
                 status.update(label=f"Listo en {turn.timings_ms['total']:,.0f} ms", state="complete", expanded=False)
         if failure is not None:
             st.error(
-                f"Ocurrió un error al procesar la pregunta ({type(failure).__name__}: {failure}). "
+                f"Ocurrió un error al procesar la pregunta ({markup.text(f'{type(failure).__name__}: {failure}')}). "
                 "La conversación sigue disponible; intenta reformularla."
             )
             st.stop()

@@ -4,7 +4,7 @@ import streamlit as st
 
 from core import api
 from core.errors import CasandraError
-from ui import auth, session
+from ui import auth, markup, session
 from ui.datasets import (
     annual_frame,
     coverage_figure,
@@ -23,7 +23,8 @@ except CasandraError as exc:
     st.stop()
 
 st.caption(
-    f"Versión {info['dataset_version']} · datos hasta {info['data_available_until']} · actualizada {info['updated_at']}"
+    f"Versión {markup.text(info['dataset_version'])} · datos hasta {markup.text(info['data_available_until'])} · "
+    f"actualizada {markup.text(info['updated_at'])}"
 )
 c1, c2, c3 = st.columns(3)
 c1.metric("Desde", info["min_date"])
@@ -46,9 +47,9 @@ annual, notes = annual_frame(info.get("annual_series", {}))
 if annual.empty:
     st.info("Esta versión no incluye la serie anual del total de delitos.")
 else:
-    st.caption(info["annual_series"]["total_delitos"].get("nota", ""))
+    st.caption(markup.text(info["annual_series"]["total_delitos"].get("nota", "")))
     for note in notes:
-        st.info(note)
+        st.info(markup.text(note))  # the methodology names come from the uploaded file
     st.dataframe(annual, hide_index=True, width="stretch")
 
 st.subheader("Fuentes")

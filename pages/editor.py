@@ -4,6 +4,7 @@ against the original, and run through the audited Plan API with both plans' hash
 import streamlit as st
 
 from core.api import execution
+from ui import markup
 from ui import plan_form as pf
 from ui.auth import ANALYSTS, require
 from ui.render import geo_for, render_envelopes, render_problems
@@ -48,7 +49,7 @@ st.radio(
     args=(state, catalog),
 )
 if state.get("editor_notice"):
-    st.info(state["editor_notice"])
+    st.info(markup.text(state["editor_notice"]))
 if state["editor_mode"] == "form":
     raw = pf.draw_form(state, catalog, pf.option_labels(catalog))
 else:
@@ -56,9 +57,9 @@ else:
 
 check = pf.check_plan(raw, catalog, metadata)
 if check.ok:
-    st.success(f"Plan válido · query_hash `{check.query_hash}`")
+    st.success(f"Plan válido · query_hash {markup.code(check.query_hash)}")
     for warning in check.warnings:
-        st.caption(warning)
+        st.caption(markup.text(warning))
 else:
     st.markdown(f"**{len(check.problems)} problema(s) de validación**")
     render_problems(check.problems)
@@ -89,7 +90,9 @@ if st.button("Ejecutar plan", key="ed_run", type="primary", disabled=not check.o
 run = state.get("editor_result")
 if run:
     st.subheader("Resultado")
-    st.caption(f"Estado: {run['status']} · query_hash `{run['query_hash']}` · registrado en la auditoría")
+    st.caption(
+        f"Estado: {markup.text(run['status'])} · query_hash {markup.code(run['query_hash'])} · registrado en la auditoría"
+    )
     if run["query_hash"] != check.query_hash:
         st.warning("El plan cambió después de esta ejecución: vuelve a ejecutarlo para ver su resultado.")
     render_envelopes(run["envelopes"], "ed_result", geo_for(engine))

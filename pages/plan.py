@@ -3,8 +3,9 @@
 import pandas as pd
 import streamlit as st
 
+from ui import markup
 from ui.auth import ANALYSTS, require
-from ui.render import md, open_in_editor, render_plan_details, turn_dict
+from ui.render import open_in_editor, render_plan_details, turn_dict
 from ui.session import assistant
 
 require(ANALYSTS)
@@ -20,12 +21,12 @@ turn = turns[index]
 d = turn_dict(turn)
 catalog = assistant().catalog
 
-st.markdown(f"**Pregunta:** {md(d['question'])}")
+st.markdown(f"**Pregunta:** {markup.text(d['question'])}")
 if d.get("rewritten_question") and d["rewritten_question"] != d["question"]:
-    st.caption(f"Reescrita como: {md(d['rewritten_question'])}")
+    st.caption(f"Reescrita como: {markup.text(d['rewritten_question'])}")
 answer = d.get("answer") or {}
 if answer.get("text"):
-    st.info(md(answer["text"]))
+    st.info(markup.block(answer["text"]))
 
 summary, timings, raw = st.tabs(["Resumen", "Tiempos", "JSON"])
 with summary:

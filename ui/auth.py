@@ -41,6 +41,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui import markup
+
 ROLES = ("analista", "supervisor", "steward")
 ROLE_LABELS = {"analista": "analista", "supervisor": "supervisión", "steward": "administración de datos"}
 ANALYSTS = frozenset({"analista", "supervisor"})
@@ -223,7 +225,7 @@ def require(allowed: Iterable[str]) -> tuple[str, str]:
     if role is None:
         st.error(
             f"Acceso denegado: esta página es solo para {_labels(r for r in ROLES if r in allowed)}. "
-            f"Su cuenta ({email}) tiene los roles: {_labels(roles)}."
+            f"Su cuenta ({markup.text(email)}) tiene los roles: {_labels(roles)}."
         )
         st.stop()
     return email, role
@@ -275,19 +277,19 @@ def sign_in() -> User:
             problem = None if seam else account_problem(st.user.to_dict(), secrets)
             if problem:
                 st.error(
-                    f"No se puede asignar un rol a su cuenta ({user[0]}): {problem}. "
+                    f"No se puede asignar un rol a su cuenta ({markup.text(user[0])}): {markup.text(problem)}. "
                     "Pida a la administración que revise el inicio de sesión."
                 )
             else:
                 st.error(
-                    f"Su cuenta ({user[0]}) no tiene un rol asignado en Casandra. "
+                    f"Su cuenta ({markup.text(user[0])}) no tiene un rol asignado en Casandra. "
                     "Pida a la administración que la agregue a [roles]."
                 )
             if st.button("Cerrar sesión"):
                 st.logout()
             st.stop()
     with st.sidebar:
-        st.caption(f"Sesión: **{user[0]}** · roles: {_labels(user[1])}")
+        st.caption(f"Sesión: **{markup.text(user[0])}** · roles: {_labels(user[1])}")  # claims from the provider
         if not local_mode(secrets) and seam is None and st.button("Cerrar sesión", key="logout"):
             st.logout()
     return user

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.express as px
 
+from ui import markup
+
 ROW_COUNT_LABELS = {
     "incidents": "Celdas mensuales (municipio × delito × mes)",
     "annual": "Totales anuales",
@@ -41,7 +43,7 @@ def coverage_figure(coverage: dict):
         for run in runs:
             rows.append(
                 {
-                    "delito": item.get("label", key),
+                    "delito": markup.plot_text(item.get("label", key)),  # Plotly draws <a href> in tick labels
                     "desde": run["desde"],
                     "hasta": run["hasta"],
                     "granularidad": GRANULARITY.get(item.get("granularity"), item.get("granularity")),

@@ -13,7 +13,8 @@ them, and an escaped character never starts a construct: links, images, emphasis
 autolinks ``<http://x>``, headings, lists, tables, LaTeX ``$``, directives ``:red[``). Streamlit
 also links bare URLs and e-mail addresses and turns ``:name:`` into emoji *after* parsing, on the
 text itself, where escapes are already gone: a WORD JOINER (U+2060, invisible, no line break) after
-``:`` and ``@`` and between ``www`` and ``.`` keeps those patterns from matching. Leading blanks are
+the ``:`` of ``http://`` or ``:smile:``, between ``www`` and ``.`` and before an address's local part
+(``⁠ana@example.org`` still reads, and is found, as ``ana@example.org``) keeps those patterns from matching (a time ``12:00:00`` or ``Delito: Robo`` is left alone). Leading blanks are
 dropped (four spaces would start a code block) and each line break is a visible one.
 
 Plotly renders a subset of HTML in titles, tick and hover labels (``<a href>``, ``<b>``…):
@@ -29,7 +30,12 @@ from typing import Any
 
 JOINER = "\u2060"  # WORD JOINER: invisible, keeps a URL, an e-mail or a :shortcode: from being recognized
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
-_LINKISH = re.compile(r"(?<=[:@])(?=\S)|(?<=www)(?=\.)", re.IGNORECASE)
+# where a joiner goes: ``scheme:``+``//``, a ``:shortcode:`` or ``:material/icon:``, ``www.``
+_LINKISH = re.compile(r"(?<=:)(?=//|[^\s:]*[a-z][^\s:]*:)|(?<=www)(?=\.)", re.IGNORECASE)
+# The local part of an e-mail address (Streamlit links ``[-.\w+]+@domain.tld`` when a space, punctuation or a
+# symbol comes before it): a joiner before it and after each of its punctuation marks leaves no such start.
+_EMAIL_LOCAL = re.compile(r"[-.\w+]+(?=@[-\w]+(?:\.[-\w]+)+)", re.ASCII)
+_LOCAL_PUNCT = re.compile(r"(?<=[-.+_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _NEWLINES = re.compile(r"\r\n?|[\u2028\u2029\x85]")
 _BULLET = re.compile(r"- (?=\S)")
@@ -40,13 +46,25 @@ def _lines(value: Any) -> list[str]:
     return _NEWLINES.sub("\n", _CONTROL.sub("", "" if value is None else str(value))).split("\n")
 
 
+def _unlinkable(line: str) -> str:
+    line = _EMAIL_LOCAL.sub(lambda m: JOINER + _LOCAL_PUNCT.sub(JOINER, m.group(0)), line)
+    return _LINKISH.sub(JOINER, line)
+
+
 def _inline(line: str) -> str:
-    return _PUNCT.sub(r"\\\1", _LINKISH.sub(JOINER, line.lstrip(" \t")))
+    return _PUNCT.sub(r"\\\1", _unlinkable(line.lstrip(" \t")))
+
+
+def _join(lines: list[str]) -> str:
+    """Lines with a visible break between two of them and a blank line kept blank (a new paragraph)."""
+    return "".join(
+        line + (HARD_BREAK if line and i + 1 < len(lines) and lines[i + 1] else "\n") for i, line in enumerate(lines)
+    )[:-1]
 
 
 def text(value: Any) -> str:
     """``value`` as Markdown that renders exactly as its text: no link, image, HTML, code, math or emoji."""
-    return HARD_BREAK.join(_inline(line) for line in _lines(value))
+    return _join([_inline(line) for line in _lines(value)])
 
 
 def block(value: Any) -> str:
@@ -61,7 +79,7 @@ def block(value: Any) -> str:
         stripped = line.lstrip(" \t")
         bullet = _BULLET.match(stripped)
         out.append("- " + _inline(stripped[bullet.end() :]) if bullet else _inline(stripped))
-    return HARD_BREAK.join(out)
+    return _join(out)
 
 
 def code(value: Any) -> str:

@@ -2,7 +2,9 @@
 answer, chart, map, table + CSV, evidence, provenance, envelopes and the plan panel.
 
 They only draw what the engine already decided (``core.ask.charts`` picks the chart, ``core.ask.compose``
-writes the text); no business logic lives here.
+writes the text); no business logic lives here. Every string a person, an upload or an LLM controls
+(questions, labels, headlines, answers, warnings, rationales, plan arguments) goes through ``ui.markup``
+before Streamlit draws it as Markdown, and every CSV through ``core.csv_export``.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core import csv_export
 from core.ask.charts import chart_spec, plotly_figure, shape_of
 from core.ask.wording import month_words
 from core.engine.envelope import columns, tool_name
-from ui import navigation
+from ui import markup, navigation
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
 GTO_CENTER = {"lat": 20.92, "lon": -101.05}
@@ -31,11 +34,6 @@ STRATEGIES = {
     "direct_answer": "responder directamente",
 }
 PLANNER_NAMES = {"rules": "reglas (determinista)", "llm": "LLM"}
-
-
-def md(text: str) -> str:
-    """Engine text safe for st.markdown (a '$' is a price, not LaTeX)."""
-    return str(text or "").replace("$", "\\$")
 
 
 def _dump(model: Any) -> Any:
@@ -51,6 +49,12 @@ def frame_of(envelope: dict) -> pd.DataFrame:
     """The envelope's inline rows as a DataFrame (column names from the envelope)."""
     inline = (envelope.get("data") or {}).get("inline") or {}
     return pd.DataFrame(inline.get("rows") or [], columns=columns(envelope))
+
+
+def frame_csv(frame: pd.DataFrame) -> bytes:
+    """A table as the «Descargar CSV» file: UTF-8 with BOM, formula-leading text cells neutralized."""
+    values = frame.astype(object).where(frame.notna(), None)
+    return csv_export.to_csv_bytes(list(frame.columns), values.itertuples(index=False, name=None))
 
 
 # --- chart and map -----------------------------------------------------------------------------
@@ -168,6 +172,7 @@ def render_chart(spec: dict | None, key: str, geo: Callable[[], tuple[dict, dict
     """The chart of a spec (bar, line with anomaly markers, scatter) and, when it has a map, the map."""
     if not spec:
         return
+    spec = markup.plot_safe(spec)  # Plotly draws <a href>, <b>… in titles, ticks and hovers: labels come from uploads
     if spec.get("map") and geo is not None:
         chart_tab, map_tab = st.tabs(["Gráfica", "Mapa"])
         with chart_tab:
@@ -176,8 +181,8 @@ def render_chart(spec: dict | None, key: str, geo: Callable[[], tuple[dict, dict
             try:
                 geojson, cves = geo()
                 st.plotly_chart(map_figure(spec, geojson, cves), key=f"{key}_map")
-            except (OSError, ValueError, KeyError) as exc:
-                st.caption(f"No se pudo dibujar el mapa: {exc}")
+            except (OSError, ValueError, KeyError):
+                st.caption("No se pudo dibujar el mapa de esta respuesta.")
         return
     st.plotly_chart(plotly_figure(spec), key=f"{key}_chart")
 
@@ -199,7 +204,7 @@ def render_table(envelope: dict, key: str) -> None:
     name = tool_name(envelope) or "resultado"
     st.download_button(
         "Descargar CSV",
-        frame.to_csv(index=False).encode("utf-8-sig"),
+        frame_csv(frame),
         file_name=f"{name}.csv",
         mime="text/csv",
         key=f"{key}_csv",
@@ -214,9 +219,9 @@ def render_provenance(provenance: dict | None) -> None:
     if p.get("data_available_until"):
         parts.append(f"Datos hasta {month_words(p['data_available_until'])}")
     if p.get("dataset_version"):
-        parts.append(f"versión `{p['dataset_version']}`")
+        parts.append(f"versión {markup.code(p['dataset_version'])}")
     if p.get("query_hash"):
-        parts.append(f"query_hash `{p['query_hash']}`")
+        parts.append(f"query_hash {markup.code(p['query_hash'])}")
     if parts:
         st.caption(" · ".join(parts))
 
@@ -236,16 +241,16 @@ def render_evidence(turn: Any, key: str, loader: Callable[[Any], dict | None]) -
             )
         envelope = store.get(turn.job_id)
         if envelope:
-            st.caption(md(envelope.get("summary", {}).get("headline", "")))
+            st.caption(markup.text(envelope.get("summary", {}).get("headline", "")))
             render_table(envelope, f"{key}_evrows")
 
 
 def render_problems(problems: list[dict]) -> None:
     """Every validation problem with its code and path."""
     for p in problems:
-        where = f" — `{p['path']}`" if p.get("path") else ""
-        hints = "".join(f"\n- {md(h)}" for h in p.get("hints") or [])
-        st.error(f"**{p['code']}**{where}: {md(p['details'])}{hints}")
+        where = f" — {markup.code(p['path'])}" if p.get("path") else ""
+        hints = "".join(f"\n- {markup.text(h)}" for h in p.get("hints") or [])
+        st.error(f"**{markup.text(p['code'])}**{where}: {markup.text(p['details'])}{hints}")
 
 
 def render_envelope(
@@ -253,7 +258,7 @@ def render_envelope(
 ) -> None:
     """One envelope: headline, error with every problem, or chart + table."""
     tool = envelope.get("tool", "")
-    st.markdown(f"**{md(tool)}** — {md(envelope.get('summary', {}).get('headline', ''))}")
+    st.markdown(f"**{markup.text(tool)}** — {markup.text(envelope.get('summary', {}).get('headline', ''))}")
     if envelope.get("status") != "ok":
         error = envelope.get("error") or {}
         render_problems(
@@ -268,7 +273,7 @@ def render_envelope(
         )
         return
     for warning in envelope.get("meta", {}).get("warnings") or []:
-        st.warning(md(warning))
+        st.warning(markup.text(warning))
     if shape_of(envelope) not in ("filter", "evidence"):
         render_chart(chart_spec(envelope, pipeline), key, geo)
     render_table(envelope, key)
@@ -297,11 +302,11 @@ def render_answer(
     if answer is None:
         st.warning("La consulta no produjo una respuesta.")
         return
-    st.markdown(md(answer.text))
+    st.markdown(markup.block(answer.text))  # labels from uploads sit in it; its «- » bullets stay bullets
     if answer.clarifying_options and on_option is not None:
         with st.container(horizontal=True):
             for i, option in enumerate(answer.clarifying_options):
-                st.button(option, key=f"{key}_opt{i}", on_click=on_option, args=(option,))
+                st.button(markup.text(option), key=f"{key}_opt{i}", on_click=on_option, args=(option,))
     render_chart(answer.chart, key, geo)
     result = turn.result
     if result is not None and result.get("status") == "ok":
@@ -319,7 +324,7 @@ def _yes(value: Any) -> str:
 
 
 def _items(values: list | None) -> str:
-    return ", ".join(f"`{v}`" for v in values) if values else "—"
+    return markup.codes(values)
 
 
 def pipeline_rows(plan: dict | None, envelopes: list[dict], catalog: Any) -> list[dict]:
@@ -346,34 +351,38 @@ def render_plan_details(turn: Any, catalog: Any = None) -> None:
     if qp:
         lab = qp.get("lab_policy") or {}
         st.markdown(
-            f"**Modo** `{qp.get('mode')}` · **Dominios** {_items(qp.get('domains_selected'))} · "
-            f"**Confianza** {CONFIDENCE.get(qp.get('confidence'), qp.get('confidence'))} · "
+            f"**Modo** {markup.code(qp.get('mode'))} · **Dominios** {_items(qp.get('domains_selected'))} · "
+            f"**Confianza** {markup.text(CONFIDENCE.get(qp.get('confidence'), qp.get('confidence')))} · "
             f"**Señales** {_items(qp.get('flags'))}"
         )
-        st.markdown("**Por qué:**  \n" + "  \n".join(md(line) for line in str(qp.get("rationale", "")).splitlines()))
+        st.markdown("**Por qué:**  \n" + markup.text(qp.get("rationale", "")))
         st.caption(
-            f"Laboratorio: {LAB_STATUS.get(lab.get('status'), lab.get('status'))} — {md(lab.get('rationale', ''))}"
+            f"Laboratorio: {markup.text(LAB_STATUS.get(lab.get('status'), lab.get('status')))} — "
+            f"{markup.text(lab.get('rationale', ''))}"
         )
     if ap:
         st.markdown(
-            f"**Analista** · intención `{ap.get('intent')}` · tipo `{ap.get('request_type')}` · "
-            f"vía `{ap.get('track')}` · fuentes {_items(ap.get('required_sources'))} · "
-            f"salida `{ap.get('expected_output_schema')}`"
-            + (f"  \nRuta: {md(d['route_reason'])}" if d.get("route_reason") else "")
+            f"**Analista** · intención {markup.code(ap.get('intent'))} · tipo {markup.code(ap.get('request_type'))} · "
+            f"vía {markup.code(ap.get('track'))} · fuentes {_items(ap.get('required_sources'))} · "
+            f"salida {markup.code(ap.get('expected_output_schema'))}"
+            + (f"  \nRuta: {markup.text(d['route_reason'])}" if d.get("route_reason") else "")
         )
     if ps:
         _planner_state(ps, d.get("planner"))
     rows = pipeline_rows(d.get("plan"), d.get("envelopes") or [], catalog)
     if rows:
-        st.markdown("**Herramientas**")
-        st.table(pd.DataFrame(rows), hide_index=True)
+        st.markdown("**Herramientas**")  # st.table draws each cell as Markdown: the arguments come from plans
+        st.table(pd.DataFrame([{**row, "args": markup.text(row["args"])} for row in rows]), hide_index=True)
     _validation(d.get("validation"))
     timings = d.get("timings_ms") or {}
     if timings:
         st.markdown("**Tiempos por etapa (ms)**")
         st.table(pd.DataFrame([{"etapa": k, "ms": f"{v:,.1f}"} for k, v in timings.items()]), hide_index=True)
     if d.get("llm"):
-        st.markdown("**LLM** · " + " · ".join(f"{k}: `{v}`" for k, v in d["llm"].items() if k != "attempts"))
+        st.markdown(
+            "**LLM** · "
+            + " · ".join(f"{markup.text(k)}: {markup.code(v)}" for k, v in d["llm"].items() if k != "attempts")
+        )
         st.json(d["llm"].get("attempts") or [], expanded=False)
 
 
@@ -381,8 +390,8 @@ def _planner_state(ps: dict, planner: str | None) -> None:
     acc, stop, safety = ps.get("acceptance_criteria") or {}, ps.get("stop_conditions") or {}, ps.get("safety") or {}
     lines = [
         (
-            f"**Planificador** {PLANNER_NAMES.get(planner, planner)} · estrategia `{ps.get('strategy')}` "
-            f"({STRATEGIES.get(ps.get('strategy'), '')})"
+            f"**Planificador** {markup.text(PLANNER_NAMES.get(planner, planner))} · estrategia "
+            f"{markup.code(ps.get('strategy'))} ({markup.text(STRATEGIES.get(ps.get('strategy'), ''))})"
         ),
         (
             f"Aceptación: fuentes independientes ≥ {acc.get('min_independent_sources')}, fuente oficial "
@@ -392,15 +401,16 @@ def _planner_state(ps: dict, planner: str | None) -> None:
             f"Parada: rondas ≤ {stop.get('max_rounds')}, documentos ≤ {stop.get('max_total_docs')}, "
             f"sin información nueva ≤ {stop.get('no_new_information_rounds')}"
         ),
-        f"Seguridad: {safety.get('sensitivity')}, datos personales {_yes(safety.get('pii_allowed'))}",
+        f"Seguridad: {markup.text(safety.get('sensitivity'))}, datos personales {_yes(safety.get('pii_allowed'))}",
         f"Etiquetas: {_items((ps.get('planner_meta') or {}).get('rationale_tags'))}",
     ]
     for q in ps.get("clarifying_questions") or []:
-        lines.append(f"Pregunta aclaratoria ({q.get('reason')}): {md(q.get('question'))}")
+        lines.append(f"Pregunta aclaratoria ({markup.text(q.get('reason'))}): {markup.text(q.get('question'))}")
     for r in ps.get("retrieval_rounds") or []:
         modes = ", ".join(f"{m['type']} k={m['k']}" for m in r.get("retrieval_modes", []))
         lines.append(
-            f"Ronda {r.get('round_id')} ({r.get('purpose')}): {modes}; hasta {r['output']['max_docs']} documentos"
+            f"Ronda {markup.text(r.get('round_id'))} ({markup.text(r.get('purpose'))}): {markup.text(modes)}; "
+            f"hasta {markup.text(r['output']['max_docs'])} documentos"
         )
     st.markdown("  \n".join(lines))
 
@@ -410,8 +420,8 @@ def _validation(validation: dict | None) -> None:
         st.caption("Sin plan de herramientas: la respuesta no consultó la base de datos.")
         return
     if validation.get("ok"):
-        st.success(f"Plan válido · query_hash `{validation.get('query_hash')}`")
+        st.success(f"Plan válido · query_hash {markup.code(validation.get('query_hash'))}")
         for warning in validation.get("warnings") or []:
-            st.caption(md(warning))
+            st.caption(markup.text(warning))
     else:
         render_problems(validation.get("problems") or [])

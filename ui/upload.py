@@ -8,7 +8,6 @@ a temporary folder with safe names and passes the original names as ``display_na
 from __future__ import annotations
 
 import hashlib
-import io
 import re
 import shutil
 import tempfile
@@ -19,8 +18,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core import api
+from core import api, csv_export
 from core.etl import SourceSpec
+from ui import markup
 
 UPLOAD_TYPES = ["csv", "zip", "geojson", "json"]
 NOTHING_LOST = "No se publicó nada: la versión vigente sigue igual y sus archivos siguen seleccionados."
@@ -129,12 +129,13 @@ def render_summary(summary: dict) -> None:
     status = summary.get("status")
     if status == "published":
         st.success(
-            f"Publicada la versión **{summary['dataset_version']}** (antes: {summary.get('previous_version') or 'ninguna'})."
+            f"Publicada la versión **{markup.text(summary['dataset_version'])}** "
+            f"(antes: {markup.text(summary.get('previous_version') or 'ninguna')})."
         )
     elif status == "unchanged":
-        st.info(summary.get("mensaje", "Sin cambios."))
+        st.info(markup.text(summary.get("mensaje", "Sin cambios.")))
     else:
-        st.info(summary.get("mensaje", "Vista previa: nada se publicó todavía."))
+        st.info(markup.text(summary.get("mensaje", "Vista previa: nada se publicó todavía.")))
     totals = (summary.get("cambios") or {}).get("totales", {})
     q = summary.get("cuarentena", {})
     c1, c2, c3, c4 = st.columns(4)
@@ -145,10 +146,10 @@ def render_summary(summary: dict) -> None:
     st.dataframe(files_frame(summary), hide_index=True, width="stretch")
     for f in summary.get("archivos", []):
         for warning in f.get("advertencias", []):
-            st.warning(f"{f['archivo']}: {warning}")
+            st.warning(markup.text(f"{f['archivo']}: {warning}"))  # file names and values come from the upload
         reasons = f.get("motivos_cuarentena") or {}
         if reasons:
-            with st.expander(f"Cuarentena de {f['archivo']}: {f.get('filas_en_cuarentena', 0)} filas"):
+            with st.expander(f"Cuarentena de {markup.text(f['archivo'])}: {f.get('filas_en_cuarentena', 0)} filas"):
                 st.dataframe(
                     pd.DataFrame([{"motivo": k, "celdas": v} for k, v in reasons.items()]),
                     hide_index=True,
@@ -160,13 +161,21 @@ def render_summary(summary: dict) -> None:
         st.dataframe(changes, hide_index=True, width="stretch")
 
 
+QUARANTINE_COLUMNS = {
+    "load_id": "load_id",
+    "source_file": "archivo",
+    "source_row": "linea",
+    "motivo": "motivo",
+    "valores": "valores",
+    "loaded_at": "cargado_en",
+}
+
+
 def quarantine_csv(rows: list[dict]) -> bytes:
-    """The quarantined rows as CSV (UTF-8 with BOM so spreadsheets read the accents)."""
-    buffer = io.StringIO()
-    pd.DataFrame(rows, columns=["load_id", "source_file", "source_row", "motivo", "valores", "loaded_at"]).rename(
-        columns={"source_file": "archivo", "source_row": "linea", "loaded_at": "cargado_en"}
-    ).to_csv(buffer, index=False)
-    return buffer.getvalue().encode("utf-8-sig")
+    """The quarantined rows as CSV (UTF-8 with BOM; the refused values are neutralized, they may be formulas)."""
+    return csv_export.to_csv_bytes(
+        list(QUARANTINE_COLUMNS.values()), ([row.get(k) for k in QUARANTINE_COLUMNS] for row in rows)
+    )
 
 
 def versions_frame(versions: list[dict]) -> pd.DataFrame:

@@ -16,7 +16,6 @@ The schema changes only through the numbered files in ``core/audit/migrations``
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 import uuid
@@ -24,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from core import csv_export
 from core.audit import connection as audit_conn
 from core.audit.records import (  # noqa: F401  (re-exported: the audit API lives here)
     _COLUMNS,
@@ -377,7 +377,7 @@ class AuditLog:
                 written += 1
             out.write("\n]\n" if written else "]\n")
             return written
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv_export.writer(out)  # formula-leading cells quoted (OWASP); csv_export.restore undoes it
         writer.writerow(_COLUMNS)
         for record in records:
             row = record.as_dict()

@@ -88,3 +88,21 @@ def test_neutralizing_any_text_is_reversible_and_never_leads_with_a_formula(valu
     assert csv_export.restore(written) == value
     if written and written[0] in csv_export.FORMULA_LEADS:
         assert csv_export._NUMBER.fullmatch(written)  # only plain numbers may start with a sign
+
+
+def test_the_audit_csv_export_neutralizes_a_formula_question_and_restores_it(tmp_path):
+    from core.audit.log import AuditLog
+
+    questions = ['=HYPERLINK("http://127.0.0.1:9/x","ver")', "@SUM(A1:A9)", "-cmd", "¿Cuántos hubo?"]
+    with AuditLog(tmp_path / "audit.sqlite3") as log:
+        for question in questions:
+            log.append(kind="ask", user="=ana", role="analista", status="ok", question=question, payload={"v": "+1"})
+        out = io.StringIO()
+        assert log.export("csv", out) == len(questions)
+        records = list(reversed(log.list()))
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [row["question"] for row in rows] == ["'" + q for q in questions[:3]] + [questions[3]]
+    assert {row["user"] for row in rows} == {"'=ana"}
+    assert not [v for row in rows for v in row.values() if v[:1] in ("=", "+", "@", "\t", "\r")]
+    for row, record in zip(rows, records, strict=True):  # every cell reads back exactly
+        assert csv_export.restore(row["question"]) == record.question and row["hash"] == record.hash

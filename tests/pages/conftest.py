@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.config import Settings, load_settings
+from tests.markdown_check import unescape
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_STATE = shutil.ignore_patterns("audit", "artifacts", "settings.json")
@@ -57,5 +58,5 @@ def make_app(monkeypatch):
 
 
 def texts(elements) -> str:
-    """Every value of an element list joined (for 'in' assertions)."""
-    return "\n".join(str(e.value) for e in elements)
+    """Every value of an element list joined, as it reads on screen (``ui.markup``'s escapes undone)."""
+    return unescape("\n".join(str(e.value) for e in elements))

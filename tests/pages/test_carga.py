@@ -8,6 +8,7 @@ from core import api
 from core.audit.log import AuditLog
 from core.errors import DatosFaltantesError
 from tests.conftest import FIXTURES
+from tests.markdown_check import unescape
 from tests.pages.conftest import texts
 from ui import upload
 
@@ -33,7 +34,7 @@ def test_steward_previews_then_publishes_an_upload(data_copy, make_app):
     assert not at.exception
     publish = next(b for b in at.button if b.label == "Publicar")
     assert publish.disabled  # no publishing before a preview
-    assert at.expander[0].label == "Opciones de leon_revision.csv"
+    assert unescape(at.expander[0].label) == "Opciones de leon_revision.csv"
 
     next(b for b in at.button if b.label == "Vista previa").click().run()
     assert not at.exception and not at.error
@@ -65,7 +66,7 @@ def test_a_bad_file_shows_its_spanish_error_and_nothing_changes(data_copy, make_
     at = _upload(_carga(make_app, data_copy), FIXTURES / "etl" / "all_bad.csv")
     next(b for b in at.button if b.label == "Vista previa").click().run()
     assert not at.exception
-    error = at.error[0].value
+    error = unescape(at.error[0].value)
     assert "Se rechaza all_bad.csv: todas sus filas quedaron en cuarentena" in error
     assert "DATA_QUALITY_ISSUE" in error and upload.NOTHING_LOST in error
     assert next(b for b in at.button if b.label == "Publicar").disabled
@@ -78,14 +79,14 @@ def test_a_bad_coverage_option_is_refused_in_spanish(data_copy, make_app):
     at = _upload(_carga(make_app, data_copy), LEON)
     at.text_input(key="carga_cov::leon_revision.csv").input("2024-13:2024-01").run()
     next(b for b in at.button if b.label == "Vista previa").click().run()
-    assert "Mes inválido" in at.error[0].value
+    assert "Mes inválido" in unescape(at.error[0].value)
 
 
 def test_quarantine_download_and_rollback_with_confirmation(data_copy, make_app):
     first = api.versions(data_copy)[0]["dataset_version"]
     at = _upload(_carga(make_app, data_copy), FIXTURES / "etl" / "bad_rows.csv")
     next(b for b in at.button if b.label == "Vista previa").click().run()
-    assert "Cuarentena de bad_rows.csv: 2 filas" in [e.label for e in at.expander]
+    assert "Cuarentena de bad_rows.csv: 2 filas" in [unescape(e.label) for e in at.expander]
     next(b for b in at.button if b.label == "Publicar").click().run()
     rows = api.quarantine(data_copy)
     assert f"(CSV, {len(rows)} registros)" in at.get("download_button")[0].proto.label

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.audit.log import AuditLog
+from tests.markdown_check import unescape
 
 pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
 
@@ -34,7 +35,7 @@ def ask(at: AppTest, question: str) -> AppTest:
 
 
 def texts(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
+    return unescape("\n".join(m.value for m in at.markdown))
 
 
 def test_a_question_renders_answer_chart_table_and_plan_panel(app):
@@ -48,13 +49,13 @@ def test_a_question_renders_answer_chart_table_and_plan_panel(app):
     assert choropleth["type"] == "choroplethmap" and choropleth["featureidkey"] == "properties.cve_municipio"
     assert [e.label for e in app.expander] == ["Evidencia (126 filas de datos)", "Plan de consulta"]
     panel = app.expander[1]
-    panel_text = "\n".join(m.value for m in panel.markdown)
+    panel_text = unescape("\n".join(m.value for m in panel.markdown))
     assert (
         "Tipo de pregunta: ranking de municipios." in panel_text and "estrategia `retrieve_then_answer`" in panel_text
     )
     assert "rank_por_delito@1.1.0" in list(panel.table[0].value["herramienta"])
     assert panel.success[0].value.startswith("Plan válido · query_hash `sha256:")
-    provenance = [c.value for c in app.caption if c.value.startswith("Datos hasta")]
+    provenance = [unescape(c.value) for c in app.caption if c.value.startswith("Datos hasta")]
     assert provenance and "noviembre de 2025" in provenance[0] and "query_hash `sha256:" in provenance[0]
     assert app.status[0].label.startswith("Listo en")  # the stages ran inside st.status
     assert "Planeando la consulta" in app.status[0].markdown[0].value

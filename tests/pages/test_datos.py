@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from tests.markdown_check import unescape
 from tests.pages.conftest import texts
 
 
@@ -13,7 +14,7 @@ def test_datos_shows_version_coverage_annual_series_and_sources(bundled_settings
     at.switch_page("pages/datos.py").run()
     assert not at.exception
     assert at.title[0].value == "Datos"
-    assert "datos hasta 2025-11-30" in at.caption[0].value
+    assert "datos hasta 2025-11-30" in unescape(at.caption[0].value)
     assert [m.label for m in at.metric] == ["Desde", "Datos hasta", "Celdas mensuales"]
     assert at.metric[1].value == "2025-11-30"
     chart = json.loads(at.get("plotly_chart")[0].proto.spec)

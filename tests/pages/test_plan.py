@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core.ask.context import Assistant
 from core.ask.pipeline import Conversation
 from core.config import load_settings
+from tests.markdown_check import unescape
 
 pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
 
@@ -41,7 +42,9 @@ def page(data_copy, make_app):
 
 
 def all_text(at: AppTest) -> str:
-    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.success])
+    return unescape(
+        "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [s.value for s in at.success])
+    )
 
 
 def test_the_latest_turn_is_shown_by_default(page, turns):

@@ -3,11 +3,19 @@ pipeline rows of the Plan de consulta and the table of an envelope."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
 
 from core.ask.charts import chart_spec
 from core.ask.pipeline import Conversation
-from ui import render
+from tests.markdown_check import assert_inert
+from ui import markup, render
 
 TOP10 = "¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?"
 
@@ -49,8 +57,167 @@ def test_pipeline_rows_and_frame_of_a_turn(engine, catalog):
     assert chart_spec(turn.result) is not None
 
 
-def test_md_escapes_dollars_and_turn_dict_accepts_dicts(engine):
-    assert render.md("$5 y $6") == "\\$5 y \\$6"
+def test_turn_dict_accepts_dicts(engine):
     turn = engine.ask("hola", Conversation())
     assert render.turn_dict(turn)["question"] == "hola"
     assert render.turn_dict(turn.as_dict())["question"] == "hola"
+
+
+# --- hostile strings: drawn as text, CSV cells neutralized (issue 12) ----------------------------------
+
+BEACON = "http://127.0.0.1:9"
+SUBTIPO = f"Robo ![p]({BEACON}/p.png) <a href='{BEACON}/plot'>ver</a>"
+RATIONALE = f"Plan ` ![r]({BEACON}/r.png) `"
+QUESTION = f"Resumen ![a]({BEACON}/x.png) [Verificar cadena]({BEACON}/phish)"
+FORMULA = f'=HYPERLINK("{BEACON}/m","León")'
+
+
+def hostile_envelope() -> dict:
+    """An ok ranking envelope whose crime, municipality and warning come from a hostile upload."""
+    return {
+        "tool": "rank_por_delito",
+        "status": "ok",
+        "summary": {"headline": f"Top {SUBTIPO} (conteo)"},
+        "meta": {"warnings": [f"{SUBTIPO} sin datos en 2023"], "query_hash": "sha256:`x`"},
+        "data": {
+            "inline": {
+                "columns": [{"name": "entidad_id"}, {"name": "label"}, {"name": "conteo"}],
+                "rows": [["GTO.MUN.LEON", FORMULA, 22], ["GTO.MUN.CELAYA", "@SUM(A1:A9)", -5]],
+                "limit_notice": {"applied": False, "total_rows": 2},
+            }
+        },
+        "evidence": [],
+    }
+
+
+def draw_answer(turn) -> None:
+    from ui import render
+
+    render.render_answer(turn, "t", on_option=lambda option: None)
+
+
+def draw_envelopes(envelopes) -> None:
+    from ui import render
+
+    render.render_envelopes(envelopes, "e")
+
+
+def draw_plan_details(turn) -> None:
+    from ui import render
+
+    render.render_plan_details(turn)
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> list[bytes]:
+    """The data of every st.download_button drawn (the button still draws)."""
+    import streamlit
+
+    seen, original = [], streamlit.download_button
+
+    def capture(label, data, *args, **kwargs):
+        seen.append(data)
+        return original(label, data, *args, **kwargs)
+
+    monkeypatch.setattr(streamlit, "download_button", capture)
+    return seen
+
+
+def test_an_answer_with_hostile_labels_draws_them_as_text(downloads):
+    envelope = hostile_envelope()
+    text = f"Los municipios con más delitos de {SUBTIPO}: León (22).\n\nAdvertencias:\n- {SUBTIPO} sin datos"
+    answer = SimpleNamespace(
+        text=text,
+        clarifying_options=[QUESTION],
+        chart={
+            "type": "bar",
+            "x": "label",
+            "y": "conteo",
+            "title": f"Delitos: {SUBTIPO}",
+            "data": [{"entidad_id": "GTO.MUN.LEON", "label": "<a href='http://127.0.0.1:9/l'>León</a>", "conteo": 22}],
+        },
+        evidence_ids=[],
+        provenance={"dataset_version": "v`1`", "query_hash": "sha256:` ![q](http://127.0.0.1:9/q.png)"},
+    )
+    turn = SimpleNamespace(answer=answer, result=envelope, job_id="j1")
+    at = AppTest.from_function(draw_answer, args=(turn,)).run()
+    assert not at.exception
+    assert_inert(at)
+    assert at.markdown[0].value == markup.block(text)
+    assert [b.label for b in at.button] == [markup.text(QUESTION)]
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "&lt;a href=" in layout["layout"]["title"]["text"] and "<a" not in json.dumps(layout["data"])
+    rows = list(csv.reader(io.StringIO(downloads[0].decode("utf-8-sig"))))
+    assert rows == [
+        ["entidad_id", "label", "conteo"],
+        ["GTO.MUN.LEON", f"'{FORMULA}", "22"],
+        ["GTO.MUN.CELAYA", "'@SUM(A1:A9)", "-5"],
+    ]
+
+
+def test_envelopes_headlines_warnings_and_problems_draw_as_text():
+    failed = {
+        "tool": f"x ![t]({BEACON}/t.png)",
+        "status": "error",
+        "summary": {"headline": QUESTION},
+        "error": {
+            "problems": [
+                {
+                    "code": "INVALID_PAYLOAD",
+                    "path": "plan[0].args.`![p](http://127.0.0.1:9/p.png)`",
+                    "details": QUESTION,
+                    "hints": [RATIONALE],
+                }
+            ]
+        },
+    }
+    at = AppTest.from_function(draw_envelopes, args=([hostile_envelope(), failed],)).run()
+    assert not at.exception
+    assert_inert(at)
+    assert at.markdown[0].value == f"**rank\\_por\\_delito** — {markup.text(f'Top {SUBTIPO} (conteo)')}"
+    assert at.warning[0].value == markup.text(f"{SUBTIPO} sin datos en 2023")
+    assert markup.code("plan[0].args.`![p](http://127.0.0.1:9/p.png)`") in at.error[0].value
+
+
+def test_the_plan_panel_draws_an_llm_rationale_and_plan_arguments_as_text():
+    turn = {
+        "question": QUESTION,
+        "query_plan": {
+            "mode": "fast",
+            "domains_selected": ["incidencia`"],
+            "confidence": "high",
+            "flags": [RATIONALE],
+            "rationale": f"Tipo de pregunta: conteo.\nDelito: {SUBTIPO}.",
+            "lab_policy": {"status": "denied", "rationale": QUESTION},
+        },
+        "analyst_plan": {
+            "intent": RATIONALE,
+            "request_type": "x",
+            "track": "y",
+            "required_sources": [],
+            "expected_output_schema": "z",
+        },
+        "route_reason": QUESTION,
+        "plan": {"plan": [{"tool_id": 6, "args": {"delito": f"robo ![p]({BEACON}/p.png)"}}]},
+        "envelopes": [{"tool": "rank_por_delito"}],
+        "validation": {"ok": True, "query_hash": RATIONALE, "warnings": [QUESTION]},
+        "llm": {"model": "stub", "rationale": RATIONALE, "attempts": []},
+        "planner": "llm",
+    }
+    at = AppTest.from_function(draw_plan_details, args=(turn,)).run()
+    assert not at.exception
+    assert_inert(at)
+    texts = [m.value for m in at.markdown]
+    assert f"rationale: {markup.code(RATIONALE)}" in texts[-1]
+    assert markup.text(f"Tipo de pregunta: conteo.\nDelito: {SUBTIPO}.") in texts[1]
+    assert at.table[0].value["args"][0] == markup.text(json.dumps({"delito": f"robo ![p]({BEACON}/p.png)"}))
+
+
+def test_frame_csv_keeps_numbers_and_neutralizes_formula_text():
+    rows = list(csv.reader(io.StringIO(render.frame_csv(render.frame_of(hostile_envelope())).decode("utf-8-sig"))))
+    assert rows[1:] == [
+        ["GTO.MUN.LEON", f"'{FORMULA}", "22"],
+        ["GTO.MUN.CELAYA", "'@SUM(A1:A9)", "-5"],
+    ]
+    gaps = render.frame_csv(pd.DataFrame({"a": [None, "-x"], "b": [1.5, float("nan")]}))
+    assert list(csv.reader(io.StringIO(gaps.decode("utf-8-sig")))) == [["a", "b"], ["", "1.5"], ["'-x", ""]]
