@@ -71,6 +71,7 @@ class Settings:
     etl_memory_limit: str = "1GB"  # DuckDB's budget during a load; keeps RSS under 2 GB
     etl_threads: int = 2
     etl_direct: bool = True  # clean IDM_NM files skip the cell-by-cell text path (same result, faster)
+    audit_keys: Path | None = None  # CASANDRA_AUDIT_KEYS_DIR; None = <data_dir>/keys
 
     @property
     def store_dir(self) -> Path:
@@ -92,6 +93,11 @@ class Settings:
         """Folder with the audit log database."""
         return self.data_dir / "audit"
 
+    @property
+    def audit_keys_dir(self) -> Path:
+        """Folder with the audit log's key and anchor, outside the audit folder (``<data_dir>/keys`` by default)."""
+        return self.audit_keys or self.data_dir / "keys"
+
     def with_data_dir(self, data_dir: str | Path | None) -> Settings:
         """A copy pointing at another data folder (``None`` keeps this one)."""
         if data_dir is None:
@@ -108,6 +114,8 @@ def load_settings(data_dir: str | Path | None = None) -> Settings:
         base = replace(base, etl_memory_limit=os.environ["CASANDRA_ETL_MEMORY_LIMIT"])
     if os.environ.get("CASANDRA_ETL_DIRECT"):
         base = replace(base, etl_direct=os.environ["CASANDRA_ETL_DIRECT"].strip().lower() not in ("0", "false", "no"))
+    if os.environ.get("CASANDRA_AUDIT_KEYS_DIR"):
+        base = replace(base, audit_keys=Path(os.environ["CASANDRA_AUDIT_KEYS_DIR"]).resolve())
     return base.with_data_dir(chosen)
 
 

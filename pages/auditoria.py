@@ -14,6 +14,12 @@ log = audit_view.open_log(settings)
 
 ok, text = audit_view.verify_text(log.verify())
 (st.success if ok else st.error)(text)
+if not ok:
+    st.caption(
+        "Cada registro se compara con su sello (la llave guardada fuera del archivo) y la cadena con su ancla. "
+        "Si la pérdida es conocida (una copia restaurada), un administrador la acepta con "
+        "`python -m core audit reanchor --motivo …`, que queda auditado."
+    )
 
 st.subheader("Laboratorio")
 st.toggle(

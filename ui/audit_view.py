@@ -11,6 +11,7 @@ import streamlit as st
 
 from core import api
 from core.audit.log import AuditLog
+from core.audit.verify import describe
 
 KIND_LABELS = {
     "ask": "pregunta",
@@ -19,6 +20,7 @@ KIND_LABELS = {
     "etl": "carga de datos",
     "rollback": "reversión de versión",
     "settings": "configuración",
+    "audit_reanchor": "reanclaje de la auditoría",
 }
 # Every contract a record's payload may carry, in pipeline order (docs/contracts/000_query_plan.md and
 # 001_casandra_v0.md).
@@ -125,11 +127,9 @@ def export_bytes(log: AuditLog, fmt: str, filters: dict) -> bytes:
 
 
 def verify_text(result) -> tuple[bool, str]:
-    """The chain's state in Spanish, naming the first bad record."""
-    if result.ok:
-        return True, f"Cadena de auditoría íntegra: {result.checked} registros verificados."
-    job = f", job_id={result.first_bad_job_id}" if result.first_bad_job_id else ""
-    return False, f"Cadena de auditoría ROTA en el registro seq={result.first_bad_seq}{job}: {result.reason}"
+    """The chain's state in Spanish: intact, or which tampering (edited record, deleted tail, emptied log,
+    missing file, missing key or anchor) and the first bad record."""
+    return result.ok, describe(result)
 
 
 def on_lab_toggle(settings, user: str, role: str, key: str) -> None:

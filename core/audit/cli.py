@@ -1,4 +1,4 @@
-"""``python -m core audit list|verify|export``: the audit log from the command line."""
+"""``python -m core audit list|verify|export|reanchor``: the audit log from the command line."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core.audit.log import AuditLog
 from core.audit.records import _FILTERS
+from core.audit.verify import describe
 from core.config import load_settings
 from core.errors import CasandraError
 
@@ -59,14 +60,25 @@ def _cli_list(args, settings) -> int:
 
 
 def _cli_verify(args, settings) -> int:
-    """``audit verify``: exit 0 when the chain is intact, 1 naming the first bad record."""
+    """``audit verify``: exit 0 when the chain and its anchor agree, 1 naming what was done and where."""
     with _log_for(args, settings) as log:
         result = log.verify()
-    if result.ok:
-        print(f"Cadena de auditoría íntegra: {result.checked} registros verificados.")
-        return 0
-    print(f"Cadena de auditoría ROTA en seq={result.first_bad_seq} (job_id={result.first_bad_job_id}): {result.reason}")
-    return 1
+    print(describe(result))
+    return 0 if result.ok else 1
+
+
+def _cli_reanchor(args, settings) -> int:
+    """``audit reanchor``: accept the log as it is (audited with the reason), after a known loss."""
+    try:
+        with _log_for(args, settings) as log:
+            print("Antes: " + describe(log.verify()))
+            log.reanchor(user=args.user, role="supervisor", reason=args.motivo)
+            result = log.verify()
+    except (CasandraError, ValueError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    print("Después: " + describe(result))
+    return 0 if result.ok else 1
 
 
 def _cli_export(args, settings) -> int:
@@ -88,9 +100,9 @@ def _cli_export(args, settings) -> int:
 
 
 def register_cli(subparsers) -> None:
-    """Add the ``audit`` command (``list``, ``verify``, ``export``) to an argparse subparsers object."""
+    """Add the ``audit`` command (``list``, ``verify``, ``export``, ``reanchor``) to an argparse subparsers object."""
     audit = subparsers.add_parser("audit", help="bitácora de auditoría: listar, verificar, exportar")
-    commands = audit.add_subparsers(dest="audit_command", metavar="{list,verify,export}")
+    commands = audit.add_subparsers(dest="audit_command", metavar="{list,verify,export,reanchor}")
     commands.required = True
 
     listing = commands.add_parser("list", help="lista registros, el más reciente primero")
@@ -98,8 +110,15 @@ def register_cli(subparsers) -> None:
     listing.add_argument("--json", action="store_true", help="salida en JSON")
     listing.set_defaults(handler=_cli_list)
 
-    verify = commands.add_parser("verify", help="verifica la cadena de hashes")
+    verify = commands.add_parser("verify", help="verifica la cadena sellada y su ancla")
     verify.set_defaults(handler=_cli_verify)
+
+    reanchor = commands.add_parser(
+        "reanchor", help="acepta la bitácora como está tras una pérdida conocida (queda auditado con el motivo)"
+    )
+    reanchor.add_argument("--motivo", required=True, help="por qué se acepta la bitácora como está")
+    reanchor.add_argument("--user", default="local", help="quién lo decide")
+    reanchor.set_defaults(handler=_cli_reanchor)
 
     export = commands.add_parser("export", help="exporta registros en JSON o CSV")
     export.add_argument("--format", choices=("json", "csv"), required=True, help="formato de salida")

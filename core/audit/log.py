@@ -1,12 +1,15 @@
-"""The Celador's audit log: an append-only, hash-chained SQLite journal (docs/contracts/001_casandra_v0.md §7).
+"""The Celador's audit log: an append-only, sealed hash-chained SQLite journal (docs/contracts/001_casandra_v0.md §7).
 
 One record per execution, chat turn, plan edit, ETL load, rollback or settings change.
 Records live in ``<audit_dir>/audit.sqlite3`` (WAL mode, ``busy_timeout``) so the Streamlit
 app and CLI commands can append at the same time. Triggers forbid UPDATE and DELETE; every
-record carries ``hash = sha256(prev_hash + canonical_json(fields))`` over all its fields
-except ``seq`` and ``hash``, so ``verify`` finds an edited or removed record even when an
-attacker drops the triggers. Reading the chain head and inserting happen in one
-``BEGIN IMMEDIATE`` transaction, so concurrent writers never fork the chain.
+record carries ``hash = hmac-sha256(key, prev_hash + canonical_json(fields))`` over all its
+fields except ``seq`` and ``hash``, with a key and an anchor (the head's seq and hash) kept
+outside the file (``core.audit.seal``), so ``verify`` finds an edited record even when the
+attacker drops the triggers and recomputes the hashes, and a deleted tail, emptied log or
+deleted file. Logs written before the seal keep their plain ``sha256:`` records, checked with
+the old rule. Appending (reading the chain head, inserting, moving the anchor) happens under
+one lock and one ``BEGIN IMMEDIATE`` transaction, so concurrent writers never fork the chain.
 
 The schema changes only through the numbered files in ``core/audit/migrations``
 (``0001_init.sql``, ``0002_…``), applied in order at open and recorded in
@@ -20,11 +23,14 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TextIO
 
 from core import csv_export
 from core.audit import connection as audit_conn
+from core.audit import seal as audit_seal
+from core.audit import verify as audit_verify
 from core.audit.records import (  # noqa: F401  (re-exported: the audit API lives here)
     _COLUMNS,
     _FILTERS,
@@ -51,12 +57,16 @@ from core.clock import Clock, iso_utc
 
 
 class AuditLog:
-    """Append-only, hash-chained audit log in one SQLite file (safe across processes)."""
+    """Append-only, sealed hash-chained audit log in one SQLite file (safe across processes)."""
 
-    def __init__(self, path: Path, clock: Clock | None = None):
-        """Open (creating and migrating if needed) the log at ``path``."""
+    def __init__(self, path: Path, clock: Clock | None = None, keys_dir: Path | None = None):
+        """Open (creating and migrating if needed) the log at ``path``; its seal lives in ``keys_dir``.
+
+        Without ``keys_dir`` the seal goes to ``keys/`` next to the file; the app's log keeps it outside the
+        audit folder (``Settings.audit_keys_dir``)."""
         self.path = Path(path)
         self.clock = clock or Clock()
+        self.seal = audit_seal.Seal(Path(keys_dir) if keys_dir else self.path.parent / "keys", self.path.stem)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if audit_conn.needs_migration_check(self.path, MIGRATIONS_DIR):
             self._migrate()
@@ -64,8 +74,8 @@ class AuditLog:
 
     @classmethod
     def for_settings(cls, settings, clock: Clock | None = None) -> AuditLog:
-        """The log of a Settings object: ``<settings.audit_dir>/audit.sqlite3``."""
-        return cls(Path(settings.audit_dir) / DB_FILENAME, clock=clock)
+        """The log of a Settings object: ``<settings.audit_dir>/audit.sqlite3``, sealed in ``audit_keys_dir``."""
+        return cls(Path(settings.audit_dir) / DB_FILENAME, clock=clock, keys_dir=settings.audit_keys_dir)
 
     # -- connections -------------------------------------------------------------------
 
@@ -178,28 +188,40 @@ class AuditLog:
             raise ValueError("job_id vacío o no es texto")
         payload_text = canonical_json(payload)
         normalized_payload = json.loads(payload_text)  # what reading the row back gives
+        fields_in = {
+            "job_id": job_id,
+            "kind": kind,
+            "user": user,
+            "role": role,
+            "question": question,
+            "status": status,
+            "query_hash": query_hash,
+            "catalog_version": catalog_version,
+            "dataset_version": dataset_version,
+            "tools": list(tool_names),
+            "payload": normalized_payload,
+        }
+        with self.seal.locked():
+            conn = self._conn()
+            key = audit_seal.sealing_key(self.seal, conn)
+            seq, digest, fields = self._insert(conn, key, job_id, fields_in, tool_names, payload_text)
+            audit_seal.advance(self.seal, conn, key, seq, digest, fields["prev_hash"])
+        return AuditRecord(
+            seq=seq,
+            **dict(fields, tools=tool_names, payload=normalized_payload),
+            hash=digest,
+        )
 
-        conn = self._conn()
+    def _insert(
+        self, conn: sqlite3.Connection, key: bytes, job_id: str, fields_in: dict, tools: tuple, payload_text: str
+    ) -> tuple[int, str, dict]:
+        """Insert one sealed record at the head in one write transaction; its seq, hash and hashed fields."""
         conn.execute("BEGIN IMMEDIATE")
         try:
             head = conn.execute(f"SELECT hash FROM {_TABLE} ORDER BY seq DESC LIMIT 1").fetchone()
-            fields = {
-                "job_id": job_id,
-                "ts": iso_utc(self.clock.now()),
-                "kind": kind,
-                "user": user,
-                "role": role,
-                "question": question,
-                "status": status,
-                "query_hash": query_hash,
-                "catalog_version": catalog_version,
-                "dataset_version": dataset_version,
-                "tools": list(tool_names),
-                "payload": normalized_payload,
-                "prev_hash": head[0] if head else GENESIS_HASH,
-            }
-            digest = record_hash(fields["prev_hash"], fields)
-            row = dict(fields, tools=_tools_column(tool_names), payload=payload_text, hash=digest)
+            fields = dict(fields_in, ts=iso_utc(self.clock.now()), prev_hash=head[0] if head else GENESIS_HASH)
+            digest = audit_seal.record_mac(key, fields["prev_hash"], fields)
+            row = dict(fields, tools=_tools_column(tools), payload=payload_text, hash=digest)
             cursor = conn.execute(
                 f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS[1:])}) VALUES ({', '.join('?' for _ in _COLUMNS[1:])})",
                 [row[name] for name in _COLUMNS[1:]],
@@ -216,11 +238,7 @@ class AuditLog:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        return AuditRecord(
-            seq=seq,
-            **dict(fields, tools=tool_names, payload=normalized_payload),
-            hash=digest,
-        )
+        return seq, digest, fields
 
     # -- reading -----------------------------------------------------------------------
 
@@ -300,66 +318,28 @@ class AuditLog:
     # -- checking ----------------------------------------------------------------------
 
     def verify(self) -> VerifyResult:
-        """Recompute every hash in seq order; name the first record that does not match."""
-        conn = self._conn()
-        conn.execute("BEGIN")  # one consistent snapshot while other processes append
-        rows = conn.cursor()
-        try:
-            expected_prev = GENESIS_HASH
-            previous_seq: int | None = None
-            checked = 0
-            for row in rows.execute(f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} ORDER BY seq"):
-                values = dict(zip(_COLUMNS, row))
-                checked += 1
-                seq, job_id = values["seq"], values["job_id"]
-                where = f"seq={seq} (job_id={job_id})"
-                if values["prev_hash"] != expected_prev:
-                    before = f"el registro seq={previous_seq}" if previous_seq is not None else "el inicio de la cadena"
-                    return VerifyResult(
-                        False,
-                        checked,
-                        seq,
-                        job_id,
-                        f"El registro {where} no enlaza con {before}: su prev_hash no coincide; "
-                        "se borró, insertó o alteró un registro anterior.",
-                    )
-                try:
-                    payload = json.loads(values["payload"])
-                except (TypeError, ValueError):
-                    return VerifyResult(
-                        False,
-                        checked,
-                        seq,
-                        job_id,
-                        f"El registro {where} tiene un payload que no es JSON válido: fue alterado.",
-                    )
-                fields = dict(values, tools=list(_tools_tuple(values["tools"])), payload=payload)
-                if record_hash(values["prev_hash"], fields) != values["hash"]:
-                    return VerifyResult(
-                        False,
-                        checked,
-                        seq,
-                        job_id,
-                        f"El hash del registro {where} no coincide con su contenido: el registro fue alterado.",
-                    )
-                expected_prev = values["hash"]
-                previous_seq = seq
-            # AUTOINCREMENT never reuses a seq: a head below the counter means removed tail records.
-            counter = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (_TABLE,)).fetchone()
-            last = previous_seq or 0
-            if counter and int(counter[0]) > last:
-                return VerifyResult(
-                    False,
-                    checked,
-                    last + 1,
-                    None,
-                    f"Faltan registros al final de la cadena: el último es seq={last} "
-                    f"pero se asignaron hasta seq={int(counter[0])}.",
-                )
-            return VerifyResult(True, checked)
-        finally:
-            rows.close()
-            conn.execute("COMMIT")
+        """Check every record with its rule, then the anchor; name what was done and the first bad record."""
+        return audit_verify.check(self._conn(), self.seal)
+
+    def reanchor(self, *, user: str, role: str, reason: str) -> AuditRecord:
+        """Accept the log as it is now: an audited record of the finding, then the anchor at the new head.
+
+        For a tail, rows or a file knowingly lost (restored from a backup, a crash); an edited record stays
+        reported, and a lost key cannot be replaced this way."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError("Indique el motivo para volver a anclar la bitácora de auditoría")
+        found = self.verify()
+        record = self.append(
+            kind="audit_reanchor",
+            user=user,
+            role=role,
+            status="ok",
+            payload={"reason": reason.strip(), "verify": asdict(found)},
+        )
+        with self.seal.locked():
+            key = audit_seal.sealing_key(self.seal, self._conn())
+            audit_seal.reanchor(self.seal, self._conn(), key)
+        return record
 
     # -- exporting ---------------------------------------------------------------------
 

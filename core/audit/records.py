@@ -1,7 +1,8 @@
 """Audit records: their hash chain, the numbered migrations and the list filters (the Celador).
 
 ``hash = sha256(prev_hash + canonical_json(fields))`` over every field except ``seq`` and
-``hash``; migrations are the numbered SQL files in ``core/audit/migrations``.
+``hash`` (records since the seal use the keyed form, ``core.audit.seal.record_mac``);
+migrations are the numbered SQL files in ``core/audit/migrations``.
 """
 
 from __future__ import annotations
@@ -85,13 +86,14 @@ class AuditRecord:
 
 @dataclass(frozen=True)
 class VerifyResult:
-    """Outcome of checking the hash chain; ``reason`` explains a failure in Spanish."""
+    """Outcome of checking the chain; ``reason`` explains a failure in Spanish, ``problem`` names its kind."""
 
     ok: bool
     checked: int
     first_bad_seq: int | None = None
     first_bad_job_id: str | None = None
     reason: str | None = None
+    problem: str | None = None  # a key of core.audit.verify.PROBLEMS
 
 
 @dataclass(frozen=True)

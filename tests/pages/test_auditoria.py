@@ -146,7 +146,20 @@ def test_a_tampered_chain_is_reported_naming_the_first_bad_record(audited, make_
     raw.close()
     at = _auditoria(make_app, audited)
     assert not at.exception
-    assert "Cadena de auditoría ROTA en el registro seq=2" in at.error[0].value
+    assert "Cadena de auditoría ROTA — Registro alterado en seq=2" in at.error[0].value
+
+
+def test_the_page_says_which_tampering_it_found(audited, make_app):
+    raw = sqlite3.connect(AuditLog.for_settings(audited).path)
+    raw.execute("DROP TRIGGER audit_records_no_delete")
+    raw.execute("DELETE FROM audit_records WHERE seq = 3")
+    raw.execute("UPDATE sqlite_sequence SET seq = 2 WHERE name = 'audit_records'")  # hide it from the counter
+    raw.commit()
+    raw.close()
+    at = _auditoria(make_app, audited)
+    assert not at.exception
+    assert "ROTA — Registros borrados al final en seq=3" in at.error[0].value
+    assert any("reanchor" in c.value for c in at.caption)
 
 
 def test_exports_follow_the_filters(audited, make_app):

@@ -25,6 +25,7 @@ from core.audit.log import (
     VerifyResult,
     record_hash,
 )
+from core.audit.seal import record_mac
 from core.clock import Clock, FixedClock
 from core.config import load_settings
 from core.errors import RangoFueraDeCorte, ValidacionError
@@ -145,8 +146,8 @@ def test_append_returns_stored_record_and_chains(tmp_path: Path) -> None:
     assert len(first.job_id) == 32 and int(first.job_id, 16) >= 0  # uuid4 hex
     assert first.prev_hash == GENESIS_HASH
     assert second.prev_hash == first.hash
-    assert first.hash.startswith("sha256:") and len(first.hash) == 7 + 64
-    assert first.hash == record_hash(first.prev_hash, first.hashed_fields())
+    assert first.hash.startswith("hmac-sha256:") and len(first.hash) == 12 + 64
+    assert first.hash == record_mac(audit.seal.key(), first.prev_hash, first.hashed_fields())
     assert audit.get(first.job_id) == first
     assert audit.get(second.job_id) == second
     assert audit.get("no-such-job") is None
@@ -288,14 +289,14 @@ def test_database_uses_wal(log: AuditLog) -> None:
 def test_migrations_recorded_and_idempotent(tmp_path: Path) -> None:
     path = _db(tmp_path)
     first = AuditLog(path, clock=FixedClock(T0))
-    assert first.schema_version() == 2
+    assert first.schema_version() == 3
     applied = first.migrations()
-    assert [(v, n) for v, n, _ in applied] == [(1, "init"), (2, "list_filter_indexes")]
+    assert [(v, n) for v, n, _ in applied] == [(1, "init"), (2, "list_filter_indexes"), (3, "log_identity")]
     assert all(at == "2026-01-01T10:00:00Z" for _, _, at in applied)
     first.append(kind="ask", user="u", role="r", status="ok", payload={})
 
     second = AuditLog(path, clock=FixedClock(T0 + timedelta(days=30)))  # open again
-    assert second.schema_version() == 2
+    assert second.schema_version() == 3
     assert second.migrations() == applied  # nothing re-applied, nothing re-recorded
     assert second.count() == 1
 
@@ -316,7 +317,7 @@ def test_new_migration_applies_once_on_existing_database(tmp_path: Path, monkeyp
 
     folder = tmp_path / "migrations"
     shutil.copytree(audit_module.MIGRATIONS_DIR, folder)
-    (folder / "0003_add_notes.sql").write_text(
+    (folder / "0004_add_notes.sql").write_text(
         "-- test-only migration\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);\n"
         "CREATE TRIGGER notes_no_delete BEFORE DELETE ON notes\nBEGIN\n"
         "    SELECT RAISE(ABORT, 'no');\nEND;\n",
@@ -325,18 +326,18 @@ def test_new_migration_applies_once_on_existing_database(tmp_path: Path, monkeyp
     monkeypatch.setattr(audit_module, "MIGRATIONS_DIR", folder)
     later = T0 + timedelta(days=1)
     upgraded = AuditLog(path, clock=FixedClock(later))
-    assert upgraded.schema_version() == 3
-    assert upgraded.migrations()[-1] == (3, "add_notes", "2026-01-02T10:00:00Z")
-    assert [v for v, _, _ in upgraded.migrations()] == [1, 2, 3]
+    assert upgraded.schema_version() == 4
+    assert upgraded.migrations()[-1] == (4, "add_notes", "2026-01-02T10:00:00Z")
+    assert [v for v, _, _ in upgraded.migrations()] == [1, 2, 3, 4]
     AuditLog(path, clock=FixedClock(later))  # idempotent
-    assert [v for v, _, _ in upgraded.migrations()] == [1, 2, 3]
+    assert [v for v, _, _ in upgraded.migrations()] == [1, 2, 3, 4]
     assert upgraded.count() == 1 and upgraded.verify().ok
 
 
 def test_bad_migration_rolls_back_entirely(tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "migrations"
     shutil.copytree(audit_module.MIGRATIONS_DIR, folder)
-    (folder / "0003_broken.sql").write_text("CREATE TABLE x (a INTEGER);\nTHIS IS NOT SQL;\n")
+    (folder / "0004_broken.sql").write_text("CREATE TABLE x (a INTEGER);\nTHIS IS NOT SQL;\n")
     monkeypatch.setattr(audit_module, "MIGRATIONS_DIR", folder)
     with pytest.raises(sqlite3.OperationalError):
         AuditLog(_db(tmp_path), clock=FixedClock(T0))
@@ -361,11 +362,11 @@ def test_export_json_round_trip(log: AuditLog) -> None:
     assert log.export("json", out) == 5
     exported = json.loads(out.getvalue())
     assert exported == [r.as_dict() for r in reversed(log.list())]  # chain order
-    # The export is verifiable on its own.
+    # The export is verifiable on its own, with the log's key.
     prev = GENESIS_HASH
     for item in exported:
         assert item["prev_hash"] == prev
-        assert record_hash(prev, item) == item["hash"]
+        assert record_mac(log.seal.key(), prev, item) == item["hash"]
         prev = item["hash"]
 
 
@@ -435,19 +436,28 @@ def test_editing_a_stored_record_is_detected(log: AuditLog) -> None:
     assert "alterado" in result.reason and "seq=3" in result.reason and "r3" in result.reason
 
 
-def test_editing_a_record_and_its_hash_breaks_the_next_link(log: AuditLog) -> None:
+@pytest.mark.parametrize(
+    "rehash,bad",
+    [
+        (lambda log, prev, fields: record_hash(prev, fields), ("r3", "no lleva el sello")),  # the plain rule
+        (lambda log, prev, fields: record_mac(b"x" * 32, prev, fields), ("r3", "no coincide")),  # a guessed key
+        (lambda log, prev, fields: record_mac(log.seal.key(), prev, fields), ("r4", "no enlaza")),  # the key itself
+    ],
+    ids=["plain-sha256", "wrong-key", "stolen-key"],
+)
+def test_editing_a_record_and_its_hash_is_detected(log: AuditLog, rehash, bad) -> None:
     victim = log.get("r3")
     forged = dict(victim.hashed_fields(), status="error")
     raw = _raw(log.path)
     raw.execute("DROP TRIGGER audit_records_no_update")
     raw.execute(
         "UPDATE audit_records SET status = 'error', hash = ? WHERE seq = 3",
-        (record_hash(victim.prev_hash, forged),),
+        (rehash(log, victim.prev_hash, forged),),
     )
     raw.close()
     result = log.verify()
-    assert (result.ok, result.first_bad_seq, result.first_bad_job_id) == (False, 4, "r4")
-    assert "seq=3" in result.reason  # names the record it no longer links to
+    assert (result.ok, result.first_bad_job_id, result.problem) == (False, bad[0], "edited")
+    assert bad[1] in result.reason  # with the key, only the next link shows it (it names record 3)
 
 
 def test_editing_a_plain_column_is_detected(log: AuditLog) -> None:
@@ -570,7 +580,7 @@ def test_cli_audit_needs_a_subcommand(data_dir: Path) -> None:
 
 # -- concurrency ---------------------------------------------------------------------------
 
-WRITERS = 4
+WRITERS = 8
 PER_WRITER = 1_000
 
 
@@ -593,8 +603,16 @@ def _writer(path: str, worker: int, count: int, barrier) -> None:
     audit.close()
 
 
-@pytest.mark.slow  # four Python processes writing 1000 records each
-def test_four_processes_append_concurrently_without_losing_records(tmp_path: Path) -> None:
+def _assert_anchored_at_head(audit: AuditLog, total: int) -> None:
+    """One key for every writer, and the anchor (never moved backwards by a slower writer) at the head."""
+    anchor = audit.seal.anchor()
+    head = audit.list(limit=1)[0]
+    assert anchor.valid(audit.seal.key()) and (anchor.seq, anchor.hash, anchor.keyed_from) == (total, head.hash, 1)
+    assert all(r.hash.startswith("hmac-sha256:") for r in audit.list(limit=None))
+
+
+@pytest.mark.slow  # eight Python processes writing 1000 records each
+def test_eight_processes_append_concurrently_without_losing_records(tmp_path: Path) -> None:
     path = _db(tmp_path)  # not created yet: the writers race to create and migrate it
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(WRITERS)
@@ -619,7 +637,8 @@ def test_four_processes_append_concurrently_without_losing_records(tmp_path: Pat
     )
     raw.close()
     assert audit.verify() == VerifyResult(True, total)
-    assert [v for v, _, _ in audit.migrations()] == [1, 2]  # migrated exactly once
+    _assert_anchored_at_head(audit, total)
+    assert [v for v, _, _ in audit.migrations()] == [1, 2, 3]  # migrated exactly once
     for worker in range(WRITERS):
         mine = audit.list(user=f"user{worker}", limit=None)
         assert [r.payload["i"] for r in mine] == list(range(PER_WRITER - 1, -1, -1))
@@ -640,3 +659,4 @@ def test_threads_sharing_one_log(tmp_path: Path) -> None:
         t.join()
     assert audit.count() == 400
     assert audit.verify() == VerifyResult(True, 400)
+    _assert_anchored_at_head(audit, 400)
