@@ -1,66 +1,35 @@
 """Plan validation (docs/contracts/001_casandra_v0.md C.8): static checks, then contextual ones; every problem at once.
 
-Static: tool and version exist, arguments against ``args_schema``, catalog compatibility,
-pipeline order by ``requires``. Contextual (metadata only): dates aligned to months (or to the
-years of the annual series, by the spec's ``calendar``) and clamped to the watermark and to each
-crime's coverage, ``strict_time``, entities and crimes exist, each tool's own checks (the spec's
-``checks``, given a ``StepCheck``), and a resource estimate. Problems are collected, never raised
-one by one; the static problems of every step are collected first and stop validation before the
-contextual checks, which therefore only ever see arguments their schema accepts. Numbers must be
-finite for the schemas (NaN and ±infinity are not numbers here). No tool is named here: what differs
+Static (``core.engine.static``, per step): tool and version exist, arguments against ``args_schema``
+with finite numbers only, entities, crimes and methods exist. The static problems of every step are
+collected and stop validation there, so the contextual checks only ever see arguments their schemas
+accept. Contextual (metadata only): what each tool ``requires`` and the pipeline order, dates aligned
+to months (or to the years of the annual series, by the spec's ``calendar``) and clamped to the
+watermark and to each crime's coverage, ``strict_time``, each tool's own checks (the spec's
+``checks``, given a ``StepCheck``), and a resource estimate. No tool is named here: what differs
 between tools comes from their specs. ``validate_plan`` raises nothing but ``ErrorGroup``.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass, field
 from datetime import date
 
-from jsonschema import Draft202012Validator, validators
-from rapidfuzz import process
-
 from core.engine.catalog import Catalog, ToolSpec
-from core.engine.limits import SUGGEST_CHARS, short
-from core.engine.plan import Plan, PlanStep, parse_plan, query_hash
+from core.engine.limits import short
+from core.engine.plan import Plan, parse_plan, query_hash
+from core.engine.static import static_step
 from core.errors import ErrorGroup, Problem, ProblemCollector
 from core.text import month_count, month_end
 from core.tools import Entity, ResolvedStep, Scope
 
 MAX_ESTIMATED_CELLS = 50_000_000
-ENUM_SOURCES = {"entidad_id": "entidades", "delito": "delitos", "metodo": "metodos"}
 FREQUENCY_ARGS = ("por", "min_eventos", "min_tasa")  # a step taking them sets the frequency minimums
-MAX_SUGGESTIONS = 5  # unknown values of one step that get a fuzzy suggestion (each scans the whole catalog)
 INTERNAL_DETAILS = "Error interno al validar el plan."
 INTERNAL_HINTS = ("Revise el plan; si el problema persiste, avise al equipo de datos.",)
 
 log = logging.getLogger(__name__)
-
-
-def _finite(checker, instance) -> bool:
-    """JSON Schema's number, without NaN and ±infinity (which compare false to every bound)."""
-    return Draft202012Validator.TYPE_CHECKER.is_type(instance, "number") and math.isfinite(instance)
-
-
-def _finite_integer(checker, instance) -> bool:
-    return Draft202012Validator.TYPE_CHECKER.is_type(instance, "integer") and math.isfinite(instance)
-
-
-ArgsValidator = validators.extend(
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine_many({"number": _finite, "integer": _finite_integer}),
-)
-_VALIDATORS: dict[int, tuple[ToolSpec, object]] = {}
-
-
-def args_validator(spec: ToolSpec):
-    """The (cached) validator of a spec's ``args_schema``: Draft 2020-12 with finite numbers only."""
-    cached = _VALIDATORS.get(id(spec))
-    if cached is None or cached[0] is not spec:
-        cached = (spec, ArgsValidator(spec.args_schema))
-        _VALIDATORS[id(spec)] = cached
-    return cached[1]
 
 
 @dataclass
@@ -114,133 +83,6 @@ def first_day(d: date) -> date:
 def last_day(d: date) -> date:
     """Last day of d's month."""
     return month_end(d.year, d.month)
-
-
-def _semver(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in v.split("."))
-
-
-_TYPE_NAMES = {
-    "string": "texto",
-    "integer": "un número entero",
-    "number": "un número finito",
-    "boolean": "verdadero o falso",
-    "array": "una lista",
-    "object": "un objeto",
-    "null": "nulo",
-}
-_RANGE_WORDS = {
-    "minimum": "mínimo",
-    "maximum": "máximo",
-    "exclusiveMinimum": "mayor que",
-    "exclusiveMaximum": "menor que",
-    "minItems": "mínimo de elementos",
-    "maxItems": "máximo de elementos",
-    "minLength": "mínimo de caracteres",
-    "maxLength": "máximo de caracteres",
-}
-
-
-def _schema_message(err) -> str:
-    """Spanish text for a jsonschema error (values shown short, whatever their size)."""
-    where = ".".join(str(p)[:40] for p in err.absolute_path) or "args"
-    v = err.validator
-    if v == "required":
-        missing = err.message.split("'")[1] if "'" in err.message else "?"
-        return f"Falta el argumento obligatorio {short(missing)}."
-    if v == "additionalProperties":
-        extra = sorted(str(k) for k in set(err.instance) - set(err.schema.get("properties", {})))
-        shown = ", ".join(short(k) for k in extra[:5]) + (f" y {len(extra) - 5} más" if len(extra) > 5 else "")
-        return f"Argumento no permitido: {shown}."
-    if v == "enum":
-        options = ", ".join(map(str, err.validator_value[:12])) + (" …" if len(err.validator_value) > 12 else "")
-        return f"Valor no permitido en {where}: {short(err.instance, 60)}; opciones: {options}."
-    if v == "type":
-        wanted = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
-        return f"Tipo inválido en {where}: se esperaba {' o '.join(_TYPE_NAMES.get(t, str(t)) for t in wanted)}."
-    if v == "pattern":
-        return f"Formato inválido en {where}: {short(err.instance)} (use AAAA-MM-DD)."
-    if v in _RANGE_WORDS:
-        return f"Valor fuera de rango en {where}: {short(err.instance)} ({_RANGE_WORDS[v]} {err.validator_value})."
-    if v == "uniqueItems":
-        return f"Valores repetidos en {where}."
-    if v == "oneOf":
-        return f"Valor inválido en {where}: {short(err.instance, 60)}."
-    return f"Argumento inválido en {where}."
-
-
-def _suggest(value: str, choices: list[str]) -> list[str]:
-    """Close catalog values, compared on the first ``SUGGEST_CHARS`` characters only (a 10 MB value costs nothing)."""
-    hits = process.extract(str(value)[:SUGGEST_CHARS], choices, limit=3, score_cutoff=60)
-    return [f"¿Quiso decir {', '.join(h[0] for h in hits)}?"] if hits else []
-
-
-def _static_step(
-    i: int, step: PlanStep, catalog: Catalog, problems: ProblemCollector, warnings: list[str]
-) -> tuple[ToolSpec | None, dict]:
-    """Check one step's tool, version and arguments; returns its spec and normalized args.
-
-    The arguments are normalized (defaults, one-element lists) only when this step found no problem:
-    the contextual checks never see a value its schema refuses.
-    """
-    path = f"plan[{i}]"
-    found = len(problems.items)
-    spec = catalog.spec_for(step.tool_id)
-    if spec is None:
-        problems.add(
-            "INVALID_PAYLOAD",
-            f"La herramienta {short(step.tool_id)} no existe en el catálogo.",
-            [f"Herramientas: {', '.join(f'{s.tool_id} {s.name}' for s in catalog.specs)}"],
-            f"{path}.tool_id",
-        )
-        return None, {}
-    if step.tool_version and step.tool_version != spec.version:
-        try:
-            asked, have = _semver(step.tool_version), _semver(spec.version)
-        except ValueError:
-            asked, have = (), ()
-        if not asked or asked[0] != have[0] or asked > have:
-            problems.add(
-                "INVALID_PAYLOAD",
-                f"{spec.name}@{step.tool_version} no está disponible; la versión vigente es {spec.version}.",
-                ["Use la versión del catálogo o omita tool_version."],
-                f"{path}.tool_version",
-            )
-        else:
-            warnings.append(f"{spec.name}@{step.tool_version} se ejecuta con {spec.identity} (compatible).")
-    args = dict(step.args)
-    for err in args_validator(spec).iter_errors(args):
-        problems.add(
-            "INVALID_PAYLOAD",
-            f"{spec.name}: {_schema_message(err)}",
-            path=f"{path}.args" + ("." + ".".join(map(str, err.absolute_path)) if err.absolute_path else ""),
-        )
-    suggestions = 0
-    for key, source in ENUM_SOURCES.items():
-        if key not in args or key not in spec.arg_names:
-            continue
-        values = args[key] if isinstance(args[key], list) else [args[key]]
-        allowed = set(catalog.enum(source))
-        for value in values:
-            if isinstance(value, str) and value not in allowed:
-                label = {"entidades": "La entidad", "delitos": "El delito", "metodos": "El método"}[source]
-                suggested = suggestions < MAX_SUGGESTIONS
-                suggestions += 1
-                problems.add(
-                    "INVALID_FILTER",
-                    f"{label} {short(value, 60)} no existe en el catálogo de datos.",
-                    _suggest(value, sorted(allowed)) if suggested else [],
-                    f"{path}.args.{key}",
-                )
-    if len(problems.items) > found:
-        return spec, args
-    for key, prop in spec.args_schema.get("properties", {}).items():
-        if key not in args and "default" in prop:
-            args[key] = prop["default"]
-    for key in ("delito", "metodo"):  # one-element lists and strings mean the same
-        if isinstance(args.get(key), list):
-            args[key] = sorted(set(args[key])) if len(set(args[key])) > 1 else args[key][0]
-    return spec, args
 
 
 def _parse_date(value, problems: ProblemCollector, path: str) -> date | None:
@@ -397,7 +239,7 @@ def _validate(raw, catalog: Catalog, metadata: dict | None, strict_time: bool | 
         warnings.append(
             f"El plan se escribió para los datos {plan.meta.dataset_version}; se ejecuta con {metadata['dataset_version']}."
         )
-    statics = [_static_step(i, s, catalog, problems, warnings) for i, s in enumerate(plan.plan)]
+    statics = [static_step(i, s, catalog, problems, warnings) for i, s in enumerate(plan.plan)]
     problems.raise_if_any()  # schema problems of every step, then stop: the checks below trust the values
     labels = {c["delito"]: c["subtipo"] for c in catalog.crimes}
     includes = {c["delito"]: [x for x in (c.get("incluye") or "").split("|") if x] for c in catalog.crimes}

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import json
 import os
+import reprlib
 import shutil
 import time
+from collections import Counter
 from datetime import date
 
 import pytest
@@ -75,6 +77,14 @@ def catalog(hostile_settings):
     return build_catalog(get_store(hostile_settings))
 
 
+def describe(plan) -> str:
+    """A short repr of any plan (repr itself fails on a 5,000-digit integer or a cyclic value)."""
+    try:
+        return reprlib.repr(plan)[:160]
+    except Exception:  # noqa: BLE001 - only for the failure message
+        return f"<{type(plan).__name__}>"
+
+
 class Tally:
     """Runs plans through execute_plan and keeps what matters: how many, how long, what went wrong."""
 
@@ -94,7 +104,7 @@ class Tally:
             problem = self._check(envs)
         self.seconds.append(time.perf_counter() - t0)
         if problem:
-            self.failures.append(f"{problem} ← {repr(plan)[:160]}")
+            self.failures.append(f"{problem} ← {describe(plan)}")
 
     @staticmethod
     def _check(envs) -> str | None:
@@ -117,10 +127,12 @@ class Tally:
         """Plans, exceptions and the p50/p99 seconds of this group."""
         times = sorted(self.seconds)
         pick = (lambda q: round(times[min(len(times) - 1, int(q * len(times)))], 4)) if times else (lambda q: None)
+        kinds = Counter(f.split(":")[0] for f in self.failures)
         return {
             "group": self.group,
             "plans": len(times),
             "failures": len(self.failures),
+            "kinds": dict(kinds.most_common()),
             "p50_s": pick(0.50),
             "p99_s": pick(0.99),
             "max_s": round(times[-1], 4) if times else None,

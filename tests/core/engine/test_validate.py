@@ -165,7 +165,7 @@ def test_the_schemas_themselves_refuse_nan_and_infinity(bundled_settings):
     """Below the limits' walk, the args validator treats NaN and ±inf as not numbers at all."""
     from core.dataset.store import get_store
     from core.engine.catalog import build_catalog
-    from core.engine.validate import args_validator
+    from core.engine.static import args_validator
 
     spec = build_catalog(get_store(bundled_settings)).spec_for(10)
     for value in (float("nan"), float("inf"), float("-inf")):
@@ -178,7 +178,7 @@ def test_fuzzy_suggestion_on_a_huge_value_is_cheap(bundled_settings):
     """A 10 MB entidad_id took 4-6 s in the suggestion; the value is refused by size, and suggestions truncate."""
     import time
 
-    from core.engine.validate import _suggest
+    from core.engine.static import _suggest
 
     t0 = time.perf_counter()
     err = error_of(run(bundled_settings, {"plan": [step(entidad_id="G" * 10_000_000)]}))
