@@ -23,6 +23,18 @@ def _settings(settings: Settings | None) -> Settings:
     return settings or load_settings()
 
 
+def _reconciled(settings: Settings | None) -> Settings:
+    """The settings, after settling a publish or rollback that a killed process left between its switch and its
+    records (the next start; a stat when nothing is pending, skipped while a load holds the store)."""
+    from core.etl.publish import Depot
+
+    settings = _settings(settings)
+    depot = Depot(settings.store_dir)
+    if depot.pending():
+        depot.reconcile(AuditLog.for_settings(settings), wait=False)
+    return settings
+
+
 def catalog(settings: Settings | None = None) -> dict:
     """The CatalogSpec (tools, entities, taxonomy, catalog_version, checksum)."""
     return build_catalog(get_store(_settings(settings))).as_dict()
@@ -109,7 +121,7 @@ def execution(
     clock: Clock | None = None,
 ) -> Execution:
     """Validate, run and audit a plan: the whole Execution (envelopes, timings, validated plan)."""
-    settings = _settings(settings)
+    settings = _reconciled(settings)
     clock = clock or Clock()
     store = get_store(settings)
     cat = build_catalog(store)
@@ -151,12 +163,15 @@ def load_files(
     """Run the ETL (or its preview) and audit who loaded what; refusals are audited and re-raised."""
     from core.errors import CasandraError, error_payload
     from core.etl import run_etl
+    from core.etl.intent import PublishAudit, load_payload
 
-    settings = _settings(settings)
+    settings = _reconciled(settings)
     clock = clock or Clock()
     names = [getattr(s, "display_name", None) or str(getattr(s, "path", s)) for s in specs]
+    # A publish writes its «published» record in the same step as the switch (core.etl.intent).
+    audit = None if dry_run else PublishAudit(AuditLog.for_settings(settings, clock=clock), user, role, names)
     try:
-        result = run_etl(specs, settings, clock=clock, progress=progress, dry_run=dry_run)
+        result = run_etl(specs, settings, clock=clock, progress=progress, dry_run=dry_run, audit=audit)
     except CasandraError as exc:
         if not dry_run:
             with AuditLog.for_settings(settings, clock=clock) as log:
@@ -170,22 +185,16 @@ def load_files(
                 )
         raise
     if not dry_run:
-        with AuditLog.for_settings(settings, clock=clock) as log:
-            log.append(
-                kind="etl",
-                user=user,
-                role=role,
-                status=result.summary.get("status", "ok"),
-                dataset_version=result.dataset_version,
-                payload={
-                    "files": names,
-                    "summary": {k: v for k, v in result.summary.items() if k != "archivos"},
-                    "archivos": [
-                        {k: a.get(k) for k in ("archivo", "formato", "sha256", "filas", "filas_en_cuarentena")}
-                        for a in result.summary["archivos"]
-                    ],
-                },
-            )
+        if not result.published:  # nothing switched (no change): the load is audited here
+            with AuditLog.for_settings(settings, clock=clock) as log:
+                log.append(
+                    kind="etl",
+                    user=user,
+                    role=role,
+                    status=result.summary.get("status", "ok"),
+                    dataset_version=result.dataset_version,
+                    payload=load_payload(names, result.summary),
+                )
         get_store(settings).refresh()
     return result.summary
 
@@ -198,23 +207,14 @@ def rollback(
     role: str = "steward",
     clock: Clock | None = None,
 ) -> dict:
-    """Make an earlier version current again and audit it."""
+    """Make an earlier version current again, its history line and audit record in the same step."""
     from core.clock import iso_utc
     from core.etl.publish import Depot
 
-    settings = _settings(settings)
+    settings = _reconciled(settings)
     clock = clock or Clock()
-    before = Depot(settings.store_dir).current_id()
-    meta = Depot(settings.store_dir).rollback(version_id, iso_utc(clock.now()))
-    with AuditLog.for_settings(settings, clock=clock) as log:
-        log.append(
-            kind="rollback",
-            user=user,
-            role=role,
-            status="ok",
-            dataset_version=version_id,
-            payload={"from": before, "to": version_id},
-        )
+    log = AuditLog.for_settings(settings, clock=clock)
+    meta = Depot(settings.store_dir).rollback(version_id, iso_utc(clock.now()), log=log, user=user, role=role)
     get_store(settings).refresh()
     return meta
 
@@ -223,7 +223,7 @@ def versions(settings: Settings | None = None) -> list[dict]:
     """Published versions, newest first."""
     from core.etl.publish import Depot
 
-    return Depot(_settings(settings).store_dir).versions()
+    return Depot(_reconciled(settings).store_dir).versions()
 
 
 def quarantine(settings: Settings | None = None, limit: int = 5000) -> list[dict]:
@@ -252,7 +252,7 @@ def set_lab_approval(
     """The supervisor's lab setting the Governor reads; audited."""
     from core.ask.govern import set_lab_approved
 
-    settings = _settings(settings)
+    settings = _reconciled(settings)
     data = set_lab_approved(settings, approved, user)
     with AuditLog.for_settings(settings, clock=clock or Clock()) as log:
         log.append(kind="settings", user=user, role=role, status="ok", payload={"lab_approved": bool(approved)})

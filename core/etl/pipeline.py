@@ -22,6 +22,7 @@ from core.config import Settings
 from core.dataset import taxonomy
 from core.errors import DatosFaltantesError, ValidacionError
 from core.etl import curate, direct, load, merge, metadata, sources
+from core.etl.intent import PublishAudit
 from core.etl.layouts import Layout, ReadContext, detect_layout
 from core.etl.publish import Depot
 
@@ -84,11 +85,13 @@ def run_etl(
     clock: Clock | None = None,
     progress: Progress | None = None,
     dry_run: bool = False,
+    audit: PublishAudit | None = None,
 ) -> EtlResult:
     """Load, curate and publish a batch of files; raise a CasandraError on refusal.
 
     With ``dry_run`` everything is checked and the summary (layouts, crimes, periods,
-    quarantine, changes) is returned, but nothing is published: the upload preview."""
+    quarantine, changes) is returned, but nothing is published: the upload preview.
+    With ``audit`` a publish writes its «published» record in the same step as the switch."""
     clock = clock or Clock()
     progress = progress or _noop
     depot = Depot(settings.store_dir)
@@ -101,7 +104,7 @@ def run_etl(
     with depot.lock():
         work = depot.new_work_dir()
         try:
-            return _run_locked(specs, settings, clock, progress, depot, work, dry_run)
+            return _run_locked(specs, settings, clock, progress, depot, work, dry_run, audit)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -116,7 +119,14 @@ def _connect(settings: Settings, work: Path) -> duckdb.DuckDBPyConnection:
 
 
 def _run_locked(
-    specs, settings: Settings, clock: Clock, progress: Progress, depot: Depot, work: Path, dry_run: bool = False
+    specs,
+    settings: Settings,
+    clock: Clock,
+    progress: Progress,
+    depot: Depot,
+    work: Path,
+    dry_run: bool = False,
+    audit: PublishAudit | None = None,
 ) -> EtlResult:
     now = clock.now()
     loaded_at = iso_utc(now)
@@ -212,17 +222,6 @@ def _run_locked(
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        depot.switch(vid)
-        depot.record(
-            {
-                "event": "publish",
-                "dataset_version": vid,
-                "from": summary["previous_version"],
-                "at": loaded_at,
-                "load_id": load_id,
-                "files": [r["archivo"] for r in reports],
-            }
-        )
         summary.update(
             status="published",
             dataset_version=vid,
@@ -230,6 +229,16 @@ def _run_locked(
             min_date=meta["min_date"],
             max_date=meta["max_date"],
         )
+        event = {
+            "event": "publish",
+            "dataset_version": vid,
+            "from": summary["previous_version"],
+            "at": loaded_at,
+            "load_id": load_id,
+            "files": [r["archivo"] for r in reports],
+        }
+        # The switch, its history line and its audit record as one step (core.etl.intent).
+        depot.publish(vid, event, audit.record(vid, summary) if audit else None, audit.log if audit else None)
         progress("publish", 1.0, f"Publicada {vid}")
         return EtlResult(True, vid, summary)
     # DuckDB's own text is English and names absolute paths: the person reads Spanish only.

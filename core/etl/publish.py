@@ -4,7 +4,9 @@ A version is a folder ``versions/<dataset_version>/`` with Parquet tables and
 ``metadata.json`` written last. Publishing writes everything into a hidden temporary
 folder, renames it into place, then replaces the ``CURRENT`` pointer with ``os.replace``.
 A crash at any point leaves the previous version and pointer untouched; the leftover
-temporary folder is swept on the next load.
+temporary folder is swept on the next load. The switch and its records (the history line,
+the audit record) are one step: an intent written before the switch is settled after it,
+or on the next start when a crash came in between (``core.etl.intent``).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from core.errors import DatosFaltantesError, ValidacionError
+from core.etl import intent as intents
 
 TABLES = ("incidents", "annual", "population", "entities", "crimes", "methods", "coverage", "quarantine")
 POINTER = "CURRENT"
@@ -108,13 +112,19 @@ class Depot:
 
     # -- writing -------------------------------------------------------------------
     @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        """Exclusive writer lock: one load or rollback at a time, across processes."""
+    def lock(self, *, wait: bool = True) -> Iterator[bool]:
+        """Exclusive writer lock: one load or rollback at a time, across processes.
+
+        Yields True once held; with ``wait=False`` yields False at once when another writer holds it."""
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.root / ".lock", "a+") as fh:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
             try:
-                yield
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
@@ -149,13 +159,16 @@ class Depot:
         _fsync_dir(self.versions_dir)
         return target
 
-    def switch(self, vid: str) -> None:
-        """Point CURRENT at a complete version (atomic replace of the pointer file)."""
+    def _require_complete(self, vid: str) -> None:
         if not (self.version_dir(vid) / "metadata.json").is_file():
             raise DatosFaltantesError(
                 f"La versión {vid} no existe o está incompleta.",
                 ["Consulte la lista de versiones con `python -m core versions`."],
             )
+
+    def switch(self, vid: str) -> None:
+        """Point CURRENT at a complete version (atomic replace of the pointer file)."""
+        self._require_complete(vid)
         tmp = self.root / f".{POINTER}.{uuid.uuid4().hex}"
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(vid + "\n")
@@ -172,10 +185,46 @@ class Depot:
             fh.flush()
             os.fsync(fh.fileno())
 
-    def rollback(self, vid: str, when: str) -> dict:
-        """Make an earlier version current again; returns its metadata."""
+    def publish(self, vid: str, event: dict, record: dict | None = None, log: Any | None = None) -> str:
+        """Make ``vid`` current as one step with its history line and audit record; callers hold ``lock``.
+
+        ``record`` is the audit record's fields (kind, user, role, status…) and ``log`` the AuditLog it goes
+        to; returns the job id the history line and the audit record share."""
+        intents.reconcile(self, log)  # a leftover intent is settled before this one replaces it
+        self._require_complete(vid)
+        job = intents.new_intent(vid, event, record)
+        intents.write_intent(self.root, job)
+        self.switch(vid)
+        intents.settle(self, job, log)
+        return job["id"]
+
+    def pending(self) -> bool:
+        """Whether a publish or rollback left its records unsettled (see ``reconcile``)."""
+        return intents.pending(self.root)
+
+    def reconcile(self, log: Any | None = None, *, wait: bool = True) -> dict | None:
+        """Settle a publish or rollback a killed process left between its switch and its records.
+
+        A stat when nothing is pending; with ``wait=False`` it skips while another writer holds the store."""
+        if not self.pending():
+            return None
+        with self.lock(wait=wait) as held:
+            return intents.reconcile(self, log) if held else None
+
+    def rollback(
+        self, vid: str, when: str, *, log: Any | None = None, user: str = "local", role: str = "steward"
+    ) -> dict:
+        """Make an earlier version current again, with its history line and (given ``log``) audit record."""
         with self.lock():
             previous = self.current_id()
-            self.switch(vid)
-            self.record({"event": "rollback", "from": previous, "to": vid, "at": when})
+            record = {
+                "kind": "rollback",
+                "user": user,
+                "role": role,
+                "status": "ok",
+                "dataset_version": vid,
+                "payload": {"from": previous, "to": vid},
+            }
+            event = {"event": "rollback", "from": previous, "to": vid, "at": when}
+            self.publish(vid, event, record if log is not None else None, log)
         return self.metadata(vid)
