@@ -154,7 +154,7 @@ def spawn(
 
 def copy_store(data_dir: Path, target: Path) -> Path:
     """A private copy of a data folder's published store (no audit log, artifacts or settings)."""
-    shutil.copytree(data_dir, target, ignore=shutil.ignore_patterns("audit", "artifacts", "settings.json"))
+    shutil.copytree(data_dir, target, ignore=shutil.ignore_patterns("audit", "keys", "artifacts", "settings.json"))
     return target
 
 

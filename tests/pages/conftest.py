@@ -16,7 +16,7 @@ from core.config import Settings, load_settings
 from tests.markdown_check import unescape
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_STATE = shutil.ignore_patterns("audit", "artifacts", "settings.json")
+SHARED_STATE = shutil.ignore_patterns("audit", "keys", "artifacts", "settings.json")  # keys: the audit log's seal
 NO_AUTH = {"casandra_tests": {"local": True}}  # non-empty secrets: never read a developer's secrets.toml
 
 
