@@ -1,5 +1,8 @@
 """Editor de plan: edit a tool plan as a form or as text/JSON, validated on every change, diffed
-against the original, and run through the audited Plan API with both plans' hashes."""
+against the original, and run through the audited Plan API with both plans' hashes. Whatever is typed,
+the page shows Spanish problems, never a traceback."""
+
+import logging
 
 import streamlit as st
 
@@ -69,23 +72,28 @@ with st.expander("Diferencias con el plan original", expanded=False):
     st.code(diff or "Sin cambios.", language="diff")
 
 if st.button("Ejecutar plan", key="ed_run", type="primary", disabled=not check.ok):
-    result = execution(
-        raw,
-        settings=settings(),
-        user=email,
-        role=role,
-        kind="plan_edit",
-        audit_extra={
-            "original_query_hash": state.get("editor_original_hash"),
-            "edited_query_hash": check.query_hash,
-            "original_plan": state.get("editor_original"),
-        },
-    )
-    state["editor_result"] = {
-        "envelopes": result.envelopes,
-        "status": result.status,
-        "query_hash": result.validated.query_hash if result.validated else None,
-    }
+    try:
+        result = execution(
+            raw,
+            settings=settings(),
+            user=email,
+            role=role,
+            kind="plan_edit",
+            audit_extra={
+                "original_query_hash": state.get("editor_original_hash"),
+                "edited_query_hash": check.query_hash,
+                "original_plan": state.get("editor_original"),
+            },
+        )
+    except Exception:  # the engine answers every plan with envelopes; this is the page's net, never a traceback
+        logging.getLogger(__name__).exception("plan run failed unexpectedly")
+        st.error("No se pudo ejecutar el plan por un error interno. Inténtelo de nuevo; si persiste, avise al equipo.")
+    else:
+        state["editor_result"] = {
+            "envelopes": result.envelopes,
+            "status": result.status,
+            "query_hash": result.validated.query_hash if result.validated else None,
+        }
 
 run = state.get("editor_result")
 if run:

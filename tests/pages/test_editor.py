@@ -223,3 +223,18 @@ def test_a_hostile_plan_handed_to_the_editor_opens_as_text_with_its_problems(edi
     assert at.radio(key="editor_mode").value == "text"
     found = problems(at)
     assert found and found[0].startswith(("**INVALID_PAYLOAD**", "**RESOURCE_LIMIT**")), found
+
+
+def test_a_failure_while_running_is_a_spanish_message(editor, monkeypatch):
+    """The engine answers plans with envelopes; if the store or the audit fails, the page still shows no traceback."""
+    import core.api
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full at /secret/path")
+
+    at = editor(plan_to_edit=VALID)
+    monkeypatch.setattr(core.api, "execution", boom)
+    at.button(key="ed_run").click().run()
+    assert not at.exception
+    assert at.error[-1].value.startswith("No se pudo ejecutar el plan por un error interno.")
+    assert "secret" not in "\n".join(e.value for e in at.error)
