@@ -1,9 +1,9 @@
-"""Spanish time expressions → whole-month windows, resolved against the dataset's anchor.
+"""Spanish time expressions → whole-month windows: the window arithmetic over the grammar's periods.
 
-The anchor is the store's ``max_date`` (docs/contracts/design.md §2), never the wall clock: "últimos 12 meses"
-means the 12 months that end with the last published month. Atomic periods (a year, a
-month, a semester, a relative span) are found first; then connectors combine them into
-ranges ("de 2019 a 2020") or comparisons ("2024 vs 2023", "respecto al año anterior").
+The anchor is the last published month (docs/contracts/design.md §2; of the crime asked when the caller knows
+it), never the wall clock: "últimos 12 meses" means the 12 months that end with it. Atomic periods (a year, a
+month, a day, a calendar part, a season, a relative span) come from ``timegrammar``; here connectors combine
+them into ranges ("de 2019 a 2020") or comparisons ("2024 vs 2023", "el mismo periodo del año anterior").
 """
 
 from __future__ import annotations
@@ -12,55 +12,10 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from core.ask.understand.tokens import NUMBER_RE, number_value
-from core.text import MONTHS as MONTH_NAMES
+from core.ask.understand.timegrammar import DAY_NOTE, MONTHS, Period, atomic_periods, last_months, month_words
 from core.text import month_end, shift_months
 
-MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, start=1)}  # name → month number
-MONTHS["setiembre"] = 9  # the variant spelling of septiembre
-_ABBR = {
-    "ene": 1,
-    "feb": 2,
-    "mar": 3,
-    "abr": 4,
-    "may": 5,
-    "jun": 6,
-    "jul": 7,
-    "ago": 8,
-    "sep": 9,
-    "sept": 9,
-    "set": 9,
-    "oct": 10,
-    "nov": 11,
-    "dic": 12,
-}
-_MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
-_MONTH_OR_ABBR = "(?:" + "|".join(sorted({**MONTHS, **_ABBR}, key=len, reverse=True)) + ")"
-_YEAR = r"(?:20(?:1[5-9]|2\d|30))"
-_OF = r"(?:\s+(?:de|del)(?:\s+(?:el\s+)?ano)?)?"  # "de", "del", "del año"
-# The year of a month or quarter: digits, or "este año" / "el año pasado".
-_YEAR_REF = rf"(?:\s+(?:de\s+|del\s+)?(?:({_YEAR})|(este\s+ano|(?:el\s+)?ano\s+(?:pasado|anterior))))"
-_ORD = {
-    "primer": 1,
-    "primero": 1,
-    "1er": 1,
-    "1": 1,
-    "1o": 1,
-    "segundo": 2,
-    "2do": 2,
-    "2o": 2,
-    "2": 2,
-    "tercer": 3,
-    "tercero": 3,
-    "3er": 3,
-    "3": 3,
-    "3o": 3,
-    "cuarto": 4,
-    "4to": 4,
-    "4": 4,
-    "4o": 4,
-}
-_ORD_RE = "(?:" + "|".join(sorted(_ORD, key=len, reverse=True)) + ")"
+__all__ = ["CHANGE_WORDS", "MONTHS", "TimeResult", "month_end", "parse_time", "shift_months"]
 
 _COMPARE_CONNECTORS = re.compile(
     r"^(?:vs|versus|contra|frente a(?:l| el)?|comparad[oa]s? con(?: el)?|en comparacion con(?: el)?|"
@@ -87,18 +42,6 @@ _COMPARE_VERB = re.compile(r"\bcompar\w*\b")
 
 
 @dataclass
-class Period:
-    """A window found in the text, with its character span and how it was said."""
-
-    start: date
-    end: date
-    begin: int  # character offsets in Tokens.text
-    finish: int
-    kind: str  # absolute | relative | prev_year (relative "año pasado/anterior": a base candidate)
-    granularity: str = "month"  # year | month | span
-
-
-@dataclass
 class TimeResult:
     """What the time matcher found."""
 
@@ -107,159 +50,8 @@ class TimeResult:
     compare_window: tuple[date, date] | None = None
     spans: list[tuple[int, int]] = field(default_factory=list)  # character spans to mask
     signals: list[str] = field(default_factory=list)
-
-
-def _last_months(anchor: date, n: int) -> tuple[date, date]:
-    return shift_months(anchor, -(n - 1)), month_end(anchor.year, anchor.month)
-
-
-def _recent_year(anchor: date, month: int) -> int:
-    """The year of the latest such month that is not after the anchor."""
-    return anchor.year if month <= anchor.month else anchor.year - 1
-
-
-def _atomic(text: str, anchor: date) -> list[Period]:
-    """Every atomic period, longest rules first; a later rule never overlaps an earlier match."""
-    found: list[Period] = []
-    taken: list[tuple[int, int]] = []
-    a_end = month_end(anchor.year, anchor.month)
-
-    def add(m: re.Match, start: date, end: date, kind: str = "absolute", gran: str = "month") -> None:
-        """Record a period and claim its characters."""
-        found.append(Period(start, end, m.start(), m.end(), kind, gran))
-        taken.append((m.start(), m.end()))
-
-    def free(m: re.Match) -> bool:
-        """Whether a match overlaps no period found by an earlier rule."""
-        return all(m.end() <= s or m.start() >= e for s, e in taken)
-
-    def year_or_recent(y: str | None, words: str | None, first_month: int) -> int:
-        """The year said (digits, "este año", "el año pasado") or the latest one not after the anchor."""
-        if y:
-            return int(y)
-        if words:
-            return anchor.year if words.startswith("este") else anchor.year - 1
-        return _recent_year(anchor, first_month)
-
-    rules: list[tuple[str, callable]] = []
-
-    def rule(pattern: str):
-        """Register a handler for a pattern; rules run in the order they are written."""
-
-        def wrap(fn):
-            """Keep the handler with its pattern."""
-            rules.append((pattern, fn))
-            return fn
-
-        return wrap
-
-    @rule(
-        rf"\b(?:entre|de|desde|del)\s+(?:el\s+mes\s+de\s+)?({_MONTH})(?:\s+(?:de|del)\s+({_YEAR}))?\s+"
-        rf"(?:y|a|al|hasta|-)\s+({_MONTH})(?:\s+(?:de|del)?\s*({_YEAR}))?\b"
-    )
-    def _month_range(m):
-        m1, m2 = MONTHS[m.group(1)], MONTHS[m.group(3)]
-        y2 = int(m.group(4)) if m.group(4) else (int(m.group(2)) if m.group(2) else _recent_year(anchor, m2))
-        y1 = int(m.group(2)) if m.group(2) else (y2 if m1 <= m2 else y2 - 1)
-        add(m, date(y1, m1, 1), month_end(y2, m2), gran="span")
-
-    @rule(rf"\b({_ORD_RE})\s+semestre(?:{_YEAR_REF}|{_OF})\b")
-    def _semester(m):
-        h = min(_ORD[m.group(1)], 2)
-        y = year_or_recent(m.group(2), m.group(3), 6 * h - 5)
-        add(m, date(y, 6 * h - 5, 1), month_end(y, 6 * h), gran="span")
-
-    @rule(rf"\b({_ORD_RE})\s+trimestre(?:{_YEAR_REF}|{_OF})\b")
-    def _quarter(m):
-        q = _ORD[m.group(1)]
-        y = year_or_recent(m.group(2), m.group(3), 3 * q - 2)
-        add(m, date(y, 3 * q - 2, 1), month_end(y, 3 * q), gran="span")
-
-    @rule(
-        rf"\b(?:(?:en|durante|de|del)\s+(?:el\s+)?(?:mes\s+de\s+)?)?({_MONTH})(?:{_YEAR_REF})?\b(?!\s+(?:por|a|tras)\s+mes)"
-    )
-    def _month(m):
-        mo = MONTHS[m.group(1)]
-        y = year_or_recent(m.group(2), m.group(3), mo)
-        add(m, date(y, mo, 1), month_end(y, mo))
-
-    @rule(
-        rf"\b(?:los\s+|las\s+)?(?:ultim[oa]s|pasad[oa]s|recientes)\s+({NUMBER_RE})\s+(mes|meses|ano|anos|trimestres|semestres)\b"
-        rf"|\b({NUMBER_RE})\s+(meses|anos)\s+(?:pasados|recientes|anteriores)\b"
-    )
-    def _last_n(m):
-        n = number_value(m.group(1) or m.group(3)) or 1
-        unit = m.group(2) or m.group(4)
-        months = n * {"m": 1, "a": 12, "t": 3, "s": 6}[unit[0]]
-        add(m, *_last_months(anchor, max(1, min(months, 240))), kind="relative", gran="span")
-
-    @rule(
-        r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre)\b|\b(?:el\s+)?mes\s+pasado\b"
-        r"|\b(?:este|el)\s+mes(?:\s+actual)?\b(?!\s+(?:por|a|tras|con|de))"
-    )
-    def _last_unit(m):
-        unit = m.group(1) or "mes"
-        add(
-            m,
-            *_last_months(anchor, {"mes": 1, "ano": 12, "trimestre": 3, "semestre": 6, "bimestre": 2}[unit]),
-            kind="relative",
-            gran="span",
-        )
-
-    @rule(rf"\b(?:en\s+)?lo\s+que\s+va\s+(?:de|del)\s+(?:el\s+)?({_YEAR})\b")
-    def _so_far_of(m):
-        y = int(m.group(1))
-        add(m, date(y, 1, 1), a_end if y == anchor.year else date(y, 12, 31), kind="relative", gran="span")
-
-    @rule(
-        r"\b(?:en\s+)?(?:lo\s+que\s+va\s+(?:del|de\s+este)\s+ano|este\s+ano|el\s+ano\s+(?:en\s+curso|actual)|ano\s+actual"
-        r"|ano\s+en\s+curso)\b"
-    )
-    def _this_year(m):
-        add(m, date(anchor.year, 1, 1), a_end, kind="relative", gran="span")
-
-    @rule(
-        r"\b(?:el\s+)?mismo\s+periodo\s+(?:del|de\s+el)\s+ano\s+(?:pasado|anterior)\b"
-        r"|\b(?:el\s+)?ano\s+(?:pasado|anterior|previo)\b|\bel\s+ano\s+antepasado\b"
-    )
-    def _last_year(m):
-        y = anchor.year - (2 if "antepasado" in m.group(0) else 1)
-        add(
-            m,
-            date(y, 1, 1),
-            date(y, 12, 31),
-            kind="prev_year" if "antepasado" not in m.group(0) else "relative",
-            gran="year",
-        )
-
-    @rule(rf"\bhace\s+({NUMBER_RE})\s+anos?\b")
-    def _years_ago(m):
-        y = anchor.year - (number_value(m.group(1)) or 1)
-        add(m, date(y, 1, 1), date(y, 12, 31), kind="relative", gran="year")
-
-    @rule(rf"\b({_MONTH_OR_ABBR})\s*(?:-|/|de|del)?\s*(?:de\s+|del\s+)?({_YEAR})\b")
-    def _month_year(m):
-        mo = {**MONTHS, **_ABBR}[m.group(1)]
-        add(m, date(int(m.group(2)), mo, 1), month_end(int(m.group(2)), mo))
-
-    @rule(rf"\b(0?[1-9]|1[0-2])\s*[/-]\s*({_YEAR})\b")
-    def _numeric_month_year(m):
-        add(m, date(int(m.group(2)), int(m.group(1)), 1), month_end(int(m.group(2)), int(m.group(1))))
-
-    @rule(rf"\b({_YEAR})\s*[/-]\s*(0?[1-9]|1[0-2])\b")
-    def _iso_month(m):
-        add(m, date(int(m.group(1)), int(m.group(2)), 1), month_end(int(m.group(1)), int(m.group(2))))
-
-    @rule(rf"\b({_YEAR})\b")
-    def _year(m):
-        y = int(m.group(1))
-        add(m, date(y, 1, 1), date(y, 12, 31), gran="year")
-
-    for pattern, fn in rules:
-        for m in re.finditer(pattern, text):
-            if free(m):
-                fn(m)
-    return sorted(found, key=lambda p: p.begin)
+    notes: list[str] = field(default_factory=list)  # Spanish, for the answer: what was assumed
+    unparsed: list[str] = field(default_factory=list)  # words that look like time but name no period
 
 
 def _shift_year(w: tuple[date, date], years: int) -> tuple[date, date]:
@@ -281,6 +73,15 @@ def _lead(text: str, begin: int) -> int:
     return m.start(1) if m else begin
 
 
+def _take_partner_year(a: Period, b: Period) -> None:
+    """ "del 1 de marzo al 31 de mayo de 2021": a period with no year takes the year of the one after it."""
+    if a.year_said or not b.year_said or a.granularity not in ("month", "day") or a.start.year == b.start.year:
+        return
+    y = b.start.year - (1 if a.start.month > b.start.month else 0)
+    a.start, a.end = date(y, a.start.month, 1), month_end(y, a.end.month)
+    a.year_said = True
+
+
 def _pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period, Period, str]]:
     """Consecutive periods joined by a connector: (window, other, range | union | compare)."""
     pairs: list[tuple[Period, Period, str]] = []
@@ -288,11 +89,15 @@ def _pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period,
     while i < len(periods) - 1:
         a, b = periods[i], periods[i + 1]
         gap = text[a.finish : b.begin].strip()
+        _take_partner_year(a, b)
         before = text[: a.begin]
         opener = bool(_RANGE_OPENERS.search(before))
         verb_before = bool(_COMPARE_VERB.search(before[-40:]))
         symmetric = gap in ("y", "con", "con el")
-        if _SAME_PERIOD.match(gap):
+        if b.tag == "time:same_period_prev" and (not gap or _COMPARE_CONNECTORS.match(gap)):
+            pairs.append((a, b, "compare_prev"))  # "de enero a mayo y el mismo periodo del año anterior"
+            i += 2
+        elif _SAME_PERIOD.match(gap):
             pairs.append((a, b, "compare_same"))
             i += 2
         elif _RANGE_CONNECTORS.match(gap) and not (verb_before and symmetric):
@@ -331,11 +136,18 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     res = TimeResult()
     a_end = month_end(anchor.year, anchor.month)
     first = date(min_date.year, min_date.month, 1)
-    periods = _atomic(text, anchor)
+    periods = atomic_periods(text, anchor)
+    res.unparsed = [text[p.begin : p.finish] for p in periods if p.kind == "invalid"]
+    if res.unparsed:
+        res.signals.append("time:unparsed")
+    res.notes = list(dict.fromkeys(p.note for p in periods if p.note))
+    res.signals += [p.tag for p in periods if p.tag]
+    invalid_spans = [(p.begin, p.finish) for p in periods if p.kind == "invalid"]
+    periods = [p for p in periods if p.kind != "invalid"]
     if not periods:
         m = re.search(r"\b(?:hoy|ayer|esta semana|la semana pasada|ultim[oa]s? (?:\w+ )?(?:dias|semanas?))\b", text)
         if m:
-            res.window, res.window_text = _last_months(anchor, 1), m.group(0)
+            res.window, res.window_text = last_months(anchor, 1), m.group(0)
             res.signals.append("time:sub_monthly")
         m = re.search(
             r"\b(?:todo el periodo|todos los anos|historic[oa]|desde (?:el inicio|que hay datos|siempre))\b", text
@@ -343,7 +155,7 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
         if m:
             res.window, res.window_text = (first, a_end), m.group(0)
             res.signals.append("time:all")
-        res.spans = [(m.start(), m.end())] if m else []
+        res.spans = ([(m.start(), m.end())] if m else []) + invalid_spans
         return res
     change = bool(CHANGE_WORDS.search(text))
     pairs = _pairs(text, periods, change)
@@ -353,7 +165,12 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     texts: list[tuple[int, int]] = []
     for a, b, how in pairs:
         span = (_lead(text, min(a.begin, b.begin)), max(a.finish, b.finish))
-        if how == "compare_same" and compare is None:
+        if how == "compare_prev" and compare is None:
+            window = (a.start, a.end)
+            compare = _shift_year(window, -1)
+            texts.append(span)
+            res.signals.append("time:compare")
+        elif how == "compare_same" and compare is None:
             window = (a.start, a.end)
             compare = _shift_year(window, b.start.year - a.start.year)
             texts.append(span)
@@ -377,7 +194,7 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
         if window is not None:
             continue
         lead = _lead(text, p.begin)
-        word = text[lead : p.begin].strip()
+        word = text[lead : p.finish].strip()  # the period's own words count: "de enero a la fecha"
         to_date = _TO_DATE.match(text[p.finish :])
         if word.startswith(("desde", "a partir")) or (to_date and word.startswith(("de", "desde", "del"))):
             if to_date:
@@ -412,6 +229,8 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     elif compare is not None and window is None:  # "comparado con 2023": the next period of the same size
         window = _shift_year(compare, 1)
     res.window, res.compare_window = window, compare
+    if window is not None and any(p.granularity == "day" for p in periods):
+        res.notes.insert(0, DAY_NOTE.format(months=month_words(*window)))
     res.window_text = " ".join(text[s:e] for s, e in texts) or None
-    res.spans = [(p.begin, p.finish) for p in periods] + texts
+    res.spans = [(p.begin, p.finish) for p in periods] + texts + invalid_spans
     return res

@@ -79,6 +79,80 @@ NUMBER_WORDS = {
 }
 NUMBER_RE = r"(?:\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 
+# The grammar of Spanish cardinals, for "dos mil veintitrés", "treinta y seis", "ciento veinte".
+_UNITS = {
+    **{w: v for w, v in NUMBER_WORDS.items() if v < 30 and w not in ("treintaiseis",)},
+    "cero": 0,
+    "dieciseis": 16,
+    "veintiun": 21,
+    "veintiuno": 21,
+    "veintiuna": 21,
+    "veintidos": 22,
+    "veintitres": 23,
+    "veinticinco": 25,
+    "veintiseis": 26,
+    "veintisiete": 27,
+    "veintiocho": 28,
+    "veintinueve": 29,
+}
+_TENS = {"treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90}
+_HUNDREDS = {
+    "cien": 100,
+    "ciento": 100,
+    "doscientos": 200,
+    "trescientos": 300,
+    "cuatrocientos": 400,
+    "quinientos": 500,
+    "seiscientos": 600,
+    "setecientos": 700,
+    "ochocientos": 800,
+    "novecientos": 900,
+}
+_NUMBER_PARTS = {**_UNITS, **_TENS, **_HUNDREDS, "mil": 1000}
+_NOT_ALONE = frozenset({"un", "uno", "una", "cero", "mil", "cien", "ciento"})
+
+
+def spanish_number(words) -> tuple[int, int] | None:
+    """The value of the Spanish cardinal that starts ``words`` and how many words it takes (None: no number)."""
+    total = current = used = 0
+    k = 0
+    while k < len(words):
+        w = words[k]
+        if w == "y" and k > 0 and words[k - 1] in _TENS and k + 1 < len(words) and words[k + 1] in _UNITS:
+            k += 1  # "treinta y seis": "y" joins tens and units only
+            continue
+        if w not in _NUMBER_PARTS:
+            break
+        if w == "mil":
+            total += max(current, 1) * 1000
+            current = 0
+        else:
+            current += _NUMBER_PARTS[w]
+        k += 1
+        used = k
+    if not used:
+        return None
+    return total + current, used
+
+
+def _digits_for_words(words: list[str]) -> list[str]:
+    """Number words → digits ("dos mil veintitrés" → "2023"); a lone "un"/"cien" and a rate's "mil" stay words."""
+    out, k = [], 0
+    while k < len(words):
+        found = spanish_number(words[k:]) if words[k] in _NUMBER_PARTS else None
+        if found is None:
+            out.append(words[k])
+            k += 1
+            continue
+        value, n = found
+        if (n == 1 and words[k] in _NOT_ALONE) or words[k + n - 1] == "mil":  # "por cada cien mil habitantes"
+            out.extend(words[k : k + n])
+        else:
+            out.append(str(value))
+        k += n
+    return out
+
+
 _NO_STEM = frozenset({"mas", "menos", "tres", "seis", "dos", "pais", "vs", "versus", "crisis", "gas"})
 
 
@@ -131,7 +205,7 @@ class Tokens:
 
 def tokenize(text: str) -> Tokens:
     """Split normalized text into tokens; the joined form keeps one space between tokens."""
-    words = tuple(_TOKEN.findall(normalize_text(text)))
+    words = tuple(_digits_for_words(_TOKEN.findall(normalize_text(text))))
     starts, pos = [], 0
     for w in words:
         starts.append(pos)

@@ -1,0 +1,304 @@
+"""The grammar of Spanish time words: atomic periods (a year, a month, a day, a calendar part, a season, a span).
+
+Each rule is a regex over the accent-free token text (numbers in words are digits already, see tokens.py) and
+a handler that turns the match into whole months. The data is monthly, so a day becomes its month and the
+period says so (a note for the answer). Something that looks like time but is not a valid period ("el 45 de
+marzo", "el quinto trimestre", "en 2012" before the data) is claimed and reported as unparsed, never dropped:
+the caller must not replace it with a default window. ``timeexpr`` combines the periods into windows.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from core.ask.understand.tokens import NUMBER_RE, number_value
+from core.text import MONTHS as MONTH_NAMES
+from core.text import month_end, shift_months
+
+MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, start=1)}  # name → month number
+MONTHS["setiembre"] = 9  # the variant spelling of septiembre
+_ABBR = {
+    "ene": 1,
+    "feb": 2,
+    "mar": 3,
+    "abr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "ago": 8,
+    "sep": 9,
+    "sept": 9,
+    "set": 9,
+    "oct": 10,
+    "nov": 11,
+    "dic": 12,
+}
+_MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
+_MONTH_OR_ABBR = "(?:" + "|".join(sorted({**MONTHS, **_ABBR}, key=len, reverse=True)) + ")"
+_YEAR = r"(?:20(?:1[5-9]|2\d|30))"
+_YEAR_LIKE = re.compile(r"\b(?:19\d\d|20\d\d)\b")  # a year the data cannot have: reported, not ignored
+_OF = r"(?:\s+(?:de|del)(?:\s+(?:el\s+)?ano)?)?"  # "de", "del", "del año"
+# The year of a month or quarter: digits, or "este año" / "el año pasado".
+_YEAR_REF = (
+    rf"(?:\s+(?:de\s+|del\s+)?(?:(?:el\s+)?(?:ano\s+)?({_YEAR})|(este\s+ano|(?:el\s+)?ano\s+(?:pasado|anterior))))"
+)
+_ORD = {
+    "primer": 1,
+    "primero": 1,
+    "1er": 1,
+    "1": 1,
+    "1o": 1,
+    "segundo": 2,
+    "2do": 2,
+    "2o": 2,
+    "2": 2,
+    "tercer": 3,
+    "tercero": 3,
+    "3er": 3,
+    "3": 3,
+    "3o": 3,
+    "cuarto": 4,
+    "4to": 4,
+    "4": 4,
+    "4o": 4,
+    "quinto": 5,
+    "5to": 5,
+    "5o": 5,
+    "5": 5,
+    "sexto": 6,
+    "6to": 6,
+    "6o": 6,
+    "6": 6,
+}
+_ORD_RE = "(?:" + "|".join(sorted(_ORD, key=len, reverse=True)) + "|septimo|octavo|noveno|decimo|[7-9])"
+# A calendar part of a year: its size in months (trimestre N = months 3N-2..3N, and so on).
+PART_MONTHS = {"bimestre": 2, "trimestre": 3, "cuatrimestre": 4, "semestre": 6}
+_PART = "(" + "|".join(PART_MONTHS) + ")"
+# Meteorological seasons (the eval's convention, said in the answer); winter starts in December of its year.
+SEASONS = {"primavera": (3, 5), "verano": (6, 8), "otono": (9, 11), "invierno": (12, 2)}
+_DAY = r"(\d{1,2}|primero|1o)"
+
+
+@dataclass
+class Period:
+    """A window found in the text, with its character span and how it was said."""
+
+    start: date
+    end: date
+    begin: int  # character offsets in Tokens.text
+    finish: int
+    kind: str  # absolute | relative | prev_year (relative "año pasado/anterior": a base candidate) | invalid
+    granularity: str = "month"  # year | month | span | day
+    year_said: bool = True  # False: "en marzo", the year was inferred (a range may take its partner's)
+    note: str | None = None  # Spanish, for the answer ("los datos son mensuales…")
+    tag: str | None = None  # a signal ("time:prev_of_previous": relative to the previous turn's window)
+
+
+def _recent_year(anchor: date, month: int) -> int:
+    """The year of the latest such month that is not after the anchor."""
+    return anchor.year if month <= anchor.month else anchor.year - 1
+
+
+def last_months(anchor: date, n: int) -> tuple[date, date]:
+    """The n whole months that end with the anchor's month."""
+    return shift_months(anchor, -(n - 1)), month_end(anchor.year, anchor.month)
+
+
+DAY_NOTE = "Los datos son mensuales: las fechas por día se tomaron como meses completos ({months})."
+
+
+def month_words(start: date, end: date) -> str:
+    """'marzo de 2021 a mayo de 2021': a window in words."""
+    first = f"{MONTH_NAMES[start.month - 1]} de {start.year}"
+    last = f"{MONTH_NAMES[end.month - 1]} de {end.year}"
+    return first if (start.year, start.month) == (end.year, end.month) else f"{first} a {last}"
+
+
+def atomic_periods(text: str, anchor: date) -> list[Period]:
+    """Every atomic period, longest rules first; a later rule never overlaps an earlier match."""
+    found: list[Period] = []
+    taken: list[tuple[int, int]] = []
+    a_end = month_end(anchor.year, anchor.month)
+
+    def add(m: re.Match, start: date, end: date, kind: str = "absolute", gran: str = "month", **extra) -> None:
+        """Record a period and claim its characters."""
+        found.append(Period(start, end, m.start(), m.end(), kind, gran, **extra))
+        taken.append((m.start(), m.end()))
+
+    def invalid(m: re.Match) -> None:
+        """Claim words that look like time but name no period: reported as unparsed."""
+        found.append(Period(anchor, anchor, m.start(), m.end(), "invalid", "invalid"))
+        taken.append((m.start(), m.end()))
+
+    def free(m: re.Match) -> bool:
+        """Whether a match overlaps no period found by an earlier rule."""
+        return all(m.end() <= s or m.start() >= e for s, e in taken)
+
+    def year_or_recent(y: str | None, words: str | None, first_month: int) -> int:
+        """The year said (digits, "este año", "el año pasado") or the latest one not after the anchor."""
+        if y:
+            return int(y)
+        if words:
+            return anchor.year if words.startswith("este") else anchor.year - 1
+        return _recent_year(anchor, first_month)
+
+    rules: list[tuple[str, callable]] = []
+
+    def rule(pattern: str):
+        """Register a handler for a pattern; rules run in the order they are written."""
+
+        def wrap(fn):
+            """Keep the handler with its pattern."""
+            rules.append((pattern, fn))
+            return fn
+
+        return wrap
+
+    def day(m: re.Match, d: str, mo: int, y: int, said: bool) -> None:
+        """A day is its whole month (the data is monthly); an impossible day is unparsed."""
+        dd = 1 if d in ("primero", "1o") else int(d)
+        if not 1 <= dd <= calendar.monthrange(y, mo)[1]:
+            invalid(m)
+            return
+        add(m, date(y, mo, 1), month_end(y, mo), gran="day", year_said=said)
+
+    @rule(rf"\b{_DAY}\s+de\s+({_MONTH})(?:\s+(?:de|del)\s+(?:ano\s+)?({_YEAR}))?\b")
+    def _day(m):
+        mo = MONTHS[m.group(2)]
+        said = bool(m.group(3))
+        day(m, m.group(1), mo, int(m.group(3)) if said else _recent_year(anchor, mo), said)
+
+    @rule(rf"\b(\d{{1,2}})\s*/\s*(\d{{1,2}})\s*/\s*({_YEAR})\b")
+    def _numeric_day(m):
+        mo = int(m.group(2))
+        if 1 <= mo <= 12:
+            day(m, m.group(1), mo, int(m.group(3)), True)
+        else:
+            invalid(m)
+
+    @rule(rf"\b({_YEAR})\s*-\s*(\d{{1,2}})\s*-\s*(\d{{1,2}})\b")
+    def _iso_day(m):
+        mo = int(m.group(2))
+        if 1 <= mo <= 12:
+            day(m, m.group(3), mo, int(m.group(1)), True)
+        else:
+            invalid(m)
+
+    @rule(
+        rf"\b(?:entre|de|desde|del)\s+(?:el\s+mes\s+de\s+)?({_MONTH})(?:\s+(?:de|del)\s+({_YEAR}))?\s+"
+        rf"(?:y|a|al|hasta|-)\s+({_MONTH})(?:\s+(?:de|del)?\s*({_YEAR}))?\b"
+    )
+    def _month_range(m):
+        m1, m2 = MONTHS[m.group(1)], MONTHS[m.group(3)]
+        y2 = int(m.group(4)) if m.group(4) else (int(m.group(2)) if m.group(2) else _recent_year(anchor, m2))
+        y1 = int(m.group(2)) if m.group(2) else (y2 if m1 <= m2 else y2 - 1)
+        add(m, date(y1, m1, 1), month_end(y2, m2), gran="span")
+
+    @rule(rf"\b({_ORD_RE})\s+{_PART}(?:{_YEAR_REF}|{_OF})\b|\b{_PART}\s+(\d{{1,2}})(?:{_YEAR_REF}|{_OF})\b")
+    def _calendar_part(m):
+        if m.group(1):
+            n, part, y, words = _ORD.get(m.group(1), 99), m.group(2), m.group(3), m.group(4)
+        else:
+            n, part, y, words = int(m.group(6)), m.group(5), m.group(7), m.group(8)
+        size = PART_MONTHS[part]
+        if not 1 <= n <= 12 // size:
+            invalid(m)
+            return
+        first = size * (n - 1) + 1
+        yr = year_or_recent(y, words, first)
+        add(m, date(yr, first, 1), month_end(yr, first + size - 1), gran="span")
+
+    @rule(rf"\b(?:(est[ea])\s+|(?:el|la)\s+)?(primavera|verano|otono|invierno)(?:{_YEAR_REF})?\b")
+    def _season(m):
+        first, last = SEASONS[m.group(2)]
+        y = anchor.year if m.group(1) else year_or_recent(m.group(3), m.group(4), first)
+        start, end = date(y, first, 1), month_end(y + (1 if last < first else 0), last)
+        name = {"otono": "otoño"}.get(m.group(2), m.group(2))
+        add(m, start, end, gran="span", note=f"«{name.capitalize()}» se tomó como {month_words(start, end)}.")
+
+    @rule(
+        rf"\b(?:(?:en|durante|de|del)\s+(?:el\s+)?(?:mes\s+de\s+)?)?({_MONTH})(?:{_YEAR_REF})?\b(?!\s+(?:por|a|tras)\s+mes)"
+    )
+    def _month(m):
+        mo = MONTHS[m.group(1)]
+        y = year_or_recent(m.group(2), m.group(3), mo)
+        add(m, date(y, mo, 1), month_end(y, mo), year_said=bool(m.group(2) or m.group(3)))
+
+    @rule(
+        rf"\b(?:los\s+|las\s+)?(?:ultim[oa]s|pasad[oa]s|recientes)\s+({NUMBER_RE})\s+"
+        rf"(mes|meses|ano|anos|trimestres|semestres|bimestres|cuatrimestres)\b"
+        rf"|\b({NUMBER_RE})\s+(meses|anos)\s+(?:pasados|recientes|anteriores)\b"
+    )
+    def _last_n(m):
+        n = number_value(m.group(1) or m.group(3)) or 1
+        unit = m.group(2) or m.group(4)
+        months = n * ({"m": 1, "a": 12, "t": 3, "s": 6, "b": 2, "c": 4}[unit[0]])
+        add(m, *last_months(anchor, max(1, min(months, 240))), kind="relative", gran="span")
+
+    @rule(
+        r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre|cuatrimestre)\b|\b(?:el\s+)?mes\s+pasado\b"
+        r"|\b(?:este|el)\s+mes(?:\s+actual)?\b(?!\s+(?:por|a|tras|con|de))"
+    )
+    def _last_unit(m):
+        unit = m.group(1) or "mes"
+        months = {"mes": 1, "ano": 12, "trimestre": 3, "semestre": 6, "bimestre": 2, "cuatrimestre": 4}[unit]
+        add(m, *last_months(anchor, months), kind="relative", gran="span")
+
+    @rule(rf"\b(?:en\s+)?lo\s+que\s+va\s+(?:de|del)\s+(?:el\s+)?(?:ano\s+)?({_YEAR})\b")
+    def _so_far_of(m):
+        y = int(m.group(1))
+        add(m, date(y, 1, 1), a_end if y == anchor.year else date(y, 12, 31), kind="relative", gran="span")
+
+    @rule(
+        r"\b(?:en\s+)?(?:lo\s+que\s+va\s+(?:del|de\s+este)\s+ano|este\s+ano|el\s+ano\s+(?:en\s+curso|actual)|ano\s+actual"
+        r"|ano\s+en\s+curso)\b"
+    )
+    def _this_year(m):
+        add(m, date(anchor.year, 1, 1), a_end, kind="relative", gran="span")
+
+    @rule(
+        r"\b(?:el\s+)?mismo\s+periodo\s+(?:del|de\s+el)\s+ano\s+(?:pasado|anterior|previo)\b"
+        r"|\b(?:el\s+)?ano\s+(pasado|anterior|previo)\b|\bel\s+ano\s+antepasado\b|\b(?:un|1)\s+ano\s+(antes)\b"
+    )
+    def _last_year(m):
+        y = anchor.year - (2 if "antepasado" in m.group(0) else 1)
+        same = m.group(0).lstrip().startswith(("mismo", "el mismo"))
+        tag = "time:same_period_prev" if same else ("time:prev_of_previous" if m.group(1) != "pasado" else None)
+        kind = "prev_year" if "antepasado" not in m.group(0) else "relative"
+        add(m, date(y, 1, 1), date(y, 12, 31), kind=kind, gran="year", tag=tag)
+
+    @rule(rf"\bhace\s+({NUMBER_RE})\s+anos?\b")
+    def _years_ago(m):
+        y = anchor.year - (number_value(m.group(1)) or 1)
+        add(m, date(y, 1, 1), date(y, 12, 31), kind="relative", gran="year")
+
+    @rule(rf"\b({_MONTH_OR_ABBR})\s*(?:-|/|de|del)?\s*(?:de\s+|del\s+)?({_YEAR})\b")
+    def _month_year(m):
+        mo = {**MONTHS, **_ABBR}[m.group(1)]
+        add(m, date(int(m.group(2)), mo, 1), month_end(int(m.group(2)), mo))
+
+    @rule(rf"\b(0?[1-9]|1[0-2])\s*[/-]\s*({_YEAR})\b")
+    def _numeric_month_year(m):
+        add(m, date(int(m.group(2)), int(m.group(1)), 1), month_end(int(m.group(2)), int(m.group(1))))
+
+    @rule(rf"\b({_YEAR})\s*[/-]\s*(0?[1-9]|1[0-2])\b")
+    def _iso_month(m):
+        add(m, date(int(m.group(1)), int(m.group(2)), 1), month_end(int(m.group(1)), int(m.group(2))))
+
+    @rule(rf"\b({_YEAR})\b")
+    def _year(m):
+        y = int(m.group(1))
+        add(m, date(y, 1, 1), date(y, 12, 31), gran="year")
+
+    @rule(_YEAR_LIKE.pattern)
+    def _other_year(m):
+        invalid(m)  # "en 2012", "1998": a year, but not one the grammar (or the data) has
+
+    for pattern, fn in rules:
+        for m in re.finditer(pattern, text):
+            if free(m):
+                fn(m)
+    return sorted(found, key=lambda p: p.begin)

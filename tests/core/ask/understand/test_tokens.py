@@ -1,0 +1,54 @@
+"""Tokens: Spanish numbers written in words become digits, so every matcher reads one form."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.ask.understand.tokens import spanish_number, tokenize
+
+NUMBERS = [
+    ("dos mil veintitres", 2023),
+    ("dos mil quince", 2015),
+    ("dos mil veinte", 2020),
+    ("dos mil veinticinco", 2025),
+    ("dos mil diecinueve", 2019),
+    ("cinco", 5),
+    ("doce", 12),
+    ("dieciocho", 18),
+    ("veintiuno", 21),
+    ("treinta y seis", 36),
+    ("cuarenta y ocho", 48),
+    ("ciento veinte", 120),
+    ("doscientos", 200),
+    ("mil novecientos noventa y nueve", 1999),
+]
+
+
+@pytest.mark.parametrize("words,value", NUMBERS)
+def test_spanish_number(words, value):
+    assert spanish_number(words.split()) == (value, len(words.split()))
+
+
+REWRITES = [
+    ("homicidios en dos mil veintitrés", "homicidios en 2023"),
+    ("los cinco municipios con más robos", "los 5 municipios con mas robos"),
+    ("los últimos doce meses", "los ultimos 12 meses"),
+    ("los últimos treinta y seis meses", "los ultimos 36 meses"),
+    ("del dos mil veinte al dos mil veintidós", "del 2020 al 2022"),
+    # not numbers: a lone «un/una», a rate «por cada cien mil habitantes», «y» with no number after it
+    ("un año antes", "un ano antes"),
+    ("por cada cien mil habitantes", "por cada cien mil habitantes"),
+    ("dos y tres", "2 y 3"),
+    ("veinte y", "20 y"),
+]
+
+
+@pytest.mark.parametrize("text,expected", REWRITES)
+def test_number_words_become_digits(text, expected):
+    assert tokenize(text).text == expected
+
+
+def test_offsets_follow_rewritten_words():
+    toks = tokenize("en dos mil veintitrés en Celaya")
+    assert toks.words == ("en", "2023", "en", "celaya")
+    assert toks.span_of(3, 7) == (1, 2)
