@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
+import glob
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -14,6 +17,9 @@ import duckdb
 from core.config import PROJECT_ROOT
 from evals.answer_text import inegi_codes, key_matches, number_in_text, numbers_in, same
 from evals.checks import CHECKERS, DATA_KINDS, KINDS, check_turn, expected_of
+from evals.checks_v2 import check_v2
+from evals.expect import ExpectError, parse_conversation
+from evals.oracle import Oracle
 from evals.raw_views import RawViews
 
 __all__ = [
@@ -78,18 +84,52 @@ class Report:
             "categories": {
                 k: {"passed": p, "total": n, "accuracy": round(p / n, 4)} for k, (p, n) in self.by_category().items()
             },
+            "total": {
+                "passed": (ok := sum(c.passed for c in self.checks)),
+                "total": len(self.checks),
+                "accuracy": round(ok / max(len(self.checks), 1), 4),
+            },
             "failures": [asdict(c) for c in self.failures],
         }
 
 
+def is_v2(data: list[dict]) -> bool:
+    """A file of the new set: no expectation carries its own SQL or value (the oracle computes them)."""
+    return not any("sql" in t.get("expect", {}) or "value" in t.get("expect", {}) for c in data for t in c["turns"])
+
+
 def load_questions(path: str | Path = DEFAULT_FILE) -> list[dict]:
-    """The conversations of the evaluation file (id, category, turns of {q, expect})."""
+    """The conversations of one evaluation file; a new-set file gets its validated expectations under ``_expects``."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, list) or not data:
+        raise ExpectError(f"{path}: se espera una lista no vacía de conversaciones")
+    if data and is_v2(data):
+        return [{**conv, "_expects": parse_conversation(conv)} for conv in data]
     for conv in data:
         assert conv.get("id") and conv.get("category") and conv.get("turns"), f"conversación mal formada: {conv}"
         for t in conv["turns"]:
             assert t["expect"]["kind"] in KINDS, f"{conv['id']}: tipo desconocido {t['expect']['kind']}"
     return data
+
+
+def expand_files(paths: str | Path | list) -> list[Path]:
+    """Every file named, each name possibly a glob (sorted), in order and without repeats."""
+    out: list[Path] = []
+    for p in [paths] if isinstance(paths, (str, Path)) else paths:
+        hits = sorted(glob.glob(str(p))) if glob.has_magic(str(p)) else [str(p)]
+        if not hits:
+            raise ExpectError(f"ningún archivo coincide con {p}")
+        out += [Path(h) for h in hits if Path(h) not in out]
+    return out
+
+
+def load_files(paths: str | Path | list) -> list[dict]:
+    """The conversations of several files scored as one set; a conversation id may appear only once."""
+    convs = [c for p in expand_files(paths) for c in load_questions(p)]
+    seen = Counter(c["id"] for c in convs)
+    if dups := sorted(k for k, n in seen.items() if n > 1):
+        raise ExpectError(f"ids de conversación repetidos: {dups[:10]}")
+    return convs
 
 
 def evaluate(
@@ -99,14 +139,16 @@ def evaluate(
     from core.ask.pipeline import Conversation
 
     con, assistant, report = RawViews.create(duckdb.connect(), raw_dir), assistant_factory(), Report()
+    oracle = Oracle(con) if any("_expects" in c for c in questions) else None
     for conv in questions:
-        conversation = Conversation()
+        conversation, models = Conversation(), conv.get("_expects")
         for i, t in enumerate(conv["turns"]):
             expect = t["expect"]
-            expected = expected_of(expect, con)  # from the raw files, before the engine answers
+            # from the raw files, before the engine answers
+            expected = oracle.expected(models[i]) if models else expected_of(expect, con)
             try:
                 turn = assistant.ask(t["q"], conversation, planner=planner).as_dict()
-                ok, got, why = check_turn(turn, expect, expected)
+                ok, got, why = check_v2(turn, models[i], expected) if models else check_turn(turn, expect, expected)
             except Exception as exc:  # noqa: BLE001 - an engine crash fails the turn, not the run
                 turn, ok, got, why = {}, False, None, f"excepción del motor: {exc.__class__.__name__}: {exc}"
             report.checks.append(
@@ -150,7 +192,7 @@ def _cli(args, settings) -> int:
     raw = Path(args.raw_dir) if args.raw_dir else PROJECT_ROOT / "data" / "raw"
     report = evaluate(
         lambda: Assistant(settings=settings, user="eval", use_cache=False),
-        load_questions(args.file),
+        load_files(args.file),
         raw,
         planner=args.planner,
     )
@@ -161,10 +203,24 @@ def _cli(args, settings) -> int:
     return 1 if report.below(args.min_accuracy) else 0
 
 
+class _Files(argparse.Action):
+    """``--file`` repeatable: the first use replaces the default, later uses add to the list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        had = getattr(namespace, self.dest)
+        setattr(namespace, self.dest, ([] if isinstance(had, str) else had) + list(values))
+
+
 def register_cli(subparsers) -> None:
     """Add ``eval [--file] [--planner] [--json] [--min-accuracy] [--raw-dir]`` to an argparse subparsers object."""
     p = subparsers.add_parser("eval", help="evaluar el motor con las preguntas de evals/questions.json")
-    p.add_argument("--file", default=str(DEFAULT_FILE), help="archivo JSON de conversaciones")
+    p.add_argument(
+        "--file",
+        default=str(DEFAULT_FILE),
+        nargs="+",
+        action=_Files,
+        help="archivos JSON de conversaciones (se puede repetir y acepta comodines: evals/v2/dev_*.json)",
+    )
     p.add_argument("--planner", choices=["auto", "rules", "llm"], default="rules")
     p.add_argument("--json", action="store_true", help="salida en JSON")
     p.add_argument("--min-accuracy", type=float, default=0.95, help="exactitud mínima por categoría")
