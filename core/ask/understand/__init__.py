@@ -45,6 +45,7 @@ class CrimeMatch:
     text: str
     score: float
     in_data: bool  # False: SESNSP has it, our store does not (say what is available)
+    note: str | None = None  # Spanish: why this word is not a SESNSP crime ("levantones"), from alias_prensa.json
 
 
 @dataclass

@@ -39,7 +39,7 @@ class CrimeResult:
 
 def _crime(lex: Lexicon, key: str, text: str, score: float) -> CrimeMatch:
     ref = lex.crimes[key]
-    return CrimeMatch(ref.delito, ref.label, text, round(score, 1), ref.in_data)
+    return CrimeMatch(ref.delito, ref.label, text, round(score, 1), ref.in_data, lex.notes.get(ref.delito))
 
 
 def _crime_by_delito(lex: Lexicon, delito: str, text: str, score: float) -> CrimeMatch:
@@ -52,7 +52,9 @@ def _crime_signals(res: CrimeResult, lex: Lexicon, key: str, fuzzy: bool) -> Non
     res.signals.append("crime:fuzzy" if fuzzy else f"crime:{ref.how if ref.how != 'label' else 'exact'}")
     if ref.nivel == "tipo":
         res.signals.append("crime:tipo")
-    if not ref.in_data:
+    if ref.how == "not_sesnsp":
+        res.signals.append("crime:not_sesnsp")
+    elif not ref.in_data:
         res.signals.append("crime:not_in_data")
 
 

@@ -7,7 +7,10 @@ bucketed by token count, so a national store (≈2,500 municipalities) stays fas
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
@@ -32,6 +35,10 @@ _EXTRA_SYNONYMS = {
         "total de la incidencia",
     ]
 }
+# How the press and analysts write crimes, modalidades and places, with the source of each alias (data, not code).
+ALIAS_FILE = Path("taxonomy") / "alias_prensa.json"
+# A municipality followed by its state ("León, Gto.", "Celaya Guanajuato") is that municipality.
+_STATE_SUFFIXES = ("gto", "guanajuato", ", gto", ", guanajuato")
 # Entities that are bookkeeping rows of SESNSP, not places anyone asks about.
 _BOOKKEEPING = frozenset({"no especificado", "no especificada", "otros municipios", "otro municipio"})
 # Abbreviations that are ordinary words ("son", "sin", "ver") are never read as states.
@@ -95,6 +102,7 @@ class Lexicon:
     any_place: dict[str, str] = field(default_factory=dict)  # key → "place" | "foreign"
     qualifiers: dict[str, dict[str, str]] = field(default_factory=dict)  # "dolos" → {tipo key: subtype key}
     tipo_of: dict[str, str] = field(default_factory=dict)  # subtype key → tipo key
+    notes: dict[str, str] = field(default_factory=dict)  # "no_sesnsp:…" key → why it is not a SESNSP crime
     home_state: str | None = None
     max_place_len: int = 1
     max_crime_len: int = 1
@@ -111,6 +119,7 @@ class Lexicon:
         lex._add_entities(catalog.entities)
         lex._add_crimes(catalog.crimes)
         lex._add_methods(catalog.methods)
+        lex._add_press_aliases(press_aliases())
         lex._finish()
         if version is not None:
             _CACHE[version] = lex
@@ -234,6 +243,34 @@ class Lexicon:
                 if key and key not in self.crimes and key not in STOPWORDS:
                     self.methods.setdefault(key, ref)
 
+    def _add_press_aliases(self, data: dict) -> None:
+        """alias_prensa.json: abbreviations and colloquial names; the taxonomy's own names win a clash."""
+        for entry in data.get("delitos", []):
+            ref = self.crime_by_key.get(entry["delito"])
+            key = key_of(entry["alias"], stemmed=True)
+            if ref is not None and key and key not in STOPWORDS:
+                self.crimes.setdefault(key, CrimeRef(ref.delito, ref.label, ref.nivel, ref.in_data, "alias"))
+        for entry in data.get("modalidades", []):
+            ref = self.method_by_key.get(entry["metodo"])
+            key = key_of(entry["alias"], stemmed=True)
+            if ref is not None and key and key not in STOPWORDS:
+                self.methods.setdefault(key, ref)
+        for entry in data.get("no_sesnsp", []):
+            key = key_of(entry["alias"], stemmed=True)
+            delito = "no_sesnsp:" + key.replace(" ", "_")
+            if key and key not in self.crimes:
+                self.crimes[key] = CrimeRef(delito, entry["alias"], "no_sesnsp", False, "not_sesnsp")
+                self.notes[delito] = entry["nota"]
+        for entry in data.get("lugares", []):
+            ref = self.entities.get(entry["entidad_id"])
+            if ref is not None:
+                self._put_place(entry["alias"], PlaceEntry(ref, "alias"))
+        for key, entries in list(self.places.items()):
+            for entry in entries:
+                if entry.entity.nivel == "municipio" and entry.how in ("label", "short", "alias"):
+                    for suffix in _STATE_SUFFIXES if entry.entity.estado_id == "GTO" else ():
+                        self._put_place(f"{key} {suffix}", PlaceEntry(entry.entity, "alias"))
+
     def _finish(self) -> None:
         # one dictionary for the longest-first scan, so "Nuevo León" (a state elsewhere) beats "León"
         self.any_place = {**dict.fromkeys(self.foreign_states, "foreign"), **dict.fromkeys(self.places, "place")}
@@ -254,6 +291,21 @@ class Lexicon:
             return []
         hits = process.extract(query, choices, scorer=fuzz.ratio, limit=limit, score_cutoff=cutoff)
         return sorted(((k, float(s)) for k, s, _ in hits), key=lambda t: (-t[1], t[0]))
+
+
+@lru_cache(maxsize=4)
+def _press_aliases_at(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # a missing or broken alias file must not break understanding
+        return {}
+
+
+def press_aliases() -> dict:
+    """The press and SESNSP aliases of ``catalogs/taxonomy/alias_prensa.json`` (empty when it is missing)."""
+    from core.config import CATALOGS_DIR
+
+    return _press_aliases_at(CATALOGS_DIR / ALIAS_FILE)
 
 
 def qualifier_key(word: str) -> str:
