@@ -19,6 +19,7 @@ _SHORT = {  # how people and answers shorten the long official names
     "11035": ["juventino rosas"],
     "11003": ["san miguel de allende", "san miguel"],
     "11031": ["san francisco del rincon"],
+    "11015": ["guanajuato capital", "municipio de guanajuato", "ciudad de guanajuato", "capital del estado"],
 }
 _NOT_LOADED = (
     "no esta",
@@ -55,14 +56,18 @@ def place_names() -> dict[str, list[str]]:
     return {c: list(dict.fromkeys([n, short, *_SHORT.get(c, [])])) for c, n, short in rows}
 
 
-def places_in_order(text: str, skip: tuple[str, ...] = ("11015",)) -> list[str]:
-    """Municipality codes in the order the text first names them (longest names first, so «Victoria» ≠ «Silao…»)."""
+def places_in_order(text: str, bare_state: bool = False) -> list[str]:
+    """Municipality codes in the order the text names them (longest names first, so «Victoria» ≠ «Silao…»).
+
+    A bare «Guanajuato» is the state's name too: it counts as the capital only with ``bare_state``.
+    """
     t, hits = fold(text), []
     for code, alias in sorted(((c, a) for c, al in place_names().items() for a in al), key=lambda x: -len(x[1])):
         for m in re.finditer(rf"\b{re.escape(alias)}\b", t):
-            hits.append((m.start(), code))
+            if bare_state or alias != "guanajuato":
+                hits.append((m.start(), code))
             t = t[: m.start()] + " " * len(alias) + t[m.end() :]
-    return [c for _, c in sorted(hits) if c not in skip]
+    return [c for _, c in sorted(hits)]
 
 
 class Answer:
@@ -133,7 +138,9 @@ def check_places_zero(a: Answer, e, x) -> tuple[bool, str]:
     if a.has(x["count"], rows=False):
         return True, ""
     if e.answer == "list" and 0 < x["count"] <= 10:
-        named = set(places_in_order(a.text, skip=())) | {c for c in x["places"] for r in a.rows if key_matches(r, c)}
+        named = set(places_in_order(a.text, bare_state=True)) | {
+            c for c in x["places"] for r in a.rows if key_matches(r, c)
+        }
         return set(x["places"]) <= named, "faltan lugares de la lista"
     return False, "no dice cuántos lugares"
 

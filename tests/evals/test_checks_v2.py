@@ -34,7 +34,8 @@ def test_checker_passes_the_good_answer_and_fails_the_bad_one(case):
     [
         ("Silao de la Victoria subió; Victoria bajó", ["11037", "11043"]),
         ("en Dolores y en León", ["11014", "11020"]),
-        ("Guanajuato capital y Celaya", ["11007"]),  # the capital's name is the state's: never read as a place
+        ("En Guanajuato, Celaya", ["11007"]),  # a bare «Guanajuato» is the state
+        ("Guanajuato capital y Celaya", ["11015", "11007"]),
         ("San Miguel de Allende, luego Apaseo el Alto", ["11003", "11004"]),
     ],
 )
