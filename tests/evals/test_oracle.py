@@ -211,3 +211,26 @@ def test_files_load_as_one_set_and_ids_are_unique(tmp_path):
     assert len(load_files([str(small), str(tmp_path / "x_*.json")])) == 6
     with pytest.raises(ExpectError, match="ningún archivo"):
         expand_files(["nada_*.json"])
+
+
+@pytest.mark.slow  # ~300 oracle queries
+def test_dev_a_validates_and_every_data_turn_has_a_figure(oracle):
+    """evals/v2/dev_a.json: valid, ≥ 200 conversations, ~20 % multi-turn, every category, a figure for each data turn."""
+    from evals.expect import CATEGORIES
+
+    convs = load_files([Path(__file__).parents[2] / "evals" / "v2" / "dev_a.json"])
+    assert len(convs) >= 200 and sum(len(c["turns"]) > 1 for c in convs) >= 0.2 * len(convs)
+    assert {c["category"] for c in convs} == set(CATEGORIES)
+    for c in convs:
+        for m in c["_expects"]:
+            figure = oracle.expected(m)
+            assert figure is not None or m.kind in {
+                "not_recognized",
+                "not_loaded",
+                "below_municipality",
+                "clarify",
+                "menu",
+                "refuse",
+                "social",
+                "definition",
+            }, c["id"]
