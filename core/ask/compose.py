@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from core.ask.charts import MEASURE_LABELS, chart_spec, declared_shape, ranking_measure, shape_of
 from core.ask.contracts import Answer, SourceRef
-from core.ask.methodology import cite, quote
+from core.ask.glossary import define
+from core.ask.methodology import cite
 from core.ask.review import review
 from core.ask.wording import (
     between,
@@ -368,9 +369,10 @@ def compose(
     if not envelopes:
         if not passages:
             return review(Answer(text=NO_INFO, provenance=provenance))
-        text, best = quote(question, passages)
-        others = [cite(p) for p in passages if cite(p) != cite(best)][:2]
-        text = f"{text} (fuente: {cite(best)})" + (f"\n\nVer también: {'; '.join(others)}." if others else "")
+        text, cited = define(question, passages)  # every term asked, each from its section
+        others = [cite(p) for p in passages if cite(p) not in {cite(c) for c in cited}][:2]
+        source = "; ".join(cite(c) for c in cited)
+        text = f"{text} (fuente: {source})" + (f"\n\nVer también: {'; '.join(others)}." if others else "")
         return review(Answer(text=text, sources=doc_sources, provenance=provenance), passages=passages)
     index = _pick(envelopes, result_index)
     env = envelopes[index]

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
+from core.ask.glossary import asks_definition
+from core.ask.identity import asks_identity
+from core.ask.scope import below_municipality, is_vague
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -90,30 +93,6 @@ OFF_TOPIC = (
     "quien gano",
     "poema",
 )
-PII = (
-    "nombre de la victima",
-    "nombres de las victimas",
-    "nombre del",
-    "nombres de los",
-    "como se llama",
-    "direccion de",
-    "domicilio",
-    "donde vive",
-    "telefono",
-    "celular",
-    "correo de",
-    "curp",
-    "rfc",
-    "quien fue el culpable",
-    "quien es el culpable",
-    "quienes son los culpables",
-    "quien lo mato",
-    "quien mato",
-    "datos personales",
-    "nombre del asesino",
-    "nombre del sospechoso",
-    "placas del",
-)
 OFFENSIVE = ("pendejo", "idiota", "estupido", "imbecil", "puta", "chinga", "cabron", "mierda", "maldito bot")
 OVERRIDE = (
     "ignora las instrucciones",
@@ -150,14 +129,6 @@ _DESTRUCTIVE_RE = re.compile(
     r"\b(borra\w*|elimin\w*|modific\w*|alter\w*|trunca\w*|destru\w*|sobrescrib\w*|reemplaza\w*|vacia\w*)\b"
     r".{0,40}\b(tabla|tablas|datos|registros|base|bases|informacion|archivo|archivos|cifras|bitacora|auditoria)\b"
 )
-# "el nombre de las víctimas", "teléfono del sospechoso": personal data of people involved.
-_PII_RE = re.compile(
-    r"\b(nombres?|apellidos?|telefonos?|celular(es)?|direccion(es)?|domicilios?|identidad(es)?|fotos?|curp|rfc|"
-    r"correos?|placas?|edad(es)?|quien(es)? (es|son|fue|fueron))\b.{0,40}"
-    r"\b(victimas?|sospechos[oa]s?|detenid[oa]s?|culpables?|agresor(es|as?)?|asesin[oa]s?|responsables?|"
-    r"implicad[oa]s?|acusad[oa]s?|delincuentes?|ofendid[oa]s?|denunciantes?)\b"
-)
-
 # Methodology questions: a question word near a methodology noun.
 _METHOD_RE = re.compile(
     r"\b(que|como|cual|cuales|por que|donde)\b.{0,40}\b(poblacion|tasa|tasas|fuente|fuentes|metodologia|cobertura|"
@@ -169,10 +140,10 @@ def _has(text: str, phrases) -> bool:
     return any(p in text for p in phrases)
 
 
-def moderate(normalized: str) -> Moderation:
-    """PII requests, offensive text, instruction overrides and destructive requests."""
+def moderate(normalized: str, original: str = "") -> Moderation:
+    """Identity requests, offensive text, instruction overrides and destructive requests."""
     return Moderation(
-        pii_request=_has(normalized, PII) or bool(_PII_RE.search(normalized)),
+        pii_request=asks_identity(normalized, original),
         offensive=_has(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
         instruction_override=_has(normalized, OVERRIDE),
         destructive=_has(normalized, DESTRUCTIVE) or bool(_DESTRUCTIVE_RE.search(normalized)),
@@ -248,11 +219,14 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
 
     question = (turn.question or "").strip()[:2000]
     normalized = normalize_text(question)
-    moderation = moderate(normalized)
+    moderation = moderate(normalized, question)
     meta = ctx.metadata
     lex = ctx.lexicon if meta else None
     u = understand(question, lex, ctx.anchor, ctx.min_date) if lex is not None else None
+    # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     follow = bool(u is not None and conv.last_understanding is not None and is_follow_up(question))
+    definition = asks_definition(normalized, u, framed_only=follow) and not below_municipality(normalized)
+    follow = follow and not definition
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding)
@@ -263,6 +237,14 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     category = "relevant" if follow else classify(normalized, has_signal)
     if category == "irrelevant" and u is not None and "delito" in normalized:
         category = "relevant"
+    if definition:
+        category = "definition"
+    elif (
+        category == "irrelevant"
+        and not _has(normalized, OFF_TOPIC)
+        and (below_municipality(normalized) or is_vague(normalized))
+    ):
+        category = "relevant"  # on topic: answered with where the data stop, or with a menu
     key = cache_key(
         ctx.clock.now().strftime("%Y-%m-%d"),
         meta["dataset_version"] if meta else None,

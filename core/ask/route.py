@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from core.ask.contracts import QueryPlan, default_lab_policy
 from core.ask.plan.rules import asks_all_crimes
-from core.ask.plan.strategy import clarifications
+from core.ask.plan.strategy import _big_municipalities, clarifications
+from core.ask.scope import below_municipality, below_reply, is_vague, menu
 from core.ask.understand import Understanding
 from core.text import normalize_text
 
@@ -135,6 +136,9 @@ def route(
 # -- the stage --------------------------------------------------------------------------------
 
 
+# Shapes a general question («¿cómo está la violencia?», «¿cuál es el más peligroso?») may take; patterns,
+# anomalies, comparisons and shares of crimes in general are answerable as asked.
+VAGUE_KINDS = ("unknown", "single_value", "series", "ranking")
 NEEDS_CRIME = ("single_value", "ranking", "series", "comparison", "share", "anomalies", "unknown")
 
 
@@ -145,6 +149,11 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     if cat == "relevant" and u is not None and ctx.metadata:
         needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total"
         turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u))
+        normalized = normalize_text(turn.question)
+        if below_municipality(normalized):  # the data stop at the municipality: no figure for a colonia
+            turn.clarify = [below_reply(u, normalized, ctx.metadata, _big_municipalities(ctx.catalog))]
+        elif not u.crimes and u.kind in VAGUE_KINDS and is_vague(normalized) and not (asks_all_crimes(u) and u.window):
+            turn.clarify = [menu(u, ctx.metadata)]  # a menu of runnable questions, not «¿Sobre qué delito?»
     turn.query_plan = route(
         u, cat, turn.domain_hint, normalize_text(turn.question), ctx.clock.now(), needs_clarification=bool(turn.clarify)
     )

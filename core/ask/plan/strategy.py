@@ -239,9 +239,11 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         turn.reply = wording.support_reply(labels, (ctx.metadata or {}).get("max_date"))
         turn.done = True
     elif cat == "definition":
+        from core.ask.glossary import passages_for
         from core.ask.methodology import DocIndex
 
-        turn.passages = DocIndex.load().search_rounds(turn.planner_state.retrieval_rounds)
+        retrieved = DocIndex.load().search_rounds(turn.planner_state.retrieval_rounds)
+        turn.passages = passages_for(turn.intake.rewritten_question, retrieved)  # the asked terms' sections first
         turn.done = True
     elif not ctx.metadata:
         turn.reply = "No hay datos publicados todavía. Un responsable de datos debe cargarlos en «Carga de datos»."
@@ -278,6 +280,10 @@ def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> No
 
 def _refusal_text(turn: Turn, ctx: StageContext) -> str:
     tag = turn.refusal
+    if tag == "pii":
+        from core.ask.identity import REFUSAL
+
+        return REFUSAL
     if tag == "gray_zone_crime_not_in_data":
         labels = [c["subtipo"] for c in ctx.catalog.crimes if c.get("en_datos") and c.get("nivel") == "subtipo"]
         notes = list(dict.fromkeys(c.note for c in turn.understanding.crimes if c.note))

@@ -1,0 +1,290 @@
+"""The glossary of methodology terms: each term a vocabulary of how people write it and the ``docs/metodologia``
+section that defines it.
+
+A definition question («¿qué es una modalidad?», «¿el homicidio doloso incluye los feminicidios?», «¿un mes sin
+datos es cero?») is recognised by its terms and its frame, never runs a database tool, and is answered from the
+sections of every term it asks about, each cited («documento § sección»).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.ask.methodology import DocIndex, Passage, cite, defined_terms, quote, sentences, tokenize
+from core.text import fold
+
+if TYPE_CHECKING:
+    from core.ask.understand import Understanding
+
+
+@dataclass(frozen=True)
+class Term:
+    """A glossary term: its key, the patterns that name it (over folded text) and its section («doc.md § title»).
+
+    ``crime`` terms also name crimes in data questions, so alone they need a definitional frame; ``words`` are what
+    an answer must show for the term (the first that the section holds is used to pick its sentences).
+    """
+
+    key: str
+    patterns: tuple[str, ...]
+    section: str
+    words: tuple[str, ...]
+    crime: bool = False
+
+    def found(self, text: str) -> re.Match | None:
+        """The first mention of the term in folded text, or None."""
+        hits = [m for m in (re.search(p, text) for p in self.patterns) if m]
+        return min(hits, key=lambda m: m.start()) if hits else None
+
+
+_C, _S, _Q = "conceptos.md § ", "sesnsp.md § ", "cobertura_y_calidad.md § "
+_VF = "Violación simple y violación equiparada"
+# Pairs come before their members: a pair section answers both terms at once.
+GLOSSARY: tuple[Term, ...] = (
+    Term(
+        "feminicidio_vs_doloso",
+        (r"feminicidio.{0,80}\b(homicidio|asesinato)s?\b", r"\b(homicidio|asesinato)s?\b.{0,80}feminicidio"),
+        _C + "Homicidio doloso y feminicidio",
+        ("feminicidio", "homicidio doloso"),
+    ),
+    Term("violacion_equiparada", (r"\bequiparadas?\b",), _C + _VF, ("equiparada", "violación simple"), crime=True),
+    Term("violacion_simple", (r"\bviolacion(es)? simples?\b",), _C + _VF, ("violación simple",), crime=True),
+    Term(
+        "con_otro_elemento",
+        (r"\botros? elementos?\b",),
+        _C + "Modalidades del homicidio y «Con otro elemento»",
+        ("con otro elemento", "otro elemento"),
+    ),
+    Term(
+        "no_especificado",
+        (r"\bno especificad[oa]s?\b",),
+        _C + "Modalidad o método y «No especificado»",
+        ("no especificado",),
+    ),
+    Term(
+        "secuestro_modalidades",
+        (r"\b(expres|extorsivos?|calidad de rehen|para causar dano)\b",),
+        _C + "Secuestro y sus modalidades",
+        ("secuestro exprés", "exprés", "extorsivo"),
+    ),
+    Term(
+        "modalidad",
+        (r"\bmodalidad(es)?\b", r"\bmetodos?\b(?! de)"),
+        _C + "Modalidad o método y «No especificado»",
+        ("modalidad",),
+    ),
+    Term(
+        "subtipo",
+        (
+            r"\bsubtipos?\b",
+            r"\btipos? de delitos?\b(?=.{0,30}\b(es|son|significa|quiere)\b)",
+            r"\btipo\b(?=,? (y )?subtipo)",
+        ),
+        _C + "Bien jurídico, tipo, subtipo y modalidad",
+        ("subtipo", "tipo"),
+    ),
+    Term(
+        "bien_juridico",
+        (r"\bbien(es)? juridicos?\b",),
+        _C + "Bien jurídico, tipo, subtipo y modalidad",
+        ("bien jurídico",),
+    ),
+    Term(
+        "mes_no_publicado",
+        (
+            r"\bmes(es)? (sin (datos?|cifras?|informacion|registros?)|vacios?|no publicados?|sin publicar|faltantes?)",
+            r"\bmes(es)? (que )?no (aparece|sale|esta|viene)n?",
+            r"\b(vacio|vacios|sin datos?|no publicad\w*|no aparece\w*|falta\w*)\b.{0,40}\bceros?\b",
+            r"\bceros?\b.{0,40}\b(vacio|vacios|sin datos?|no publicad\w*|no aparece\w*)\b",
+        ),
+        _Q + "Mes no publicado no es cero",
+        ("no publicado", "cero"),
+    ),
+    Term(
+        "carpetas_vs_victimas",
+        (r"\bcarpetas?\b", r"\bvictimas?\b", r"\baveriguacion(es)? previas?\b", r"\bincidencia delictiva\b"),
+        _S + "Carpetas de investigación y víctimas",
+        ("carpeta", "víctima", "incidencia", "delito"),
+    ),
+    Term("fuero", (r"\bfuero\b", r"\bfederal(es)?\b"), _S + "Fuero común y fuero federal", ("fuero común", "federal")),
+    Term(
+        "metodologia_2026",
+        (
+            r"\brnid\b",
+            r"\b(metodologia|catalogo|cambio)\b.{0,40}\b2026\b",
+            r"\b2026\b.{0,40}\b(metodologia|catalogo)\b",
+            r"\bnueva metodologia\b",
+        ),
+        _S + "Cambio de metodología en 2026 (RNID)",
+        ("2026", "RNID"),
+    ),
+    Term("cifra_negra", (r"\bcifra negra\b",), _S + "Cifra negra", ("cifra negra",)),
+    Term(
+        "tasa",
+        (r"\btasas?\b", r"\bpor (cada )?(100|cien) mil\b"),
+        "tasas_y_poblacion.md § Fórmula de la tasa",
+        ("tasa",),
+    ),
+    Term(
+        "sexo_edad",
+        (
+            r"\b(edad|edades|sexo|genero)\b.{0,40}\bvictimas?\b",
+            r"\bvictimas?\b.{0,40}\b(edad|edades|sexo|genero|hombres|mujeres)\b",
+        ),
+        "limitaciones.md § El archivo municipal no informa sexo ni edad de las víctimas",
+        ("sexo", "edad"),
+    ),
+    Term(
+        "doloso_culposo",
+        (r"\bdolos[oa]s?\b", r"\bculpos[oa]s?\b"),
+        _C + "Doloso y culposo",
+        ("doloso", "culposo"),
+        crime=True,
+    ),
+    Term("feminicidio", (r"\bfeminicidios?\b",), _C + "Homicidio doloso y feminicidio", ("feminicidio",), crime=True),
+    Term("violacion", (r"\bviolacion(es)?\b",), _C + _VF, ("violación",), crime=True),
+    Term(
+        "violencia_familiar",
+        (r"\bviolencia familiar\b", r"\bviolencia intrafamiliar\b"),
+        _C + "Violencia familiar",
+        ("violencia familiar",),
+        crime=True,
+    ),
+    Term("abuso_sexual", (r"\babuso sexual\b",), _C + "Abuso sexual", ("abuso sexual",), crime=True),
+    Term(
+        "acoso_hostigamiento",
+        (r"\bacoso\b", r"\bhostigamiento\b"),
+        _C + "Hostigamiento sexual y acoso sexual",
+        ("hostigamiento", "acoso"),
+        crime=True,
+    ),
+    Term("secuestro", (r"\bsecuestros?\b",), _C + "Secuestro y sus modalidades", ("secuestro",), crime=True),
+    Term(
+        "robo_violencia",
+        (r"\brobos?\b.{0,20}\b(con|sin) violencia\b",),
+        _C + "Robo con violencia y sin violencia",
+        ("violencia",),
+        crime=True,
+    ),
+    Term(
+        "corrupcion_de_menores",
+        (r"\bcorrupcion de menores\b",),
+        _C + "Corrupción de menores",
+        ("corrupción de menores",),
+        crime=True,
+    ),
+    Term("trata", (r"\btrata\b",), _C + "Trata de personas", ("trata",), crime=True),
+    Term("electorales", (r"\b(delitos? )?electorales?\b",), _C + "Delitos electorales", ("electoral",), crime=True),
+    Term("homicidio", (r"\bhomicidios?\b",), _C + "Doloso y culposo", ("homicidio",), crime=True),
+    Term(
+        "sesnsp",
+        (r"\bsesnsp\b", r"\bsecretariado ejecutivo\b"),
+        _S + "Qué es el SESNSP y qué publica",
+        ("SESNSP",),
+        crime=True,
+    ),
+    Term(
+        "municipio",
+        (r"\b(colonias?|barrios?|calles?|cuadrantes?|localidad(es)?)\b",),
+        "limitaciones.md § El municipio es el nivel más fino: no hay cifras por colonia ni por calle",
+        ("municipio",),
+        crime=True,
+    ),
+)
+# How a definition is asked: «qué es», «diferencia», «incluye», «cuenta como», «es lo mismo», «van aparte».
+FRAME = re.compile(
+    r"\b(que (es|son|significa\w*|quiere decir|se entiende|incluye\w*|abarca\w*|cuenta\w*|mide\w*|cambia\w*)"
+    r"|que diferencia|diferencia\w*|diferenci\w*|distingue\w*|distint[oa]s?|lo mismo|es igual|son iguales"
+    r"|(es|son|forma|forman) parte|dentro de|incluy\w*|incluid[oa]s?|abarca\w*|se cuenta\w*|cuenta\w* como"
+    r"|se suma\w*|se juntan?|van aparte|por separado|aparte|se considera\w*|defin\w*|explica\w*|significa\w*"
+    r"|quiere decir|en que consiste|a que se refiere|comparables?|se puede\w* comparar|cuenta\w* (victimas|carpetas|delitos))\b"
+)
+# A question after a number, a ranking or a list is a data question, whatever terms it names.
+_DATA = re.compile(r"\b(cuant[oa]s|top|ranking|cifras? de|dame (el|la|los|las) (numero|cifra|total))\b")
+MAX_SENTENCES = 4  # per section: its topic sentence and the best sentence of each term asked
+
+
+def terms_in(folded: str) -> list[Term]:
+    """The glossary terms a question names, in the order it names them; a pair drops the members it covers."""
+    found = [(m.start(), i, t) for i, t in enumerate(GLOSSARY) if (m := t.found(folded))]
+    terms = [t for _, _, t in sorted(found, key=lambda x: (x[0], x[1]))]
+    sections = {t.section for t in terms if not t.crime}
+    # a crime term whose section another term already brings adds nothing
+    return [t for t in terms if not (t.crime and t.section in sections)] or terms
+
+
+def asks_definition(folded: str, u: Understanding | None, framed_only: bool = False) -> bool:
+    """Whether a question asks what a term means (not a figure): its terms and frame, and no data slots.
+
+    ``framed_only``: in a conversation, «¿y la tasa?» continues the last question; only a framed one defines.
+    """
+    terms = terms_in(folded)
+    if not terms or _DATA.search(folded):
+        return False
+    places = bool(u and (u.places or u.generic_place))
+    window = bool(u and u.window)
+    concept = any(not t.crime for t in terms)
+    if FRAME.search(folded):
+        return not places and (not window or concept)
+    return concept and not places and not window and not framed_only
+
+
+def section_of(citation: str) -> Passage | None:
+    """The methodology passage with this citation («doc.md § title»), or None."""
+    return next((p for p in DocIndex.load().passages if cite(p) == citation), None)
+
+
+def passages_for(question: str, retrieved: list[Passage]) -> list[Passage]:
+    """The sections of the question's glossary terms first, then the retrieved ones (no repeats)."""
+    own = [p for t in terms_in(fold(question)) if (p := section_of(t.section)) is not None]
+    seen: dict[str, Passage] = {}
+    for p in own + list(retrieved):
+        seen.setdefault(cite(p), p)
+    return list(seen.values())
+
+
+def _best(sents: list[str], words: tuple[str, ...], asked: set[str]) -> int | None:
+    """The sentence that best defines one of ``words`` (a defining sentence beats a mention), or None."""
+    best = None
+    for i, s in enumerate(sents):
+        folded = fold(s)
+        if not any(fold(w) in folded for w in words):
+            continue
+        subject = " ".join(fold(d) for d in defined_terms(s))
+        # a sentence about the word («El subtipo precisa…», «El feminicidio es…») beats one that mentions it
+        opens = any(re.match(rf"(el|la|los|las|un|una) ({fold(w)})", folded) for w in words)
+        score = 3 * any(fold(w) in subject for w in words) + 3 * opens + len(asked & set(tokenize(s))) - 0.01 * i
+        if best is None or score > best[0]:
+            best = (score, i)
+    return best[1] if best else None
+
+
+def define(question: str, passages: list[Passage]) -> tuple[str, list[Passage]]:
+    """The answer to a definition: for each section of the terms asked, its topic sentence and the sentences that
+    define each term; the passages cited. Without glossary terms, the best retrieved sentence (``quote``)."""
+    terms = terms_in(fold(question))
+    by_cite = {cite(p): p for p in passages}
+    asked = set(tokenize(question, query=True))
+    paragraphs, cited = [], []
+    for section in dict.fromkeys(t.section for t in terms):
+        p = by_cite.get(section) or section_of(section)
+        if p is None:
+            continue
+        sents = sentences(p.text)
+        picks = [0]
+        for t in (t for t in terms if t.section == section):
+            for word in t.words:
+                i = _best(sents, (word,), asked)
+                if i is not None:
+                    picks.append(i)
+        chosen = sorted(list(dict.fromkeys(picks))[:MAX_SENTENCES])
+        if chosen == [0] and len(sents) > 1:
+            chosen = [0, 1]  # a topic sentence alone frames the answer without giving it
+        paragraphs.append(" ".join(sents[i] for i in chosen))
+        cited.append(p)
+    if not paragraphs:
+        text, best = quote(question, passages)
+        return text, [best]
+    return "\n\n".join(paragraphs), cited

@@ -1,0 +1,79 @@
+"""Requests for the identity of people: names, addresses, photos, phones or who someone is.
+
+A vocabulary, not a list of sentences: what is asked (a name, an address, a photo, a phone, «quién»), about whom (a
+victim, a suspect, an officer, a person named with capitals) and the frames that join them («¿quién mató a…?»,
+«¿cómo se llama el detenido…?», «¿dónde vive…?»). Aggregate questions about people («¿cuántas víctimas mujeres…?»,
+«personas desaparecidas» as a crime count) name no identity item and pass.
+"""
+
+from __future__ import annotations
+
+import re
+
+REFUSAL = (
+    "No puedo dar nombres, direcciones, fotos, teléfonos ni la identidad de ninguna persona (víctimas, "
+    "presuntos responsables, detenidos o autoridades). Los datos del SESNSP que usa Casandra son conteos de "
+    "delitos agregados por municipio y mes: no contienen datos personales y, si los tuviera, no los daría. "
+    "Puedo decirte, por ejemplo, cuántos casos de un delito hubo en un municipio y periodo."
+)
+
+# Whom: people involved in a crime, authorities, and everyday words for a person.
+_PERSON = (
+    r"victimas?|sospechos[oa]s?|detenid[oa]s?|culpables?|agresor(es|as?)?|asesin[oa]s?|homicidas?|feminicidas?|"
+    r"violador(es|as?)?|secuestrador(es|as?)?|ladron(es|as?)?|sicarios?|delincuentes?|criminales?|"
+    r"presunt[oa]s?( responsables?)?|responsables?|implicad[oa]s?|acusad[oa]s?|imputad[oa]s?|ofendid[oa]s?|"
+    r"denunciantes?|testigos?|occis[oa]s?|fallecid[oa]s?|muert[oa]s?|difunt[oa]s?|cuerpos?|cadaver(es)?|"
+    r"desaparecid[oa]s?|secuestrad[oa]s?|levantad[oa]s?|policias?|agentes?|oficiales?|elementos?|comandantes?|"
+    r"director(es|as?)?|jefes?|lider(es)?|capos?|fiscal(es)?|juez(as)?|jueces|ministerios? publicos?|"
+    r"personas?|senor(es|as?)?|senoritas?|muchach[oa]s?|chav[oa]s?|joven(es)?|nin[oa]s?|menores?|mujer(es)?|"
+    r"hombres?|empresari[oa]s?|familia(res)?|familias?|hij[oa]s?|espos[oa]s?|novi[oa]s?|vecin[oa]s?"
+)
+# What: identity items that are personal whoever they belong to, and ambiguous ones that need a person.
+_ALWAYS = (
+    r"domicilios?|telefonos?( celular)?|numeros? de (telefono|celular|whatsapp)|celular(es)?|whatsapp|curp|rfc|"
+    r"correos? (electronicos? )?(de|del)|e-?mail|facebook|instagram|tiktok|twitter|redes sociales|"
+    r"datos personales|credencial(es)?|ine de|placas (de|del)"
+)
+_NEEDS_PERSON = (
+    r"nombres?|apellidos?|direccion(es)?|fotos?|fotografias?|imagen(es)?|videos?|identidad(es)?|caras?|rostros?"
+)
+_CRIME_VERB = (
+    r"mat\w*|asesin\w*|secuestr\w*|viol\w*|rob\w*|dispar\w*|atac\w*|balace\w*|ejecut\w*|levant\w*|desaparec\w*|"
+    r"agredi\w*|golpe\w*|apunal\w*|extorsion\w*|denunci\w*|detuv\w*|arrest\w*|captur\w*"
+)
+_NOT_PEOPLE = (
+    r"delitos?|municipios?|subtipos?|modalidad(es)?|tipos?|archivos?|fuentes?|indicador(es)?|categorias?|cifras?"
+)
+
+IDENTITY = re.compile(
+    # «¿quién mató…?», «¿a quién asesinaron?», «¿quiénes son los responsables?», «¿quién es el jefe de plaza?»
+    rf"\b(a )?quien(es)? (lo |la |los |las |le |les )?({_CRIME_VERB})\b"
+    rf"|\bquien(es)? (es|son|fue|fueron|era|eran|esta|estan) (el|la|los|las|ese|esa|aquel|aquella)\b"
+    rf"(?! (municipio|delito|estado|entidad|lugar|mes|ano|fuente|sesnsp|fiscalia)\b)"
+    # «¿cómo se llama el detenido…?» (not «el delito», «el municipio»)
+    rf"|\bcomo se llama\w* (a )?((el|la|los|las|al) )?(que\b|(?!({_NOT_PEOPLE})\b)(\w+ ){{0,2}}({_PERSON})\b)"
+    rf"|\bcomo se apellid\w*"
+    # «¿dónde vive el sospechoso?», «¿en qué calle vive…?»
+    r"|\b(donde|en que (calle|colonia|casa)) (vive|viven|vivia|vivian|se esconde\w*|esta preso|estan presos)\b"
+    # «identifica al agresor», «dime quién es»
+    rf"|\bidentifica\w*\b.{{0,20}}\b({_PERSON})\b"
+    # «el teléfono de la familia», «la CURP del detenido», «pásame el facebook del feminicida»
+    rf"|\b({_ALWAYS})\b"
+    # «nombres de las víctimas», «fotos de los cuerpos», «dirección del detenido», «foto del detenido»
+    rf"|\b({_NEEDS_PERSON})\b( y ({_NEEDS_PERSON}))?( completos?)? (de |del |de la |de los |de las |a |al )"
+    rf"(?!({_NOT_PEOPLE})\b)(\w+ ){{0,3}}({_PERSON})\b"
+    # «datos del violador», «los datos de la víctima»: one person's data
+    rf"|\bdatos (del|de la|de el) ({_PERSON})\b"
+    # «dame sus nombres», «sus direcciones»
+    rf"|\bsus ({_NEEDS_PERSON})\b"
+)
+# «dame el domicilio de Juan Pérez»: an identity item followed by a capitalised name in the original text.
+_NAMED = re.compile(
+    r"\b(?:[Nn]ombre|[Dd]irecci[oó]n|[Ff]otos?|[Dd]atos)\s+(?:de|del)\s+(?:[a-záéíóúñ]+\s+){0,2}"
+    r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+\s+[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+"
+)
+
+
+def asks_identity(normalized: str, original: str = "") -> bool:
+    """Whether the question asks for a person's name, address, photo, phone or identity."""
+    return bool(IDENTITY.search(normalized) or (original and _NAMED.search(original)))

@@ -1,0 +1,141 @@
+"""What the data can answer: a menu for vague on-topic questions, and the municipality as the finest level.
+
+«¿Cómo está la violencia en Guanajuato?» names no crime, no figure and no shape: instead of «¿Sobre qué delito?» it
+gets a short menu of runnable questions (the latest month, the municipalities with most cases, a municipality's
+trend, the total of crimes). A colonia, a street, a cuadrante or «cerca de mi casa» is below the municipality, where
+the SESNSP data stop: the answer says so and offers the municipality's figure when one was named.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import TYPE_CHECKING
+
+from core.ask.contracts import ClarifyingQuestion
+from core.text import MONTHS
+
+if TYPE_CHECKING:
+    from core.ask.understand import Understanding
+
+# Words of the general state of crime, without naming one («violencia» alone, «inseguridad», «panorama»).
+_VAGUE = re.compile(
+    r"\b(violencia|violent[oa]s?|inseguridad|insegur[oa]s?|seguridad|segur[oa]s?|peligros[oa]s?|peligro|"
+    r"delincuencia|criminalidad|crimen(es)?|delitos|incidencia|situacion|panorama|resumen|balance|diagnostico|"
+    r"como (esta|anda|va|vamos|andamos|estamos|estan|andan)( la cosa| el asunto| todo| las cosas)?|"
+    r"que (onda|pasa|ha pasado|esta pasando) (con|en))\b"
+)
+# A figure, a rate or a total asked for is a data question, however general its topic.
+_COUNTING = re.compile(r"\b(cuant\w*|total(es)?|numero de|tasas?|por cada|por (100|cien) mil)\b")
+# Places below the municipality: named kinds (colonia, calle, cuadrante…), «cerca de mi casa», a street address.
+_BELOW = re.compile(
+    r"\b(colonias?|col\.|barrios?|fraccionamientos?|fracc\.?|cuadrantes?|manzanas?|cuadras?|"
+    r"codigos? postal(es)?|c\.p\.|localidad(es)?|rancherias?|ejidos?|zona (centro|norte|sur|oriente|poniente)|"
+    r"esquina (con|de))\b"
+    r"|\b(calle|avenida|av\.|bulevar|boulevard|blvd\.?|calzada|callejon|privada)\s+(de\s+)?(?!la\b|el\b|los\b|las\b)[a-z0-9]"
+    r"|\bcerca de (mi|mis|tu|su|la|el|nuestra) (casa|trabajo|escuela|domicilio|colonia|calle|cuadra)\b"
+    r"|\b(mi|esta|nuestra) (colonia|calle|cuadra|manzana|zona|barrio|fraccionamiento)\b"
+    r"|\balrededores\b|\b(por|a la) vuelta de\b"
+)
+_LEVEL_WORDS = (
+    ("cuadrante", "cuadrante"),
+    ("calle", "calle"),
+    ("avenida", "calle"),
+    ("blvd", "calle"),
+    ("bulevar", "calle"),
+    ("barrio", "barrio"),
+    ("fraccionamiento", "fraccionamiento"),
+    ("codigo postal", "código postal"),
+    ("localidad", "localidad"),
+    ("cerca de", "zona cercana a un domicilio"),
+    ("cuadra", "calle"),
+)
+MAX_QUESTION = 300  # ClarifyingQuestion.question's limit
+_LIMIT_SECTION = "limitaciones.md § El municipio es el nivel más fino: no hay cifras por colonia ni por calle"
+
+
+def is_vague(normalized: str) -> bool:
+    """Whether the words ask about the state of crime in general, without a figure («¿qué tan inseguro está León?»)."""
+    return bool(_VAGUE.search(normalized)) and not _COUNTING.search(normalized)
+
+
+def below_municipality(normalized: str) -> bool:
+    """Whether the question is about a place below the municipality (colonia, calle, cuadrante, «cerca de mi casa»)."""
+    return bool(_BELOW.search(normalized))
+
+
+def _level(normalized: str) -> str:
+    return next((word for key, word in _LEVEL_WORDS if key in normalized), "colonia")
+
+
+def _municipality(u: Understanding | None) -> str | None:
+    places = [p for p in (u.places if u else []) if p.nivel == "municipio"]
+    return places[0].label if places else None
+
+
+def _month_year(d: date) -> str:
+    return f"{MONTHS[d.month - 1]} de {d.year}"
+
+
+def _period(u: Understanding | None, last_year: int) -> str:
+    """The question's window in words the understanding reads back; the last full year when none."""
+    if not (u and u.window):
+        return f"en {last_year}"
+    start, end = u.window
+    if start.month == 1 and end.month == 12:
+        return f"en {start.year}" if start.year == end.year else f"de {start.year} a {end.year}"
+    return f"de {_month_year(start)} a {_month_year(end)}"
+
+
+def _latest(metadata: dict, crime: str = "homicidio_doloso") -> date:
+    coverage = (metadata.get("coverage") or {}).get(crime) or {}
+    return date.fromisoformat(str(coverage.get("hasta") or metadata.get("max_date"))[:10])
+
+
+def menu(u: Understanding | None, metadata: dict) -> ClarifyingQuestion:
+    """A short menu of runnable questions for a vague on-topic question (about the place it names, if any)."""
+    place = _municipality(u) or "Guanajuato"
+    latest = _latest(metadata)
+    year = latest.year if latest.month == 12 else latest.year - 1
+    options = [
+        f"¿Cuántos homicidios dolosos hubo en {place} en {_month_year(latest)}?",
+        f"¿Cuáles son los 5 municipios con más homicidios dolosos en {latest.year}?",
+        f"Homicidios dolosos en {place} mes por mes en los últimos 12 meses",
+        f"¿Cuántos delitos del fuero común hubo en {place} en {year}?",
+    ]
+    where = f"en {place}" if place != "Guanajuato" else "en Guanajuato"
+    return ClarifyingQuestion(
+        question=(
+            f"Para un panorama {where} puedo darte cifras concretas: las del último mes publicado, los municipios con "
+            "más casos, la tendencia mes por mes o el total de delitos. Elige una de estas consultas o escribe la "
+            "tuya con delito, lugar y periodo."
+        ),
+        reason="missing_crime",
+        blocking=True,
+        options=options,
+    )
+
+
+def below_reply(u: Understanding | None, normalized: str, metadata: dict, big_places: list[str]) -> ClarifyingQuestion:
+    """The data stop at the municipality; the municipality's question is offered when one was named."""
+    level = _level(normalized)
+    place = _municipality(u)
+    crimes = [c for c in (u.crimes if u else []) if c.in_data and c.delito != "total_delitos"]
+    latest = _latest(metadata, crimes[0].delito if crimes else "homicidio_doloso")
+    period = _period(u, latest.year if latest.month == 12 else latest.year - 1)
+    what = f"casos de {crimes[0].label.lower()}" if crimes else "delitos del fuero común"
+    head = f"Los datos del SESNSP llegan hasta municipio: no hay cifras por {level} ({_LIMIT_SECTION})."
+    if place:
+        ask = f"¿Quieres la cifra de todo el municipio de {place}?"
+        return ClarifyingQuestion(
+            question=f"{head} {ask}" if len(head) + len(ask) < MAX_QUESTION else f"{head.split(' (')[0]}. {ask}",
+            reason="missing_place",
+            blocking=True,
+            options=[f"¿Cuántos {what} hubo en {place} {period}?"],
+        )
+    return ClarifyingQuestion(
+        question=f"{head} ¿De qué municipio quieres la cifra?",
+        reason="missing_place",
+        blocking=True,
+        options=big_places[:12],
+    )

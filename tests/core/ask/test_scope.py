@@ -1,0 +1,68 @@
+"""What can be answered (issue 13, point 6): a vague on-topic question gets a menu of runnable questions; a place
+below municipality level is told the data stops at municipality, with the municipality's question offered."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from core.ask.context import Assistant
+from core.ask.pipeline import Conversation
+from core.ask.scope import below_municipality, is_vague
+from core.text import normalize_text
+
+FIXTURE = json.loads((Path(__file__).parents[2] / "fixtures" / "ask" / "scope.json").read_text("utf-8"))
+BELOW = FIXTURE["below_municipality"]
+_COUNT = re.compile(r"\b\d{1,3}(,\d{3})*\b(?! de 20)")
+
+
+@pytest.fixture(scope="module")
+def assistant(bundled_settings):
+    return Assistant(settings=bundled_settings, use_cache=False)
+
+
+@pytest.mark.parametrize("question", FIXTURE["menu"])
+def test_vague_questions_are_recognised(question):
+    assert is_vague(normalize_text(question))
+
+
+@pytest.mark.parametrize("question", FIXTURE["menu"])
+def test_a_vague_question_gets_a_menu_of_runnable_questions(assistant, question):
+    turn = assistant.ask(question, Conversation(), planner="rules")
+    assert turn.status == "clarify" and turn.envelopes == []
+    options = turn.answer.clarifying_options
+    assert len(options) >= 3 and "¿Sobre qué delito?" not in turn.answer.text
+    for option in options:
+        answered = assistant.ask(option, Conversation(), planner="rules")
+        assert answered.status == "ok", (option, answered.answer.text)
+
+
+@pytest.mark.parametrize("question", FIXTURE["not_menu"])
+def test_specific_questions_get_no_menu(assistant, question):
+    assert assistant.ask(question, Conversation(), planner="rules").status == "ok"
+
+
+@pytest.mark.parametrize("case", BELOW, ids=[c["q"] for c in BELOW])
+def test_below_municipality_is_recognised(case):
+    assert below_municipality(normalize_text(case["q"]))
+
+
+@pytest.mark.parametrize("case", BELOW, ids=[c["q"] for c in BELOW])
+def test_below_municipality_says_where_the_data_stops(assistant, case):
+    turn = assistant.ask(case["q"], Conversation(), planner="rules")
+    assert turn.envelopes == [] and turn.plan is None, "sin cifra para la colonia"
+    text = normalize_text(turn.answer.text)
+    assert "municipio" in text and "llegan hasta" in text
+    options = turn.answer.clarifying_options
+    if case["municipio"]:
+        assert any(case["municipio"] in o for o in options), options
+        for option in options[:1]:
+            assert assistant.ask(option, Conversation(), planner="rules").status == "ok", option
+
+
+@pytest.mark.parametrize("question", ["¿cuántos homicidios dolosos hubo en León en 2024?", "secuestros en Celaya 2020"])
+def test_a_municipality_question_is_not_below_municipality(question):
+    assert not below_municipality(normalize_text(question))
