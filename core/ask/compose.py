@@ -147,10 +147,17 @@ def _lead_comparison(env, rows, noun, per) -> list[str]:
         pcts = [f", {fmt_pct(r['cambio_pct'], signed=True)}" if r["cambio_pct"] is not None else "" for r in rows[:5]]
         # the tool orders rows by change, largest increase first: say so when only increases are shown
         lead = "Los mayores aumentos por municipio: " if all(r["cambio"] > 0 for r in rows[:5]) else "Por municipio: "
+        lead = _CHANGE_LEADS.get(met.get("orden"), lead)  # a ranking by direction says which way it reads
         out.append(
             lead + join_y(f"{r['label']} ({r['cambio']:+,}{p})" for r, p in zip(rows[:5], pcts, strict=True)) + "."
         )
     return out
+
+
+_CHANGE_LEADS = {
+    "asc": "De la mayor baja a la menor (orden ascendente del cambio), por municipio: ",
+    "desc": "Del mayor aumento al menor (orden descendente del cambio), por municipio: ",
+}
 
 
 def _lead_anomalies(env, rows, noun, per) -> list[str]:

@@ -184,6 +184,8 @@ _CRIMES_IN_HEADLINE = (
     re.compile(r"^Top (.+) \((?:conteo|tasa_per_100k)\) — "),
     re.compile(r"^(?:Serie mensual|Comparación|Anomalías) de (.+?) — "),
     re.compile(r"^Entidades (?:con (?:más|menos) eventos|por \w+) \((.+?)\)[,]? "),
+    # the everyday shapes (tools 15-19) start their headlines with one of these words
+    re.compile(r"^(?:Máximo y mínimo|Promedio|Presencia|Modalidades|Serie anual|Lugares) de (.+?) — "),
 )
 
 

@@ -183,6 +183,13 @@ def _base_window(ctx: ToolContext, step: ResolvedStep) -> tuple[date, date]:
     return na, nb
 
 
+_CHANGE_ORDER = {  # the ranking's ORDER BY per ``orden`` (a closed table: never user text)
+    "abs": "abs(n - nb) DESC, (n - nb) DESC",
+    "desc": "(n - nb) DESC",
+    "asc": "(n - nb) ASC",
+}
+
+
 def _pct(cambio: int, base: int) -> float | None:
     return round(100 * cambio / base, 2) if base else None
 
@@ -193,6 +200,7 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     base_from, base_to = _base_window(ctx, step)
     hijos = scope.entity.nivel == "estado" and scope.nivel == "hijos"
     top_k = int(step.args.get("top_k", 10))
+    orden = step.args.get("orden", "abs")
     cond, params = where(scope, with_window=False)  # the rows of both windows, read once
     cond += " AND (i.fecha BETWEEN ? AND ? OR i.fecha BETWEEN ? AND ?)"
     params = params + [scope.date_from, scope.date_to, base_from, base_to]
@@ -205,7 +213,7 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         params,
         windows=[(scope.date_from, scope.date_to), (base_from, base_to)],
         year=scope.date_to.year if scope.frecuencia else None,
-        rank=Rank("abs(n - nb) DESC, (n - nb) DESC", top_k if hijos else None),
+        rank=Rank(_CHANGE_ORDER[orden], top_k if hijos else None),
         top_only=not by_rate,
     )
     now, before, pops = got.counts, got.base, got.pops
@@ -215,7 +223,14 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         if scope.frecuencia and got.totals is None and not frequency_ok(scope, n, rate(n, pops.get(e.entidad_id))):
             continue
         rows.append([e.entidad_id, e.label, n, nb, n - nb, _pct(n - nb, nb)])
-    rows.sort(key=lambda r: (-abs(r[4]), -r[4], r[0]))  # biggest change first, rises before falls
+    # abs: biggest change first, rises before falls; desc: biggest rise first; asc: biggest fall first
+    rows.sort(
+        key={
+            "abs": lambda r: (-abs(r[4]), -r[4], r[0]),
+            "desc": lambda r: (-r[4], r[0]),
+            "asc": lambda r: (r[4], r[0]),
+        }[orden]
+    )
     rows = rows[:top_k] if hijos else rows
     total, total_base = (
         (sum(now.values()), sum(before.values())) if got.totals is None else (got.totals["n"], got.totals["nb"])
@@ -252,6 +267,7 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             "cambio_pct": pct,
             "periodo": periodo,
             "periodo_base": periodo_base,
+            **({"orden": orden} if orden != "abs" else {}),  # a ranking by direction says which
         },
         extra_meta={"date_range_base_effective": {"from": base_from.isoformat(), "to": base_to.isoformat()}},
     )
