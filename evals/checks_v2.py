@@ -45,7 +45,8 @@ _NOT_LOADED = (
 )
 _DOWN = ("baj", "disminu", "cay", "caida", "redu", "descen", "menos", "menor")
 _UP = ("aument", "sub", "crec", "alza", "increment", "mas", "mayor")
-_MUNICIPIOS = re.compile(r"\b46 municipios\b")
+# not counts: «46 municipios», and the unit of a rate («por cada 100 mil habitantes», «100,000»)
+_NOT_A_COUNT = re.compile(r"\b46 municipios\b|\b100(?:,000| 000| mil)\b")
 
 
 @cache
@@ -93,7 +94,7 @@ class Answer:
 
     def has_count(self) -> bool:
         """Any count or rate: a number in the text (dates, years and «46 municipios» aside) or a result row."""
-        return bool(numbers_in(_MUNICIPIOS.sub(" ", fold(self.text)), drop_dates=True)) or bool(self.rows)
+        return bool(numbers_in(_NOT_A_COUNT.sub(" ", fold(self.text)), drop_dates=True)) or bool(self.rows)
 
     def asks(self) -> bool:
         """The assistant asked back."""
@@ -264,7 +265,9 @@ def check_menu(a: Answer, e, x) -> tuple[bool, str]:
     if a.has_count():
         return False, "dio una cifra"
     items = len(a.answer.get("clarifying_options") or [])
-    items = max(items, len(re.findall(r"(?m)^\s*(?:[-•*]|\d+[.)])\s+\S", a.text)))
+    items = max(
+        items, len(re.findall(r"(?m)^\s*(?:[-•*]|\d+[.)])\s+\S", a.text)), len(re.findall(r"«[^»]{8,}»", a.text))
+    )
     return items >= 2, "no ofrece al menos dos opciones"
 
 
