@@ -143,6 +143,8 @@ def _lead_comparison(env, rows, noun, per) -> list[str]:
         else "la cifra se mantuvo igual"
     )
     out = [f"{who} {fmt_int(now)} {noun(now)} {per}, frente a {fmt_int(before)} {per_base}: {change}."]
+    if len(rows) == 1 and met.get("orden") in _CHANGE_ONE:  # the one municipality of a ranking by direction
+        out.append(_CHANGE_ONE[met["orden"]])
     if len(rows) > 1:
         pcts = [f", {fmt_pct(r['cambio_pct'], signed=True)}" if r["cambio_pct"] is not None else "" for r in rows[:5]]
         # the tool orders rows by change, largest increase first: say so when only increases are shown
@@ -154,6 +156,10 @@ def _lead_comparison(env, rows, noun, per) -> list[str]:
     return out
 
 
+_CHANGE_ONE = {
+    "asc": "Es el municipio donde más bajaron (cambios ordenados de la mayor baja a la menor).",
+    "desc": "Es el municipio donde más aumentaron (cambios ordenados del mayor aumento al menor).",
+}
 _CHANGE_LEADS = {
     "asc": "De la mayor baja a la menor (orden ascendente del cambio), por municipio: ",
     "desc": "Del mayor aumento al menor (orden descendente del cambio), por municipio: ",

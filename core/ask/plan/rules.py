@@ -114,6 +114,11 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
             args.update(top_k=u.top_k or 10, orden=u.order)
         steps.append(_step("total_anual", args))
         return ToolPlan({"plan": steps}, notes, kind)
+    municipalities = [p for p in u.places if p.nivel == "municipio"]
+    if kind == "single_value" and len(municipalities) >= 2:
+        kind = "places"  # "Celaya contra Salamanca": every place asked, side by side, with the state
+    if kind in SHAPE_KINDS:
+        return _shape_plan(u, kind, delito, metadata, includes, notes)
     if u.window is None and kind == "patterns":
         # Patterns need history: the whole published span (the tool keeps each crime's coverage).
         window = (date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"]))
@@ -162,6 +167,8 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
             notes.append(f"Se compara con el periodo anterior de la misma duración ({cw[0]:%Y-%m}..{cw[1]:%Y-%m}).")
         else:
             cw = u.compare_window
+            window, cw = _same_period(u, metadata, includes, window, cw, notes)
+            base = {**base, "from": _iso(window[0]), "to": _iso(window[1])}
         args = {
             "entidad_id": eid if not u.group_by_municipio else _state_of(u),
             "nivel": "hijos" if u.group_by_municipio else "actual",
@@ -172,6 +179,9 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         }
         if u.group_by_municipio:
             args["top_k"] = u.top_k or 10
+            direction = next((g.split(":")[1] for g in u.signals if g.startswith("direction:")), None)
+            if direction or u.order == "asc":  # "¿dónde bajaron más…?": the biggest falls first, said in the answer
+                args["orden"] = direction or "asc"
         steps.append(_step("comparar_periodos", args))
     elif kind == "share":
         if method_args:  # agrupar_por_entidad has no method argument: a filter step carries it
@@ -217,4 +227,79 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         kind = "single_value"
     if u.wants_evidence:
         steps.append(_step("listar_evidencia", {}))
+    return ToolPlan({"plan": steps}, notes, kind)
+
+
+SHAPE_KINDS = ("extremes", "average", "presence", "breakdown", "annual_series", "places")
+
+
+def _same_period(
+    u: Understanding, metadata: dict, includes: dict, window: tuple[date, date], cw: tuple[date, date], notes: list[str]
+) -> tuple[tuple[date, date], tuple[date, date]]:
+    """«mismo periodo del año anterior»: both windows end with the crime's last published month, a year apart."""
+    if "time:base_prev_year" not in u.signals:
+        return window, cw
+    end = crime_end(metadata, [c.delito for c in u.crimes], includes)
+    if end is None or window[1] <= end:
+        return window, cw
+    start = window[0] if window[0] <= end else date(end.year, 1, 1)
+    aligned = (start, end)
+    base = (date(start.year - 1, start.month, 1), shift_months(date(end.year - 1, end.month, 1), 1) - timedelta(days=1))
+    notes.append(
+        f"Mismo periodo: los meses se alinean al último mes publicado del delito ({start:%Y-%m}..{end:%Y-%m} "
+        f"frente a {base[0]:%Y-%m}..{base[1]:%Y-%m})."
+    )
+    return aligned, base
+
+
+def _coverage_window(u: Understanding, metadata: dict, includes: dict) -> tuple[date, date]:
+    """The whole published span of the selected crimes (every crime loaded when none is named)."""
+    keys = [c.delito for c in u.crimes] or list(metadata.get("coverage", {}))
+    starts = [
+        date.fromisoformat(info["desde"])
+        for k in keys
+        for key in [k, *includes.get(k, [])]
+        if (info := metadata.get("coverage", {}).get(key)) and info.get("granularity", "month") == "month"
+    ]
+    end = crime_end(metadata, keys, includes) or date.fromisoformat(metadata["max_date"])
+    return (min(starts) if starts else date.fromisoformat(metadata["min_date"])), end
+
+
+def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: dict, notes: list[str]) -> ToolPlan:
+    """The plan of an everyday shape (issue 13 §2): one step of the tool that answers it."""
+    signals = set(u.signals)
+    por = "anio" if "extreme:anio" in signals else "mes"
+    if u.window is not None:
+        window = u.window
+    elif kind == "annual_series" or (kind == "extremes" and por == "anio"):
+        window = _coverage_window(u, metadata, includes)
+        notes.append(f"Sin periodo en la pregunta: se usa todo lo publicado ({window[0]:%Y-%m}..{window[1]:%Y-%m}).")
+    else:
+        window = _default_window(u, metadata, includes, 12, notes)
+    base = {"from": _iso(window[0]), "to": _iso(window[1])}
+    if delito is not None:
+        base["delito"] = delito
+    if u.methods and kind != "breakdown":
+        base["metodo"] = u.methods[0] if len(u.methods) == 1 else sorted(u.methods)
+    eid, _ = _entity(u)
+    if kind in ("extremes", "average"):
+        enfoque = "promedio" if kind == "average" else ("minimo" if "extreme:min" in signals else "maximo")
+        step = _step("resumen_periodo", {"entidad_id": eid, **base, "por": por, "enfoque": enfoque})
+    elif kind == "presence":
+        condicion = "sin" if "presence:sin" in signals else "con"
+        step = _step("municipios_por_presencia", {"entidad_id": _state_of(u), **base, "condicion": condicion})
+    elif kind == "breakdown":
+        args = {"entidad_id": eid, **base}
+        if u.methods:
+            args["foco"] = sorted(u.methods)[0]
+        step = _step("desglose_modalidad", args)
+    elif kind == "annual_series":
+        step = _step("serie_anual", {"entidad_id": eid, **base})
+    else:  # places side by side, and against the state
+        places = list(dict.fromkeys(p.entidad_id for p in u.places if p.nivel == "municipio"))
+        if not places:  # "¿está el estado por encima del promedio estatal?": nothing to set beside it
+            step = _step("rank_por_delito", {"entidad_id": eid, "nivel": "actual", "medida": u.medida, **base})
+            return ToolPlan({"plan": [step]}, notes, "single_value")
+        step = _step("comparar_lugares", {"entidad_id": _state_of(u), "entidades": places, **base})
+    steps = [step] + ([_step("listar_evidencia", {})] if u.wants_evidence else [])
     return ToolPlan({"plan": steps}, notes, kind)

@@ -1,0 +1,94 @@
+"""The everyday answer shapes (issue 13 §2): the kind and its shape signals, over varied phrasings.
+
+The phrasings were written before the cues (registers: press, analysts, citizens; with and
+without accents and question marks); each row names the kind and the shape signals it must leave.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+SHAPES = [
+    # peak / lowest month or year
+    ("¿Cuál fue el mes con más homicidios dolosos en Celaya en 2023?", "extremes", {"extreme:max"}),
+    ("mes con mas asesinatos en leon 2022", "extremes", {"extreme:max"}),
+    ("¿En qué mes de 2024 hubo menos homicidios culposos en Irapuato?", "extremes", {"extreme:min"}),
+    ("el peor mes de feminicidios en 2021", "extremes", {"extreme:max"}),
+    ("¿cuál fue el mes más violento de 2023 en Salamanca?", "extremes", {"extreme:max"}),
+    ("mes más tranquilo en homicidios dolosos en León en 2024", "extremes", {"extreme:min"}),
+    ("¿Qué año tuvo más secuestros en Guanajuato?", "extremes", {"extreme:max", "extreme:anio"}),
+    ("año con menos violencia familiar en Celaya", "extremes", {"extreme:min", "extreme:anio"}),
+    ("el mes récord de homicidios dolosos en Irapuato", "extremes", {"extreme:max"}),
+    # monthly and daily averages
+    ("¿Cuántos homicidios dolosos hay al día en León?", "average", {"average:day"}),
+    ("promedio mensual de secuestros en 2023", "average", {"average:month"}),
+    ("¿en promedio cuántos feminicidios se cometen al mes en Guanajuato?", "average", {"average:month"}),
+    ("homicidios diarios en Celaya en 2024", "average", {"average:day"}),
+    ("media mensual de violencia familiar en Irapuato 2022", "average", {"average:month"}),
+    ("cuantos asesinatos por dia hubo en el estado en 2023", "average", {"average:day"}),
+    # places with zero / at least one / how many
+    ("¿Qué municipios no registraron secuestros en 2023?", "presence", {"presence:sin"}),
+    ("municipios sin ningún feminicidio en 2022", "presence", {"presence:sin"}),
+    ("¿En cuántos municipios hubo al menos un secuestro en 2024?", "presence", {"presence:con"}),
+    ("¿cuántos municipios tuvieron feminicidios en 2021?", "presence", {"presence:con"}),
+    ("¿Hubo municipios con cero homicidios dolosos en 2023?", "presence", {"presence:sin"}),
+    ("lugares donde no hubo trata de personas en 2020", "presence", {"presence:sin"}),
+    ("¿qué municipios registraron por lo menos una extorsión o secuestro en 2019?", "presence", {"presence:con"}),
+    # breakdown by modalidad inside a place
+    ("homicidios dolosos en Celaya por modalidad en 2023", "breakdown", set()),
+    ("desglose de homicidios culposos de León en 2024", "breakdown", set()),
+    ("¿con qué arma se cometieron los homicidios dolosos en Irapuato en 2022?", "breakdown", set()),
+    ("modalidades del homicidio doloso en el estado en 2023", "breakdown", set()),
+    ("¿qué porcentaje de los homicidios dolosos de Celaya en 2023 fueron con arma de fuego?", "breakdown", set()),
+    ("% de los homicidios de León que se cometieron con arma blanca en 2022", "breakdown", set()),
+    ("¿qué parte de los asesinatos en Irapuato son con arma de fuego?", "breakdown", set()),
+    # ...but a place's share of the state stays a share
+    ("¿qué porcentaje de los homicidios con arma de fuego del estado ocurrieron en León?", "share", set()),
+    ("Participación de cada municipio en los homicidios dolosos con arma de fuego de 2024", "share", set()),
+    # annual series with year-over-year change
+    ("tendencia anual de violencia familiar en León", "annual_series", set()),
+    ("homicidios dolosos año por año en Celaya", "annual_series", set()),
+    ("¿cómo han variado los feminicidios cada año en Guanajuato?", "annual_series", set()),
+    ("variación anual de secuestros en el estado", "annual_series", set()),
+    ("secuestros por año en Irapuato", "annual_series", set()),
+    # a place against the state
+    ("¿la tasa de León está por encima del promedio estatal?", "places", {"vs_state"}),
+    ("¿Celaya está arriba o abajo de la media estatal en homicidios dolosos?", "places", {"vs_state"}),
+    ("homicidios dolosos de Irapuato frente al estado en 2023", "places", {"vs_state"}),
+    ("¿Salamanca tiene más feminicidios por habitante que el promedio del estado?", "places", {"vs_state"}),
+]
+DIRECTIONS = [
+    ("¿En qué municipio bajaron más los homicidios dolosos entre 2022 y 2023?", "asc"),
+    ("municipios donde más disminuyeron los feminicidios de 2021 a 2022", "asc"),
+    ("¿dónde se redujeron más los secuestros en 2024 respecto a 2023?", "asc"),
+    ("¿qué municipios aumentaron más sus homicidios en 2024 respecto a 2023?", "desc"),
+    ("municipios donde más subió la violencia familiar entre 2021 y 2022", "desc"),
+    ("¿en qué municipios crecieron más los homicidios culposos en 2023 frente a 2022?", "desc"),
+]
+SIDE_BY_SIDE = [
+    "Celaya contra Salamanca en homicidio doloso 2023",
+    "compara León e Irapuato en feminicidios 2022",
+    "homicidios dolosos en Celaya, Salamanca e Irapuato en 2024",
+    "León vs Celaya secuestros 2021",
+]
+
+
+@pytest.mark.parametrize(("question", "kind", "signals"), SHAPES)
+def test_shape_kind_and_signals(ask, question, kind, signals):
+    u = ask(question)
+    assert u.kind == kind, (question, u.kind, u.signals)
+    assert signals <= set(u.signals), (question, u.signals)
+
+
+@pytest.mark.parametrize(("question", "direction"), DIRECTIONS)
+def test_change_ranking_direction(ask, question, direction):
+    u = ask(question)
+    assert u.kind == "comparison" and u.group_by_municipio, (question, u.kind, u.signals)
+    assert f"direction:{direction}" in u.signals
+
+
+@pytest.mark.parametrize("question", SIDE_BY_SIDE)
+def test_several_places_are_kept(ask, question):
+    u = ask(question)
+    assert len([p for p in u.places if p.nivel == "municipio"]) >= 2, (question, u.places)
+    assert u.kind in ("single_value", "places"), (question, u.kind)
