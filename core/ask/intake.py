@@ -222,14 +222,15 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     moderation = moderate(normalized, question)
     meta = ctx.metadata
     lex = ctx.lexicon if meta else None
-    u = understand(question, lex, ctx.anchor, ctx.min_date) if lex is not None else None
+    coverage = (meta or {}).get("coverage")  # relative periods count from the crime's last published month
+    u = understand(question, lex, ctx.anchor, ctx.min_date, coverage) if lex is not None else None
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
-    follow = bool(u is not None and conv.last_understanding is not None and is_follow_up(question))
+    follow = bool(u is not None and conv.last_understanding is not None and is_follow_up(question, u, conv))
     definition = asks_definition(normalized, u, framed_only=follow) and not below_municipality(normalized)
     follow = follow and not definition
     rewritten = question
     if follow:
-        u = merge_follow_up(u, conv.last_understanding)
+        u = merge_follow_up(u, conv.last_understanding, lex, conv)
         rewritten = describe(u, lex)
     # Without data there is no lexicon to understand with: treat the question as on-topic so the
     # answer is "no hay datos publicados", not an off-topic refusal.

@@ -62,6 +62,7 @@ def clarifications(u: Understanding | None, catalog, kind_needs_crime: bool) -> 
                 options=[p.label for p in group][:12],
             )
         )
+    out += _unqualified_crime(u, catalog)
     if kind_needs_crime and not u.crimes:
         crimes = [
             c
@@ -77,6 +78,30 @@ def clarifications(u: Understanding | None, catalog, kind_needs_crime: bool) -> 
             )
         )
     return out[:3]
+
+
+def _unqualified_crime(u: Understanding, catalog) -> list[ClarifyingQuestion]:
+    """«homicidios» alone: doloso, culposo, feminicidio or both, asked (docs/decisions/0010-unqualified-homicide.md)."""
+    tipos = [s.split(":", 2)[2] for s in u.signals if s.startswith("crime:unqualified:")]
+    rows = {c["delito"]: c for c in catalog.crimes}
+    if not tipos or tipos[0] not in rows:
+        return []
+    subs = [rows[k]["subtipo"] for k in (rows[tipos[0]].get("incluye") or "").split("|") if k in rows]
+    # SESNSP counts feminicidio apart from homicidio: the person asking "homicidios" may mean it too
+    extra = ["Feminicidio"] if tipos[0] == "homicidio" and rows.get("feminicidio", {}).get("en_datos") else []
+    word = rows[tipos[0]].get("tipo") or tipos[0]
+    return [
+        ClarifyingQuestion(
+            question=(
+                f"«{word}» sin más puede ser {' o '.join(s.lower() for s in subs)}"
+                + (" (el feminicidio se cuenta aparte)" if extra else "")
+                + ". ¿Cuál quieres? También puedo sumar ambos si respondes «ambos»."
+            ),
+            reason="ambiguous_crime",
+            blocking=True,
+            options=[*subs, *extra, "Ambos"],
+        )
+    ]
 
 
 def _big_municipalities(catalog) -> list[str]:
@@ -253,6 +278,9 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
 
 
 def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> None:
+    turn.plan_notes += [n for n in u.notes if n not in turn.plan_notes]  # how time words were taken (seasons, days)
+    if "crime:both_subtypes" in u.signals:  # "ambos": the sum is said, never silent (docs/decisions/0010)
+        turn.plan_notes.append("Se suman " + " y ".join(c.label.lower() for c in u.crimes) + ", como pediste.")
     includes = {c["delito"]: [x for x in (c.get("incluye") or "").split("|") if x] for c in ctx.catalog.crimes}
     if mode == "llm":
         from core.ask.plan.llm import propose_plan

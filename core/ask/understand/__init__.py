@@ -71,3 +71,4 @@ class Understanding:
     group_by_municipio: bool = False  # B4: "¿en qué municipio…?" groups instead of filtering
     wants_evidence: bool = False
     signals: list[str] = field(default_factory=list)  # tags of what matched, for rationale/confidence
+    notes: list[str] = field(default_factory=list)  # Spanish, for the answer: how words were taken (seasons, days)

@@ -18,6 +18,7 @@ from core.ask.understand.tokens import (
     Tokens,
     exact_spans,
     free_ngrams,
+    key_of,
 )
 
 _SKIP = STOPWORDS | COMMON_WORDS
@@ -120,6 +121,8 @@ def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> 
             if crime.delito != tipo and all(c.delito != sub for _, c in res.crimes):  # a tipo already sums it
                 res.crimes.append((k, _crime_by_delito(lex, sub, word, 95.0)))
                 res.signals.append("crime:qualifier")
+            elif crime.delito == tipo:  # "homicidios, dolosos y culposos juntos": the tipo was qualified
+                res.signals.append(f"crime:tipo_qualified:{tipo}")
             taken.add(k)
             break
         else:
@@ -182,3 +185,23 @@ def ordered(res: CrimeResult) -> tuple[list[CrimeMatch], list[str]]:
             crimes.append(c)
     methods = [m for _, m in sorted(res.methods, key=lambda t: t[0])]
     return crimes, list(dict.fromkeys(methods))
+
+
+def unqualified(crimes: list[CrimeMatch], lex: Lexicon, signals=()) -> list[str]:
+    """Tipos said bare ("homicidios") whose subtypes differ in kind (doloso / culposo): asked, never summed silently.
+
+    "todos los homicidios" or "homicidios totales" ask for the sum and are not bare (docs/decisions/0010)."""
+    # only a tipo that sums intentional and unintentional acts; violación (simple + equiparada) is one crime to ask
+    split = set(lex.qualifiers.get("dolos", {})) & set(lex.qualifiers.get("culpos", {}))
+    out = []
+    for c in crimes:
+        ref = lex.crime_by_key.get(c.delito)
+        if f"crime:tipo_qualified:{c.delito}" in signals:
+            continue
+        if c.delito in split and ref is not None and key_of(c.text, stemmed=True) in _bare_names(ref):
+            out.append(c.delito)
+    return out
+
+
+def _bare_names(ref) -> set[str]:
+    return {key_of(ref.label, stemmed=True), key_of(ref.delito.replace("_", " "), stemmed=True)}

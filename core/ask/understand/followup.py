@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from core.ask.understand import CrimeMatch, Understanding
+from core.ask.understand import CrimeMatch, PlaceMatch, Understanding
 from core.ask.understand.lexicon import Lexicon
+from core.ask.understand.timeexpr import shift_year
 from core.ask.understand.tokens import tokenize
 
 _LEADS = re.compile(r"^(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
@@ -17,19 +18,58 @@ _ALWAYS = re.compile(
 )
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
+# Corrections replace a slot of the previous turn: "no, me refiero a dolosos", "perdón, quise decir Celaya".
+_CORRECTION = re.compile(
+    r"^(?:(?:no|perdon|perdona|disculpa|disculpe|ups|error|corrijo|correccion)\s*,?\s*)*"
+    r"(?:me\s+refiero\s+a|me\s+referia\s+a|quise\s+decir|queria\s+decir|quiero\s+decir|mas\s+bien|mejor"
+    r"|en\s+realidad|era|sino)\b"
+    r"|^(?:no|perdon|perdona|disculpa)\s*,"
+)
+# A question about one place right after a ranking: its first place ("¿y cuántos tuvo en 2024?").
+_ONE_PLACE = re.compile(
+    r"\b(?:tuvo|registro|registra|tiene|ha\s+tenido|presento|sumo|acumulo|ese\s+municipio|ese\s+lugar|esa\s+ciudad"
+    r"|dicho\s+municipio|el\s+primero|el\s+primer\s+lugar|alli|ahi)\b"
+)
+# "ambos", "los dos" (tokens write "2"): the reply that asks for every subtype of a bare tipo, summed.
+_BOTH = re.compile(r"\b(?:ambos|ambas|los\s+2|las\s+2|juntos|juntas|todos|todas|la\s+suma|sumados|sumalos)\b")
 
 
-def is_follow_up(question: str) -> bool:
-    """Whether the question only makes sense with the previous turn ("¿y en 2022?", "lo mismo para León")."""
+def _pending(conversation) -> bool:
+    """Whether the assistant's last turn asked the person something (a clarifying question)."""
+    turns = getattr(conversation, "turns", None) or []
+    return bool(turns) and getattr(turns[-1], "status", None) == "clarify"
+
+
+def _modifies(u: Understanding) -> bool:
+    """A slot that only makes sense on top of another question: a modalidad, a period, a qualifier, a measure."""
+    cues = ("crime:qualifier:", "medida:tasa", "time:prev_of_previous", "time:same_period")
+    return bool(u.methods or u.window or u.compare_window or any(s.startswith(cues) for s in u.signals))
+
+
+def is_follow_up(question: str, current: Understanding | None = None, conversation=None) -> bool:
+    """Whether the question only makes sense with the previous turn ("¿y en 2022?", "lo mismo para León").
+
+    With the question's understanding and the conversation it also sees corrections ("no, me refiero a
+    dolosos"), a bare reply to the assistant's own question ("Celaya") and a modifier with no crime
+    ("¿cuántos fueron con arma de fuego?")."""
     tokens = tokenize(question or "")
     if not len(tokens):
         return False
     text = tokens.text
-    if _ALWAYS.match(text):
+    if _ALWAYS.match(text) or _CORRECTION.match(text):
         return True
     if _LEADS.match(text) and len(tokens) <= _MAX_FOLLOW_UP_TOKENS:
         return True
-    return bool(_FRAGMENT.match(text)) and len(tokens) <= 5  # "¿en Celaya?", "¿con arma blanca?"
+    if bool(_FRAGMENT.match(text)) and len(tokens) <= 5:  # "¿en Celaya?", "¿con arma blanca?"
+        return True
+    if current is None:
+        return False
+    has_slot = bool(current.crimes or current.places or _modifies(current) or _BOTH.search(text))
+    if _pending(conversation) and has_slot and len(tokens) <= 6:  # "Celaya", "dolosos", "2023"
+        return True
+    if current.crimes or len(tokens) > _MAX_FOLLOW_UP_TOKENS:
+        return False
+    return _modifies(current) or (bool(current.places) and len(tokens) <= 4)
 
 
 def _explicit_kind(u: Understanding) -> bool:
@@ -51,10 +91,71 @@ def _qualified(current: Understanding, previous: Understanding, lexicon) -> list
     return out
 
 
-def merge_follow_up(current: Understanding, previous: Understanding | None, lexicon=None) -> Understanding:
+def _first_ranked(conversation) -> PlaceMatch | None:
+    """The first place of the previous turn's ranking (its result's first row), or None."""
+    turns = getattr(conversation, "turns", None) or []
+    result = getattr(turns[-1], "result", None) if turns else None
+    try:
+        inline = result["data"]["inline"]
+        names = [c["name"] for c in inline["columns"]]
+        row = inline["rows"][0]
+        eid, label = row[names.index("entidad_id")], row[names.index("label")]
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None
+    return PlaceMatch(eid, label, "municipio", "primer lugar", 100.0) if ".MUN." in str(eid) else None
+
+
+def _place_from_ranking(current: Understanding, previous: Understanding, conversation) -> Understanding:
+    """ "¿y cuántos tuvo en 2024?" after a ranking: the ranking's first place."""
+    ranked = previous.kind == "ranking" or previous.group_by_municipio
+    if current.places or current.whole_state or not ranked or not _ONE_PLACE.search(tokenize(current.question).text):
+        return current
+    first = _first_ranked(conversation)
+    if first is None:
+        return current
+    return replace(current, places=[first], signals=[*current.signals, "followup:ranking_first"])
+
+
+def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> Understanding:
+    """ "ambos" after «¿homicidio doloso o culposo?»: every qualified subtype of the bare tipo, said as a sum."""
+    tipos = [s.split(":", 2)[2] for s in previous.signals if s.startswith("crime:unqualified:")]
+    lex = lexicon
+    if current.crimes or not tipos or lex is None or not _BOTH.search(tokenize(current.question).text):
+        return current
+    subs = [lex.qualifiers.get(q, {}).get(tipos[0]) for q in ("dolos", "culpos")]
+    refs = [lex.crime_by_key[k] for k in subs if k in lex.crime_by_key]
+    crimes = [CrimeMatch(r.delito, r.label, "ambos", 95.0, r.in_data) for r in refs]
+    return replace(current, crimes=crimes, signals=[*current.signals, "crime:both_subtypes"]) if crimes else current
+
+
+def _relative_window(merged: Understanding, current: Understanding, previous: Understanding) -> None:
+    """ "el año anterior", "el mismo periodo…", "compáralo con 2023": relative to the previous turn's window."""
+    pw, sig = previous.window, current.signals
+    if pw is None:
+        return
+    if "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
+        merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, -1), "comparison"
+    elif "time:same_period_base" in sig and current.compare_window:  # "¿y contra el mismo periodo de 2022?"
+        years = current.compare_window[0].year - pw[0].year
+        merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, years), "comparison"
+    elif "time:window_from_base" in sig and current.compare_window:  # "compáralo con 2023"
+        merged.window, merged.kind = pw, "comparison"
+    elif "time:prev_of_previous" in sig and current.compare_window is None:  # "¿y el año anterior?"
+        merged.window, merged.compare_window = shift_year(pw, -1), None
+    else:
+        return
+    merged.window_text = None
+    merged.signals.append("followup:relative_window")
+
+
+def merge_follow_up(
+    current: Understanding, previous: Understanding | None, lexicon=None, conversation=None
+) -> Understanding:
     """The follow-up's slots over the previous turn's: what it says replaces, what it omits is kept."""
     if previous is None:
         return current
+    current = _place_from_ranking(current, previous, conversation)
+    current = _both_subtypes(current, previous, lexicon)
     kept: list[str] = []
     merged = replace(current, signals=list(current.signals))
     if not current.crimes:
@@ -69,6 +170,7 @@ def merge_follow_up(current: Understanding, previous: Understanding | None, lexi
         kept.append("place")
     if not current.crimes:
         merged.crimes = list(previous.crimes)
+        merged.signals += [s for s in previous.signals if s.startswith("crime:unqualified:")]  # still to ask
         kept.append("crime")
     if current.methods:  # "¿y con arma blanca?" asks for that method: it replaces the previous one
         merged.violencia = current.violencia
@@ -89,6 +191,7 @@ def merge_follow_up(current: Understanding, previous: Understanding | None, lexi
         if merged.kind == "comparison" and current.window is not None and current.compare_window is None:
             merged.compare_window = None  # a new single period: the comparison base is recomputed downstream
         kept.append("kind")
+    _relative_window(merged, current, previous)
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k
     if "order:asc" not in current.signals:
         merged.order = previous.order

@@ -15,7 +15,7 @@ from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
 from core.ask.understand.lexicon import Lexicon
-from core.ask.understand.timeexpr import parse_time
+from core.ask.understand.timeexpr import parse_time, reanchor
 from core.ask.understand.tokens import COMMON_WORDS, STOPWORDS, tokenize
 from core.text import normalize_text
 
@@ -35,8 +35,23 @@ def _unresolved(question: str, tokens, used: set[int]) -> list[str]:
     return out
 
 
-def understand(question: str, lexicon: Lexicon, anchor: date, min_date: date = date(2015, 1, 1)) -> Understanding:
-    """Slots of a question: places, crimes, methods, window, kind and knobs (relative time from ``anchor``)."""
+def _crime_end(crimes, lexicon: Lexicon, coverage: dict | None) -> date | None:
+    """The last published day of the crimes named (their subtypes' for a tipo), from the metadata's coverage."""
+    ends = []
+    for c in crimes:
+        keys = [c.delito, *(k for k, tipo in lexicon.tipo_of.items() if tipo == c.delito)]
+        for key in keys:
+            info = (coverage or {}).get(key) or {}
+            if info.get("hasta") and info.get("granularity", "month") == "month":
+                ends.append(date.fromisoformat(info["hasta"]))
+    return max(ends) if ends else None
+
+
+def understand(
+    question: str, lexicon: Lexicon, anchor: date, min_date: date = date(2015, 1, 1), coverage: dict | None = None
+) -> Understanding:
+    """Slots of a question: places, crimes, methods, window, kind and knobs (relative time from ``anchor``, or
+    from the crime's last published month when ``coverage`` (metadata) says it ends earlier)."""
     question = question if isinstance(question, str) else str(question)
     tokens = tokenize(question[:MAX_CHARS])
     signals: list[str] = []
@@ -61,6 +76,9 @@ def understand(question: str, lexicon: Lexicon, anchor: date, min_date: date = d
     places, ambiguous, whole_state, generic = place_matcher.finish(tokens, lexicon, place_state)
     crimes, methods = crime_matcher.ordered(found)
     signals += found.signals + place_state.signals
+    signals += [f"crime:unqualified:{k}" for k in crime_matcher.unqualified(crimes, lexicon, found.signals)]
+    time = reanchor(tokens.text, time, _crime_end(crimes, lexicon, coverage), anchor, min_date)
+    signals += [s for s in time.signals if s == "time:crime_anchor"]
     if not places and not ambiguous and not generic:
         signals += _unresolved(question[:MAX_CHARS], tokens, taken | found.crime_tokens | found.method_tokens)
 
@@ -96,4 +114,5 @@ def understand(question: str, lexicon: Lexicon, anchor: date, min_date: date = d
         group_by_municipio=decided.group_by_municipio,
         wants_evidence=decided.wants_evidence,
         signals=list(dict.fromkeys(signals)),
+        notes=list(time.notes),
     )

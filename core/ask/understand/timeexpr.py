@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from core.ask.understand.timegrammar import DAY_NOTE, MONTHS, Period, atomic_periods, last_months, month_words
+from core.text import MONTHS as MONTH_NAMES
 from core.text import month_end, shift_months
 
 __all__ = ["CHANGE_WORDS", "MONTHS", "TimeResult", "month_end", "parse_time", "shift_months"]
@@ -25,7 +26,7 @@ _COMPARE_CONNECTORS = re.compile(
 _RANGE_CONNECTORS = re.compile(r"^(?:y(?: el)?|a|al|a el|hasta(?: el)?|-)$")
 _RANGE_OPENERS = re.compile(r"(?:^|\s)(?:entre|de|del|desde|durante|en el periodo de|en el periodo)(?: el)?\s*$")
 _BASE_PREFIX = re.compile(
-    r"(?:^|\s)(?:vs|versus|contra|frente a|frente al|comparad[oa]s? con|en comparacion con|respecto (?:a|al|de|del)|"
+    r"(?:^|\s)(?:vs|versus|contra|frente a|frente al|compar\w* con|en comparacion con|respecto (?:a|al|de|del)|"
     r"con respecto (?:a|al)|con relacion (?:a|al)|en relacion (?:a|al|con)|que)(?: en)?(?: el| al)?\s*$"
 )
 # "enero a noviembre de 2025 frente al mismo periodo de 2024": the base is the window moved to that year.
@@ -54,11 +55,15 @@ class TimeResult:
     unparsed: list[str] = field(default_factory=list)  # words that look like time but name no period
 
 
-def _shift_year(w: tuple[date, date], years: int) -> tuple[date, date]:
+def shift_year(w: tuple[date, date], years: int) -> tuple[date, date]:
+    """The same months, ``years`` later (negative: earlier)."""
     s, e = w
     return date(s.year + years, s.month, 1), month_end(e.year + years, e.month)
 
 
+_SAME_PERIOD_BEFORE = re.compile(
+    r"(?:^|\s)(?:\w+\s+)?(?:el\s+|al\s+)?mismo\s+periodo\s+(?:de|del)(?:\s+(?:el\s+)?ano)?\s*$"
+)
 _LEAD = re.compile(
     r"(?:^|\s)((?:a partir de|a partir del|antes de|despues de|en el periodo de|durante el|durante|desde el|desde"
     r"|hasta el|hasta|entre el|entre|en el|en|del|de|el)\s)$"
@@ -167,12 +172,12 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
         span = (_lead(text, min(a.begin, b.begin)), max(a.finish, b.finish))
         if how == "compare_prev" and compare is None:
             window = (a.start, a.end)
-            compare = _shift_year(window, -1)
+            compare = shift_year(window, -1)
             texts.append(span)
             res.signals.append("time:compare")
         elif how == "compare_same" and compare is None:
             window = (a.start, a.end)
-            compare = _shift_year(window, b.start.year - a.start.year)
+            compare = shift_year(window, b.start.year - a.start.year)
             texts.append(span)
             res.signals.append("time:compare")
         elif how == "compare" and compare is None:
@@ -186,6 +191,12 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             res.signals.append("time:range")
     for p in (p for p in periods if id(p) not in used):
         base_at = _base_start(text, p) if compare is None else None
+        same = _SAME_PERIOD_BEFORE.search(text[: p.begin]) if compare is None else None
+        if same:  # "¿y contra el mismo periodo de 2022?": the base is a window moved to that year
+            compare = (p.start, p.end)
+            texts.append((same.start(), p.finish))
+            res.signals += ["time:compare", "time:same_period_base"]
+            continue
         if base_at is not None:
             compare, base_prev_year = (p.start, p.end), p.kind == "prev_year"
             texts.append((base_at, p.finish))
@@ -218,19 +229,38 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             window = (p.start, p.end)
             res.signals.append("time:relative" if p.kind in ("relative", "prev_year") else "time:absolute")
         if window[0] > window[1]:  # "desde 2030", "antes de 2015": outside the data; keep the window well-formed
-            window = (p.start, p.end) if not word.startswith("antes") else (_shift_year((p.start, p.end), -1))
+            window = (p.start, p.end) if not word.startswith("antes") else (shift_year((p.start, p.end), -1))
             res.signals.append("time:outside_data")
         texts.insert(0, (lead, p.finish))
     if base_prev_year:  # the base is "the year before" whatever the window is
         if window is None:  # "¿más que el año pasado?": this year so far against the same months before
             window = (date(anchor.year, 1, 1), a_end)
-        compare = _shift_year(window, -1)
+        compare = shift_year(window, -1)
         res.signals.append("time:base_prev_year")
     elif compare is not None and window is None:  # "comparado con 2023": the next period of the same size
-        window = _shift_year(compare, 1)
+        window = shift_year(compare, 1)
+        res.signals.append("time:window_from_base")  # a follow-up puts the previous turn's window here
     res.window, res.compare_window = window, compare
     if window is not None and any(p.granularity == "day" for p in periods):
         res.notes.insert(0, DAY_NOTE.format(months=month_words(*window)))
     res.window_text = " ".join(text[s:e] for s, e in texts) or None
     res.spans = [(p.begin, p.finish) for p in periods] + texts + invalid_spans
     return res
+
+
+def reanchor(text: str, res: TimeResult, end: date | None, anchor: date, min_date: date) -> TimeResult:
+    """The same words read against the crime's last published month, when it is earlier than the store's.
+
+    "violencia familiar en lo que va del año" is January to December 2022 when that crime stops in 2022
+    (evals/v2/FORMAT.md, windows); the answer says so."""
+    if end is None or res.window is None or end >= month_end(anchor.year, anchor.month):
+        return res
+    again = parse_time(text, end, min_date)
+    if (again.window, again.compare_window) == (res.window, res.compare_window):
+        return res
+    again.notes.append(
+        f"Ese delito se publica hasta {MONTH_NAMES[end.month - 1]} de {end.year}: "
+        "el periodo relativo se contó desde ese mes."
+    )
+    again.signals.append("time:crime_anchor")
+    return again

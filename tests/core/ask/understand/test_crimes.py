@@ -111,3 +111,24 @@ def test_method_and_crime_from_one_phrase(ask):
     u = ask("robo de auto con violencia en León")
     assert [c.delito for c in u.crimes] == ["robo_de_vehiculo_automotor"]
     assert u.violencia == "con"
+
+
+@pytest.mark.parametrize(
+    "question,bare",
+    [
+        ("homicidios en Celaya en 2023", True),
+        ("¿cuántos homicidios hubo en León?", True),
+        ("top 5 municipios con más homicidio", True),
+        ("homicidios dolosos en Celaya", False),
+        ("homicidios culposos en León", False),
+        ("todos los homicidios en Celaya", False),
+        ("homicidios totales en Irapuato", False),
+        ("¿Cuántos homicidios, dolosos y culposos juntos, hubo en Salamanca?", False),
+        ("homicidios dolosos y culposos en Celaya", False),
+        ("violaciones en León en 2020", False),  # simple + equiparada: one crime, not a question of intent
+        ("feminicidios en León", False),
+    ],
+)
+def test_bare_homicide_is_marked_to_ask(ask, question, bare):
+    """docs/decisions/0010: «homicidios» alone is asked, never summed silently."""
+    assert any(s.startswith("crime:unqualified:") for s in ask(question).signals) is bare

@@ -67,3 +67,23 @@ def test_previous_window_reference_is_flagged():
 def test_no_time(text):
     res = _parse(text)
     assert res.window is None and not res.unparsed
+
+
+@pytest.mark.parametrize(
+    "text,desde,hasta",
+    [
+        ("en lo que va del año", "2022-01", "2022-12"),
+        ("los últimos 12 meses", "2022-01", "2022-12"),
+        ("de enero a la fecha", "2022-01", "2022-12"),
+        ("desde 2020", "2020-01", "2022-12"),
+        ("en 2021", "2021-01", "2021-12"),  # an absolute window does not move
+    ],
+)
+def test_relative_windows_count_from_the_crimes_last_month(text, desde, hasta):
+    """A crime published to 2022-12 (violencia familiar): relative periods end there, and the answer says so."""
+    from core.ask.understand.timeexpr import reanchor
+
+    toks = tokenize(text).text
+    res = reanchor(toks, parse_time(toks, ANCHOR, MIN_DATE), date(2022, 12, 31), ANCHOR, MIN_DATE)
+    assert res.window == (_first(desde), _last(hasta))
+    assert ("time:crime_anchor" in res.signals) is (desde != "2021-01")
