@@ -27,7 +27,7 @@ from core.ask.contracts import (
     Safety,
     StopConditions,
 )
-from core.ask.plan import rules
+from core.ask.plan import assumptions, rules
 from core.ask.understand import Understanding
 from core.text import normalize_text
 
@@ -63,7 +63,8 @@ def clarifications(u: Understanding | None, catalog, kind_needs_crime: bool) -> 
             )
         )
     out += _unqualified_crime(u, catalog)
-    if kind_needs_crime and not u.crimes:
+    out += assumptions.questions(u, catalog, _big_municipalities(catalog))
+    if kind_needs_crime and not u.crimes and not assumptions.crime_words(u):
         crimes = [
             c
             for c in catalog.crimes
@@ -230,6 +231,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """PlannerState, and a tool plan from the offline or the LLM planner."""
     u, cat = turn.understanding, turn.intake.category
     tags = list(u.signals) if u else []
+    tags += assumptions.tags(u)
     if u is not None and u.group_by_municipio:
         tags.append("b4_group_by")
     mode = "rules"
@@ -278,6 +280,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
 
 
 def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> None:
+    turn.plan_notes = turn.plan_notes + assumptions.notes(u, ctx.catalog)  # what was assumed, said in the answer
     turn.plan_notes += [n for n in u.notes if n not in turn.plan_notes]  # how time words were taken (seasons, days)
     if "crime:both_subtypes" in u.signals:  # "ambos": the sum is said, never silent (docs/decisions/0010)
         turn.plan_notes.append("Se suman " + " y ".join(c.label.lower() for c in u.crimes) + ", como pediste.")

@@ -48,6 +48,16 @@ class CrimeMatch:
     note: str | None = None  # Spanish: why this word is not a SESNSP crime ("levantones"), from alias_prensa.json
 
 
+@dataclass(frozen=True)
+class UnknownTerm:
+    """Words of the question that no matcher understood (core/ask/understand/accounting.py)."""
+
+    text: str  # the words as written (accent-free)
+    kind: str  # place_foreign | place_unknown | place_below | time | crime | other
+    detail: str = ""  # Spanish: «municipio de Jalisco», «estado sin datos cargados»
+    suggestions: tuple[str, ...] = ()  # closest names of the store («Celaya»)
+
+
 @dataclass
 class Understanding:
     """Slots of one question; empty lists / None mean 'not said'."""
@@ -71,4 +81,5 @@ class Understanding:
     group_by_municipio: bool = False  # B4: "¿en qué municipio…?" groups instead of filtering
     wants_evidence: bool = False
     signals: list[str] = field(default_factory=list)  # tags of what matched, for rationale/confidence
+    unknown_terms: list[UnknownTerm] = field(default_factory=list)  # words nothing understood (never guessed)
     notes: list[str] = field(default_factory=list)  # Spanish, for the answer: how words were taken (seasons, days)

@@ -432,3 +432,13 @@ def cue_spans(text: str) -> list[tuple[int, int]]:
             if isinstance(rx, re.Pattern):
                 found.update(m.span() for m in rx.finditer(text) if m.end() > m.start())
     return sorted(found)
+
+
+def cue_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of every shape cue of this module in ``text``: the words the kind matcher understands."""
+    found = set()
+    for value in list(globals().values()):  # every cue regex, including the ones added later
+        for rx in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(rx, re.Pattern):
+                found.update(m.span() for m in rx.finditer(text) if m.end() > m.start())
+    return sorted(found)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from core.ask.understand import Understanding
+from core.ask.understand import Understanding, UnknownTerm, accounting
 from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
@@ -68,6 +68,7 @@ def understand(
     place_state = place_matcher.exact_places(tokens, lexicon, taken, ranking)
     crime_matcher.fuzzy_crimes(tokens, lexicon, taken, found)
     orphans = crime_matcher.qualify(tokens, lexicon, taken, found)
+    place_matcher.other_states(tokens, lexicon, taken, place_state, accounting.capitalized_words(question))
     place_matcher.fuzzy_places(tokens, lexicon, taken, place_state, ranking)
     if not (kind_matcher.COOCCURRENCE.search(tokens.text) or kind_matcher.SEASONALITY.search(tokens.text)):
         crime_matcher.generic_total(tokens, lexicon, found)
@@ -82,6 +83,17 @@ def understand(
     if not places and not ambiguous and not generic:
         signals += _unresolved(question[:MAX_CHARS], tokens, taken | found.crime_tokens | found.method_tokens)
 
+    unknown = accounting.outside_terms(place_state.outside)
+    unknown += [UnknownTerm(t, "time", "periodo no reconocido") for t in getattr(time, "unparsed", [])]
+    unknown += accounting.account(
+        question[:MAX_CHARS],
+        tokens,
+        taken | found.crime_tokens | found.method_tokens,
+        lexicon,
+        crime_tokens=found.crime_tokens,
+        has_place=bool(places or ambiguous or generic or whole_state or place_state.outside),
+    )
+    signals += accounting.signals(unknown)
     named = found.crime_tokens | found.method_tokens
     masked = " ".join("_" if k in named else w for k, w in enumerate(tokens.words))
     decided = kind_matcher.decide(
@@ -114,5 +126,6 @@ def understand(
         group_by_municipio=decided.group_by_municipio,
         wants_evidence=decided.wants_evidence,
         signals=list(dict.fromkeys(signals)),
+        unknown_terms=unknown,
         notes=list(time.notes),
     )

@@ -11,13 +11,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rapidfuzz import fuzz, process
+
 from core.ask.understand import PlaceMatch
 from core.ask.understand.lexicon import (
     WEAK_NAMES,
     EntityRef,
     Lexicon,
     PlaceEntry,
-    fuzzy_cutoff,
+)
+from core.ask.understand.placenames import (
+    describe_other,
+    fold,
+    fuzzy_threshold,
+    is_common_word,
+    national_names,
+    state_names,
 )
 from core.ask.understand.tokens import (
     NUMBER_WORDS,
@@ -29,6 +38,11 @@ from core.ask.understand.tokens import (
 
 # Words after which a bare name is clearly a place ("en Valle", "de Dolores", "y Victoria").
 PLACE_CUES = words_of("en de del para a y e o vs contra entre municipio ciudad cd desde hacia sobre versus ,")
+# Nouns of places below the municipality: the name after them is a colonia or a street, never a municipality.
+BELOW_MUNICIPALITY = words_of(
+    "colonia colonias col barrio barrios fraccionamiento fraccionamientos fracc calle calles avenida av bulevar "
+    "boulevard blvd calzada callejon privada cuadrante cuadrantes cuadra manzana localidad rancheria ejido"
+)
 # Before "municipio de X" these words make it a question about the state's municipalities.
 _GROUPING_WORDS = words_of("que cual cuales cada los todos varios otros sus demas")
 
@@ -56,6 +70,8 @@ class PlaceState:
     generic: str | None = None
     whole_state_text: str | None = None
     signals: list[str] = field(default_factory=list)
+    # places the store does not have: (i, j, text, kind, detail); never replaced by the state
+    outside: list[tuple[int, int, str, str, str]] = field(default_factory=list)
 
 
 def _cue_before(tokens: Tokens, i: int) -> bool:
@@ -142,6 +158,8 @@ def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -
     for i, j, key in exact_spans(tokens, lex.any_place, lex.max_place_len, taken, accept=accept):
         if lex.any_place[key] == "foreign":  # reported so the answer can say the store lacks that state
             st.signals.append(f"place:not_in_store:{lex.foreign_states[key]}")
+            name = state_names().get(lex.foreign_states[key], key)
+            st.outside.append((i, j, key, "place_foreign", f"el estado de {name}"))
             continue
         refs, signal = _resolve(lex.places[key], key, i, tokens, lex, states, ranking)
         _add(st, i, j, refs, key, 100.0, signal)
@@ -168,18 +186,82 @@ def fuzzy_places(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, 
         if any(k in taken for k in range(i, j)):
             continue
         query = tokens.phrase(i, j)
-        cutoff = fuzzy_cutoff(query)
-        if cutoff is None:
-            continue
-        hits = [(k, s) for k, s in lex.fuzzy("place", query, cutoff) if not all(e.weak for e in lex.places[k])]
-        if not hits:
+        hits = [(k, s) for k, s in store_fuzzy(lex, query) if not all(e.weak for e in lex.places[k])]
+        if not hits or _rival_at_least(lex, query, hits[0][1]):
             continue
         best = hits[0][1]
         close = [k for k, s in hits if s >= best - 2]
         refs_by_key = {k: _resolve(lex.places[k], k, i, tokens, lex, states, ranking) for k in close}
         entities = {r.entidad_id: r for refs, _ in refs_by_key.values() for r in refs}
-        _add(st, i, j, list(entities.values()), query, best, "place:fuzzy")
+        # the score shown is the spelling's own (not the fold's 100 for «Zelaya»): a typo is never exact
+        shown = min(fuzz.ratio(query, close[0]), 99.0)
+        _add(st, i, j, list(entities.values()), query, shown, "place:fuzzy")
         taken.update(range(i, j))
+
+
+def other_states(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, capitalized: frozenset[str]) -> None:
+    """Municipalities of other states by exact name («Guadalajara», «Tepic»): recorded as outside the store.
+
+    Runs before the typo pass, so a real name elsewhere is never bent into a Guanajuato name; a name
+    that is also an everyday word («Progreso», «Centro») counts only capitalized after a place cue."""
+    index = national_names(store_names(lex))
+
+    def accept(i: int, j: int, key: str) -> bool:
+        if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
+            return False  # «colonia Centro», «calle Morelos»: below the municipality, not a municipality
+        if not is_common_word(key):
+            return True
+        return j - i == 1 and key in capitalized and _cue_before(tokens, i)
+
+    longest = max((len(k.split()) for k in index), default=1)
+    for i, j, key in exact_spans(tokens, index, longest, taken, accept=accept):
+        st.outside.append((i, j, key, "place_foreign", describe_other(index[key])))
+        st.signals.append("place:other_state")
+
+
+_FOLDED: dict[tuple[str, int], tuple[list[str], list[str]]] = {}
+
+
+def store_names(lex: Lexicon) -> frozenset[str]:
+    """Every name the store answers to, whole or partial («Maravatío» is Santiago Maravatío, not Michoacán's)."""
+    return frozenset(lex.places) | frozenset(lex.partial)
+
+
+def _folded_bucket(lex: Lexicon, words: int) -> tuple[list[str], list[str]]:
+    """The store's place keys of one word count and their sound folds (cached per lexicon version)."""
+    cache_key = (lex.version, words)
+    if cache_key not in _FOLDED:
+        keys = sorted(k for k in lex.places if len(k.split()) == words and len(k.replace(" ", "")) >= 5)
+        _FOLDED[cache_key] = (keys, [fold(k) for k in keys])
+    return _FOLDED[cache_key]
+
+
+def store_fuzzy(lex: Lexicon, query: str, limit: int = 6) -> list[tuple[str, float]]:
+    """Store place keys a typo may mean, best first, at the measured threshold (ADR 0009)."""
+    cutoff = fuzzy_threshold(query)
+    if cutoff is None:
+        return []
+    keys, folded = _folded_bucket(lex, len(query.split()))
+    hits = process.extract(fold(query), folded, scorer=fuzz.ratio, limit=limit, score_cutoff=cutoff)
+    return sorted(((keys[k], float(s)) for _f, s, k in hits), key=lambda t: (-t[1], t[0]))
+
+
+def _rival_at_least(lex: Lexicon, query: str, score: float) -> bool:
+    """Whether some other state's municipality is as close as the store's best name («Tacámbaro», not Acámbaro)."""
+    cache_key = (lex.version, -len(query.split()))  # negative word counts: the rivals' bucket
+    if cache_key not in _FOLDED:
+        rivals = [k for k in national_names(store_names(lex)) if len(k.split()) == -cache_key[1]]
+        _FOLDED[cache_key] = (rivals, [fold(k) for k in rivals])
+    best = process.extractOne(fold(query), _FOLDED[cache_key][1], scorer=fuzz.ratio, score_cutoff=score)
+    return best is not None
+
+
+def suggestions(lex: Lexicon, text: str, limit: int = 3) -> tuple[str, ...]:
+    """The store's municipality names closest to an unknown one (for «¿quisiste decir…?»)."""
+    labels = sorted({e.label for e in lex.entities.values() if e.nivel == "municipio"})
+    query = fold(text)
+    scored = process.extract(query, [fold(x) for x in labels], scorer=fuzz.WRatio, limit=limit, score_cutoff=60)
+    return tuple(labels[k] for _f, _s, k in sorted(scored, key=lambda t: (-t[1], labels[t[2]])))
 
 
 def finish(

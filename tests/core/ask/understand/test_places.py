@@ -150,7 +150,10 @@ def test_state_not_in_store_is_reported(ask):
 
 
 def test_unknown_capitalized_place_is_reported(ask):
-    assert "place:unresolved:tepic" in ask("homicidios en Tepic en 2024").signals
+    """Tepic is another state's municipality: reported as outside the store (ADR 0009), never Guanajuato."""
+    u = ask("homicidios en Tepic en 2024")
+    assert "place:other_state" in u.signals and not u.places
+    assert [(t.kind, t.text) for t in u.unknown_terms] == [("place_foreign", "tepic")]
 
 
 JALISCO = [

@@ -1,0 +1,132 @@
+"""What the understanding did not understand or assumed, as clarifying questions and answer notes.
+
+A place outside the store (another state, another state's municipality, an unknown name) or a period
+that did not parse blocks the turn with a question and no figure: the state is never put in its
+place (docs/decisions/0009-place-spelling-threshold.md). A crime word nobody knows blocks when no
+other crime was named. What is assumed or left out is written in the answer: a typo read as a
+place or crime («Entendí: Celaya»), the whole state when no place was said, the words not taken
+into account.
+"""
+
+from __future__ import annotations
+
+from core.ask.contracts import ClarifyingQuestion
+from core.ask.understand import Understanding
+
+_PLACE_KINDS = ("place_foreign", "place_unknown")
+_EXAMPLES = "Por ejemplo: «en 2024», «de enero a marzo de 2025» o «los últimos 12 meses»."
+
+
+def _home(catalog) -> str:
+    """The name of the store's state («Guanajuato»)."""
+    states = [e["label"] for e in catalog.entities if e["nivel"] == "estado"]
+    return states[0] if len(states) == 1 else " y ".join(sorted(states)) or "el estado"
+
+
+def _quote(words: list[str]) -> str:
+    return ", ".join(f"«{w}»" for w in words)
+
+
+def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQuestion | None:
+    """The question for places the store does not have: say which, offer the closest names, give no figure."""
+    terms = [t for t in u.unknown_terms if t.kind in _PLACE_KINDS]
+    if not terms:
+        return None
+    home = _home(catalog)
+    foreign = [t.detail for t in terms if t.kind == "place_foreign"]
+    unknown = [t for t in terms if t.kind == "place_unknown"]
+    near = list(dict.fromkeys(s for t in unknown for s in t.suggestions))
+    parts = []
+    if foreign:
+        named = " ni de ".join(foreign).replace("de el estado", "del estado")
+        parts.append(
+            f"No tengo datos de {named}: solo están cargados los de {home}.".replace("de el estado", "del estado")
+        )
+    if unknown:
+        parts.append(f"No reconocí el lugar {_quote([t.text for t in unknown])} entre los municipios de {home}.")
+    parts.append("No doy una cifra de otro lugar en su lugar.")
+    parts.append(
+        f"¿Te refieres a {' o '.join(near)}?" if near else f"¿Quieres la cifra de {home} o de alguno de sus municipios?"
+    )
+    return ClarifyingQuestion(
+        question=" ".join(parts),
+        reason="missing_place",
+        blocking=True,
+        options=(near or [home, *usual])[:12],
+    )
+
+
+def time_question(u: Understanding) -> ClarifyingQuestion | None:
+    """The question for a period that did not parse: never a default window in its place."""
+    terms = [t.text for t in u.unknown_terms if t.kind == "time"]
+    if not terms:
+        return None
+    return ClarifyingQuestion(
+        question=f"No entendí el periodo {_quote(terms)}, así que no supongo otro. ¿Qué periodo quieres? {_EXAMPLES}",
+        reason="missing_period",
+        blocking=True,
+        options=[],
+    )
+
+
+def crime_words(u: Understanding) -> list[str]:
+    """Crime-like words nobody knows, when no specific crime was named (they would otherwise be dropped)."""
+    specific = [c for c in u.crimes if c.delito != "total_delitos"]
+    return [] if specific else [t.text for t in u.unknown_terms if t.kind == "crime"]
+
+
+def crime_question(u: Understanding, catalog) -> ClarifyingQuestion | None:
+    """An unknown crime word with no other crime named: say it and list the crimes of the data."""
+    words = crime_words(u)
+    if not words:
+        return None
+    crimes = [
+        c
+        for c in catalog.crimes
+        if c.get("en_datos") and c.get("granularity") == "month" and c.get("nivel") == "subtipo"
+    ]
+    return ClarifyingQuestion(
+        question=f"No reconocí {_quote(words)} como un delito de los datos. ¿Sobre qué delito? Estos son los que hay.",
+        reason="missing_crime",
+        blocking=True,
+        options=[c["subtipo"] for c in crimes][:12],
+    )
+
+
+def questions(u: Understanding | None, catalog, usual: list[str]) -> list[ClarifyingQuestion]:
+    """Every blocking question the unknown words of a question raise (place, period, crime)."""
+    if u is None:
+        return []
+    found = [place_question(u, catalog, usual), time_question(u), crime_question(u, catalog)]
+    return [q for q in found if q is not None]
+
+
+def notes(u: Understanding | None, catalog) -> list[str]:
+    """What the answer assumed or left out, in Spanish: typos read as names, the state by default, ignored words."""
+    if u is None:
+        return []
+    out = []
+    for p in u.places:
+        if p.score < 100:
+            out.append(f"Entendí: {p.label} (escribiste «{p.text}»).")
+    for c in u.crimes:
+        if c.score < 95 and c.delito != "total_delitos":
+            out.append(f"Entendí: {c.label} (escribiste «{c.text}»).")
+    if not u.places and not u.ambiguous_places and not u.generic_place and not u.group_by_municipio:
+        out.append(f"Sin lugar en la pregunta: la cifra es de todo el estado de {_home(catalog)}.")
+    ignored = [t.text for t in u.unknown_terms if t.kind in ("other", "crime") and t.text not in crime_words(u)]
+    if ignored:
+        out.append(f"No tomé en cuenta: {_quote(ignored)}.")
+    return out
+
+
+def tags(u: Understanding | None) -> list[str]:
+    """The same assumptions as rationale tags of the plan (planner_meta), for the audit."""
+    if u is None:
+        return []
+    out = [f"assumed:place:{p.entidad_id}<-{p.text}" for p in u.places if p.score < 100]
+    out += [f"assumed:crime:{c.delito}<-{c.text}" for c in u.crimes if c.score < 95 and c.delito != "total_delitos"]
+    if not u.places and not u.ambiguous_places and not u.generic_place and not u.group_by_municipio:
+        out.append("assumed:state_scope")
+    out += [f"not_understood:{t.kind}:{t.text}" for t in u.unknown_terms]
+    return out

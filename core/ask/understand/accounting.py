@@ -1,0 +1,160 @@
+"""Accounting of every word of a question: understood by a matcher, a shape cue, known filler, or «not understood».
+
+After the matchers ran, each token is either used (time, crime, modalidad, place), inside a cue of the
+kind matcher (``kind.cue_spans``), known filler (``catalogs/lexicon/relleno.txt``, the tokenizer's
+function and question words), or left over. Leftovers are grouped into phrases and classified by
+where they stand: a capitalized name after a place cue is an unknown place (with the closest names of
+the store), a strong time word is a period that did not parse, words next to a crime (or in a
+question without one) are an unknown crime, anything else is harmless («No tomé en cuenta: …»).
+Nothing here guesses: the planner asks, refuses or says what it left out (docs/decisions/0009).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from core.ask.understand import UnknownTerm
+from core.ask.understand.kind import cue_spans
+from core.ask.understand.lexicon import Lexicon
+from core.ask.understand.placenames import similarity
+from core.ask.understand.places import BELOW_MUNICIPALITY, PLACE_CUES, suggestions
+from core.ask.understand.tokens import COMMON_WORDS, NUMBER_WORDS, STOPWORDS, Tokens, stem, words_of
+from core.config import CATALOGS_DIR
+from core.text import normalize_text
+
+FILLER_FILE = Path("lexicon") / "relleno.txt"
+# Words that only ever name a time: left over, they are a period that did not parse (never a default window).
+TIME_WORDS = words_of(
+    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre "
+    "primavera verano otono invierno navidad navidades decembrino decembrina cuaresma pascua vacaciones "
+    "trimestre trimestres semestre semestres bimestre bimestres cuatrimestre cuatrimestres quincena quincenas "
+    "sexenio sexenios lustro lustros decada decadas madrugada madrugadas fines finde semestral trimestral "
+    "ayer antier anteayer hoy manana"
+)
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+# A capitalized word of the original question (accent-free afterwards): names of places start so.
+_CAPITALIZED = re.compile(r"\b[A-ZÁÉÍÓÚÑ][\wáéíóúñü]*")
+# How close an unknown name must be to a store name for it to be offered as a typo of it.
+_TYPO_SUGGESTION = 75.0
+# Connectors between a crime and the words that narrow it («robo de celulares», «asalto a tortillerías»).
+_CRIME_LINKS = words_of("de del a al en con contra por para")
+
+
+# Words after which a question names its crime («¿cuántos asaltos…?», «delitos de huachicoleo»).
+_CRIME_SLOTS = words_of("cuantos cuantas de del por sobre hubo")
+
+
+@lru_cache(maxsize=4)
+def _filler_at(path: Path) -> frozenset[str]:
+    words: set[str] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.lstrip().startswith("#"):
+            words.update(normalize_text(line).split())
+    return frozenset(words)
+
+
+def filler_words(catalogs_dir: str | Path = CATALOGS_DIR) -> frozenset[str]:
+    """The known filler vocabulary (accent-free), read once."""
+    return _filler_at((Path(catalogs_dir) / FILLER_FILE).resolve())
+
+
+def capitalized_words(question: str) -> frozenset[str]:
+    """Accent-free forms of the words written with a capital letter («Guadalajara» → «guadalajara»)."""
+    return frozenset(normalize_text(w) for w in _CAPITALIZED.findall(question))
+
+
+def is_filler(word: str) -> bool:
+    """A word that carries nothing to match: function words, question words, numbers, known filler."""
+    if not word.isalpha() or word in STOPWORDS or word in COMMON_WORDS or word in NUMBER_WORDS:
+        return True
+    filler = filler_words()
+    return word in filler or stem(word) in filler
+
+
+def _cue_tokens(tokens: Tokens) -> set[int]:
+    """Tokens inside a shape cue of the kind matcher («top», «mes por mes», «por cada 100 mil»)."""
+    out: set[int] = set()
+    for start, end in cue_spans(tokens.text):
+        out.update(range(*tokens.span_of(start, end)))
+    return out
+
+
+def leftovers(tokens: Tokens, used: set[int]) -> list[tuple[int, int]]:
+    """Runs [i, j) of tokens nobody understood; a single connector between two runs joins them."""
+    cues = _cue_tokens(tokens)
+    free = [
+        k
+        for k, w in enumerate(tokens.words)
+        if k not in used and k not in cues and (w in TIME_WORDS or _YEAR.match(w) or not is_filler(w))
+    ]
+    runs: list[list[int]] = []
+    for k in free:
+        if runs and (k == runs[-1][-1] + 1 or (k == runs[-1][-1] + 2 and tokens.words[k - 1] in _CRIME_LINKS)):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return [(r[0], r[-1] + 1) for r in runs]
+
+
+def _after_cue(tokens: Tokens, i: int) -> bool:
+    """A place cue right before, or before its article («en Zapopan», «en la Piedad»)."""
+    if i > 0 and tokens.words[i - 1] in PLACE_CUES:
+        return True
+    return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
+
+
+def _classify(
+    tokens: Tokens, i: int, j: int, lex: Lexicon, capitalized: frozenset[str], crime_tokens: set[int], has_place: bool
+) -> UnknownTerm:
+    text = tokens.phrase(i, j)
+    words = tokens.words[i:j]
+    if any(w in TIME_WORDS or _YEAR.match(w) for w in words):
+        return UnknownTerm(text, "time", "periodo no reconocido")
+    if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
+        return UnknownTerm(text, "place_below", "lugar más fino que el municipio")
+    named = any(w in capitalized for w in words if w not in STOPWORDS)
+    if _after_cue(tokens, i) and (named or not has_place):
+        near = suggestions(lex, text)
+        if named or _close(text, near):
+            return UnknownTerm(text, "place_unknown", "lugar no reconocido", near)
+    touches_crime = (i - 1) in crime_tokens or ((i - 2) in crime_tokens and tokens.words[i - 1] in _CRIME_LINKS)
+    if touches_crime or (not crime_tokens and _crime_position(tokens, i)):
+        return UnknownTerm(text, "crime", "delito no reconocido")
+    return UnknownTerm(text, "other", "")
+
+
+def _crime_position(tokens: Tokens, i: int) -> bool:
+    """Where a crime is named: first, after «cuántos», «casos de», «delitos de», «por», «sobre»."""
+    before = [w for w in tokens.words[:i] if w not in ("el", "la", "los", "las", "un", "una")]
+    return not before or before[-1] in _CRIME_SLOTS
+
+
+def _close(text: str, near: tuple[str, ...]) -> bool:
+    """Whether an unknown lowercase word looks like a typo of one of the offered store names."""
+    return any(similarity(text, name) >= _TYPO_SUGGESTION for name in near)
+
+
+def account(
+    question: str,
+    tokens: Tokens,
+    used: set[int],
+    lex: Lexicon,
+    *,
+    crime_tokens: set[int],
+    has_place: bool,
+) -> list[UnknownTerm]:
+    """What no matcher understood, classified (place, time, crime or harmless), in the order written."""
+    capitalized = capitalized_words(question)
+    return [_classify(tokens, i, j, lex, capitalized, crime_tokens, has_place) for i, j in leftovers(tokens, used)]
+
+
+def outside_terms(outside: list[tuple[int, int, str, str, str]]) -> list[UnknownTerm]:
+    """Places recognised as outside the store (another state, another state's municipality)."""
+    return [UnknownTerm(text, kind, detail) for _i, _j, text, kind, detail in sorted(outside)]
+
+
+def signals(terms: list[UnknownTerm]) -> list[str]:
+    """One ``unknown:<kind>`` tag per kind found, for the rationale and the audit."""
+    return list(dict.fromkeys(f"unknown:{t.kind}" for t in terms))
