@@ -126,6 +126,8 @@ def chart_spec(envelope: dict, pipeline: list[dict] | None = None) -> dict | Non
     shape, rows = shape_of(envelope), records(envelope)
     if shape == "ranking":
         y = ranking_measure(envelope)
+        if not any(r.get(y) for r in rows):  # every bar at zero: the sentence says it, an empty chart does not
+            return None
         return _bar(envelope, rows, "label", y, MEASURE_LABELS.get(y, y))
     if shape == "series":
         # unpublished months stay null: the line breaks instead of dropping to zero

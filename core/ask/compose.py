@@ -70,7 +70,7 @@ def _lead_single(env, rows, noun, per) -> list[str]:
 def _lead_ranking(env, rows, noun, per) -> list[str]:
     m, n, top = ranking_measure(env), len(rows), rows[0]
     kind = "municipios" if all(".MUN." in str(r["entidad_id"]) for r in rows) else "entidades"
-    desc = (rows[0][m] or 0) >= (rows[-1][m] or 0)
+    desc = (rows[0][m] or 0) >= (rows[-1][m] or 0) and (env.get("metrics") or {}).get("orden") != "asc"
     total = (env.get("metrics") or {}).get("total_conteo")
     parent, pl = state_name(top["entidad_id"]), noun()
     if m == "porcentaje":
@@ -96,6 +96,8 @@ def _lead_ranking(env, rows, noun, per) -> list[str]:
             + join_y(f"{r['label']} ({fmt_int(r['conteo'])})" for r in rows)
             + "."
         ]
+        out += ["Orden ascendente: de menos a más."] * (not desc)
+        out += ["Todos los mostrados registraron 0."] * (not desc and not any(r["conteo"] for r in rows))
         return out + [f"En todo {parent} se registraron {fmt_int(total)}."] * bool(total and kind == "municipios")
     label = MEASURE_LABELS.get(m, m).lower()
     return [

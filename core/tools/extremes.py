@@ -169,7 +169,7 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
         if len(ties) > 1:
             names = join_y(_period_words(t, por) for t in ties)
             out.append(
-                f"Los {unit}es con {word} {noun()} en {who} {per} fueron {names}, con {fmt_int(count)} cada uno."
+                f"Los {'meses' if por == 'mes' else 'años'} con {word} {noun()} en {who} {per} fueron {names}, con {fmt_int(count)} cada uno."
             )
         else:
             period = _period_words(met.get("maximo_periodo" if high else "minimo_periodo"), por)

@@ -78,7 +78,12 @@ def rank_por_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         highlights=highlights,
         evidence=evidence,
         warnings=warnings,
-        metrics={"total_conteo": total, "entidades": ranked},
+        # an ascending ranking says so: rows that tie (all zero) cannot tell the order themselves
+        metrics={
+            "total_conteo": total,
+            "entidades": ranked,
+            **({"orden": "asc"} if step.args.get("orden") == "asc" else {}),
+        },
         empty=total == 0,
     )
 

@@ -237,7 +237,8 @@ def _same_period(
     u: Understanding, metadata: dict, includes: dict, window: tuple[date, date], cw: tuple[date, date], notes: list[str]
 ) -> tuple[tuple[date, date], tuple[date, date]]:
     """«mismo periodo del año anterior»: both windows end with the crime's last published month, a year apart."""
-    if "time:base_prev_year" not in u.signals:
+    same = {"time:base_prev_year", "time:same_period_prev"} & set(u.signals)
+    if not same and cw != (_year_back(window[0]), _year_back(window[1])):
         return window, cw
     end = crime_end(metadata, [c.delito for c in u.crimes], includes)
     if end is None or window[1] <= end:
@@ -303,3 +304,8 @@ def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: d
         step = _step("comparar_lugares", {"entidad_id": _state_of(u), "entidades": places, **base})
     steps = [step] + ([_step("listar_evidencia", {})] if u.wants_evidence else [])
     return ToolPlan({"plan": steps}, notes, kind)
+
+
+def _year_back(d: date) -> date:
+    """The same day a year before (28 February for a 29th)."""
+    return d.replace(year=d.year - 1, day=min(d.day, 28)) if d.month == 2 else d.replace(year=d.year - 1)
