@@ -32,6 +32,7 @@ class Term:
     section: str
     words: tuple[str, ...]
     crime: bool = False
+    covers: tuple[str, ...] = ()  # member terms this term's section already answers
 
     def found(self, text: str) -> re.Match | None:
         """The first mention of the term in folded text, or None."""
@@ -39,6 +40,8 @@ class Term:
         return min(hits, key=lambda m: m.start()) if hits else None
 
 
+# «sin datos», «no hay cifras», «vacío», «no publicado»: a month with nothing published
+_MISSING = r"vacios?|vacias?|(sin|no hay|no tiene|no trae|faltan?) (datos?|cifras?|informacion|registros?)|no publicad\w*|no aparece\w*|falta\w*"
 _C, _S, _Q = "conceptos.md § ", "sesnsp.md § ", "cobertura_y_calidad.md § "
 _VF = "Violación simple y violación equiparada"
 # Pairs come before their members: a pair section answers both terms at once.
@@ -51,6 +54,13 @@ GLOSSARY: tuple[Term, ...] = (
     ),
     Term("violacion_equiparada", (r"\bequiparadas?\b",), _C + _VF, ("equiparada", "violación simple"), crime=True),
     Term("violacion_simple", (r"\bviolacion(es)? simples?\b",), _C + _VF, ("violación simple",), crime=True),
+    Term(
+        "homicidio_modalidades",
+        (r"\bmodalidad(es)?\b.{0,60}\bhomicidios?\b", r"\bhomicidios?\b.{0,60}\bmodalidad(es)?\b"),
+        _C + "Modalidades del homicidio y «Con otro elemento»",
+        ("modalidades del homicidio", "arma de fuego", "otro elemento"),
+        covers=("modalidad", "homicidio", "doloso_culposo"),
+    ),
     Term(
         "con_otro_elemento",
         (r"\botros? elementos?\b",),
@@ -96,8 +106,9 @@ GLOSSARY: tuple[Term, ...] = (
         (
             r"\bmes(es)? (sin (datos?|cifras?|informacion|registros?)|vacios?|no publicados?|sin publicar|faltantes?)",
             r"\bmes(es)? (que )?no (aparece|sale|esta|viene)n?",
-            r"\b(vacio|vacios|sin datos?|no publicad\w*|no aparece\w*|falta\w*)\b.{0,40}\bceros?\b",
-            r"\bceros?\b.{0,40}\b(vacio|vacios|sin datos?|no publicad\w*|no aparece\w*)\b",
+            r"\bmes(es)? (que )?no (tiene|tienen|trae|traen|hay) (datos?|cifras?|informacion|registros?)",
+            rf"\b({_MISSING})\b.{{0,60}}\bceros?\b",
+            rf"\bceros?\b.{{0,60}}\b({_MISSING})\b",
         ),
         _Q + "Mes no publicado no es cero",
         ("no publicado", "cero"),
@@ -199,10 +210,16 @@ FRAME = re.compile(
     r"|que diferencia|diferencia\w*|diferenci\w*|distingue\w*|distint[oa]s?|lo mismo|es igual|son iguales"
     r"|(es|son|forma|forman) parte|dentro de|incluy\w*|incluid[oa]s?|abarca\w*|se cuenta\w*|cuenta\w* como"
     r"|se suma\w*|se juntan?|van aparte|por separado|aparte|se considera\w*|defin\w*|explica\w*|significa\w*"
-    r"|quiere decir|en que consiste|a que se refiere|comparables?|se puede\w* comparar|cuenta\w* (victimas|carpetas|delitos))\b"
+    r"|quiere decir|en que consiste|a que se refiere|comparables?|se puede\w* comparar|cuenta\w* (victimas|carpetas|delitos)"
+    r"|(es|son) (un |una |el |la |los |las )?(tipo|subtipo|modalidad|forma|clase|variante)s?"
+    r"|(cifras?|datos|numeros|conteos?) (son|cuentan|miden|representan|se refieren)"
+    r"|se (toma|toman|trata|tratan|cuenta|cuentan|registra|registran|considera|consideran) como|equivale\w*"
+    r"|(que|cuales) (modalidades|subtipos|tipos|categorias|variantes) (tiene|tienen|hay|incluye\w*|abarca\w*)"
+    r"|cuales son (las|los) (modalidades|subtipos|tipos|categorias))\b"
 )
 # A question after a number, a ranking or a list is a data question, whatever terms it names.
-_DATA = re.compile(r"\b(cuant[oa]s|top|ranking|cifras? de|dame (el|la|los|las) (numero|cifra|total))\b")
+_DATA = re.compile(r"\b(cuant[oa]s|top|ranking|dame (el |la |los |las )?(numeros?|cifras?|totale?s?))\b")
+_TEXTING = re.compile(r"\b(q|k|ke)\b")  # «q es homicidio culposo»
 MAX_SENTENCES = 4  # per section: its topic sentence and the best sentence of each term asked
 
 
@@ -210,6 +227,8 @@ def terms_in(folded: str) -> list[Term]:
     """The glossary terms a question names, in the order it names them; a pair drops the members it covers."""
     found = [(m.start(), i, t) for i, t in enumerate(GLOSSARY) if (m := t.found(folded))]
     terms = [t for _, _, t in sorted(found, key=lambda x: (x[0], x[1]))]
+    covered = {k for t in terms for k in t.covers}
+    terms = [t for t in terms if t.key not in covered]
     sections = {t.section for t in terms if not t.crime}
     # a crime term whose section another term already brings adds nothing
     return [t for t in terms if not (t.crime and t.section in sections)] or terms
@@ -220,6 +239,7 @@ def asks_definition(folded: str, u: Understanding | None, framed_only: bool = Fa
 
     ``framed_only``: in a conversation, «¿y la tasa?» continues the last question; only a framed one defines.
     """
+    folded = _TEXTING.sub("que", folded)
     terms = terms_in(folded)
     if not terms or _DATA.search(folded):
         return False
@@ -228,7 +248,14 @@ def asks_definition(folded: str, u: Understanding | None, framed_only: bool = Fa
     concept = any(not t.crime for t in terms)
     if FRAME.search(folded):
         return not places and (not window or concept)
-    return concept and not places and not window and not framed_only
+    # without a frame, only a bare term with no shape («¿víctimas o carpetas?», «el RNID») asks what it means
+    return (
+        concept
+        and not places
+        and not window
+        and not framed_only
+        and (u is None or u.kind in ("unknown", "single_value"))
+    )
 
 
 def section_of(citation: str) -> Passage | None:

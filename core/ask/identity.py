@@ -64,8 +64,12 @@ IDENTITY = re.compile(
     rf"(?!({_NOT_PEOPLE})\b)(\w+ ){{0,3}}({_PERSON})\b"
     # «datos del violador», «los datos de la víctima»: one person's data
     rf"|\bdatos (del|de la|de el) ({_PERSON})\b"
-    # «dame sus nombres», «sus direcciones»
-    rf"|\bsus ({_NEEDS_PERSON})\b"
+    # «si mi vecino tiene carpetas abiertas», «antecedentes penales de…»: one person's records
+    r"|\b(mi|su|tu) (vecin|novi|espos|herman|prim|ti[oa]|jefe|compa|amig|ex|cunad|suegr|pareja)\w*\b.{0,60}"
+    r"\b(carpetas?|denuncias?|antecedentes|ordenes?|orden de|detenid\w*|acusad\w*|investigad\w*|demanda\w*)\b"
+    r"|\bantecedentes penales\b|\ben su contra\b"
+    # «dame sus nombres», «la lista de víctimas con nombre y edad»
+    rf"|\b(sus |con (su |sus )?)({_NEEDS_PERSON})\b"
 )
 # «dame el domicilio de Juan Pérez»: an identity item followed by a capitalised name in the original text.
 _NAMED = re.compile(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from core.ask.contracts import Intake, Moderation
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
-from core.ask.scope import below_municipality, is_vague
+from core.ask.scope import asks_what_to_ask, below_municipality, is_vague, is_vague_crime_talk
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -37,6 +37,15 @@ SOCIAL = (
     "ok gracias",
     "perfecto gracias",
     "excelente",
+    "que onda",
+    "que hubo",
+    "quiubo",
+    "buen dia",
+    "que hay",
+    "como te va",
+    "mil gracias",
+    "te agradezco",
+    "nos vemos",
 )
 SUPPORT = (
     "que puedes hacer",
@@ -168,6 +177,18 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
     return "relevant"
 
 
+def on_topic_without_slots(category: str, normalized: str) -> bool:
+    """A question the keyword rules left off topic or as help that is about crime here: a colonia («below the
+    municipality»), a vague one («¿cómo está la violencia?») or «¿qué te puedo preguntar?» (both get a menu)."""
+    if category == "irrelevant" and asks_what_to_ask(normalized):
+        return True
+    if _has(normalized, OFF_TOPIC):
+        return False
+    if category == "irrelevant":
+        return below_municipality(normalized) or is_vague(normalized)
+    return category == "support" and (is_vague_crime_talk(normalized) or asks_what_to_ask(normalized))
+
+
 def cache_key(day: str, dataset_version: str | None, question: str, planner: str, domain_hint: str) -> str:
     """Same-day cache key: normalized question + dataset_version (+ planner and hint)."""
     blob = "|".join([day, dataset_version or "", normalize_text(question).strip(" ¿?¡!."), planner, domain_hint])
@@ -226,7 +247,9 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     u = understand(question, lex, ctx.anchor, ctx.min_date, coverage) if lex is not None else None
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     follow = bool(u is not None and conv.last_understanding is not None and is_follow_up(question, u, conv))
-    definition = asks_definition(normalized, u, framed_only=follow) and not below_municipality(normalized)
+    # in a conversation a bare term («¿y la tasa?», «¿por modalidad?») continues it; only a framed question defines
+    framed_only = follow or conv.last_understanding is not None
+    definition = asks_definition(normalized, u, framed_only=framed_only) and not below_municipality(normalized)
     follow = follow and not definition
     rewritten = question
     if follow:
@@ -240,12 +263,8 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         category = "relevant"
     if definition:
         category = "definition"
-    elif (
-        category == "irrelevant"
-        and not _has(normalized, OFF_TOPIC)
-        and (below_municipality(normalized) or is_vague(normalized))
-    ):
-        category = "relevant"  # on topic: answered with where the data stop, or with a menu
+    elif on_topic_without_slots(category, normalized):
+        category = "relevant"  # answered with where the data stop, or with a menu
     key = cache_key(
         ctx.clock.now().strftime("%Y-%m-%d"),
         meta["dataset_version"] if meta else None,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core.ask.contracts import QueryPlan, default_lab_policy
 from core.ask.plan.rules import asks_all_crimes
 from core.ask.plan.strategy import _big_municipalities, clarifications
-from core.ask.scope import below_municipality, below_reply, is_vague, menu
+from core.ask.scope import asks_what_to_ask, below_municipality, below_reply, is_vague, menu
 from core.ask.understand import Understanding
 from core.text import normalize_text
 
@@ -138,7 +138,7 @@ def route(
 
 # Shapes a general question («¿cómo está la violencia?», «¿cuál es el más peligroso?») may take; patterns,
 # anomalies, comparisons and shares of crimes in general are answerable as asked.
-VAGUE_KINDS = ("unknown", "single_value", "series", "ranking")
+VAGUE_KINDS = ("unknown", "single_value", "series", "ranking", "annual_total")
 NEEDS_CRIME = ("single_value", "ranking", "series", "comparison", "share", "anomalies", "unknown")
 
 
@@ -146,13 +146,20 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """QueryPlan: mode, domains, confidence, flags and rationale."""
     u, cat = turn.understanding, turn.intake.category
     turn.clarify = []
-    if cat == "relevant" and u is not None and ctx.metadata:
+    m = turn.intake.moderation
+    refused = m.pii_request or m.destructive or m.instruction_override or m.offensive
+    if cat == "relevant" and u is not None and ctx.metadata and not refused:  # a refusal asks nothing back
         needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total"
         turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u))
         normalized = normalize_text(turn.question)
         if below_municipality(normalized):  # the data stop at the municipality: no figure for a colonia
             turn.clarify = [below_reply(u, normalized, ctx.metadata, _big_municipalities(ctx.catalog))]
-        elif not u.crimes and u.kind in VAGUE_KINDS and is_vague(normalized) and not (asks_all_crimes(u) and u.window):
+        elif asks_what_to_ask(normalized) or (
+            not [c for c in u.crimes if c.delito != "total_delitos"]
+            and u.kind in VAGUE_KINDS
+            and is_vague(normalized)
+            and not u.window
+        ):
             turn.clarify = [menu(u, ctx.metadata)]  # a menu of runnable questions, not «¿Sobre qué delito?»
     turn.query_plan = route(
         u, cat, turn.domain_hint, normalize_text(turn.question), ctx.clock.now(), needs_clarification=bool(turn.clarify)

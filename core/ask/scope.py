@@ -25,6 +25,14 @@ _VAGUE = re.compile(
     r"como (esta|anda|va|vamos|andamos|estamos|estan|andan)( la cosa| el asunto| todo| las cosas)?|"
     r"que (onda|pasa|ha pasado|esta pasando) (con|en))\b"
 )
+_CRIME_TALK = re.compile(
+    r"\b(violencia|inseguridad|insegur[oa]s?|seguridad|peligros[oa]s?|delincuencia|criminalidad|crimen(es)?|panorama)\b"
+)
+_WHAT_TO_ASK = re.compile(
+    r"\bque (te |le )?(puedo|podemos|se puede) (preguntar|consultar|pedir)\b|\bque (me )?(puedes|sabes|podrias) "
+    r"(hacer|responder|contestar|decir)\b|\ben que me (puedes )?(ayudar|ayudas)\b|\bque (preguntas|consultas) "
+    r"(puedo|se pueden|aceptas|respondes)\b|\bdame (ideas|ejemplos|opciones)\b|\bpor donde empiezo\b"
+)
 # A figure, a rate or a total asked for is a data question, however general its topic.
 _COUNTING = re.compile(r"\b(cuant\w*|total(es)?|numero de|tasas?|por cada|por (100|cien) mil)\b")
 # Places below the municipality: named kinds (colonia, calle, cuadrante…), «cerca de mi casa», a street address.
@@ -33,6 +41,7 @@ _BELOW = re.compile(
     r"codigos? postal(es)?|c\.p\.|localidad(es)?|rancherias?|ejidos?|zona (centro|norte|sur|oriente|poniente)|"
     r"esquina (con|de))\b"
     r"|\b(calle|avenida|av\.|bulevar|boulevard|blvd\.?|calzada|callejon|privada)\s+(de\s+)?(?!la\b|el\b|los\b|las\b)[a-z0-9]"
+    r"|\b(que|cuales|las|sus|por|cada|varias|algunas) calles\b"
     r"|\bcerca de (mi|mis|tu|su|la|el|nuestra) (casa|trabajo|escuela|domicilio|colonia|calle|cuadra)\b"
     r"|\b(mi|esta|nuestra) (colonia|calle|cuadra|manzana|zona|barrio|fraccionamiento)\b"
     r"|\balrededores\b|\b(por|a la) vuelta de\b"
@@ -57,6 +66,16 @@ _LIMIT_SECTION = "limitaciones.md § El municipio es el nivel más fino: no hay 
 def is_vague(normalized: str) -> bool:
     """Whether the words ask about the state of crime in general, without a figure («¿qué tan inseguro está León?»)."""
     return bool(_VAGUE.search(normalized)) and not _COUNTING.search(normalized)
+
+
+def asks_what_to_ask(normalized: str) -> bool:
+    """Whether the person asks what they can ask («¿qué te puedo preguntar?», «¿en qué me ayudas?»)."""
+    return bool(_WHAT_TO_ASK.search(normalized))
+
+
+def is_vague_crime_talk(normalized: str) -> bool:
+    """Vague words that speak of crime itself («crimen», «violencia», «inseguridad»), not of the data's inventory."""
+    return is_vague(normalized) and bool(_CRIME_TALK.search(normalized))
 
 
 def below_municipality(normalized: str) -> bool:
@@ -123,7 +142,9 @@ def below_reply(u: Understanding | None, normalized: str, metadata: dict, big_pl
     crimes = [c for c in (u.crimes if u else []) if c.in_data and c.delito != "total_delitos"]
     latest = _latest(metadata, crimes[0].delito if crimes else "homicidio_doloso")
     period = _period(u, latest.year if latest.month == 12 else latest.year - 1)
-    what = f"casos de {crimes[0].label.lower()}" if crimes else "delitos del fuero común"
+    # a group of crimes («homicidio») is offered as its parts, so the offered question is answered, not asked back
+    label = "homicidios dolosos y culposos" if crimes and crimes[0].delito == "homicidio" else None
+    what = label or (f"casos de {crimes[0].label.lower()}" if crimes else "delitos del fuero común")
     head = f"Los datos del SESNSP llegan hasta municipio: no hay cifras por {level} ({_LIMIT_SECTION})."
     if place:
         ask = f"¿Quieres la cifra de todo el municipio de {place}?"

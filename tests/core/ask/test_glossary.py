@@ -74,7 +74,7 @@ def test_a_definition_runs_no_tool_covers_every_term_and_cites(assistant, case):
 @pytest.mark.parametrize("question", FIXTURE["data_questions"])
 def test_data_questions_stay_data_questions(assistant, question):
     turn = assistant.ask(question, Conversation(), planner="rules")
-    assert turn.intake.category == "relevant", turn.answer.text
+    assert turn.intake.category != "definition", turn.answer.text
 
 
 def test_a_definition_after_a_data_question_is_still_a_definition(assistant):
@@ -88,3 +88,11 @@ def test_definition_answers_are_deterministic(assistant):
     q = "¿Cuál es la diferencia entre feminicidio y homicidio doloso?"
     a, b = (assistant.ask(q, Conversation(), planner="rules").answer.text for _ in range(2))
     assert a == b
+
+
+@pytest.mark.parametrize("turns", FIXTURE["follow_ups"], ids=[t[-1] for t in FIXTURE["follow_ups"]])
+def test_a_bare_term_in_a_conversation_continues_it(assistant, turns):
+    conv = Conversation()
+    for q in turns:
+        turn = assistant.ask(q, conv, planner="rules")
+    assert turn.intake.category != "definition", turn.answer.text

@@ -11,7 +11,7 @@ import pytest
 
 from core.ask.context import Assistant
 from core.ask.pipeline import Conversation
-from core.ask.scope import below_municipality, is_vague
+from core.ask.scope import asks_what_to_ask, below_municipality, is_vague
 from core.text import normalize_text
 
 FIXTURE = json.loads((Path(__file__).parents[2] / "fixtures" / "ask" / "scope.json").read_text("utf-8"))
@@ -26,7 +26,8 @@ def assistant(bundled_settings):
 
 @pytest.mark.parametrize("question", FIXTURE["menu"])
 def test_vague_questions_are_recognised(question):
-    assert is_vague(normalize_text(question))
+    text = normalize_text(question)
+    assert is_vague(text) or asks_what_to_ask(text)
 
 
 @pytest.mark.parametrize("question", FIXTURE["menu"])
@@ -66,3 +67,9 @@ def test_below_municipality_says_where_the_data_stops(assistant, case):
 @pytest.mark.parametrize("question", ["¿cuántos homicidios dolosos hubo en León en 2024?", "secuestros en Celaya 2020"])
 def test_a_municipality_question_is_not_below_municipality(question):
     assert not below_municipality(normalize_text(question))
+
+
+@pytest.mark.parametrize("question", FIXTURE["social"])
+def test_everyday_greetings_are_social(assistant, question):
+    turn = assistant.ask(question, Conversation(), planner="rules")
+    assert turn.intake.category == "social" and turn.envelopes == []
