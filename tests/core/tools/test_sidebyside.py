@@ -71,3 +71,10 @@ def test_populations_are_conapo_and_the_state_is_their_sum(bundled_settings, yea
 def test_without_the_state_row(bundled_settings):
     env = run(bundled_settings, ["GTO.MUN.CELAYA", "GTO.MUN.SALAMANCA"], 2023, incluir_estado=False)
     assert [r[1] for r in env["data"]["inline"]["rows"]] == ["Celaya", "Salamanca"]
+
+
+def test_without_places_only_the_state(bundled_settings):
+    plan = {"plan": [{"tool_id": 19, "args": {"entidad_id": "GTO", "delito": "homicidio_doloso",
+                                              "from": "2023-01-01", "to": "2023-12-31"}}]}  # fmt: skip
+    env = api.execution(plan, settings=bundled_settings).last
+    assert [r[1] for r in env["data"]["inline"]["rows"]] == ["Guanajuato"]
