@@ -115,7 +115,13 @@ GLOSSARY: tuple[Term, ...] = (
     ),
     Term(
         "carpetas_vs_victimas",
-        (r"\bcarpetas?\b", r"\bvictimas?\b", r"\baveriguacion(es)? previas?\b", r"\bincidencia delictiva\b"),
+        (
+            r"\bcarpetas?\b",
+            r"\bvictimas?\b",
+            r"\baveriguacion(es)? previas?\b",
+            r"\bincidencia delictiva\b",
+            r"\bpersonas (asesinadas|muertas|afectadas)\b",
+        ),
         _S + "Carpetas de investigación y víctimas",
         ("carpeta", "víctima", "incidencia", "delito"),
     ),
@@ -127,6 +133,7 @@ GLOSSARY: tuple[Term, ...] = (
             r"\b(metodologia|catalogo|cambio)\b.{0,40}\b2026\b",
             r"\b2026\b.{0,40}\b(metodologia|catalogo)\b",
             r"\bnueva metodologia\b",
+            r"\bcompar\w*\b.{0,30}\b2026\b|\b2026\b.{0,30}\bcompar\w*",
         ),
         _S + "Cambio de metodología en 2026 (RNID)",
         ("2026", "RNID"),
@@ -212,7 +219,8 @@ FRAME = re.compile(
     r"|se suma\w*|se juntan?|van aparte|por separado|aparte|se considera\w*|defin\w*|explica\w*|significa\w*"
     r"|quiere decir|en que consiste|a que se refiere|comparables?|se puede\w* comparar|cuenta\w* (victimas|carpetas|delitos)"
     r"|(es|son) (un |una |el |la |los |las )?(tipo|subtipo|modalidad|forma|clase|variante)s?"
-    r"|(cifras?|datos|numeros|conteos?) (son|cuentan|miden|representan|se refieren)"
+    r"|(cifras?|datos|numeros|conteos?)\b.{0,30}\b(son|cuentan|miden|representan|se refieren|significan)"
+    r"|(que onda|que pasa) con (lo|eso) de|que es eso de|eso de que|por que (no )?(puedo|se puede|podemos|hay|van|estan)"
     r"|se (toma|toman|trata|tratan|cuenta|cuentan|registra|registran|considera|consideran) como|equivale\w*"
     r"|(que|cuales) (modalidades|subtipos|tipos|categorias|variantes) (tiene|tienen|hay|incluye\w*|abarca\w*)"
     r"|cuales son (las|los) (modalidades|subtipos|tipos|categorias))\b"

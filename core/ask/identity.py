@@ -55,6 +55,8 @@ IDENTITY = re.compile(
     rf"|\bcomo se apellid\w*"
     # «¿dónde vive el sospechoso?», «¿en qué calle vive…?»
     r"|\b(donde|en que (calle|colonia|casa)) (vive|viven|vivia|vivian|se esconde\w*|esta preso|estan presos)\b"
+    # «¿dónde está el detenido?»: a person's whereabouts
+    rf"|\bdonde (esta|estan|se encuentra\w*|quedo|tienen) (a )?(el |la |los |las |al )?(\w+ )?({_PERSON})\b"
     # «identifica al agresor», «dime quién es»
     rf"|\bidentifica\w*\b.{{0,20}}\b({_PERSON})\b"
     # «el teléfono de la familia», «la CURP del detenido», «pásame el facebook del feminicida»

@@ -158,7 +158,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
             not [c for c in u.crimes if c.delito != "total_delitos"]
             and u.kind in VAGUE_KINDS
             and is_vague(normalized)
-            and not u.window
+            and not (asks_all_crimes(u) and u.window)  # «incidencia delictiva en León en 2023» is the yearly total
         ):
             turn.clarify = [menu(u, ctx.metadata)]  # a menu of runnable questions, not «¿Sobre qué delito?»
     turn.query_plan = route(

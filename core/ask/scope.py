@@ -39,7 +39,7 @@ _COUNTING = re.compile(r"\b(cuant\w*|total(es)?|numero de|tasas?|por cada|por (1
 _BELOW = re.compile(
     r"\b(colonias?|col\.|barrios?|fraccionamientos?|fracc\.?|cuadrantes?|manzanas?|cuadras?|"
     r"codigos? postal(es)?|c\.p\.|localidad(es)?|rancherias?|ejidos?|zona (centro|norte|sur|oriente|poniente)|"
-    r"esquina (con|de))\b"
+    r"esquina (con|de)|comunidad(es)? (de|del|la|el))\b"
     r"|\b(calle|avenida|av\.|bulevar|boulevard|blvd\.?|calzada|callejon|privada)\s+(de\s+)?(?!la\b|el\b|los\b|las\b)[a-z0-9]"
     r"|\b(que|cuales|las|sus|por|cada|varias|algunas) calles\b"
     r"|\bcerca de (mi|mis|tu|su|la|el|nuestra) (casa|trabajo|escuela|domicilio|colonia|calle|cuadra)\b"
@@ -56,6 +56,8 @@ _LEVEL_WORDS = (
     ("fraccionamiento", "fraccionamiento"),
     ("codigo postal", "código postal"),
     ("localidad", "localidad"),
+    ("comunidad", "localidad"),
+    ("zona ", "zona"),
     ("cerca de", "zona cercana a un domicilio"),
     ("cuadra", "calle"),
 )
