@@ -115,6 +115,8 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         steps.append(_step("total_anual", args))
         return ToolPlan({"plan": steps}, notes, kind)
     municipalities = [p for p in u.places if p.nivel == "municipio"]
+    if kind == "single_value" and municipalities and u.whole_state:
+        kind = "places"  # "León y el estado": the municipality beside the state
     if kind == "single_value" and len(municipalities) >= 2:
         kind = "places"  # "Celaya contra Salamanca": every place asked, side by side, with the state
     if kind in SHAPE_KINDS:
@@ -160,7 +162,14 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         steps.append(_step("serie_temporal", {"entidad_id": eid, **base, **method_args}))
     elif kind == "comparison":
         eid, _ = _entity(u)
-        if u.compare_window is None:
+        two_years = window[0] == date(window[0].year, 1, 1) and window[1] == date(window[0].year + 1, 12, 31)
+        if u.compare_window is None and u.group_by_municipio and two_years:
+            # "¿dónde cayó más … entre 2019 y 2020?": the second year against the first
+            cw = (window[0], date(window[0].year, 12, 31))
+            window = (date(window[1].year, 1, 1), window[1])
+            base = {**base, "from": _iso(window[0]), "to": _iso(window[1])}
+            notes.append(f"Se compara {window[0].year} con {cw[0].year}.")
+        elif u.compare_window is None:
             months = month_count(*window)
             prev_end = window[0] - timedelta(days=1)  # the same length, just before the window
             cw = (shift_months(prev_end, 1 - months), prev_end)
@@ -270,7 +279,9 @@ def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: d
     """The plan of an everyday shape (issue 13 §2): one step of the tool that answers it."""
     signals = set(u.signals)
     por = "anio" if "extreme:anio" in signals else "mes"
-    if u.window is not None:
+    if u.window is not None and u.compare_window is not None and kind == "annual_series":
+        window = (min(u.window[0], u.compare_window[0]), max(u.window[1], u.compare_window[1]))  # "2020 a 2024"
+    elif u.window is not None:
         window = u.window
     elif kind == "annual_series" or (kind == "extremes" and por == "anio"):
         window = _coverage_window(u, metadata, includes)

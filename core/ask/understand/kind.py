@@ -198,6 +198,10 @@ EXTREME = _C(
     r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros)\w*",
     r"\b(?:mes|ano)\s+(?:pico|record|maximo|minimo)\b",
     r"\b(?:maximo|minimo)\s+(?:mensual|anual)\b",
+    r"\b(?:mes|ano)\s+(?:fue\s+)?(?:el\s+)?(?:peor|mejor)\b",
+    r"\b(?:mes|ano)\s+con\s+(?:el|la)\s+(?:\w+\s+){1,2}?(?:mas|menos|mayor|menor)\b",
+    r"\bpico\s+(?:mensual|anual|maximo)\b",
+    r"\b(?:mes|ano)\s+pico\b",
 )
 EXTREME_LOW = _C(r"\b(?:menos|menor|mejor|minimo)\b", r"\bmas\s+(?:baj|tranquil|calmad)\w*")
 AVERAGE = _C(
@@ -216,8 +220,11 @@ PRESENCE = _C(
     rf"\b(?:cuantos|en\s+cuantos)\s+{_PLACES_FRAME}\b",
     rf"\b{_PLACES_FRAME}\b.*\b(?:al|por\s+lo)\s+menos\s+(?:un|uno|una)\b",
     r"\bningun\s+(?:municipio|lugar)\b",
+    r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
+    rf"\b{_PLACES_FRAME}\b.*\b(?:algun|alguna)\b",
 )
 PRESENCE_NONE = _C(
+    r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
     r"\bno\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*",
     r"\bsin\s+ningun\w*",
     r"\bsin\s+(?:registros?|casos?)\b",
@@ -232,6 +239,10 @@ BREAKDOWN = _C(
     r"\bcon\s+que\s+(?:armas?|se\s+cometi\w*|medio)\b",
     r"\bque\s+armas?\s+se\s+usa\w*",
     r"\bcomo\s+se\s+cometi\w*",
+    r"\bcada\s+modalidad\b",
+    r"\bsegun\s+(?:el|la|su)\s+(?:arma|medio|modalidad|tipo)\b",
+    r"\bque\s+tipos?\s+de\s+\w+\s+(?:predomin|hubo|hay|fue|son|se)\w*",
+    r"\bpredomin\w*",
 )
 METHOD_SHARE = _C(
     r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas)|en\s+accidente)\b",
@@ -243,18 +254,47 @@ YEARLY = _C(
     r"\bcada\s+ano\b",
     r"\binteranual\w*",
     r"\bde\s+un\s+ano\s+a\s+otro\b",
+    r"\bano\s+contra\s+ano\b",
 )
 VS_STATE = _C(
     r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b",
     r"\b(?:frente|contra|respecto|comparad\w+|en\s+comparacion)\s+(?:al?|con)?\s*(?:el\s+|todo\s+el\s+)?(?:estado|total\s+estatal)\b",
     r"\bque\s+(?:el|en\s+el|todo\s+el)\s+estado\b",
     r"\bque\s+(?:el\s+)?promedio\b",
+    r"\b(?:y|vs|versus|contra|frente\s+a|con)\s+(?:en\s+)?(?:el|del|todo\s+el|al)\s+estado\b",
+    r"\b(?:la|el)\s+(?:del\s+estado|estatal)\b",
+    r"\bcon\s+(?:la|el)\s+(?:estatal|del\s+estado)\b",
+    r"\bpromedio\s+de\s+(?:gto|guanajuato)\b",
 )
-FALL = _C(r"\bbaj\w*", r"\bdisminu\w*", r"\breduj\w*", r"\breduc\w*", r"\bcay\w*", r"\bdescend\w*", r"\bmejor\w*")
+FALL = _C(
+    r"\bcaida\w*",
+    r"\bdescenso\w*",
+    r"\bbaj\w*",
+    r"\bdisminu\w*",
+    r"\breduj\w*",
+    r"\breduc\w*",
+    r"\bcay\w*",
+    r"\bdescend\w*",
+    r"\bmejor\w*",
+)
 RISE = _C(
-    r"\baument\w*", r"\bsubi\w*", r"\bsubier\w*", r"\bcreci\w*", r"\bincrement\w*", r"\bempeor\w*", r"\bdispar\w*"
+    r"\balza\w*",
+    r"\brepunt\w*",
+    r"\baument\w*",
+    r"\bsubi\w*",
+    r"\bsubier\w*",
+    r"\bcreci\w*",
+    r"\bincrement\w*",
+    r"\bempeor\w*",
+    r"\bdispar\w*",
 )
-SHAPE_CUES = (EXTREME, AVERAGE, PRESENCE, BREAKDOWN, METHOD_SHARE, YEARLY, VS_STATE, FALL, RISE)
+# a change said as a verb or a noun ("bajaron", "la mayor caída"); "la tasa más baja" is no change
+CHANGE_VERB = _C(
+    r"\b(?:bajaron|bajo|cayo|cayeron|disminuy\w+|disminucion\w*|se\s+redu(?:jo|jeron)|reduccion\w*|descend\w+)\b",
+    r"\b(?:subieron|subio|aumentaron|aumento|crecieron|crecio|se\s+increment\w+|incremento|alza|repunt\w+)\b",
+    r"\b(?:caida|descenso)s?\b",
+)
+SHAPE_CUES = (EXTREME, AVERAGE, PRESENCE, BREAKDOWN, METHOD_SHARE, YEARLY, VS_STATE, FALL, RISE, CHANGE_VERB)
 
 
 def shape_cues() -> tuple[re.Pattern, ...]:
@@ -392,9 +432,15 @@ def decide(
     elif has_slots:
         res.kind = "single_value"
         res.signals.append("kind:default")
-    shape = None if res.kind in ("anomalies", "patterns", "evidence") else _shape(text, res, has_total_series, n_places)
-    if res.kind == "comparison" and shape in ("annual_series", "places") and has_compare_window:
+    shape = None if res.kind in ("patterns", "evidence") else _shape(text, res, has_total_series, n_places)
+    if res.kind == "anomalies" and shape != "extremes":
+        shape = None  # "picos" alone are anomalies; "pico mensual" is the peak month
+    if res.kind == "comparison" and shape == "places" and has_compare_window:
         shape = None  # "2024 frente a 2023": two windows, a comparison
+    if shape == "annual_series" and (cue["ranking"] or cue["grouping"]):
+        shape = None  # "¿qué municipios subieron más año con año?": a ranking of changes
+    if shape is None and res.kind == "ranking" and CHANGE_VERB.search(text):
+        res.kind = "comparison"  # "los municipios donde más cayó …": a ranking of changes, not of totals
     if res.kind == "share" and METHOD_SHARE.search(text) and not GROUPING.search(text):
         shape = "breakdown"  # "¿qué porcentaje … fueron con arma de fuego?": the share of a modalidad inside the place
     if shape:
@@ -422,16 +468,6 @@ def decide(
     elif COUNT.search(text):
         res.signals.append("medida:conteo")
     return res
-
-
-def cue_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of every shape cue of this module in ``text``: the words the kind matcher understands."""
-    found = set()
-    for value in list(globals().values()):  # every cue regex, including the ones added later
-        for rx in value if isinstance(value, (list, tuple)) else [value]:
-            if isinstance(rx, re.Pattern):
-                found.update(m.span() for m in rx.finditer(text) if m.end() > m.start())
-    return sorted(found)
 
 
 def cue_spans(text: str) -> list[tuple[int, int]]:

@@ -46,6 +46,13 @@ PLANS = [
     ("homicidios dolosos en 2025 frente al mismo periodo del año anterior", "comparar_periodos",
      {"from": "2025-01-01", "to": "2025-11-30", "base_from": "2024-01-01", "base_to": "2024-11-30"}),
     ("¿qué municipios tienen menos secuestros en 2023?", "rank_por_delito", {"orden": "asc"}),
+    ("los 3 municipios donde más cayó el abuso sexual entre 2018 y 2019", "comparar_periodos",
+     {"orden": "asc", "from": "2019-01-01", "base_from": "2018-01-01", "base_to": "2018-12-31", "top_k": 3}),
+    ("feminicidios en León año con año de 2016 a 2020", "serie_anual",
+     {"entidad_id": "GTO.MUN.LEON", "from": "2016-01-01", "to": "2020-12-31"}),
+    ("tasa de feminicidio de León y del estado en 2022", "comparar_lugares", {"entidades": ["GTO.MUN.LEON"]}),
+    ("pico mensual de homicidios culposos en León en 2021", "resumen_periodo", {"enfoque": "maximo", "por": "mes"}),
+    ("municipios sin feminicidios en 2020", "municipios_por_presencia", {"condicion": "sin"}),
 ]  # fmt: skip
 ANSWERS = [
     ("¿Cuál fue el mes con más homicidios dolosos en Celaya en 2023?", "fue junio de 2023, con 46", "bar"),

@@ -19,6 +19,10 @@ SHAPES = [
     ("¿Qué año tuvo más secuestros en Guanajuato?", "extremes", {"extreme:max", "extreme:anio"}),
     ("año con menos violencia familiar en Celaya", "extremes", {"extreme:min", "extreme:anio"}),
     ("el mes récord de homicidios dolosos en Irapuato", "extremes", {"extreme:max"}),
+    ("¿qué mes fue el peor para Silao en feminicidios en 2019?", "extremes", {"extreme:max"}),
+    ("año con la cifra más baja de secuestros en Celaya", "extremes", {"extreme:min", "extreme:anio"}),
+    ("pico mensual de homicidios culposos en León en 2021", "extremes", {"extreme:max"}),
+    ("mes con el número más alto de abusos sexuales en Irapuato", "extremes", {"extreme:max"}),
     # monthly and daily averages
     ("¿Cuántos homicidios dolosos hay al día en León?", "average", {"average:day"}),
     ("promedio mensual de secuestros en 2023", "average", {"average:month"}),
@@ -34,6 +38,9 @@ SHAPES = [
     ("¿Hubo municipios con cero homicidios dolosos en 2023?", "presence", {"presence:sin"}),
     ("lugares donde no hubo trata de personas en 2020", "presence", {"presence:sin"}),
     ("¿qué municipios registraron por lo menos una extorsión o secuestro en 2019?", "presence", {"presence:con"}),
+    ("municipios sin feminicidios en 2020", "presence", {"presence:sin"}),
+    ("¿hay municipios libres de secuestro en 2022?", "presence", {"presence:sin"}),
+    ("¿qué municipios tuvieron algún caso de trata de personas en 2019?", "presence", {"presence:con"}),
     # breakdown by modalidad inside a place
     ("homicidios dolosos en Celaya por modalidad en 2023", "breakdown", set()),
     ("desglose de homicidios culposos de León en 2024", "breakdown", set()),
@@ -45,17 +52,27 @@ SHAPES = [
     # ...but a place's share of the state stays a share
     ("¿qué porcentaje de los homicidios con arma de fuego del estado ocurrieron en León?", "share", set()),
     ("Participación de cada municipio en los homicidios dolosos con arma de fuego de 2024", "share", set()),
+    ("¿qué tipo de secuestro predominó en León entre 2015 y 2020?", "breakdown", set()),
+    ("feminicidios en Celaya según el medio empleado, 2018", "breakdown", set()),
+    ("participación de cada modalidad en los homicidios culposos del estado en 2021", "breakdown", set()),
     # annual series with year-over-year change
     ("tendencia anual de violencia familiar en León", "annual_series", set()),
     ("homicidios dolosos año por año en Celaya", "annual_series", set()),
     ("¿cómo han variado los feminicidios cada año en Guanajuato?", "annual_series", set()),
     ("variación anual de secuestros en el estado", "annual_series", set()),
     ("secuestros por año en Irapuato", "annual_series", set()),
+    ("feminicidios en León año con año de 2016 a 2020", "annual_series", set()),
+    ("variación año contra año del abuso sexual en Celaya entre 2017 y 2021", "annual_series", set()),
+    ("¿subieron o bajaron cada año los homicidios culposos en Silao entre 2020 y 2024?", "annual_series", set()),
     # a place against the state
     ("¿la tasa de León está por encima del promedio estatal?", "places", {"vs_state"}),
     ("¿Celaya está arriba o abajo de la media estatal en homicidios dolosos?", "places", {"vs_state"}),
     ("homicidios dolosos de Irapuato frente al estado en 2023", "places", {"vs_state"}),
     ("¿Salamanca tiene más feminicidios por habitante que el promedio del estado?", "places", {"vs_state"}),
+    ("secuestros en Celaya vs todo el estado 2021", "places", {"vs_state"}),
+    ("tasa de feminicidio de León y del estado en 2022", "places", {"vs_state"}),
+    ("¿la tasa de homicidio culposo de Irapuato supera la del estado?", "places", {"vs_state"}),
+    ("violencia familiar de Salamanca comparada con la estatal en 2020", "places", {"vs_state"}),
 ]
 DIRECTIONS = [
     ("¿En qué municipio bajaron más los homicidios dolosos entre 2022 y 2023?", "asc"),
@@ -64,6 +81,14 @@ DIRECTIONS = [
     ("¿qué municipios aumentaron más sus homicidios en 2024 respecto a 2023?", "desc"),
     ("municipios donde más subió la violencia familiar entre 2021 y 2022", "desc"),
     ("¿en qué municipios crecieron más los homicidios culposos en 2023 frente a 2022?", "desc"),
+    ("los 5 municipios donde más cayó el abuso sexual entre 2018 y 2019", "asc"),
+    ("¿dónde bajó más la violencia familiar entre 2020 y 2021?", "asc"),
+    ("mayor alza de feminicidios por municipio, 2021 contra 2020", "desc"),
+]
+NOT_CHANGES = [  # a low value is not a fall
+    ("¿qué municipio tiene la tasa más baja de homicidios dolosos en 2023?", "ranking"),
+    ("los 5 municipios con menos feminicidios en 2022", "ranking"),
+    ("¿dónde hubo menos secuestros en 2024?", "ranking"),
 ]
 SIDE_BY_SIDE = [
     "Celaya contra Salamanca en homicidio doloso 2023",
@@ -92,3 +117,8 @@ def test_several_places_are_kept(ask, question):
     u = ask(question)
     assert len([p for p in u.places if p.nivel == "municipio"]) >= 2, (question, u.places)
     assert u.kind in ("single_value", "places"), (question, u.kind)
+
+
+@pytest.mark.parametrize(("question", "kind"), NOT_CHANGES)
+def test_a_low_value_is_not_a_fall(ask, question, kind):
+    assert ask(question).kind == kind
