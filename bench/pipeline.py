@@ -1,6 +1,8 @@
 """Item 2: latency (and accuracy) of the question pipeline over the evaluation set.
 
-Runs only when ``evals/harness.py`` and ``evals/questions.json`` exist. The bundled
+Runs only when ``evals/harness.py`` and ``evals/questions.json`` exist, over the first set and the dev
+part of the new one (``evals/v2/dev_*.json``; the held-out part is never timed here, so its failures are
+never printed). The bundled
 store is built by the real ETL in a temporary folder; every conversation of the set is
 asked with ``Assistant(settings, use_cache=False).ask(q, conversation, planner="rules")``
 (one fresh ``Conversation`` per conversation, so follow-ups keep their context), once to
@@ -17,7 +19,8 @@ from bench.common import ROOT, stats
 
 PIPELINE_P95_MS = 150.0
 QUESTIONS = ROOT / "evals" / "questions.json"
-EVALUATION = ROOT / "core" / "evaluation.py"
+DEV_FILES = ROOT / "evals" / "v2" / "dev_*.json"
+EVALUATION = ROOT / "evals" / "harness.py"
 STAGES = ("intake", "route", "govern", "analyze", "plan", "validate", "execute", "compose", "audit", "total")
 
 
@@ -84,9 +87,10 @@ def run(work: Path, log=print, passes: int = 1, questions_file: Path | None = No
 
     with quiet_fds():
         run_etl(load_manifest(raw), settings)
-    convs = ev.load_questions(questions_file or QUESTIONS)
+    convs = ev.load_files([questions_file] if questions_file else [QUESTIONS, DEV_FILES])
     assistant = Assistant(settings, use_cache=False)
     con = ev.RawViews.create(duckdb.connect(), raw)
+    oracle = ev.Oracle(con)
     timings: dict[str, list[float]] = {s: [] for s in STAGES}
     report = ev.Report()
     n_turns = sum(len(c["turns"]) for c in convs)
@@ -120,9 +124,13 @@ def run(work: Path, log=print, passes: int = 1, questions_file: Path | None = No
                     if s in turn.timings_ms:
                         timings[s].append(turn.timings_ms[s])
                 if p == passes:
-                    expect = t["expect"]
-                    expected = ev.expected_of(expect, con)
-                    ok, got, why = ev.check_turn(turn.as_dict(), expect, expected)
+                    expect, models = t["expect"], conv.get("_expects")
+                    if models:  # the new set: the oracle computes the figure, its checker scores it
+                        expected = oracle.expected(models[i])
+                        ok, got, why = ev.check_v2(turn.as_dict(), models[i], expected)
+                    else:
+                        expected = ev.expected_of(expect, con)
+                        ok, got, why = ev.check_turn(turn.as_dict(), expect, expected)
                     report.checks.append(
                         ev.Check(
                             conv["id"], conv["category"], i + 1, t["q"], expect["kind"], bool(ok), expected, got, why
