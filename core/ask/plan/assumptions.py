@@ -10,8 +10,11 @@ into account.
 
 from __future__ import annotations
 
+import re
+
 from core.ask.contracts import ClarifyingQuestion
 from core.ask.understand import Understanding
+from core.text import normalize_text
 
 _PLACE_KINDS = ("place_foreign", "place_unknown")
 _EXAMPLES = "Por ejemplo: «en 2024», «de enero a marzo de 2025» o «los últimos 12 meses»."
@@ -27,13 +30,29 @@ def _quote(words: list[str]) -> str:
     return ", ".join(f"«{w}»" for w in words)
 
 
+def as_written(question: str, text: str) -> str:
+    """The words of the question behind an accent-free term («guadalajara» → «Guadalajara»)."""
+    words = re.findall(r"[\wÁÉÍÓÚÑáéíóúñü]+", question)
+    n = len(text.split())
+    for i in range(len(words) - n + 1):
+        if normalize_text(" ".join(words[i : i + n])) == text:
+            return " ".join(words[i : i + n])
+    return text
+
+
+def _outside(u: Understanding, detail: str, text: str) -> str:
+    """«Guadalajara, municipio de Jalisco»; «CDMX» (el estado de Ciudad de México)."""
+    written = as_written(u.question, text)
+    return detail if normalize_text(written) in normalize_text(detail) else f"«{written}» ({detail})"
+
+
 def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQuestion | None:
     """The question for places the store does not have: say which, offer the closest names, give no figure."""
     terms = [t for t in u.unknown_terms if t.kind in _PLACE_KINDS]
     if not terms:
         return None
     home = _home(catalog)
-    foreign = [t.detail for t in terms if t.kind == "place_foreign"]
+    foreign = [_outside(u, t.detail, t.text) for t in terms if t.kind == "place_foreign"]
     unknown = [t for t in terms if t.kind == "place_unknown"]
     near = list(dict.fromkeys(s for t in unknown for s in t.suggestions))
     parts = []
@@ -43,7 +62,8 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
             f"No tengo datos de {named}: solo están cargados los de {home}.".replace("de el estado", "del estado")
         )
     if unknown:
-        parts.append(f"No reconocí el lugar {_quote([t.text for t in unknown])} entre los municipios de {home}.")
+        written = [as_written(u.question, t.text) for t in unknown]
+        parts.append(f"No reconocí el lugar {_quote(written)} entre los municipios de {home}.")
     parts.append("No doy una cifra de otro lugar en su lugar.")
     parts.append(
         f"¿Te refieres a {' o '.join(near)}?" if near else f"¿Quieres la cifra de {home} o de alguno de sus municipios?"
@@ -58,7 +78,7 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
 
 def time_question(u: Understanding) -> ClarifyingQuestion | None:
     """The question for a period that did not parse: never a default window in its place."""
-    terms = [t.text for t in u.unknown_terms if t.kind == "time"]
+    terms = [as_written(u.question, t.text) for t in u.unknown_terms if t.kind == "time"]
     if not terms:
         return None
     return ClarifyingQuestion(
@@ -72,7 +92,7 @@ def time_question(u: Understanding) -> ClarifyingQuestion | None:
 def crime_words(u: Understanding) -> list[str]:
     """Crime-like words nobody knows, when no specific crime was named (they would otherwise be dropped)."""
     specific = [c for c in u.crimes if c.delito != "total_delitos"]
-    return [] if specific else [t.text for t in u.unknown_terms if t.kind == "crime"]
+    return [] if specific else [as_written(u.question, t.text) for t in u.unknown_terms if t.kind == "crime"]
 
 
 def crime_question(u: Understanding, catalog) -> ClarifyingQuestion | None:
@@ -114,7 +134,12 @@ def notes(u: Understanding | None, catalog) -> list[str]:
             out.append(f"Entendí: {c.label} (escribiste «{c.text}»).")
     if not u.places and not u.ambiguous_places and not u.generic_place and not u.group_by_municipio:
         out.append(f"Sin lugar en la pregunta: la cifra es de todo el estado de {_home(catalog)}.")
-    ignored = [t.text for t in u.unknown_terms if t.kind in ("other", "crime") and t.text not in crime_words(u)]
+    unknown_crimes = crime_words(u)
+    ignored = [
+        as_written(u.question, t.text)
+        for t in u.unknown_terms
+        if t.kind in ("other", "crime") and as_written(u.question, t.text) not in unknown_crimes
+    ]
     if ignored:
         out.append(f"No tomé en cuenta: {_quote(ignored)}.")
     return out

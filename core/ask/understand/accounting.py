@@ -29,9 +29,7 @@ FILLER_FILE = Path("lexicon") / "relleno.txt"
 TIME_WORDS = words_of(
     "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre "
     "primavera verano otono invierno navidad navidades decembrino decembrina cuaresma pascua vacaciones "
-    "trimestre trimestres semestre semestres bimestre bimestres cuatrimestre cuatrimestres quincena quincenas "
-    "sexenio sexenios lustro lustros decada decadas madrugada madrugadas fines finde semestral trimestral "
-    "ayer antier anteayer hoy manana"
+    "sexenio sexenios lustro lustros decada decadas madrugada madrugadas finde ayer antier anteayer hoy manana"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 # A capitalized word of the original question (accent-free afterwards): names of places start so.
@@ -42,6 +40,7 @@ _TYPO_SUGGESTION = 75.0
 _CRIME_LINKS = words_of("de del a al en con contra por para")
 
 
+_LOCATIVES = words_of("en desde hacia municipio ciudad cd")
 # Words after which a question names its crime («¿cuántos asaltos…?», «delitos de huachicoleo»).
 _CRIME_SLOTS = words_of("cuantos cuantas de del por sobre hubo")
 
@@ -81,9 +80,11 @@ def _cue_tokens(tokens: Tokens) -> set[int]:
     return out
 
 
-def leftovers(tokens: Tokens, used: set[int]) -> list[tuple[int, int]]:
-    """Runs [i, j) of tokens nobody understood; a single connector between two runs joins them."""
-    cues = _cue_tokens(tokens)
+def leftovers(tokens: Tokens, used: set[int], capitalized: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+    """Runs [i, j) of tokens nobody understood; a single connector between two runs joins them.
+
+    A capitalized name after a place cue is a name even when a loose shape cue covers it («en Bajío»)."""
+    cues = {k for k in _cue_tokens(tokens) if not (tokens.words[k] in capitalized and _after_cue(tokens, k))}
     free = [
         k
         for k, w in enumerate(tokens.words)
@@ -110,19 +111,27 @@ def _classify(
 ) -> UnknownTerm:
     text = tokens.phrase(i, j)
     words = tokens.words[i:j]
-    if any(w in TIME_WORDS or _YEAR.match(w) for w in words):
+    if any(w in TIME_WORDS or _YEAR.match(w) for w in words) and tokens.words[i - 1 : i] != ["ese"]:
         return UnknownTerm(text, "time", "periodo no reconocido")
     if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
         return UnknownTerm(text, "place_below", "lugar más fino que el municipio")
     named = any(w in capitalized for w in words if w not in STOPWORDS)
     if _after_cue(tokens, i) and (named or not has_place):
+        # with no place in the question, a word after «en» is asked about: the state is never its stand-in
         near = suggestions(lex, text)
-        if named or _close(text, near):
+        if named or _after_locative(tokens, i) or _close(text, near):
             return UnknownTerm(text, "place_unknown", "lugar no reconocido", near)
     touches_crime = (i - 1) in crime_tokens or ((i - 2) in crime_tokens and tokens.words[i - 1] in _CRIME_LINKS)
     if touches_crime or (not crime_tokens and _crime_position(tokens, i)):
         return UnknownTerm(text, "crime", "delito no reconocido")
     return UnknownTerm(text, "other", "")
+
+
+def _after_locative(tokens: Tokens, i: int) -> bool:
+    """Right after «en» (or «en el/la»): where a place is said, unlike «de esos» or «y el tercero»."""
+    if i > 0 and tokens.words[i - 1] in _LOCATIVES:
+        return True
+    return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in _LOCATIVES
 
 
 def _crime_position(tokens: Tokens, i: int) -> bool:
@@ -147,7 +156,10 @@ def account(
 ) -> list[UnknownTerm]:
     """What no matcher understood, classified (place, time, crime or harmless), in the order written."""
     capitalized = capitalized_words(question)
-    return [_classify(tokens, i, j, lex, capitalized, crime_tokens, has_place) for i, j in leftovers(tokens, used)]
+    return [
+        _classify(tokens, i, j, lex, capitalized, crime_tokens, has_place)
+        for i, j in leftovers(tokens, used, capitalized)
+    ]
 
 
 def outside_terms(outside: list[tuple[int, int, str, str, str]]) -> list[UnknownTerm]:

@@ -155,7 +155,12 @@ def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -
         return _cue_before(tokens, i) and not followed
 
     states = _mentioned_states(tokens, lex)
+    # Longer names elsewhere first: «San Felipe de Jesús» (Sonora) is not «San Felipe» plus a word.
+    other_states(tokens, lex, taken, st, frozenset(), min_words=2)
     for i, j, key in exact_spans(tokens, lex.any_place, lex.max_place_len, taken, accept=accept):
+        if lex.any_place[key] == "foreign" and _longer_elsewhere(tokens, i, j, lex):
+            taken.difference_update(range(i, j))  # «Oaxaca de Juárez» is a municipality: other_states takes it
+            continue
         if lex.any_place[key] == "foreign":  # reported so the answer can say the store lacks that state
             st.signals.append(f"place:not_in_store:{lex.foreign_states[key]}")
             name = state_names().get(lex.foreign_states[key], key)
@@ -199,7 +204,9 @@ def fuzzy_places(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, 
         taken.update(range(i, j))
 
 
-def other_states(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, capitalized: frozenset[str]) -> None:
+def other_states(
+    tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, capitalized: frozenset[str], min_words: int = 1
+) -> None:
     """Municipalities of other states by exact name («Guadalajara», «Tepic»): recorded as outside the store.
 
     Runs before the typo pass, so a real name elsewhere is never bent into a Guanajuato name; a name
@@ -207,6 +214,8 @@ def other_states(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, 
     index = national_names(store_names(lex))
 
     def accept(i: int, j: int, key: str) -> bool:
+        if j - i < min_words:
+            return False
         if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
             return False  # «colonia Centro», «calle Morelos»: below the municipality, not a municipality
         if not is_common_word(key):
@@ -217,6 +226,12 @@ def other_states(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, 
     for i, j, key in exact_spans(tokens, index, longest, taken, accept=accept):
         st.outside.append((i, j, key, "place_foreign", describe_other(index[key])))
         st.signals.append("place:other_state")
+
+
+def _longer_elsewhere(tokens: Tokens, i: int, j: int, lex: Lexicon) -> bool:
+    """Whether another state's municipality with a longer name starts where a state's name does."""
+    index = national_names(store_names(lex))
+    return any(tokens.phrase(i, k) in index for k in range(j + 1, min(len(tokens), i + 8) + 1))
 
 
 _FOLDED: dict[tuple[str, int], tuple[list[str], list[str]]] = {}
