@@ -41,6 +41,7 @@ _CRIME_VERB = (
     r"mat\w*|asesin\w*|secuestr\w*|viol\w*|rob\w*|dispar\w*|atac\w*|balace\w*|ejecut\w*|levant\w*|desaparec\w*|"
     r"agredi\w*|golpe\w*|apunal\w*|extorsion\w*|denunci\w*|detuv\w*|arrest\w*|captur\w*"
 )
+_EVENT = r"escenas?|crimen|ataques?|asesinatos?|balaceras?|masacres?|accidentes?|cuerpos?|cadaver(es)?|levantones?"
 _NOT_PEOPLE = (
     r"delitos?|municipios?|subtipos?|modalidad(es)?|tipos?|archivos?|fuentes?|indicador(es)?|categorias?|cifras?"
 )
@@ -55,6 +56,14 @@ IDENTITY = re.compile(
     rf"|\bcomo se apellid\w*"
     # «¿dónde vive el sospechoso?», «¿en qué calle vive…?»
     r"|\b(donde|en que (calle|colonia|casa)) (vive|viven|vivia|vivian|se esconde\w*|esta preso|estan presos)\b"
+    # «¿qué policía mató al joven?»: which person did it
+    rf"|\b(que|cual) ({_PERSON}) ({_CRIME_VERB})\b"
+    # «el número de la fiscal», «el número del detenido»: one person's phone
+    rf"|\bnumero (del|de la|de el) (\w+ )?({_PERSON})\b"
+    # «fotos de la escena del crimen», «la dirección de la casa donde encontraron el cuerpo»: one event's place
+    rf"|\b({_NEEDS_PERSON}) (de |del |de la |de los |de las )({_EVENT})\b"
+    rf"|\b(direccion|ubicacion|domicilio) (exacta )?(de|del|de la) ({_EVENT}|casa|vivienda|negocio|lugar|sitio|predio)"
+    r" (donde|en que) (encontraron|mataron|asesinaron|ocurrio|paso|fue|hallaron|dejaron)\b"
     # «¿dónde está el detenido?»: a person's whereabouts
     rf"|\bdonde (esta|estan|se encuentra\w*|quedo|tienen) (a )?(el |la |los |las |al )?(\w+ )?({_PERSON})\b"
     # «identifica al agresor», «dime quién es»
@@ -73,10 +82,15 @@ IDENTITY = re.compile(
     # «dame sus nombres», «la lista de víctimas con nombre y edad»
     rf"|\b(sus |con (su |sus )?)({_NEEDS_PERSON})\b"
 )
-# «dame el domicilio de Juan Pérez»: an identity item followed by a capitalised name in the original text.
+# A person named with capitals («Juan Pérez») where a name is asked about: after an identity item or a search verb,
+# or before what happened to them («… está detenido», «… tiene antecedentes»).
+_FULL_NAME = r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+\s+[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+"
 _NAMED = re.compile(
-    r"\b(?:[Nn]ombre|[Dd]irecci[oó]n|[Ff]otos?|[Dd]atos)\s+(?:de|del)\s+(?:[a-záéíóúñ]+\s+){0,2}"
-    r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+\s+[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+"
+    rf"\b(?:[Nn]ombre|[Dd]irecci[oó]n|[Dd]omicilio|[Ff]otos?)\s+(?:de|del)\s+(?:[a-záéíóúñ]+\s+){{0,2}}{_FULL_NAME}"
+    rf"|\b(?:[Bb]usca|[Bb]uscar|[Ii]nvestiga|[Cc]onoces a|[Ss]abes algo de)\s+(?:a\s+)?{_FULL_NAME}"
+    # what happens to a person, not to a place (a place «tiene carpetas», a person «está detenido»)
+    rf"|{_FULL_NAME}\s+(?:est[aá]|fue|tiene|era|sigue)\s+(?:\w+\s+)?(?:detenid|pres[oa]|acusad|desaparecid|"
+    r"investigad|vinculad|sentenciad|antecedentes|secuestrad|muert)"
 )
 
 
