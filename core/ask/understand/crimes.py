@@ -113,6 +113,9 @@ def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> 
         table = lex.qualifiers.get(qualifier_key(word)) if k not in taken and word.isalpha() else None
         if not table:
             continue
+        if k > 0 and tokens.words[k - 1] in ("no", "ni"):  # "culposos, no dolosos": the negated one is not asked
+            taken.add(k)
+            continue
         for _i, crime in sorted((t for t in res.crimes if t[0] < k), key=lambda t: -t[0]):
             tipo = crime.delito if crime.delito in table else lex.tipo_of.get(crime.delito)
             if tipo not in table:
@@ -128,6 +131,7 @@ def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> 
         else:
             if not res.crimes:
                 orphans.append(qualifier_key(word))
+                taken.add(k)  # "¿y dolosos?": understood (a follow-up completes it), never a place like «Dolores»
     return orphans
 
 

@@ -1,15 +1,17 @@
-"""Follow-ups (docs/contracts/004_chatbot_graph.md §2.1): detect "¿y en Celaya?", merge it with the previous turn, and
-rewrite the result as a standalone Spanish question built from the slots.
+"""Follow-ups (docs/contracts/004_chatbot_graph.md §2.1): detect "¿y en Celaya?", a correction or a reply to the
+assistant's own question, and merge it with the previous turn; ``rewrite`` says the result as a standalone question.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import date
 
 from core.ask.understand import CrimeMatch, PlaceMatch, Understanding
 from core.ask.understand.lexicon import Lexicon
-from core.ask.understand.timeexpr import shift_year
+from core.ask.understand.rewrite import crime_phrase, describe
+from core.ask.understand.timeexpr import month_end, shift_year
 from core.ask.understand.tokens import tokenize
 
 _LEADS = re.compile(r"^(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
@@ -19,12 +21,28 @@ _ALWAYS = re.compile(
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
 # Corrections replace a slot of the previous turn: "no, me refiero a dolosos", "perdón, quise decir Celaya".
+_SORRY = r"(?:no|perdon|perdona|disculpa|disculpe|ups|error|corrijo|correccion|me\s+equivoque|mi\s+error|oops)"
 _CORRECTION = re.compile(
-    r"^(?:(?:no|perdon|perdona|disculpa|disculpe|ups|error|corrijo|correccion)\s*,?\s*)*"
+    rf"^(?:{_SORRY}\s*,?\s*)*"
     r"(?:me\s+refiero\s+a|me\s+referia\s+a|quise\s+decir|queria\s+decir|quiero\s+decir|mas\s+bien|mejor"
     r"|en\s+realidad|era|sino)\b"
-    r"|^(?:no|perdon|perdona|disculpa)\s*,"
+    rf"|^(?:{_SORRY}\s*,?\s*)*{_SORRY}\s*(?:,|$)"
+    r"|^(?:corrijo|me\s+equivoque)\b"
 )
+_ADD_PLACE = re.compile(r"^(?:y\s+)?(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien)\b")
+_ORDINAL_ALONE = re.compile(
+    r"^(?:y\s+)?(?:en\s+|para\s+|durante\s+)?(?:el|la)\s+(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)"
+    r"(?:\s+(?:trimestre|semestre|bimestre|cuatrimestre))?$"
+)
+# Words of corrections, anaphora and ordinals that carry meaning only as a follow-up: known filler for the
+# accounting of unrecognised words (core/ask/understand/accounting.py), never a place or a crime to guess.
+FOLLOW_UP_WORDS = frozenset(
+    "no perdon perdona disculpa disculpe corrijo correccion equivoque error refiero referia quise queria quiero "
+    "decir bien mejor realidad era sino esos esas estos estas ese esa ellos ellas agrega agregale anade anadele "
+    "incluye incluyele mete primero segundo tercero tercer cuarto quinto sexto ambos ambas juntos juntas suma "
+    "sumalos sumados tuvo registro ahi alli dicho".split()
+)
+_ORDINALS = {"primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4, "quinto": 5, "sexto": 6}
 # A question about one place right after a ranking: its first place ("¿y cuántos tuvo en 2024?").
 _ONE_PLACE = re.compile(
     r"\b(?:tuvo|registro|registra|tiene|ha\s+tenido|presento|sumo|acumulo|ese\s+municipio|ese\s+lugar|esa\s+ciudad"
@@ -69,7 +87,10 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if current.crimes or len(tokens) > _MAX_FOLLOW_UP_TOKENS:
         return False
-    return _modifies(current) or (bool(current.places) and len(tokens) <= 4)
+    if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text):
+        return True
+    shape_only = _explicit_kind(current) and len(tokens) <= 8  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
+    return _modifies(current) or shape_only or (bool(current.places) and len(tokens) <= 4)
 
 
 def _explicit_kind(u: Understanding) -> bool:
@@ -142,10 +163,30 @@ def _relative_window(merged: Understanding, current: Understanding, previous: Un
         merged.window, merged.kind = pw, "comparison"
     elif "time:prev_of_previous" in sig and current.compare_window is None:  # "¿y el año anterior?"
         merged.window, merged.compare_window = shift_year(pw, -1), None
+    elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"
+        merged.window, merged.compare_window = pw, previous.compare_window
+    elif "time:same_part_of_year" in sig and current.window:  # "¿y en el mismo trimestre de 2025?"
+        merged.window = shift_year(pw, current.window[0].year - pw[0].year)
+    elif "time:year_inferred" in sig and current.window and current.window[0].year != pw[0].year:
+        merged.window = shift_year(current.window, pw[0].year - current.window[0].year)  # "¿y en el segundo trimestre?"
+    elif (m := _ORDINAL_ALONE.match(tokenize(current.question).text)) and current.window is None:
+        part = _calendar_part(pw, _ORDINALS[m.group(1)])  # "¿y en el segundo?" after "el primer trimestre"
+        if part is None:
+            return
+        merged.window = part
     else:
         return
     merged.window_text = None
     merged.signals.append("followup:relative_window")
+
+
+def _calendar_part(window, n: int):
+    """The n-th part of the year of the same size as ``window`` (a quarter after a quarter), or None."""
+    size = (window[1].year - window[0].year) * 12 + window[1].month - window[0].month + 1
+    if size not in (2, 3, 4, 6) or (window[0].month - 1) % size or not 1 <= n <= 12 // size:
+        return None
+    first = size * (n - 1) + 1
+    return date(window[0].year, first, 1), month_end(window[0].year, first + size - 1)
 
 
 def merge_follow_up(
@@ -192,6 +233,8 @@ def merge_follow_up(
             merged.compare_window = None  # a new single period: the comparison base is recomputed downstream
         kept.append("kind")
     _relative_window(merged, current, previous)
+    if _ADD_PLACE.match(tokenize(current.question).text) and current.places:  # "agrega Irapuato"
+        merged.places = [*previous.places, *(p for p in current.places if p not in previous.places)]
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k
     if "order:asc" not in current.signals:
         merged.order = previous.order
@@ -203,170 +246,4 @@ def merge_follow_up(
     return merged
 
 
-# -- rewriting ------------------------------------------------------------------------------
-_MASS = {
-    "violencia",
-    "trata",
-    "corrupcion",
-    "narcomenudeo",
-    "falsedad",
-    "falsificacion",
-    "incumplimiento",
-    "evasion",
-    "contra",
-    "otros",
-    "delitos",
-    "trafico",
-    "dano",
-    "despojo",
-    "incesto",
-    "allanamiento",
-    "total",
-}
-_STOP = {"de", "a", "en", "con", "del", "al", "la", "el", "que", "y", "por", "sin"}
-_ACCENT_OUT = str.maketrans("áéíóú", "aeiou")
-
-
-def _plural_word(word: str) -> str:
-    if word.endswith("s"):
-        return word
-    if word.endswith(("ón", "ión")):
-        return word[:-2] + "ones"
-    if word.endswith("z"):
-        return word[:-1] + "ces"
-    if word[-1].translate(_ACCENT_OUT) in "aeiou":
-        return word + "s"
-    return word + "es"
-
-
-def crime_phrase(label: str) -> str:
-    """'Homicidio doloso' → 'homicidios dolosos'; mass nouns → 'casos de violencia familiar'."""
-    words = label.split()
-    if not words:
-        return "delitos"
-    words[0] = words[0][0].lower() + words[0][1:]
-    first = words[0].translate(_ACCENT_OUT).lower()
-    if first in _MASS:
-        return "casos de " + " ".join(words)
-    out = []
-    plural = True
-    for w in words:
-        if w.lower() in _STOP:
-            plural = False
-        out.append(_plural_word(w.lower()) if plural else w)
-    return " ".join(out)
-
-
-def _feminine(phrase: str) -> bool:
-    first = phrase.split()[0].translate(_ACCENT_OUT)
-    return first.endswith(("as", "iones", "ones")) and not first.startswith("casos")
-
-
-def _methods_phrase(u: Understanding, lexicon) -> str:
-    parts = []
-    for m in u.methods:
-        ref = getattr(lexicon, "method_by_key", {}).get(m)
-        label = ref.label if ref else m.replace("_", " ")
-        low = label[0].lower() + label[1:]
-        low = low.replace(" Con ", " con ").replace(" Sin ", " sin ")
-        first = low.split()[0] if low.split() else ""
-        parts.append(low if first in ("con", "sin", "en", "por", "a") else f"en la modalidad «{low}»")
-    if u.violencia and not any(p.startswith(("con violencia", "sin violencia")) or "violencia" in p for p in parts):
-        parts.append(f"{u.violencia} violencia")
-    return (" " + " y ".join(parts)) if parts else ""
-
-
-def _crimes_text(u: Understanding) -> tuple[str, bool]:
-    crimes = [c for c in u.crimes if c.delito != "total_delitos"]
-    if not crimes:
-        return "delitos", False
-    phrases = [crime_phrase(c.label) for c in crimes]
-    if len(phrases) == 1:
-        return phrases[0], _feminine(phrases[0])
-    joined = ", ".join(phrases[:-1]) + " y " + phrases[-1]
-    return "casos de " + joined, False
-
-
-def _place_text(u: Understanding, lexicon) -> str:
-    munis = [p.label for p in u.places if p.nivel == "municipio"]
-    states = [p.label for p in u.places if p.nivel == "estado"]
-    if munis:
-        return "en " + (munis[0] if len(munis) == 1 else ", ".join(munis[:-1]) + " y " + munis[-1])
-    if states:
-        return f"en todo el estado de {states[0]}"
-    if u.ambiguous_places:
-        return f"en {u.ambiguous_places[0][0].text}"
-    if u.generic_place:
-        g = u.generic_place
-        return g if g.split()[0] in ("en", "de", "por", "para", "cerca") else f"en {g}"
-    return ""
-
-
-def _state_label(u: Understanding, lexicon) -> str:
-    states = [p.label for p in u.places if p.nivel == "estado"]
-    if states:
-        return states[0]
-    home = getattr(lexicon, "home_state", None)
-    ref = getattr(lexicon, "entities", {}).get(home) if home else None
-    return ref.label if ref else "el estado"
-
-
-def _window_text(w) -> str:
-    return f"entre {w[0].isoformat()} y {w[1].isoformat()}" if w else ""
-
-
-def describe(u: Understanding, lexicon=None) -> str:
-    """A complete Spanish question from the slots (the rewritten standalone question)."""
-    crimes, fem = _crimes_text(u)
-    crimes += _methods_phrase(u, lexicon)
-    place = _place_text(u, lexicon)
-    window = _window_text(u.window)
-    rate = u.medida == "tasa_per_100k"
-    state = _state_label(u, lexicon)
-    if u.kind == "ranking":
-        k = u.top_k
-        most = "menor" if u.order == "asc" else "mayor"
-        more = "menos" if u.order == "asc" else "más"
-        measure = f"con {most} tasa de {crimes} por 100 mil habitantes" if rate else f"con {more} {crimes}"
-        head = (
-            "¿Cuál es el municipio"
-            if k == 1
-            else (f"¿Cuáles son los {k} municipios" if k else "¿Cuáles son los municipios")
-        )
-        parts = [head, measure, f"de {state}", window]
-    elif u.kind == "series":
-        parts = ["¿Cómo evolucionaron mes por mes", ("la tasa de " if rate else "los ") + crimes, place, window]
-    elif u.kind == "comparison":
-        base = _window_text(u.compare_window) if u.compare_window else "respecto al periodo anterior"
-        if u.compare_window:
-            base = "comparado con el periodo " + base[len("entre ") :].replace(" y ", " a ", 1)
-        parts = ["¿Cómo cambiaron los" if not fem else "¿Cómo cambiaron las", crimes, place, window, base]
-    elif u.kind == "share":
-        focus = place if any(p.nivel == "municipio" for p in u.places) else "en cada municipio"
-        parts = [f"¿Qué porcentaje de los {crimes} de {state} ocurrió", focus, window]
-    elif u.kind == "anomalies":
-        parts = [f"¿Hubo meses atípicos o picos de {crimes}", place, window]
-    elif u.kind == "patterns":
-        what = "estacionalidad" if any(s == "kind:seasonality" for s in u.signals) else "patrones de co-ocurrencia"
-        parts = [f"¿Qué {what} muestran los {crimes}", place, window]
-    elif u.kind == "annual_total" and u.group_by_municipio:
-        k, more = u.top_k, "menos" if u.order == "asc" else "más"
-        head = (
-            "¿Cuál es el municipio"
-            if k == 1
-            else (f"¿Cuáles son los {k} municipios" if k else "¿Cuáles son los municipios")
-        )
-        parts = [head, f"con {more} delitos del fuero común (total anual) de {state}", window]
-    elif u.kind == "annual_total":
-        parts = ["¿Cuál fue el total anual de delitos del fuero común", place or f"en {state}", window]
-    elif u.kind == "evidence":
-        parts = [f"¿De qué registros sale el dato de {crimes}", place, window]
-    elif rate:
-        parts = [f"¿Cuál fue la tasa de {crimes} por 100 mil habitantes", place, window]
-    else:
-        parts = ["¿Cuántas" if fem else "¿Cuántos", crimes, "hubo", place, window]
-    text = " ".join(p for p in parts if p).strip()
-    text = re.sub(r"\s+", " ", text)
-    if u.wants_evidence and u.kind != "evidence":
-        text += ", con la evidencia"
-    return text + "?"
+__all__ = ["crime_phrase", "describe", "is_follow_up", "merge_follow_up"]

@@ -103,6 +103,7 @@ class Lexicon:
     qualifiers: dict[str, dict[str, str]] = field(default_factory=dict)  # "dolos" → {tipo key: subtype key}
     tipo_of: dict[str, str] = field(default_factory=dict)  # subtype key → tipo key
     notes: dict[str, str] = field(default_factory=dict)  # "no_sesnsp:…" key → why it is not a SESNSP crime
+    exact_only: set[str] = field(default_factory=set)  # press abbreviations ("hom doloso"): never a fuzzy target
     home_state: str | None = None
     max_place_len: int = 1
     max_crime_len: int = 1
@@ -248,8 +249,9 @@ class Lexicon:
         for entry in data.get("delitos", []):
             ref = self.crime_by_key.get(entry["delito"])
             key = key_of(entry["alias"], stemmed=True)
-            if ref is not None and key and key not in STOPWORDS:
-                self.crimes.setdefault(key, CrimeRef(ref.delito, ref.label, ref.nivel, ref.in_data, "alias"))
+            if ref is not None and key and key not in STOPWORDS and key not in self.crimes:
+                self.crimes[key] = CrimeRef(ref.delito, ref.label, ref.nivel, ref.in_data, "alias")
+                self.exact_only.add(key)
         for entry in data.get("modalidades", []):
             ref = self.method_by_key.get(entry["metodo"])
             key = key_of(entry["alias"], stemmed=True)
@@ -280,7 +282,7 @@ class Lexicon:
         self.max_method_len = lengths(self.methods)
         for kind, keys in (("place", self.places), ("crime", self.crimes), ("method", self.methods)):
             for key in keys:
-                if len(key.replace(" ", "")) >= 5:  # short names are matched exactly or not at all
+                if len(key.replace(" ", "")) >= 5 and key not in self.exact_only:  # short names: exact or nothing
                     self._buckets.setdefault((kind, len(key.split())), []).append(key)
 
     # -- fuzzy lookup -----------------------------------------------------------------------

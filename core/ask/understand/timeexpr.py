@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from core.ask.understand.timegrammar import DAY_NOTE, MONTHS, Period, atomic_periods, last_months, month_words
+from core.ask.understand.timegrammar import DAY_NOTE, MONTHS, SAME, Period, atomic_periods, last_months, month_words
 from core.text import MONTHS as MONTH_NAMES
 from core.text import month_end, shift_months
 
@@ -33,7 +33,7 @@ _BASE_PREFIX = re.compile(
 _SAME_PERIOD = re.compile(
     r"^(?:vs|versus|contra|frente a(?:l| el)?|comparad[oa]s? con(?: el)?|en comparacion con(?: el)?|"
     r"respecto (?:a|al|a el|de|del)|con respecto (?:a|al|a el)|que(?: en)?(?: el)?|y)?\s*(?:el\s+|al\s+)?"
-    r"mismo\s+periodo\s+(?:de|del)(?:\s+(?:el\s+)?ano)?$"
+    rf"{SAME}(?:\s+(?:de|del))?(?:\s+(?:el\s+)?ano)?$"
 )
 CHANGE_WORDS = re.compile(
     r"\b(?:aument\w*|disminu\w*|cambi\w*|compar\w*|vari\w*|crec\w*|subi\w*|subier\w*|"
@@ -62,7 +62,13 @@ def shift_year(w: tuple[date, date], years: int) -> tuple[date, date]:
 
 
 _SAME_PERIOD_BEFORE = re.compile(
-    r"(?:^|\s)(?:\w+\s+)?(?:el\s+|al\s+)?mismo\s+periodo\s+(?:de|del)(?:\s+(?:el\s+)?ano)?\s*$"
+    rf"(?:^|\s)(?:vs|versus|contra|frente\s+al?|compar\w*\s+con|respecto\s+al?|que(?:\s+en)?)\s+{SAME}"
+    r"\s+(?:de|del)(?:\s+(?:el\s+)?ano)?\s*$"
+)
+# "¿y en el mismo trimestre de 2025?": the previous window moved to that year (a follow-up), not a comparison
+_SAME_PART_BEFORE = re.compile(
+    r"(?:^|\s)(?:en|para|durante)?\s*(?:el\s+|los\s+)?mism[oa]s?\s+"
+    r"(?:periodo|meses|lapso|mes|trimestre|semestre|bimestre|cuatrimestre|tramo)\s+(?:de|del)(?:\s+(?:el\s+)?ano)?\s*$"
 )
 _LEAD = re.compile(
     r"(?:^|\s)((?:a partir de|a partir del|antes de|despues de|en el periodo de|durante el|durante|desde el|desde"
@@ -82,6 +88,8 @@ def _take_partner_year(a: Period, b: Period) -> None:
     """ "del 1 de marzo al 31 de mayo de 2021": a period with no year takes the year of the one after it."""
     if a.year_said or not b.year_said or a.granularity not in ("month", "day") or a.start.year == b.start.year:
         return
+    if b.kind != "absolute" or b.tag is not None:  # "de enero … que el mismo lapso del año anterior": not a partner
+        return
     y = b.start.year - (1 if a.start.month > b.start.month else 0)
     a.start, a.end = date(y, a.start.month, 1), month_end(y, a.end.month)
     a.year_said = True
@@ -94,12 +102,15 @@ def _pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period,
     while i < len(periods) - 1:
         a, b = periods[i], periods[i + 1]
         gap = text[a.finish : b.begin].strip()
-        _take_partner_year(a, b)
+        if _RANGE_CONNECTORS.match(gap):
+            _take_partner_year(a, b)
+        to_date = _TO_DATE.match(" " + gap)
+        gap = gap[to_date.end() - 1 :].strip() if to_date else gap  # "de enero a la fecha vs …"
         before = text[: a.begin]
         opener = bool(_RANGE_OPENERS.search(before))
         verb_before = bool(_COMPARE_VERB.search(before[-40:]))
         symmetric = gap in ("y", "con", "con el")
-        if b.tag == "time:same_period_prev" and (not gap or _COMPARE_CONNECTORS.match(gap)):
+        if b.tag == "time:same_period_prev":  # "… y cuántos había al mismo corte del año pasado"
             pairs.append((a, b, "compare_prev"))  # "de enero a mayo y el mismo periodo del año anterior"
             i += 2
         elif _SAME_PERIOD.match(gap):
@@ -170,6 +181,10 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     texts: list[tuple[int, int]] = []
     for a, b, how in pairs:
         span = (_lead(text, min(a.begin, b.begin)), max(a.finish, b.finish))
+        if how in ("compare_prev", "compare_same") and _TO_DATE.match(text[a.finish :]):
+            a.end = a_end  # "de enero a la fecha frente al mismo periodo…"
+        if how in ("compare_prev", "compare_same"):
+            res.signals.append("time:same_period")
         if how == "compare_prev" and compare is None:
             window = (a.start, a.end)
             compare = shift_year(window, -1)
@@ -197,6 +212,14 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             texts.append((same.start(), p.finish))
             res.signals += ["time:compare", "time:same_period_base"]
             continue
+        part = _SAME_PART_BEFORE.search(text[: p.begin]) if window is None else None
+        if part and p.granularity == "year":  # "¿y en el mismo trimestre de 2025?"
+            window = (p.start, p.end)
+            texts.insert(0, (part.start(), p.finish))
+            res.signals.append("time:same_part_of_year")
+            continue
+        if not p.year_said and p.tag is None and len(periods) == 1:
+            res.signals.append("time:year_inferred")  # "¿y en el segundo trimestre?": a follow-up takes its year
         if base_at is not None:
             compare, base_prev_year = (p.start, p.end), p.kind == "prev_year"
             texts.append((base_at, p.finish))
@@ -240,12 +263,20 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     elif compare is not None and window is None:  # "comparado con 2023": the next period of the same size
         window = shift_year(compare, 1)
         res.signals.append("time:window_from_base")  # a follow-up puts the previous turn's window here
+    same = any(t in res.signals for t in ("time:same_period", "time:same_period_base"))
+    if same and window and compare and window[1] > a_end >= window[0]:  # months aligned to the last published one
+        cut = (window[1].year - a_end.year) * 12 + window[1].month - a_end.month
+        window, compare = (window[0], a_end), (compare[0], month_end(*_ym(shift_months(compare[1], -cut))))
     res.window, res.compare_window = window, compare
     if window is not None and any(p.granularity == "day" for p in periods):
         res.notes.insert(0, DAY_NOTE.format(months=month_words(*window)))
     res.window_text = " ".join(text[s:e] for s, e in texts) or None
     res.spans = [(p.begin, p.finish) for p in periods] + texts + invalid_spans
     return res
+
+
+def _ym(d: date) -> tuple[int, int]:
+    return d.year, d.month
 
 
 def reanchor(text: str, res: TimeResult, end: date | None, anchor: date, min_date: date) -> TimeResult:

@@ -80,6 +80,8 @@ _PART = "(" + "|".join(PART_MONTHS) + ")"
 # Meteorological seasons (the eval's convention, said in the answer); winter starts in December of its year.
 SEASONS = {"primavera": (3, 5), "verano": (6, 8), "otono": (9, 11), "invierno": (12, 2)}
 _DAY = r"(\d{1,2}|primero|1o)"
+# "el mismo periodo", "los mismos meses", "el mismo lapso / corte / tramo": the window of the question, moved.
+SAME = r"(?:el\s+|los\s+|al\s+|a\s+los\s+)?mism[oa]s?\s+(?:periodo|periodos|meses|lapso|corte|tramo|fecha|fechas)"
 
 
 @dataclass
@@ -197,6 +199,23 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         y1 = int(m.group(2)) if m.group(2) else (y2 if m1 <= m2 else y2 - 1)
         add(m, date(y1, m1, 1), month_end(y2, m2), gran="span")
 
+    @rule(rf"\b({_MONTH_OR_ABBR})\s*-\s*({_MONTH_OR_ABBR})\s+(?:de\s+|del\s+)?({_YEAR})\b")
+    def _abbr_range(m):
+        months = {**MONTHS, **_ABBR}
+        m1, m2, y = months[m.group(1)], months[m.group(2)], int(m.group(3))
+        add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span")
+
+    @rule(rf"\b(?:los\s+|las\s+)?(primer|ultim)[oa]s\s+({NUMBER_RE})\s+meses\s+(?:de|del)\s+(?:ano\s+)?({_YEAR})\b")
+    def _months_of_year(m):
+        n, y = max(1, min(number_value(m.group(2)) or 1, 12)), int(m.group(3))
+        first = 1 if m.group(1) == "primer" else 13 - n
+        add(m, date(y, first, 1), month_end(y, first + n - 1), gran="span")
+
+    @rule(r"\b(?:es[ea]|dich[oa]|aquel|aquella)\s+(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b")
+    def _that_period(m):
+        # "ese semestre": the previous turn's window; alone it has no meaning, so the follow-up fills it
+        add(m, *last_months(anchor, 1), kind="relative", gran="span", tag="time:previous_window")
+
     @rule(rf"\b({_ORD_RE})\s+{_PART}(?:{_YEAR_REF}|{_OF})\b|\b{_PART}\s+(\d{{1,2}})(?:{_YEAR_REF}|{_OF})\b")
     def _calendar_part(m):
         if m.group(1):
@@ -209,7 +228,7 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
             return
         first = size * (n - 1) + 1
         yr = year_or_recent(y, words, first)
-        add(m, date(yr, first, 1), month_end(yr, first + size - 1), gran="span")
+        add(m, date(yr, first, 1), month_end(yr, first + size - 1), gran="span", year_said=bool(y or words))
 
     @rule(rf"\b(?:(est[ea])\s+|(?:el|la)\s+)?(primavera|verano|otono|invierno)(?:{_YEAR_REF})?\b")
     def _season(m):
@@ -240,7 +259,7 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
 
     @rule(
         r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre|cuatrimestre)\b|\b(?:el\s+)?mes\s+pasado\b"
-        r"|\b(?:este|el)\s+mes(?:\s+actual)?\b(?!\s+(?:por|a|tras|con|de))"
+        r"|\beste\s+mes\b(?!\s+(?:por|a|tras|con|de|mas|menos))|\bel\s+mes\s+actual\b"
     )
     def _last_unit(m):
         unit = m.group(1) or "mes"
@@ -260,12 +279,12 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         add(m, date(anchor.year, 1, 1), a_end, kind="relative", gran="span")
 
     @rule(
-        r"\b(?:el\s+)?mismo\s+periodo\s+(?:del|de\s+el)\s+ano\s+(?:pasado|anterior|previo)\b"
+        rf"\b{SAME}\s+(?:del|de\s+el)\s+ano\s+(?:pasado|anterior|previo)\b"
         r"|\b(?:el\s+)?ano\s+(pasado|anterior|previo)\b|\bel\s+ano\s+antepasado\b|\b(?:un|1)\s+ano\s+(antes)\b"
     )
     def _last_year(m):
         y = anchor.year - (2 if "antepasado" in m.group(0) else 1)
-        same = m.group(0).lstrip().startswith(("mismo", "el mismo"))
+        same = "mism" in m.group(0)
         tag = "time:same_period_prev" if same else ("time:prev_of_previous" if m.group(1) != "pasado" else None)
         kind = "prev_year" if "antepasado" not in m.group(0) else "relative"
         add(m, date(y, 1, 1), date(y, 12, 31), kind=kind, gran="year", tag=tag)
@@ -291,6 +310,11 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
     @rule(rf"\b({_YEAR})\b")
     def _year(m):
         y = int(m.group(1))
+        add(m, date(y, 1, 1), date(y, 12, 31), gran="year")
+
+    @rule(r"\b(?:en\s+el|del|el\s+ano|en\s+el\s+ano|durante\s+el)\s+(1[5-9]|2[0-9])\b(?!\s*(?:%|de\b|mil\b))")
+    def _two_digit_year(m):
+        y = 2000 + int(m.group(1))  # "en el 23": the press's short year
         add(m, date(y, 1, 1), date(y, 12, 31), gran="year")
 
     @rule(_YEAR_LIKE.pattern)
