@@ -38,6 +38,20 @@ PHRASINGS = [
     ("secuestros exprés en Gto", ["secuestro"], ["secuestro_expres"], ["Guanajuato"]),
     ("asaltos bancarios en León", ["robo_a_institucion_bancaria"], [], ["León"]),
     ("trata en Celaya en 2019", ["trata_de_personas"], [], ["Celaya"]),
+    (
+        "¿Cuántas personas murieron en accidentes viales en León en 2023?",
+        ["homicidio_culposo"],
+        ["en_accidente_de_transito"],
+        ["León"],
+    ),
+    (
+        "gente que perdió la vida en accidentes de tránsito en Celaya",
+        ["homicidio_culposo"],
+        ["en_accidente_de_transito"],
+        ["Celaya"],
+    ),
+    ("secuestros con calidad de rehén en Irapuato", ["secuestro"], ["secuestro_con_calidad_de_rehen"], ["Irapuato"]),
+    ("secuestros para causar daño en el estado", ["secuestro"], ["secuestro_para_causar_dano"], ["Guanajuato"]),
 ]
 
 
