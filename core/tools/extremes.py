@@ -193,6 +193,7 @@ def chart(env: dict, pipeline: list[dict] | None = None) -> dict:
         "title": f"{crimes} — {met.get('lugar', '')}",
         "y_label": "Delitos registrados",
         "data": [{"periodo": r["periodo"], "conteo": r["conteo"], "parcial": r["parcial"]} for r in rows],
-        "highlight": [p for p in (met.get("maximo_periodo"), met.get("minimo_periodo")) if p],
+        # every tied peak and low is marked, not only the first
+        "highlight": list(dict.fromkeys((met.get("empates_maximo") or []) + (met.get("empates_minimo") or []))),
         "partial": [r["periodo"] for r in rows if r["parcial"]],
     }
