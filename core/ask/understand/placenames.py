@@ -93,10 +93,14 @@ def national_places(catalogs_dir: str | Path = CATALOGS_DIR) -> tuple[NationalPl
 def _heads(name: str) -> list[str]:
     """A long official name's everyday form: «Acambay de Ruíz Castañeda» → «acambay»."""
     key = key_of(name)
+    out = []
     head = re.split(r"\s(?:de|del)\s", key, maxsplit=1)[0]
-    if head == key or len(head) < MIN_FUZZY_CHARS or head in _GENERIC_HEADS or is_common_word(head):
-        return []
-    return [head]
+    # «San Pedro Tlaquepaque» is said «Tlaquepaque»: the saint's name is dropped in everyday speech
+    saint = re.match(r"(?:san|santa|santo|santiago)\s\w+\s(.+)$", head)
+    for short in (head, saint.group(1) if saint else ""):
+        if short != key and len(short) >= MIN_FUZZY_CHARS and short not in _GENERIC_HEADS and not is_common_word(short):
+            out.append(short)
+    return out
 
 
 @lru_cache(maxsize=8)

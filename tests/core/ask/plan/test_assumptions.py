@@ -1,0 +1,85 @@
+"""What was not understood or assumed reaches the person: a question with no figure, or notes in the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.ask.context import Assistant
+from core.ask.pipeline import Conversation, Turn, run_turn
+from core.text import normalize_text
+
+
+@pytest.fixture(scope="module")
+def assistant(bundled_settings):
+    """The pipeline over the bundled store, without the same-day cache."""
+    return Assistant(settings=bundled_settings, use_cache=False)
+
+
+def _turn(assistant, question: str) -> Turn:
+    return run_turn(Turn(question=question, planner_requested="rules"), assistant, Conversation(), upto="compose")
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        ("homicidios dolosos en Puebla en 2023", ["no tengo datos del estado de puebla", "guanajuato"]),
+        ("¿Cuántos homicidios dolosos hubo en Guadalajara en 2023?", ["guadalajara, municipio de jalisco"]),
+        ("feminicidios en Tlaquepaque durante 2022", ["tlaquepaque", "jalisco"]),
+        ("homicidios dolosos en CDMX en 2023", ["«cdmx» (el estado de ciudad de mexico)"]),
+        ("secuestros en Villa Quetzal en 2024", ["no reconoci el lugar «villa quetzal»"]),
+        ("feminicidios en xqtlzz en 2021", ["no reconoci el lugar «xqtlzz»"]),
+        ("homicidios dolosos en silau en 2023", ["¿te refieres a silao de la victoria"]),
+        ("homicidios dolosos en Celaya durante la cuaresma", ["no entendi el periodo «cuaresma»"]),
+        ("¿cuántos atracos exprés hubo en León en 2023?", ["no reconoci «atracos"]),
+    ],
+)
+def test_what_is_not_understood_is_asked_without_a_figure(assistant, question, says):
+    """Another state, an unknown name, an unparsed period or crime: said, asked, and no figure."""
+    turn = _turn(assistant, question)
+    text = normalize_text(turn.answer.text)
+    assert turn.status == "clarify" and not turn.envelopes
+    for fragment in says:
+        assert fragment in text, turn.answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "note", "tag"),
+    [
+        (
+            "homicidios dolosos en Zelaya en 2023",
+            "Entendí: Celaya (escribiste «zelaya»).",
+            "assumed:place:GTO.MUN.CELAYA",
+        ),
+        ("feminicidios en Irapuatto en 2022", "Entendí: Irapuato", "assumed:place:GTO.MUN.IRAPUATO"),
+        (
+            "secuestros en 2023",
+            "Sin lugar en la pregunta: la cifra es de todo el estado de Guanajuato.",
+            "assumed:state",
+        ),
+        (
+            "homicidios dolosos en Celaya en 2023 según el periódico",
+            "No tomé en cuenta: «periódico».",
+            "not_understood",
+        ),
+    ],
+)
+def test_what_is_assumed_is_said_and_tagged(assistant, question, note, tag):
+    """A typo read as a name, the whole state by default, ignored words: in the answer and the plan's tags."""
+    turn = _turn(assistant, question)
+    assert turn.status == "ok"
+    assert note in turn.answer.text
+    assert any(t.startswith(tag) for t in turn.planner_state.planner_meta.rationale_tags)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Cuántos homicidios dolosos hubo en León en 2024?",
+        "violencia familiar en Celaya durante 2022",
+        "¿me podrías decir cuántos feminicidios se registraron en Irapuato en 2021?",
+    ],
+)
+def test_everyday_questions_carry_no_notes(assistant, question):
+    """Nothing assumed, nothing ignored: the answer has no «Entendí» nor «No tomé en cuenta»."""
+    text = _turn(assistant, question).answer.text
+    assert "Entendí" not in text and "No tomé en cuenta" not in text and "Sin lugar" not in text
