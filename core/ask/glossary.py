@@ -40,6 +40,7 @@ class Term:
         return min(hits, key=lambda m: m.start()) if hits else None
 
 
+_MES = r"mes(es)?|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre"
 # «sin datos», «no hay cifras», «vacío», «no publicado»: a month with nothing published
 _MISSING = r"vacios?|vacias?|(sin|no hay|no tiene|no trae|faltan?) (datos?|cifras?|informacion|registros?)|no publicad\w*|no aparece\w*|falta\w*"
 _C, _S, _Q = "conceptos.md § ", "sesnsp.md § ", "cobertura_y_calidad.md § "
@@ -104,9 +105,10 @@ GLOSSARY: tuple[Term, ...] = (
     Term(
         "mes_no_publicado",
         (
-            r"\bmes(es)? (sin (datos?|cifras?|informacion|registros?)|vacios?|no publicados?|sin publicar|faltantes?)",
-            r"\bmes(es)? (que )?no (aparece|sale|esta|viene)n?",
-            r"\bmes(es)? (que )?no (tiene|tienen|trae|traen|hay) (datos?|cifras?|informacion|registros?)",
+            rf"\b({_MES}) (sin (datos?|cifras?|informacion|registros?)|vaci[oa]s?|no publicad[oa]s?|sin publicar|faltantes?)",
+            rf"\b({_MES}) (que )?no (aparece|sale|esta|viene)n?",
+            rf"\b({_MES}) (que )?no (tiene|tienen|trae|traen|hay) (datos?|cifras?|informacion|registros?)",
+            rf"\b({_MES}) (aparece|sale|esta|viene)n? (vaci[oa]s?|en blanco|sin datos?)",
             rf"\b({_MISSING})\b.{{0,60}}\bceros?\b",
             rf"\bceros?\b.{{0,60}}\b({_MISSING})\b",
         ),
@@ -133,12 +135,31 @@ GLOSSARY: tuple[Term, ...] = (
             r"\b(metodologia|catalogo|cambio)\b.{0,40}\b2026\b",
             r"\b2026\b.{0,40}\b(metodologia|catalogo)\b",
             r"\bnueva metodologia\b",
+            r"\bidfc\b",
             r"\bcompar\w*\b.{0,30}\b2026\b|\b2026\b.{0,30}\bcompar\w*",
         ),
         _S + "Cambio de metodología en 2026 (RNID)",
         ("2026", "RNID"),
     ),
-    Term("cifra_negra", (r"\bcifra negra\b",), _S + "Cifra negra", ("cifra negra",)),
+    Term(
+        "cifra_negra",
+        (r"\bcifra negra\b", r"\b(no (se )?denuncia\w*|sin denuncia\w*|no denunciad\w*)\b"),
+        _S + "Cifra negra",
+        ("cifra negra", "denuncia"),
+    ),
+    Term(
+        "fuente",
+        (r"\bfuentes?\b", r"\bde donde (vienen|salen|provienen|sacas?|obtienes?)\b"),
+        "fuentes.md § Datos públicos republicados por terceros",
+        ("fuente", "SESNSP"),
+    ),
+    Term(
+        "total_delitos",
+        (r"\btotal (anual )?de (los )?delitos\b",),
+        "delitos_disponibles.md § Total de delitos del fuero común (`total_delitos`)",
+        ("total de delitos",),
+        crime=True,
+    ),
     Term(
         "tasa",
         (r"\btasas?\b", r"\bpor (cada )?(100|cien) mil\b"),
@@ -211,16 +232,17 @@ GLOSSARY: tuple[Term, ...] = (
         crime=True,
     ),
 )
+WEAK = frozenset({"sesnsp"})  # terms that name the subject of a question only when nothing else is asked
 # How a definition is asked: «qué es», «diferencia», «incluye», «cuenta como», «es lo mismo», «van aparte».
 FRAME = re.compile(
     r"\b(que (es|son|significa\w*|quiere decir|se entiende|incluye\w*|abarca\w*|cuenta\w*|mide\w*|cambia\w*)"
     r"|que diferencia|diferencia\w*|diferenci\w*|distingue\w*|distint[oa]s?|lo mismo|es igual|son iguales"
     r"|(es|son|forma|forman) parte|dentro de|incluy\w*|incluid[oa]s?|abarca\w*|se cuenta\w*|cuenta\w* como"
     r"|se suma\w*|se juntan?|van aparte|por separado|aparte|se considera\w*|defin\w*|explica\w*|significa\w*"
-    r"|quiere decir|en que consiste|a que se refiere|comparables?|se puede\w* comparar|cuenta\w* (victimas|carpetas|delitos)"
+    r"|quiere decir|en que consiste|a que se refiere|comparables?|se puede\w* comparar|cuenta\w* (los |las )?(victimas|carpetas|delitos|personas)"
     r"|(es|son) (un |una |el |la |los |las )?(tipo|subtipo|modalidad|forma|clase|variante)s?"
     r"|(cifras?|datos|numeros|conteos?)\b.{0,30}\b(son|cuentan|miden|representan|se refieren|significan)"
-    r"|(que onda|que pasa) con (lo|eso) de|que es eso de|eso de que|por que (no )?(puedo|se puede|podemos|hay|van|estan)"
+    r"|(que onda|que pasa) con (lo|eso) de|que es eso de|eso de que|por que"
     r"|se (toma|toman|trata|tratan|cuenta|cuentan|registra|registran|considera|consideran) como|equivale\w*"
     r"|(que|cuales) (modalidades|subtipos|tipos|categorias|variantes) (tiene|tienen|hay|incluye\w*|abarca\w*)"
     r"|cuales son (las|los) (modalidades|subtipos|tipos|categorias))\b"
@@ -237,6 +259,8 @@ def terms_in(folded: str) -> list[Term]:
     terms = [t for _, _, t in sorted(found, key=lambda x: (x[0], x[1]))]
     covered = {k for t in terms for k in t.covers}
     terms = [t for t in terms if t.key not in covered]
+    if len(terms) > 1:  # «el SESNSP» frames a question about something else
+        terms = [t for t in terms if t.key not in WEAK]
     sections = {t.section for t in terms if not t.crime}
     # a crime term whose section another term already brings adds nothing
     return [t for t in terms if not (t.crime and t.section in sections)] or terms
