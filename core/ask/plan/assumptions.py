@@ -49,6 +49,14 @@ def _outside(u: Understanding, detail: str, text: str) -> str:
 def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQuestion | None:
     """The question for places the store does not have: say which, offer the closest names, give no figure."""
     terms = [t for t in u.unknown_terms if t.kind in _PLACE_KINDS]
+    pointed = [as_written(u.question, t.text) for t in u.unknown_terms if t.kind == "place_deictic"]
+    if not terms and pointed and not u.places and not u.whole_state:  # «ahí» with nothing before it to point at
+        return ClarifyingQuestion(
+            question=f"¿De qué municipio hablas con {_quote(pointed)}?",
+            reason="missing_place",
+            blocking=True,
+            options=usual[:12],
+        )
     if not terms:
         return None
     home = _home(catalog)

@@ -40,6 +40,8 @@ _TYPO_SUGGESTION = 75.0
 _CRIME_LINKS = words_of("de del a al en con contra por para")
 
 
+# A place pointed at but not named («ahí», «el municipio»): a follow-up takes the previous one, a first question asks.
+_DEICTIC = re.compile(r"\b(?:ahi|alli|alla|(?:el|ese|este|dicho) municipio|(?:la|esa|esta) ciudad)\b(?!\s+de\b)")
 _LOCATIVES = words_of("en desde hacia municipio ciudad cd")
 # Words after which a question names its crime («¿cuántos asaltos…?», «delitos de huachicoleo»).
 _CRIME_SLOTS = words_of("cuantos cuantas de del por sobre hubo")
@@ -66,7 +68,7 @@ def capitalized_words(question: str) -> frozenset[str]:
 
 def is_filler(word: str) -> bool:
     """A word that carries nothing to match: function words, question words, numbers, known filler."""
-    if not word.isalpha() or word in STOPWORDS or word in COMMON_WORDS or word in NUMBER_WORDS:
+    if word.isdigit() or not word.isalnum() or word in STOPWORDS or word in COMMON_WORDS or word in NUMBER_WORDS:
         return True
     filler = filler_words()
     return word in filler or stem(word) in filler
@@ -156,7 +158,8 @@ def account(
 ) -> list[UnknownTerm]:
     """What no matcher understood, classified (place, time, crime or harmless), in the order written."""
     capitalized = capitalized_words(question)
-    return [
+    deictic = [] if has_place else [UnknownTerm(m.group(0), "place_deictic") for m in _DEICTIC.finditer(tokens.text)]
+    return deictic + [
         _classify(tokens, i, j, lex, capitalized, crime_tokens, has_place)
         for i, j in leftovers(tokens, used, capitalized)
     ]

@@ -95,8 +95,10 @@ def _heads(name: str) -> list[str]:
     key = key_of(name)
     out = []
     head = re.split(r"\s(?:de|del)\s", key, maxsplit=1)[0]
+    if re.fullmatch(r"(?:san|santa|santo|santiago)\s\w+", head):
+        head = key  # «San José» of «San José de Gracia» is a saint's name, not one municipality
     # «San Pedro Tlaquepaque» is said «Tlaquepaque»: the saint's name is dropped in everyday speech
-    saint = re.match(r"(?:san|santa|santo|santiago)\s\w+\s(.+)$", head)
+    saint = re.match(r"(?:san|santa|santo|santiago)\s\w+\s(?!(?:de|del|la|las|los|el)\b)(.+)$", head)
     for short in (head, saint.group(1) if saint else ""):
         if short != key and len(short) >= MIN_FUZZY_CHARS and short not in _GENERIC_HEADS and not is_common_word(short):
             out.append(short)

@@ -214,8 +214,8 @@ def other_states(
     index = national_names(store_names(lex))
 
     def accept(i: int, j: int, key: str) -> bool:
-        if j - i < min_words:
-            return False
+        if j - i < min_words or any(tokens.phrase(i, k) in lex.places for k in range(j, len(tokens) + 1)):
+            return False  # a name of the store as long or longer starts here («San José Iturbide»)
         if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
             return False  # «colonia Centro», «calle Morelos»: below the municipality, not a municipality
         if not is_common_word(key):

@@ -31,6 +31,9 @@ def _turn(assistant, question: str) -> Turn:
         ("homicidios dolosos en silau en 2023", ["¿te refieres a silao de la victoria"]),
         ("homicidios dolosos en Celaya durante la cuaresma", ["no entendi el periodo «cuaresma»"]),
         ("¿cuántos atracos exprés hubo en León en 2023?", ["no reconoci «atracos"]),
+        ("Feminicidios en Irapuat0 en 2021", ["no reconoci el lugar «irapuat0»", "irapuato"]),
+        ("¿Cuántos feminicidios hubo ahí en 2021?", ["¿de que municipio hablas con «ahi»?"]),
+        ("¿Cuántos homicidios dolosos hubo en 2024 en el municipio?", ["«el municipio»"]),
     ],
 )
 def test_what_is_not_understood_is_asked_without_a_figure(assistant, question, says):
@@ -69,6 +72,20 @@ def test_what_is_assumed_is_said_and_tagged(assistant, question, note, tag):
     assert turn.status == "ok"
     assert note in turn.answer.text
     assert any(t.startswith(tag) for t in turn.planner_state.planner_meta.rationale_tags)
+
+
+def test_a_pointed_place_in_a_follow_up_is_the_previous_one(assistant):
+    """«¿y cuántos hubo ahí en 2022?» after Celaya: Celaya, not a question."""
+    conv = Conversation()
+    for q in ("homicidios dolosos en Celaya en 2023", "¿y cuántos hubo ahí en 2022?"):
+        turn = run_turn(Turn(question=q, planner_requested="rules"), assistant, conv, upto="compose")
+    assert turn.status == "ok" and turn.answer.text.startswith("Celaya")
+
+
+def test_a_store_name_beats_a_shorter_name_elsewhere(assistant):
+    """«San José Iturbide» is Guanajuato's, never «San José» of another state."""
+    turn = _turn(assistant, "homicidios dolosos en San José Iturbide en 2023")
+    assert turn.status == "ok" and turn.answer.text.startswith("San José Iturbide")
 
 
 @pytest.mark.parametrize(
