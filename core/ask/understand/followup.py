@@ -12,7 +12,7 @@ from core.ask.understand import CrimeMatch, PlaceMatch, Understanding
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.rewrite import crime_phrase, describe
 from core.ask.understand.timeexpr import month_end, shift_year
-from core.ask.understand.tokens import tokenize
+from core.ask.understand.tokens import tokenize, words_of
 
 _LEADS = re.compile(r"^(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
 _ALWAYS = re.compile(
@@ -29,18 +29,31 @@ _CORRECTION = re.compile(
     rf"|^(?:{_SORRY}\s*,?\s*)*{_SORRY}\s*(?:,|$)"
     r"|^(?:corrijo|me\s+equivoque)\b"
 )
-_ADD_PLACE = re.compile(r"^(?:y\s+)?(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien)\b")
+_ADD_PLACE = re.compile(
+    r"^(?:y\s+)?(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien|ponlo\s+junto|ponla\s+junto"
+    r"|junto\s+a|al\s+lado\s+de|comparalo\s+con|comparala\s+con)\b"
+)
+# "¿esa tasa está por encima del promedio estatal?", "¿y cómo se compara con el total del estado?": the state is
+# added next to the previous place, not put in its place
+_WITH_STATE = re.compile(
+    r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b|\b(?:con|contra|frente\s+al?|que|vs|versus|respecto\s+al?)\s+"
+    r"(?:el\s+|la\s+)?(?:total\s+del\s+|resto\s+del\s+|todo\s+el\s+|promedio\s+del\s+)?estado\b"
+)
+# "¿cuáles son?", "¿dónde?", "¿y cuántos?": a bare interrogative only continues the previous question
+_BARE_QUESTION = re.compile(
+    r"^(?:y\s+)?(?:cuales|cual|donde|cuantos|cuantas|que\s+municipios|en\s+cuales)(?:\s+son|\s+fueron)?$"
+)
 _ORDINAL_ALONE = re.compile(
     r"^(?:y\s+)?(?:en\s+|para\s+|durante\s+)?(?:el|la)\s+(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)"
     r"(?:\s+(?:trimestre|semestre|bimestre|cuatrimestre))?$"
 )
 # Words of corrections, anaphora and ordinals that carry meaning only as a follow-up: known filler for the
 # accounting of unrecognised words (core/ask/understand/accounting.py), never a place or a crime to guess.
-FOLLOW_UP_WORDS = frozenset(
+FOLLOW_UP_WORDS = words_of(
     "no perdon perdona disculpa disculpe corrijo correccion equivoque error refiero referia quise queria quiero "
     "decir bien mejor realidad era sino esos esas estos estas ese esa ellos ellas agrega agregale anade anadele "
     "incluye incluyele mete primero segundo tercero tercer cuarto quinto sexto ambos ambas juntos juntas suma "
-    "sumalos sumados tuvo registro ahi alli dicho".split()
+    "sumalos sumados tuvo registro ahi alli dicho"
 )
 _ORDINALS = {"primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4, "quinto": 5, "sexto": 6}
 # A question about one place right after a ranking: its first place ("¿y cuántos tuvo en 2024?").
@@ -87,14 +100,15 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if current.crimes or len(tokens) > _MAX_FOLLOW_UP_TOKENS:
         return False
-    if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text):
+    if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text):
         return True
     shape_only = _explicit_kind(current) and len(tokens) <= 8  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
     return _modifies(current) or shape_only or (bool(current.places) and len(tokens) <= 4)
 
 
 def _explicit_kind(u: Understanding) -> bool:
-    return u.kind != "unknown" and "kind:default" not in u.signals
+    # "kind:default" is the fallback to a single value; a shape found anyway («el más bajo», «promedio estatal») counts
+    return u.kind != "unknown" and ("kind:default" not in u.signals or u.kind != "single_value")
 
 
 def _qualified(current: Understanding, previous: Understanding, lexicon) -> list[CrimeMatch]:
@@ -233,8 +247,14 @@ def merge_follow_up(
             merged.compare_window = None  # a new single period: the comparison base is recomputed downstream
         kept.append("kind")
     _relative_window(merged, current, previous)
-    if _ADD_PLACE.match(tokenize(current.question).text) and current.places:  # "agrega Irapuato"
-        merged.places = [*previous.places, *(p for p in current.places if p not in previous.places)]
+    text = tokenize(current.question).text
+    munis = [p for p in previous.places if p.nivel == "municipio"]
+    only_state = current.places and all(p.nivel == "estado" for p in current.places)
+    if current.places and (_ADD_PLACE.match(text) or (munis and only_state and _WITH_STATE.search(text))):
+        merged.places = [*previous.places, *(p for p in current.places if p not in previous.places)]  # "agrega León"
+        merged.signals.append("followup:added_place")
+        if only_state and merged.kind == "comparison" and merged.compare_window is None:
+            merged.kind = "places"  # "¿cómo se compara con el total del estado?": the place next to the state
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k
     if "order:asc" not in current.signals:
         merged.order = previous.order

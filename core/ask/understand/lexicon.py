@@ -206,8 +206,9 @@ class Lexicon:
         ranked: list[tuple[int, str, CrimeRef]] = []
         for r in rows:
             included = [k for k in (r.get("incluye") or "").split("|") if k]
-            # a tipo-level key is answerable when any subtype it sums is in the store
-            present = in_data[r["delito"]] or any(in_data.get(k, False) for k in included)
+            # a tipo-level key is answerable when every subtype it sums is in the store: «robos» with only bank
+            # robberies loaded is not loaded (a sum of one subtype would answer a question nobody asked)
+            present = in_data[r["delito"]] or (bool(included) and all(in_data.get(k, False) for k in included))
             label = r.get("subtipo") or r["delito"]
             base = CrimeRef(r["delito"], label, r.get("nivel") or "subtipo", present)
             self.crime_by_key[base.delito] = base

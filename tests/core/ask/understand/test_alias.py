@@ -70,6 +70,14 @@ NOT_SESNSP = [
 ]
 
 
+def test_a_tipo_with_subtypes_missing_is_not_answered_as_their_sum(ask):
+    """«robos» with only bank robberies loaded: not in the data (never the bank robberies alone)."""
+    u = ask("¿cuántos robos hubo en Celaya en 2024?")
+    assert [c.delito for c in u.crimes] == ["robo"] and not u.crimes[0].in_data
+    assert [c.in_data for c in ask("robo a transeúnte en León en 2023").crimes] == [False]
+    assert [c.in_data for c in ask("homicidios en León").crimes] == [True]
+
+
 @pytest.mark.parametrize("question,term", NOT_SESNSP)
 def test_not_a_sesnsp_category_is_said(ask, question, term):
     u = ask(question)
