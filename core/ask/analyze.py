@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
+from core.ask.scope import below_municipality
+from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext
@@ -100,7 +102,8 @@ def refusal_tag(turn: Turn) -> str | None:
     if cat == "irrelevant":
         return "off_topic"
     if cat == "relevant" and u is not None and u.crimes and not any(c.in_data for c in u.crimes):
-        return "gray_zone_crime_not_in_data"
+        # below the municipality, where the data stop is the answer (it also says the crime is not loaded)
+        return None if below_municipality(normalize_text(turn.question)) else "gray_zone_crime_not_in_data"
     return None
 
 

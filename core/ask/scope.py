@@ -35,16 +35,23 @@ _WHAT_TO_ASK = re.compile(
 )
 # A figure, a rate or a total asked for is a data question, however general its topic.
 _COUNTING = re.compile(r"\b(cuant\w*|total(es)?|numero de|tasas?|por cada|por (100|cien) mil)\b")
+_LANDMARKS = (
+    r"casa|trabajo|escuela|estadio|mercado|parque|plaza|jardin|central|hospital|universidad|iglesia|catedral|"
+    r"aeropuerto|glorieta|puente|crucero|deportivo|tianguis|panteon|presa|centro comercial|oxxo|gasolinera"
+)
 # Places below the municipality: named kinds (colonia, calle, cuadrante…), «cerca de mi casa», a street address.
 _BELOW = re.compile(
     r"\b(colonias?|col\.|barrios?|fraccionamientos?|fracc\.?|cuadrantes?|manzanas?|cuadras?|"
     r"codigos? postal(es)?|c\.p\.|localidad(es)?|rancherias?|ejidos?|zona (centro|norte|sur|oriente|poniente)|"
     r"esquina (con|de)|comunidad(es)? (de|del|la|el))\b"
-    r"|\b(calle|avenida|av\.|bulevar|boulevard|blvd\.?|calzada|callejon|privada)\s+(de\s+)?(?!la\b|el\b|los\b|las\b)[a-z0-9]"
+    r"|\b(calle|avenida|av\.|bulevar|boulevard|blvd\.?|calzada|callejon|privada)\s+(de\s+)?(?!(la|el|los|las|en|y|o|con|por|a|al|del|para|que)\b)[a-z0-9]"
     r"|\b(que|cuales|las|sus|por|cada|varias|algunas) calles\b"
     r"|\bcerca de (mi|mis|tu|su|la|el|nuestra) (casa|trabajo|escuela|domicilio|colonia|calle|cuadra)\b"
     r"|\b(mi|esta|nuestra) (colonia|calle|cuadra|manzana|zona|barrio|fraccionamiento)\b"
     r"|\balrededores\b|\b(por|a la) vuelta de\b"
+    # near a landmark («cerca del estadio», «junto al mercado») or in a town's centre («el centro de León»)
+    rf"|\b(cerca|alrededor|a un lado|junto|enfrente|atras) (de|del|a|al) (la |el |los |las |mi |mis )?({_LANDMARKS})\b"
+    r"|\b(en|del) (el )?centro (historico )?(de|del) (?!(estado|pais|bajio|republica|mexico|guanajuato estado)\b)"
 )
 _LEVEL_WORDS = (
     ("cuadrante", "cuadrante"),
@@ -58,7 +65,8 @@ _LEVEL_WORDS = (
     ("localidad", "localidad"),
     ("comunidad", "localidad"),
     ("zona ", "zona"),
-    ("cerca de", "zona cercana a un domicilio"),
+    ("cerca de", "zona cercana a un lugar"),
+    ("centro de", "zona"),
     ("cuadra", "calle"),
 )
 MAX_QUESTION = 300  # ClarifyingQuestion.question's limit
@@ -148,6 +156,9 @@ def below_reply(u: Understanding | None, normalized: str, metadata: dict, big_pl
     label = "homicidios dolosos y culposos" if crimes and crimes[0].delito == "homicidio" else None
     what = label or (f"casos de {crimes[0].label.lower()}" if crimes else "delitos del fuero común")
     head = f"Los datos del SESNSP llegan hasta municipio: no hay cifras por {level} ({_LIMIT_SECTION})."
+    missing = [c.label for c in (u.crimes if u else []) if not c.in_data]
+    if missing:  # «robos en la colonia Centro»: the crime is not loaded either, so the offer is the total of crimes
+        head += f" Además, {missing[0]} no está en los datos cargados."
     if place:
         ask = f"¿Quieres la cifra de todo el municipio de {place}?"
         return ClarifyingQuestion(

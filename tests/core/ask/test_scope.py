@@ -56,15 +56,18 @@ def test_below_municipality_says_where_the_data_stops(assistant, case):
     turn = assistant.ask(case["q"], Conversation(), planner="rules")
     assert turn.envelopes == [] and turn.plan is None, "sin cifra para la colonia"
     text = normalize_text(turn.answer.text)
-    assert "municipio" in text and "llegan hasta" in text
+    assert "municipio" in text and "llegan hasta" in text and len(turn.answer.text) <= 300
     options = turn.answer.clarifying_options
     if case["municipio"]:
         assert any(case["municipio"] in o for o in options), options
-        for option in options[:1]:
+        for option in options[: 1 if case.get("runnable", True) else 0]:
             assert assistant.ask(option, Conversation(), planner="rules").status == "ok", option
 
 
-@pytest.mark.parametrize("question", ["¿cuántos homicidios dolosos hubo en León en 2024?", "secuestros en Celaya 2020"])
+@pytest.mark.parametrize(
+    "question",
+    ["¿cuántos homicidios dolosos hubo en León en 2024?", "secuestros en Celaya 2020", *FIXTURE["not_below"]],
+)
 def test_a_municipality_question_is_not_below_municipality(question):
     assert not below_municipality(normalize_text(question))
 
