@@ -100,6 +100,10 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
     if kind in ("single_value", "ranking", "unknown") and not crimes and asks_all_crimes(u):
         kind = "annual_total"
     steps: list[dict] = []
+    if kind in SHAPE_KINDS and crimes and all(c == "total_delitos" for c in crimes):
+        # the total of every crime is published by year only: no months, modalidades or monthly zeros
+        notes.append("El total de todos los delitos se publica solo por año (sin meses ni modalidades): se da por año.")
+        kind = "annual_total"
     if kind == "annual_total":
         eid, _ = _entity(u)
         start, end = u.window or (date(2015, 1, 1), date.fromisoformat(metadata["max_date"]))
@@ -293,6 +297,9 @@ def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: d
         base["delito"] = delito
     if u.methods and kind != "breakdown":
         base["metodo"] = u.methods[0] if len(u.methods) == 1 else sorted(u.methods)
+    if delito is None:  # no crime named: every monthly crime loaded is summed, and the answer says so
+        loaded = sorted(k for k, v in metadata.get("coverage", {}).items() if v.get("granularity", "month") == "month")
+        notes.append(f"Sin delito en la pregunta: se suman los {len(loaded)} delitos con datos mensuales cargados.")
     eid, _ = _entity(u)
     if kind in ("extremes", "average"):
         enfoque = "promedio" if kind == "average" else ("minimo" if "extreme:min" in signals else "maximo")

@@ -69,6 +69,8 @@ ANSWERS = [
     ),
     ("¿En qué municipio bajaron más los homicidios dolosos entre 2022 y 2023?", "donde más bajaron", "bar"),
     ("¿qué municipios tienen menos secuestros en 2023?", "con menos secuestros", None),
+    ("¿Cuál fue el mes con más delitos en León en 2023?", "se publica solo por año", "bar"),
+    ("mes con más casos en León en 2024", "se suman los 18 delitos con datos mensuales", "bar"),
 ]
 
 
