@@ -250,6 +250,7 @@ FRAME = re.compile(
 # A question after a number, a ranking or a list is a data question, whatever terms it names.
 _DATA = re.compile(r"\b(cuant[oa]s|top|ranking|dame (el |la |los |las )?(numeros?|cifras?|totale?s?))\b")
 _TEXTING = re.compile(r"\b(q|k|ke)\b")  # «q es homicidio culposo»
+EARLY = 30  # characters: a word this close to a sentence's start is what the sentence is about
 MAX_SENTENCES = 4  # per section: its topic sentence and the best sentence of each term asked
 
 
@@ -307,14 +308,17 @@ def passages_for(question: str, retrieved: list[Passage]) -> list[Passage]:
 def _best(sents: list[str], words: tuple[str, ...], asked: set[str]) -> int | None:
     """The sentence that best defines one of ``words`` (a defining sentence beats a mention), or None."""
     best = None
-    for i, s in enumerate(sents):
+    for i, s in enumerate(sents[1:], start=1):  # the topic sentence (0) is always in the answer
         folded = fold(s)
         if not any(fold(w) in folded for w in words):
             continue
         subject = " ".join(fold(d) for d in defined_terms(s))
-        # a sentence about the word («El subtipo precisa…», «El feminicidio es…») beats one that mentions it
+        # a sentence about the word («El subtipo precisa…», «La modalidad «Con otro elemento» agrupa…») beats one
+        # that lists it among others
         opens = any(re.match(rf"(el|la|los|las|un|una) ({fold(w)})", folded) for w in words)
-        score = 3 * any(fold(w) in subject for w in words) + 3 * opens + len(asked & set(tokenize(s))) - 0.01 * i
+        early = any(0 <= folded.find(fold(w)) < EARLY for w in words)
+        score = 3 * any(fold(w) in subject for w in words) + 3 * opens + 2 * early + len(asked & set(tokenize(s)))
+        score -= 0.01 * i
         if best is None or score > best[0]:
             best = (score, i)
     return best[1] if best else None
