@@ -77,6 +77,13 @@ def store_names(lexicon) -> dict[str, str]:
         ids = {e.entity.entidad_id for e in entries}
         if len(ids) != 1 or all(e.weak for e in entries) or key.startswith(("municipio de", "estado de", "entidad de")):
             continue
+        words = key.split()
+        if (
+            len(words) > 1
+            and words[-1] in ("gto", "guanajuato")
+            and " ".join(words[:-1]).rstrip(" ,") in lexicon.places
+        ):
+            continue  # «León Gto.» is «León» with its state: the same name, measured once
         if len(key.replace(" ", "")) >= MIN_FUZZY_CHARS and entries[0].entity.nivel == "municipio":
             out[key] = next(iter(ids))
     return out

@@ -22,7 +22,7 @@ def test_the_chosen_thresholds_accept_no_near_miss(measured):
 
 @pytest.mark.slow
 def test_the_chosen_thresholds_accept_most_misspellings(measured):
-    """ADR 0009: 859 of 929 generated misspellings (92 %) land on the right place."""
+    """ADR 0009: 941 of 1,008 generated misspellings (93 %) land on the right place, 0 of 4,600 near-misses."""
     assert measured["misspellings"] >= 900 and measured["near_misses"] >= 4000
     assert measured["right"] / measured["misspellings"] >= 0.92
 
