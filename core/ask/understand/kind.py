@@ -202,6 +202,8 @@ EXTREME = _C(
     r"\b(?:mes|ano)\s+con\s+(?:el|la)\s+(?:\w+\s+){1,2}?(?:mas|menos|mayor|menor)\b",
     r"\bpico\s+(?:mensual|anual|maximo)\b",
     r"\b(?:mes|ano)\s+pico\b",
+    # a bare follow-up to a peak: «¿y el más bajo?», «¿y el mes más alto?»
+    r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?(?:el|la)\s+(?:mes\s+)?mas\s+(?:bajo|alto|baja|alta)\W*$",
 )
 EXTREME_LOW = _C(r"\b(?:menos|menor|mejor|minimo)\b", r"\bmas\s+(?:baj|tranquil|calmad)\w*")
 AVERAGE = _C(
@@ -445,6 +447,8 @@ def decide(
         shape = "breakdown"  # "¿qué porcentaje … fueron con arma de fuego?": the share of a modalidad inside the place
     if shape:
         res.kind = shape
+    if res.kind == "comparison" and CHANGE_VERB.search(text) and re.search(r"\b(?:cuales|donde)\b.*\bmas\b", text):
+        res.group_by_municipio = True  # "¿y cuáles subieron más?": the places, ranked by their change
     if res.kind == "comparison":
         direction = "asc" if FALL.search(text) else "desc" if RISE.search(text) else None
         if direction:

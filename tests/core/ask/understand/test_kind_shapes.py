@@ -20,6 +20,8 @@ SHAPES = [
     ("año con menos violencia familiar en Celaya", "extremes", {"extreme:min", "extreme:anio"}),
     ("el mes récord de homicidios dolosos en Irapuato", "extremes", {"extreme:max"}),
     ("¿qué mes fue el peor para Silao en feminicidios en 2019?", "extremes", {"extreme:max"}),
+    ("¿y el más bajo?", "extremes", {"extreme:min"}),
+    ("¿y el mes más alto?", "extremes", {"extreme:max"}),
     ("año con la cifra más baja de secuestros en Celaya", "extremes", {"extreme:min", "extreme:anio"}),
     ("pico mensual de homicidios culposos en León en 2021", "extremes", {"extreme:max"}),
     ("mes con el número más alto de abusos sexuales en Irapuato", "extremes", {"extreme:max"}),
@@ -84,6 +86,8 @@ DIRECTIONS = [
     ("los 5 municipios donde más cayó el abuso sexual entre 2018 y 2019", "asc"),
     ("¿dónde bajó más la violencia familiar entre 2020 y 2021?", "asc"),
     ("mayor alza de feminicidios por municipio, 2021 contra 2020", "desc"),
+    ("¿y cuáles subieron más?", "desc"),
+    ("¿dónde bajaron más entre 2023 y 2024?", "asc"),
 ]
 NOT_CHANGES = [  # a low value is not a fall
     ("¿qué municipio tiene la tasa más baja de homicidios dolosos en 2023?", "ranking"),
