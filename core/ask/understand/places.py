@@ -176,11 +176,42 @@ def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -
     return st
 
 
+def _complete_typos(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState) -> None:
+    """«Silao de la Victorio»: an exact short name plus misspelt words of its long name is that place."""
+    for n, (i, j, ref, *_) in enumerate(list(st.found)):
+        for extra in (1, 2, 3):
+            span = range(j, j + extra)
+            if j + extra > len(tokens) or any(k in taken for k in span):
+                break
+            query = tokens.phrase(i, j + extra)
+            hits = store_fuzzy(lex, query, limit=1)
+            if hits and any(e.entity.entidad_id == ref.entidad_id for e in lex.places[hits[0][0]]):
+                taken.update(span)
+                shown = min(fuzz.ratio(query, hits[0][0]), 99.0)  # a typo: the answer says «Entendí»
+                st.found[n] = (i, j + extra, ref, query, shown, "place:fuzzy")
+                break
+
+
+def _typo_of_longer(tokens: Tokens, lex: Lexicon, taken: set[int], i: int) -> bool:
+    """Whether a misspelt longer name of the store starts at token i (then the typo pass reads it whole)."""
+    for n in (2, 3, 4):
+        if i + n > len(tokens) or any(k in taken for k in range(i, i + n)):
+            break
+        query = tokens.phrase(i, i + n)
+        hits = store_fuzzy(lex, query, limit=2)
+        if hits and not _rival_at_least(lex, query, hits[0][1]) and (len(hits) == 1 or hits[1][1] < hits[0][1] - 2):
+            return True
+    return False
+
+
 def fuzzy_places(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, ranking: bool) -> None:
     """Partial names after a cue ("en Santiago") and typos ("Salamnca") on the tokens nobody claimed."""
     states = _mentioned_states(tokens, lex)
+    _complete_typos(tokens, lex, taken, st)
     for i, w in enumerate(tokens.words):
         if i in taken or w not in lex.partial or not _cue_before(tokens, i):
+            continue
+        if _typo_of_longer(tokens, lex, taken, i):  # «Apaseo el Grnade» is one place, not «Apaseo» alone
             continue
         refs = [lex.entities[e] for e in sorted(lex.partial[w])]
         if len(refs) > 1 and states:

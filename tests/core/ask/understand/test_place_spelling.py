@@ -64,6 +64,8 @@ def test_short_names_need_a_higher_score():
         ("homicidios en Salamnca", "Salamanca"),
         ("violencia familiar en SMA", "San Miguel de Allende"),
         ("lesiones dolosas en San Migel de Ayende en 2022", "San Miguel de Allende"),
+        ("homicidios dolosos en Silao de la Victorio en 2024", "Silao de la Victoria"),
+        ("homicidios dolosos en Apaseo el Grnade en 2025", "Apaseo el Grande"),
     ],
 )
 def test_confident_typos_are_read_and_marked(ask, question, label):
