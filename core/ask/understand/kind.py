@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.ask.understand.shapes import CHANGE_VERB, FALL, METHOD_SHARE, RISE, SHAPE_CUES, shape_of
 from core.ask.understand.tokens import NUMBER_RE, Tokens, number_value
 
 _C = lambda *parts: re.compile("|".join(parts))
@@ -190,143 +191,6 @@ ASC = _C(
     r"\bmejores\b",
     r"\bde\s+menor\s+a\s+mayor\b",
 )
-# -- the everyday shapes (issue 13 §2): peak/lowest period, averages, presence, modalidades, annual, vs the state --
-EXTREME = _C(
-    r"\b(?:mes|ano)\s+(?:con|de|en\s+que\s+hubo|en\s+el\s+que\s+hubo)\s+(?:mas|menos|mayor|menor)\b",
-    r"\b(?:que|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+\w+){0,8}?\s+(?:mas|menos|mayor|menor)\b",
-    r"\b(?:peor|mejor)\s+(?:mes|ano)\b",
-    r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros)\w*",
-    r"\b(?:mes|ano)\s+(?:pico|record|maximo|minimo)\b",
-    r"\b(?:maximo|minimo)\s+(?:mensual|anual)\b",
-    r"\b(?:mes|ano)\s+(?:fue\s+)?(?:el\s+)?(?:peor|mejor)\b",
-    r"\b(?:mes|ano)\s+con\s+(?:el|la)\s+(?:\w+\s+){1,2}?(?:mas|menos|mayor|menor)\b",
-    r"\bpico\s+(?:mensual|anual|maximo)\b",
-    r"\b(?:mes|ano)\s+pico\b",
-    # a bare follow-up to a peak: «¿y el más bajo?», «¿y el mes más alto?»
-    r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?(?:el|la)\s+(?:mes\s+)?mas\s+(?:bajo|alto|baja|alta)\W*$",
-)
-EXTREME_LOW = _C(r"\b(?:menos|menor|mejor|minimo)\b", r"\bmas\s+(?:baj|tranquil|calmad)\w*")
-AVERAGE = _C(
-    r"\bpromedio\b(?!\s+(?:estatal|del\s+estado|nacional))",
-    r"\bmedia\s+(?:mensual|diaria|anual)\b",
-    r"\b(?:al|por|cada)\s+dia\b",
-    r"\bdiari[oa]s?\b",
-    r"\bdiariamente\b",
-    r"\bal\s+mes\b",
-)
-AVERAGE_DAY = _C(r"\b(?:al|por|cada)\s+dia\b", r"\bdiari\w*", r"\bmedia\s+diaria\b")
-_PLACES_FRAME = r"(?:municipios?|lugares|ciudades|localidades|donde)"
-PRESENCE = _C(
-    rf"\b{_PLACES_FRAME}\b.*\b(?:no\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*|sin\s+(?:ningun|registros?|casos?)\w*|"
-    r"con\s+cero|cero)\b",
-    rf"\b(?:cuantos|en\s+cuantos)\s+{_PLACES_FRAME}\b",
-    rf"\b{_PLACES_FRAME}\b.*\b(?:al|por\s+lo)\s+menos\s+(?:un|uno|una)\b",
-    r"\bningun\s+(?:municipio|lugar)\b",
-    r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
-    rf"\b{_PLACES_FRAME}\b.*\b(?:algun|alguna)\b",
-)
-PRESENCE_NONE = _C(
-    r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
-    r"\bno\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*",
-    r"\bsin\s+ningun\w*",
-    r"\bsin\s+(?:registros?|casos?)\b",
-    r"\bcero\b",
-    r"\bningun\s+(?:municipio|lugar)\b",
-)
-BREAKDOWN = _C(
-    r"\bpor\s+modalidad\w*",
-    r"\bmodalidades\b",
-    r"\bdesglos\w*(?!\s+por\s+municipio)",
-    r"\bpor\s+tipo\s+de\s+arma\b",
-    r"\bcon\s+que\s+(?:armas?|se\s+cometi\w*|medio)\b",
-    r"\bque\s+armas?\s+se\s+usa\w*",
-    r"\bcomo\s+se\s+cometi\w*",
-    r"\bcada\s+modalidad\b",
-    r"\bsegun\s+(?:el|la|su)\s+(?:arma|medio|modalidad|tipo)\b",
-    r"\bque\s+tipos?\s+de\s+\w+\s+(?:predomin|hubo|hay|fue|son|se)\w*",
-    r"\bpredomin\w*",
-)
-METHOD_SHARE = _C(
-    r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas)|en\s+accidente)\b",
-)
-YEARLY = _C(
-    r"\banual\w*",
-    r"\bano\s+(?:por|a|tras|con)\s+ano\b",
-    r"\bpor\s+anos?\b",
-    r"\bcada\s+ano\b",
-    r"\binteranual\w*",
-    r"\bde\s+un\s+ano\s+a\s+otro\b",
-    r"\bano\s+contra\s+ano\b",
-)
-VS_STATE = _C(
-    r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b",
-    r"\b(?:frente|contra|respecto|comparad\w+|en\s+comparacion)\s+(?:al?|con)?\s*(?:el\s+|todo\s+el\s+)?(?:estado|total\s+estatal)\b",
-    r"\bque\s+(?:el|en\s+el|todo\s+el)\s+estado\b",
-    r"\bque\s+(?:el\s+)?promedio\b",
-    r"\b(?:y|vs|versus|contra|frente\s+a|con)\s+(?:en\s+)?(?:el|del|todo\s+el|al)\s+estado\b",
-    r"\b(?:la|el)\s+(?:del\s+estado|estatal)\b",
-    r"\bcon\s+(?:la|el)\s+(?:estatal|del\s+estado)\b",
-    r"\bpromedio\s+de\s+(?:gto|guanajuato)\b",
-)
-FALL = _C(
-    r"\bcaida\w*",
-    r"\bdescenso\w*",
-    r"\bbaj\w*",
-    r"\bdisminu\w*",
-    r"\breduj\w*",
-    r"\breduc\w*",
-    r"\bcay\w*",
-    r"\bdescend\w*",
-    r"\bmejor\w*",
-)
-RISE = _C(
-    r"\balza\w*",
-    r"\brepunt\w*",
-    r"\baument\w*",
-    r"\bsubi\w*",
-    r"\bsubier\w*",
-    r"\bcreci\w*",
-    r"\bincrement\w*",
-    r"\bempeor\w*",
-    r"\bdispar\w*",
-)
-# a change said as a verb or a noun ("bajaron", "la mayor caída"); "la tasa más baja" is no change
-CHANGE_VERB = _C(
-    r"\b(?:bajaron|bajo|cayo|cayeron|disminuy\w+|disminucion\w*|se\s+redu(?:jo|jeron)|reduccion\w*|descend\w+)\b",
-    r"\b(?:subieron|subio|aumentaron|aumento|crecieron|crecio|se\s+increment\w+|incremento|alza|repunt\w+)\b",
-    r"\b(?:caida|descenso)s?\b",
-)
-SHAPE_CUES = (EXTREME, AVERAGE, PRESENCE, BREAKDOWN, METHOD_SHARE, YEARLY, VS_STATE, FALL, RISE, CHANGE_VERB)
-
-
-def shape_cues() -> tuple[re.Pattern, ...]:
-    """The regexes of the everyday shapes: their words count as understood (the accounting of content words)."""
-    return SHAPE_CUES
-
-
-def _shape(text: str, res: KindResult, has_total_series: bool, n_places: int) -> str | None:
-    """The everyday shape a question asks for, with its signals; None when it asks none of them."""
-    if EXTREME.search(text):
-        res.signals.append("extreme:min" if EXTREME_LOW.search(text) else "extreme:max")
-        if re.search(r"\bano\b", text) and not re.search(r"\bmes\b", text):
-            res.signals.append("extreme:anio")
-        return "extremes"
-    if PRESENCE.search(text):
-        res.signals.append("presence:sin" if PRESENCE_NONE.search(text) else "presence:con")
-        return "presence"
-    if AVERAGE.search(text) and not VS_STATE.search(text):
-        res.signals.append("average:day" if AVERAGE_DAY.search(text) else "average:month")
-        return "average"
-    if VS_STATE.search(text):
-        res.signals.append("vs_state")
-        return "places"
-    if BREAKDOWN.search(text) and not GROUPING.search(text):
-        return "breakdown"
-    if YEARLY.search(text) and not has_total_series and not ANNUAL.search(text):
-        return "annual_series"
-    return None
-
-
 _TOPK = [
     re.compile(rf"\btop\s*({NUMBER_RE})\b"),
     re.compile(
@@ -338,6 +202,11 @@ _TOPK = [
         rf"\b({NUMBER_RE})\s+(?:primeros|principales|mayores|municipios|ciudades|lugares|peores|mejores|delitos)\b"
     ),
 ]
+
+
+def shape_cues() -> tuple[re.Pattern, ...]:
+    """The regexes of the everyday shapes (shapes.py): their words count as understood (the accounting of content words)."""
+    return SHAPE_CUES
 
 
 @dataclass
@@ -434,7 +303,12 @@ def decide(
     elif has_slots:
         res.kind = "single_value"
         res.signals.append("kind:default")
-    shape = None if res.kind in ("patterns", "evidence") else _shape(text, res, has_total_series, n_places)
+    grouping, annual = bool(GROUPING.search(text)), bool(ANNUAL.search(text))
+    shape = (
+        None
+        if res.kind in ("patterns", "evidence")
+        else shape_of(text, res.signals, has_total_series, grouping, annual)
+    )
     if res.kind == "anomalies" and shape != "extremes":
         shape = None  # "picos" alone are anomalies; "pico mensual" is the peak month
     if res.kind == "comparison" and shape == "places" and has_compare_window:

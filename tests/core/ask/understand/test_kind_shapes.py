@@ -126,3 +126,22 @@ def test_several_places_are_kept(ask, question):
 @pytest.mark.parametrize(("question", "kind"), NOT_CHANGES)
 def test_a_low_value_is_not_a_fall(ask, question, kind):
     assert ask(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("mes con mas homicidios en leon", "mes con mas"),
+        ("cuantos al dia en celaya", "al dia"),
+        ("municipios sin secuestros", "municipios sin"),
+        ("por modalidad en leon", "por modalidad"),
+        ("tendencia anual", "anual"),
+        ("esta por encima del promedio estatal", "promedio estatal"),
+        ("donde bajaron mas", "bajaron"),
+    ],
+)
+def test_shape_words_count_as_understood(text, word):
+    from core.ask.understand.kind import cue_spans
+
+    start = text.index(word)
+    assert any(a <= start and start + len(word) <= b for a, b in cue_spans(text)), cue_spans(text)

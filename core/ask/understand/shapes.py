@@ -1,0 +1,157 @@
+"""The everyday answer shapes (issue 13 §2): cue vocabularies for the peak or lowest period, averages,
+municipalities with or without events, modalidades inside a place, the annual series, a place against the
+state and the direction of a change; ``kind.decide`` asks ``shape_of`` after its own precedence.
+
+Cues are regexes over the accent-free token text, like kind's; ``SHAPE_CUES`` are counted as understood words.
+"""
+
+from __future__ import annotations
+
+import re
+
+_C = lambda *parts: re.compile("|".join(parts))
+
+EXTREME = _C(
+    r"\b(?:mes|ano)\s+(?:con|de|en\s+que\s+hubo|en\s+el\s+que\s+hubo)\s+(?:mas|menos|mayor|menor)\b",
+    r"\b(?:que|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+\w+){0,8}?\s+(?:mas|menos|mayor|menor)\b",
+    r"\b(?:peor|mejor)\s+(?:mes|ano)\b",
+    r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros)\w*",
+    r"\b(?:mes|ano)\s+(?:pico|record|maximo|minimo)\b",
+    r"\b(?:maximo|minimo)\s+(?:mensual|anual)\b",
+    r"\b(?:mes|ano)\s+(?:fue\s+)?(?:el\s+)?(?:peor|mejor)\b",
+    r"\b(?:mes|ano)\s+con\s+(?:el|la)\s+(?:\w+\s+){1,2}?(?:mas|menos|mayor|menor)\b",
+    r"\bpico\s+(?:mensual|anual|maximo)\b",
+    r"\b(?:mes|ano)\s+pico\b",
+    # a bare follow-up to a peak: «¿y el más bajo?», «¿y el mes más alto?»
+    r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?(?:el|la)\s+(?:mes\s+)?mas\s+(?:bajo|alto|baja|alta)\W*$",
+)
+EXTREME_LOW = _C(r"\b(?:menos|menor|mejor|minimo)\b", r"\bmas\s+(?:baj|tranquil|calmad)\w*")
+AVERAGE = _C(
+    r"\bpromedio\b(?!\s+(?:estatal|del\s+estado|nacional))",
+    r"\bmedia\s+(?:mensual|diaria|anual)\b",
+    r"\b(?:al|por|cada)\s+dia\b",
+    r"\bdiari[oa]s?\b",
+    r"\bdiariamente\b",
+    r"\bal\s+mes\b",
+)
+AVERAGE_DAY = _C(r"\b(?:al|por|cada)\s+dia\b", r"\bdiari\w*", r"\bmedia\s+diaria\b")
+_PLACES_FRAME = r"(?:municipios?|lugares|ciudades|localidades|donde)"
+PRESENCE = _C(
+    rf"\b{_PLACES_FRAME}\b.*\b(?:no\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*|sin\s+(?:ningun|registros?|casos?)\w*|"
+    r"con\s+cero|cero)\b",
+    rf"\b(?:cuantos|en\s+cuantos)\s+{_PLACES_FRAME}\b",
+    rf"\b{_PLACES_FRAME}\b.*\b(?:al|por\s+lo)\s+menos\s+(?:un|uno|una)\b",
+    r"\bningun\s+(?:municipio|lugar)\b",
+    r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
+    rf"\b{_PLACES_FRAME}\b.*\b(?:algun|alguna)\b",
+)
+PRESENCE_NONE = _C(
+    r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
+    r"\bno\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*",
+    r"\bsin\s+ningun\w*",
+    r"\bsin\s+(?:registros?|casos?)\b",
+    r"\bcero\b",
+    r"\bningun\s+(?:municipio|lugar)\b",
+)
+BREAKDOWN = _C(
+    r"\bpor\s+modalidad\w*",
+    r"\bmodalidades\b",
+    r"\bdesglos\w*(?!\s+por\s+municipio)",
+    r"\bpor\s+tipo\s+de\s+arma\b",
+    r"\bcon\s+que\s+(?:armas?|se\s+cometi\w*|medio)\b",
+    r"\bque\s+armas?\s+se\s+usa\w*",
+    r"\bcomo\s+se\s+cometi\w*",
+    r"\bcada\s+modalidad\b",
+    r"\bsegun\s+(?:el|la|su)\s+(?:arma|medio|modalidad|tipo)\b",
+    r"\bque\s+tipos?\s+de\s+\w+\s+(?:predomin|hubo|hay|fue|son|se)\w*",
+    r"\bpredomin\w*",
+)
+METHOD_SHARE = _C(
+    r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas)|en\s+accidente)\b",
+)
+YEARLY = _C(
+    r"\banual\w*",
+    r"\bano\s+(?:por|a|tras|con)\s+ano\b",
+    r"\bpor\s+anos?\b",
+    r"\bcada\s+ano\b",
+    r"\binteranual\w*",
+    r"\bde\s+un\s+ano\s+a\s+otro\b",
+    r"\bano\s+contra\s+ano\b",
+)
+VS_STATE = _C(
+    r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b",
+    r"\b(?:frente|contra|respecto|comparad\w+|en\s+comparacion)\s+(?:al?|con)?\s*(?:el\s+|todo\s+el\s+)?(?:estado|total\s+estatal)\b",
+    r"\bque\s+(?:el|en\s+el|todo\s+el)\s+estado\b",
+    r"\bque\s+(?:el\s+)?promedio\b",
+    r"\b(?:y|vs|versus|contra|frente\s+a|con)\s+(?:en\s+)?(?:el|del|todo\s+el|al)\s+estado\b",
+    r"\b(?:la|el)\s+(?:del\s+estado|estatal)\b",
+    r"\bcon\s+(?:la|el)\s+(?:estatal|del\s+estado)\b",
+    r"\bpromedio\s+de\s+(?:gto|guanajuato)\b",
+)
+FALL = _C(
+    r"\bcaida\w*",
+    r"\bdescenso\w*",
+    r"\bbaj\w*",
+    r"\bdisminu\w*",
+    r"\breduj\w*",
+    r"\breduc\w*",
+    r"\bcay\w*",
+    r"\bdescend\w*",
+    r"\bmejor\w*",
+)
+RISE = _C(
+    r"\balza\w*",
+    r"\brepunt\w*",
+    r"\baument\w*",
+    r"\bsubi\w*",
+    r"\bsubier\w*",
+    r"\bcreci\w*",
+    r"\bincrement\w*",
+    r"\bempeor\w*",
+    r"\bdispar\w*",
+)
+# a change said as a verb or a noun ("bajaron", "la mayor caída"); "la tasa más baja" is no change
+CHANGE_VERB = _C(
+    r"\b(?:bajaron|bajo|cayo|cayeron|disminuy\w+|disminucion\w*|se\s+redu(?:jo|jeron)|reduccion\w*|descend\w+)\b",
+    r"\b(?:subieron|subio|aumentaron|aumento|crecieron|crecio|se\s+increment\w+|incremento|alza|repunt\w+)\b",
+    r"\b(?:caida|descenso)s?\b",
+)
+# every cue, the sub-cues that pick a variant included: kind.py holds this tuple, so its cue_spans counts them
+SHAPE_CUES = (
+    EXTREME,
+    EXTREME_LOW,
+    AVERAGE,
+    AVERAGE_DAY,
+    PRESENCE,
+    PRESENCE_NONE,
+    BREAKDOWN,
+    METHOD_SHARE,
+    YEARLY,
+    VS_STATE,
+    FALL,
+    RISE,
+    CHANGE_VERB,
+)
+
+
+def shape_of(text: str, signals: list[str], has_total_series: bool, grouping: bool, annual: bool) -> str | None:
+    """The everyday shape a question asks for (adding its signals); None when it asks none of them."""
+    if EXTREME.search(text):
+        signals.append("extreme:min" if EXTREME_LOW.search(text) else "extreme:max")
+        if re.search(r"\bano\b", text) and not re.search(r"\bmes\b", text):
+            signals.append("extreme:anio")
+        return "extremes"
+    if PRESENCE.search(text):
+        signals.append("presence:sin" if PRESENCE_NONE.search(text) else "presence:con")
+        return "presence"
+    if AVERAGE.search(text) and not VS_STATE.search(text):
+        signals.append("average:day" if AVERAGE_DAY.search(text) else "average:month")
+        return "average"
+    if VS_STATE.search(text):
+        signals.append("vs_state")
+        return "places"
+    if BREAKDOWN.search(text) and not grouping:
+        return "breakdown"
+    if YEARLY.search(text) and not has_total_series and not annual:
+        return "annual_series"
+    return None
