@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from core.ask.contracts import Intake, Moderation
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
-from core.ask.scope import asks_what_to_ask, below_municipality, is_vague, is_vague_crime_talk
+from core.ask.scope import answers_menu, asks_what_to_ask, below_municipality, is_vague, is_vague_crime_talk
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -251,6 +251,11 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     framed_only = follow or conv.last_understanding is not None
     definition = asks_definition(normalized, u, framed_only=framed_only) and not below_municipality(normalized)
     follow = follow and not definition
+    previous = conv.last_understanding
+    if not follow and not definition and u is not None and previous is not None and previous.places:
+        # a reply to the menu about a place («la tendencia anual de homicidios dolosos») keeps that place
+        unplaced = not (u.places or u.whole_state or u.generic_place)
+        follow = unplaced and answers_menu(conv.turns[-1] if conv.turns else None, question)
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)

@@ -69,6 +69,7 @@ _LEVEL_WORDS = (
     ("centro de", "zona"),
     ("cuadra", "calle"),
 )
+MENU_LEAD = "Para un panorama"
 MAX_QUESTION = 300  # ClarifyingQuestion.question's limit
 _LIMIT_SECTION = "limitaciones.md § El municipio es el nivel más fino: no hay cifras por colonia ni por calle"
 
@@ -121,6 +122,12 @@ def _latest(metadata: dict, crime: str = "homicidio_doloso") -> date:
     return date.fromisoformat(str(coverage.get("hasta") or metadata.get("max_date"))[:10])
 
 
+def answers_menu(previous_turn, question: str) -> bool:
+    """Whether ``question`` answers the menu the previous turn offered with one of its own words (not an option)."""
+    asked = previous_turn.clarify[0] if previous_turn is not None and previous_turn.clarify else None
+    return bool(asked and asked.question.startswith(MENU_LEAD) and question.strip() not in asked.options)
+
+
 def menu(u: Understanding | None, metadata: dict) -> ClarifyingQuestion:
     """A short menu of runnable questions for a vague on-topic question (about the place it names, if any)."""
     place = _municipality(u) or "Guanajuato"
@@ -132,10 +139,9 @@ def menu(u: Understanding | None, metadata: dict) -> ClarifyingQuestion:
         f"Homicidios dolosos en {place} mes por mes en los últimos 12 meses",
         f"¿Cuántos delitos del fuero común hubo en {place} en {year}?",
     ]
-    where = f"en {place}" if place != "Guanajuato" else "en Guanajuato"
     return ClarifyingQuestion(
         question=(
-            f"Para un panorama {where} puedo darte cifras concretas: las del último mes publicado, los municipios con "
+            f"{MENU_LEAD} en {place} puedo darte cifras concretas: las del último mes publicado, los municipios con "
             "más casos, la tendencia mes por mes o el total de delitos. Elige una de estas consultas o escribe la "
             "tuya con delito, lugar y periodo."
         ),

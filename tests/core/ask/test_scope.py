@@ -76,3 +76,23 @@ def test_a_municipality_question_is_not_below_municipality(question):
 def test_everyday_greetings_are_social(assistant, question):
     turn = assistant.ask(question, Conversation(), planner="rules")
     assert turn.intake.category == "social" and turn.envelopes == []
+
+
+@pytest.mark.parametrize(
+    "turns,place",
+    [
+        (["¿Cómo anda Salamanca en inseguridad?", "la tendencia anual de homicidios dolosos de 2021 a 2024"], "Salamanca"),
+        (["¿qué tan inseguro está León?", "feminicidios en 2023"], "León"),
+        (["¿qué tan inseguro está León?", "homicidios dolosos en Irapuato en 2022"], "Irapuato"),
+        (["panorama de Celaya", "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"], None),
+    ],
+)
+def test_a_reply_to_the_menu_keeps_its_place_unless_it_names_one(assistant, turns, place):
+    conv = Conversation()
+    for q in turns:
+        turn = assistant.ask(q, conv, planner="rules")
+    assert turn.status == "ok"
+    if place:
+        assert turn.answer.text.startswith(place) or f"en {place}" in turn.answer.text, turn.answer.text
+    else:
+        assert turn.answer.text.startswith("Los 5 municipios"), turn.answer.text
