@@ -13,7 +13,7 @@ _C = lambda *parts: re.compile("|".join(parts))
 
 EXTREME = _C(
     r"\b(?:mes|ano)\s+(?:con|de|en\s+que\s+hubo|en\s+el\s+que\s+hubo)\s+(?:mas|menos|mayor|menor)\b",
-    r"\b(?:que|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+\w+){0,8}?\s+(?:mas|menos|mayor|menor)\b",
+    r"\b(?:que|q|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+\w+){0,8}?\s+(?:mas|menos|mayor|menor)\b",
     r"\b(?:peor|mejor)\s+(?:mes|ano)\b",
     r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros)\w*",
     r"\b(?:mes|ano)\s+(?:pico|record|maximo|minimo)\b",
@@ -62,6 +62,8 @@ BREAKDOWN = _C(
     r"\bque\s+armas?\s+se\s+usa\w*",
     r"\bcomo\s+se\s+cometi\w*",
     r"\bcada\s+modalidad\b",
+    r"\bpor\s+tipos?\b(?!\s+de\s+delitos?)",
+    r"\bse\s+reparte\w*",
     r"\bsegun\s+(?:el|la|su)\s+(?:arma|medio|modalidad|tipo)\b",
     r"\bque\s+tipos?\s+de\s+\w+\s+(?:predomin|hubo|hay|fue|son|se)\w*",
     r"\bpredomin\w*",
@@ -77,6 +79,7 @@ YEARLY = _C(
     r"\binteranual\w*",
     r"\bde\s+un\s+ano\s+a\s+otro\b",
     r"\bano\s+contra\s+ano\b",
+    r"\bx\s+anos?\b",  # "x año": the abbreviation of "por año"
 )
 VS_STATE = _C(
     r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b",

@@ -21,6 +21,7 @@ SHAPES = [
     ("el mes récord de homicidios dolosos en Irapuato", "extremes", {"extreme:max"}),
     ("¿qué mes fue el peor para Silao en feminicidios en 2019?", "extremes", {"extreme:max"}),
     ("¿y el más bajo?", "extremes", {"extreme:min"}),
+    ("en q mes de 2021 hubo mas feminicidios en Irapuato", "extremes", {"extreme:max"}),
     ("¿y el mes más alto?", "extremes", {"extreme:max"}),
     ("año con la cifra más baja de secuestros en Celaya", "extremes", {"extreme:min", "extreme:anio"}),
     ("pico mensual de homicidios culposos en León en 2021", "extremes", {"extreme:max"}),
@@ -55,6 +56,7 @@ SHAPES = [
     ("¿qué porcentaje de los homicidios con arma de fuego del estado ocurrieron en León?", "share", set()),
     ("Participación de cada municipio en los homicidios dolosos con arma de fuego de 2024", "share", set()),
     ("¿qué tipo de secuestro predominó en León entre 2015 y 2020?", "breakdown", set()),
+    ("cómo se reparten los homicidios culposos por tipo en Celaya en 2022", "breakdown", set()),
     ("feminicidios en Celaya según el medio empleado, 2018", "breakdown", set()),
     ("participación de cada modalidad en los homicidios culposos del estado en 2021", "breakdown", set()),
     # annual series with year-over-year change
@@ -63,6 +65,7 @@ SHAPES = [
     ("¿cómo han variado los feminicidios cada año en Guanajuato?", "annual_series", set()),
     ("variación anual de secuestros en el estado", "annual_series", set()),
     ("secuestros por año en Irapuato", "annual_series", set()),
+    ("feminicidios x año en Celaya 2016-2020", "annual_series", set()),
     ("feminicidios en León año con año de 2016 a 2020", "annual_series", set()),
     ("variación año contra año del abuso sexual en Celaya entre 2017 y 2021", "annual_series", set()),
     ("¿subieron o bajaron cada año los homicidios culposos en Silao entre 2020 y 2024?", "annual_series", set()),
