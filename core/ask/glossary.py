@@ -305,8 +305,13 @@ def passages_for(question: str, retrieved: list[Passage]) -> list[Passage]:
     return list(seen.values())
 
 
-def _best(sents: list[str], words: tuple[str, ...], asked: set[str]) -> int | None:
-    """The sentence that best defines one of ``words`` (a defining sentence beats a mention), or None."""
+_HOW = re.compile(r"\bc[oó]mo (?:se )?(?:calcul|obtien|sac|mid)|\bf[oó]rmula\b|\bcalculan?\b", re.IGNORECASE)
+_FORMULA = re.compile(r"\S\s*=\s*\S.*[×÷*/]")  # «tasa = eventos ÷ población × 100 000»
+
+
+def _best(sents: list[str], words: tuple[str, ...], asked: set[str], how: bool = False) -> int | None:
+    """The sentence that best defines one of ``words`` (a defining sentence beats a mention; for «¿cómo se
+    calcula…?» a formula beats both), or None."""
     best = None
     for i, s in enumerate(sents[1:], start=1):  # the topic sentence (0) is always in the answer
         folded = fold(s)
@@ -318,6 +323,7 @@ def _best(sents: list[str], words: tuple[str, ...], asked: set[str]) -> int | No
         opens = any(re.match(rf"(el|la|los|las|un|una) ({fold(w)})", folded) for w in words)
         early = any(0 <= folded.find(fold(w)) < EARLY for w in words)
         score = 3 * any(fold(w) in subject for w in words) + 3 * opens + 2 * early + len(asked & set(tokenize(s)))
+        score += 6 * (how and bool(_FORMULA.search(s)))
         score -= 0.01 * i
         if best is None or score > best[0]:
             best = (score, i)
@@ -330,6 +336,7 @@ def define(question: str, passages: list[Passage]) -> tuple[str, list[Passage]]:
     terms = terms_in(fold(question))
     by_cite = {cite(p): p for p in passages}
     asked = set(tokenize(question, query=True))
+    how = bool(_HOW.search(question))
     paragraphs, cited = [], []
     for section in dict.fromkeys(t.section for t in terms):
         p = by_cite.get(section) or section_of(section)
@@ -339,7 +346,7 @@ def define(question: str, passages: list[Passage]) -> tuple[str, list[Passage]]:
         picks = [0]
         for t in (t for t in terms if t.section == section):
             for word in t.words:
-                i = _best(sents, (word,), asked)
+                i = _best(sents, (word,), asked, how)
                 if i is not None:
                     picks.append(i)
         chosen = sorted(list(dict.fromkeys(picks))[:MAX_SENTENCES])

@@ -96,3 +96,12 @@ def test_a_bare_term_in_a_conversation_continues_it(assistant, turns):
     for q in turns:
         turn = assistant.ask(q, conv, planner="rules")
     assert turn.intake.category != "definition", turn.answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["¿cómo calculan la tasa?", "¿cuál es la fórmula de la tasa por cien mil?", "como se saca la tasa x 100 mil hab"],
+)
+def test_how_a_figure_is_computed_is_answered_with_its_formula(assistant, question):
+    turn = assistant.ask(question, Conversation(), planner="rules")
+    assert "× 100 000" in turn.answer.text and not turn.envelopes
