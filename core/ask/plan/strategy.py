@@ -62,8 +62,8 @@ def clarifications(u: Understanding | None, catalog, kind_needs_crime: bool) -> 
                 options=[p.label for p in group][:12],
             )
         )
-    out += _unqualified_crime(u, catalog)
     out += assumptions.questions(u, catalog, _big_municipalities(catalog))
+    out += _unqualified_crime(u, catalog)
     if kind_needs_crime and not u.crimes and not assumptions.crime_words(u):
         crimes = [
             c

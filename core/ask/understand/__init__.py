@@ -53,7 +53,7 @@ class UnknownTerm:
     """Words of the question that no matcher understood (core/ask/understand/accounting.py)."""
 
     text: str  # the words as written (accent-free)
-    kind: str  # place_foreign | place_unknown | place_below | time | crime | other
+    kind: str  # place_foreign | place_unknown | place_below | place_deictic | time | crime | other
     detail: str = ""  # Spanish: «municipio de Jalisco», «estado sin datos cargados»
     suggestions: tuple[str, ...] = ()  # closest names of the store («Celaya»)
 
@@ -81,5 +81,5 @@ class Understanding:
     group_by_municipio: bool = False  # B4: "¿en qué municipio…?" groups instead of filtering
     wants_evidence: bool = False
     signals: list[str] = field(default_factory=list)  # tags of what matched, for rationale/confidence
-    unknown_terms: list[UnknownTerm] = field(default_factory=list)  # words nothing understood (never guessed)
     notes: list[str] = field(default_factory=list)  # Spanish, for the answer: how words were taken (seasons, days)
+    unknown_terms: list[UnknownTerm] = field(default_factory=list)  # words nothing understood (never guessed)

@@ -126,6 +126,6 @@ def understand(
         group_by_municipio=decided.group_by_municipio,
         wants_evidence=decided.wants_evidence,
         signals=list(dict.fromkeys(signals)),
-        unknown_terms=unknown,
         notes=list(time.notes),
+        unknown_terms=unknown,
     )
