@@ -139,7 +139,23 @@ def route(
 # Shapes a general question («¿cómo está la violencia?», «¿cuál es el más peligroso?») may take; patterns,
 # anomalies, comparisons and shares of crimes in general are answerable as asked.
 VAGUE_KINDS = ("unknown", "single_value", "series", "ranking", "annual_total")
-NEEDS_CRIME = ("single_value", "ranking", "series", "comparison", "share", "anomalies", "unknown")
+# every shape that counts one crime asks which one when none was said (a sum of «the monthly crimes» is not what
+# anybody asked); the yearly total of all crimes is its own series
+NEEDS_CRIME = (
+    "single_value",
+    "ranking",
+    "series",
+    "comparison",
+    "share",
+    "anomalies",
+    "unknown",
+    "extremes",
+    "average",
+    "presence",
+    "breakdown",
+    "annual_series",
+    "places",
+)
 
 
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:

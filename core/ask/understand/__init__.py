@@ -21,6 +21,12 @@ QuestionKind = Literal[
     "patterns",  # co-ocurrencia, estacionalidad
     "annual_total",  # total de delitos (serie anual)
     "evidence",  # ¿de dónde sale el dato? filas de evidencia
+    "extremes",  # el mes (o año) con más / con menos
+    "average",  # promedio mensual o diario
+    "presence",  # municipios sin eventos / con al menos uno
+    "breakdown",  # porcentaje de cada modalidad dentro de un lugar
+    "annual_series",  # serie anual con cambio contra el año anterior
+    "places",  # varios lugares lado a lado, o un lugar contra el estado
     "unknown",
 ]
 

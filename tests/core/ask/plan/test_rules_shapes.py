@@ -70,7 +70,10 @@ ANSWERS = [
     ("¿En qué municipio bajaron más los homicidios dolosos entre 2022 y 2023?", "donde más bajaron", "bar"),
     ("¿qué municipios tienen menos secuestros en 2023?", "con menos secuestros", None),
     ("¿Cuál fue el mes con más delitos en León en 2023?", "se publica solo por año", "bar"),
-    ("mes con más casos en León en 2024", "se suman los 18 delitos con datos mensuales", "bar"),
+    # no crime said: every shape of one crime asks which (a sum of «the monthly crimes» is not what was asked)
+    ("mes con más casos en León en 2024", "¿Sobre qué delito?", None),
+    ("promedio mensual en Celaya en 2023", "¿Sobre qué delito?", None),
+    ("¿la tasa de León está por encima del promedio estatal?", "¿Sobre qué delito?", None),
 ]
 
 
