@@ -230,6 +230,14 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         yr = year_or_recent(y, words, first)
         add(m, date(yr, first, 1), month_end(yr, first + size - 1), gran="span", year_said=bool(y or words))
 
+    @rule(rf"\b(?:([1-4])\s?t|t([1-4])|q([1-4]))(?:{_YEAR_REF}|{_OF})?\b")
+    def _quarter_shorthand(m):
+        # the press's quarter shorthand: «1T 2025», «4T», «T2 de 2024», «Q1»
+        n = int(m.group(1) or m.group(2) or m.group(3))
+        first = 3 * (n - 1) + 1
+        yr = year_or_recent(m.group(4), m.group(5), first)
+        add(m, date(yr, first, 1), month_end(yr, first + 2), gran="span", year_said=bool(m.group(4) or m.group(5)))
+
     @rule(rf"\b(?:(est[ea])\s+|(?:el|la)\s+)?(primavera|verano|otono|invierno)(?:{_YEAR_REF})?\b")
     def _season(m):
         first, last = SEASONS[m.group(2)]

@@ -203,9 +203,33 @@ class Tokens:
         return " ".join((self.stems if stemmed else self.words)[i:j])
 
 
+# Chat and press shorthand written as one token, read as the word it stands for before any matcher runs
+# («en q municipio», «x 100 mil hab», «el edo», «Sn Fco del Rincón», «Cd. Manuel Doblado»).
+SHORTHAND = {
+    "q": "que",
+    "k": "que",
+    "x": "por",
+    "xq": "porque",
+    "pq": "porque",
+    "tmb": "tambien",
+    "tb": "tambien",
+    "edo": "estado",
+    "mpio": "municipio",
+    "mpios": "municipios",
+    "hab": "habitantes",
+    "habs": "habitantes",
+    "sn": "san",
+    "sta": "santa",
+    "fco": "francisco",
+    "gral": "general",
+    "cd": "ciudad",
+}
+
+
 def tokenize(text: str) -> Tokens:
-    """Split normalized text into tokens; the joined form keeps one space between tokens."""
-    words = tuple(_digits_for_words(_TOKEN.findall(normalize_text(text))))
+    """Split normalized text into tokens (shorthand expanded, numbers in words as digits); the joined form keeps
+    one space between tokens."""
+    words = tuple(_digits_for_words([SHORTHAND.get(w, w) for w in _TOKEN.findall(normalize_text(text))]))
     starts, pos = [], 0
     for w in words:
         starts.append(pos)
