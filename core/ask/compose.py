@@ -270,6 +270,11 @@ def _lead(env: dict, shape: str, detail: str = "") -> list[str]:
             f"{fmt_int(met.get('eventos', 0))} delitos; cada uno indica su archivo y línea de origen."
         ]
     empty = _EMPTY.get(declared_shape(env))
+    met, who = env.get("metrics") or {}, re.sub(r" \([A-Z0-9_.]+\)$", "", place_label(env))
+    if shape == "empty" and not empty and met.get("total_conteo") == 0 and met.get("entidades") == 1 and who:
+        # one place, a crime with published months in the window (else the tool answers a coverage error):
+        # no row is a true zero, and the person asked for a number
+        return [f"{who} registró 0 {noun()} {per}: hay datos publicados de esos meses y ningún caso registrado."]
     return [f"{empty or 'La consulta no devolvió resultados de'} {noun()} {per}."]
 
 
