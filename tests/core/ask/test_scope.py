@@ -81,7 +81,10 @@ def test_everyday_greetings_are_social(assistant, question):
 @pytest.mark.parametrize(
     "turns,place",
     [
-        (["¿Cómo anda Salamanca en inseguridad?", "la tendencia anual de homicidios dolosos de 2021 a 2024"], "Salamanca"),
+        (
+            ["¿Cómo anda Salamanca en inseguridad?", "la tendencia anual de homicidios dolosos de 2021 a 2024"],
+            "Salamanca",
+        ),
         (["¿qué tan inseguro está León?", "feminicidios en 2023"], "León"),
         (["¿qué tan inseguro está León?", "homicidios dolosos en Irapuato en 2022"], "Irapuato"),
         (["panorama de Celaya", "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"], None),
