@@ -337,3 +337,15 @@ def test_an_empty_store_says_there_is_no_data(empty_settings):
         "¿Cuántos homicidios hubo en León en 2024?", Conversation(), planner="rules"
     )
     assert "No hay datos publicados" in turn.answer.text and turn.envelopes == []
+
+
+@pytest.mark.parametrize(
+    "question,says",
+    [
+        ("feminicidios en Irapuato en 2022", "Irapuato registró 0 feminicidios"),
+        ("secuestros en Celaya en 2018", "Celaya registró 0 secuestros"),
+    ],
+)
+def test_a_place_with_published_months_and_no_case_is_a_zero(assistant, question, says):
+    turn = assistant.ask(question, Conversation(), planner="rules")
+    assert says in turn.answer.text and "no devolvió" not in turn.answer.text

@@ -52,3 +52,17 @@ def test_offsets_follow_rewritten_words():
     toks = tokenize("en dos mil veintitrés en Celaya")
     assert toks.words == ("en", "2023", "en", "celaya")
     assert toks.span_of(3, 7) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("en q municipio hubo mas", "en que municipio hubo mas"),
+        ("hom dolosos x 100 mil hab", "hom dolosos por 100 mil habitantes"),
+        ("feminicidios en el edo", "feminicidios en el estado"),
+        ("Sn Fco del Rincón", "san francisco del rincon"),
+        ("xq subieron tmb", "porque subieron tambien"),
+    ],
+)
+def test_chat_and_press_shorthand_is_read_as_words(text, words):
+    assert tokenize(text).text == words
