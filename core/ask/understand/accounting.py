@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.ask.understand import UnknownTerm
 from core.ask.understand.kind import cue_spans
-from core.ask.understand.lexicon import Lexicon
+from core.ask.understand.lexicon import WEAK_NAMES, Lexicon
 from core.ask.understand.placenames import similarity
 from core.ask.understand.places import BELOW_MUNICIPALITY, PLACE_CUES, suggestions
 from core.ask.understand.tokens import COMMON_WORDS, NUMBER_WORDS, STOPWORDS, Tokens, stem, words_of
@@ -123,6 +123,10 @@ def _classify(
         near = suggestions(lex, text)
         if named or _after_locative(tokens, i) or _close(text, near):
             return UnknownTerm(text, "place_unknown", "lugar no reconocido", near)
+    if not has_place and named and any(w in WEAK_NAMES for w in words):
+        # «Dolores: homicidios 2022», «Victoria en 2023»: a written name that is also an ordinary word is only
+        # taken as a place after a cue; with no cue and no other place it is asked about, never dropped for the state
+        return UnknownTerm(text, "place_unknown", "lugar no reconocido", suggestions(lex, text))
     touches_crime = (i - 1) in crime_tokens or ((i - 2) in crime_tokens and tokens.words[i - 1] in _CRIME_LINKS)
     if touches_crime or (not crime_tokens and _crime_position(tokens, i)):
         return UnknownTerm(text, "crime", "delito no reconocido")

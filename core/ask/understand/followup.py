@@ -106,6 +106,18 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     return _modifies(current) or shape_only or (bool(current.places) and len(tokens) <= 4)
 
 
+# After a peak: «¿y el mejor?», «¿y el de menos?», «¿y el más bajo?» ask the other end; «¿y el peor?» the top.
+_TO_LOW = re.compile(r"\b(?:menos|menor|mejor|minimo|mas\s+(?:baj|tranquil|calmad)\w*)\b")
+_TO_HIGH = re.compile(r"\b(?:peor|mayor|maximo|mas\s+(?:alt|violent|peligros)\w*)\b")
+
+
+def _extreme_direction(merged: Understanding, text: str) -> None:
+    """A follow-up to a peak that names the other end flips it; one that names neither keeps the previous end."""
+    to = "min" if _TO_LOW.search(text) else "max" if _TO_HIGH.search(text) else None
+    if to:
+        merged.signals = [s for s in merged.signals if s not in ("extreme:min", "extreme:max")] + [f"extreme:{to}"]
+
+
 def _explicit_kind(u: Understanding) -> bool:
     # "kind:default" is the fallback to a single value; a shape found anyway («el más bajo», «promedio estatal») counts
     return u.kind != "unknown" and ("kind:default" not in u.signals or u.kind != "single_value")
@@ -248,6 +260,8 @@ def merge_follow_up(
         kept.append("kind")
     _relative_window(merged, current, previous)
     text = tokenize(current.question).text
+    if merged.kind == "extremes":
+        _extreme_direction(merged, text)
     munis = [p for p in previous.places if p.nivel == "municipio"]
     only_state = current.places and all(p.nivel == "estado" for p in current.places)
     if current.places and (_ADD_PLACE.match(text) or (munis and only_state and _WITH_STATE.search(text))):

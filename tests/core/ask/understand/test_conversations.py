@@ -45,6 +45,8 @@ def test_conversation(assistant, case):
             ), where
         if "kind" in step:
             assert u.kind == step["kind"], where
+        if "says" in step:
+            assert step["says"] in turn.answer.text, (where, turn.answer.text)
         if "medida" in step:
             assert u.medida == step["medida"], where
         if step.get("place_from_ranking"):
