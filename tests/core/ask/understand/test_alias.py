@@ -38,6 +38,8 @@ PHRASINGS = [
     ("secuestros exprés en Gto", ["secuestro"], ["secuestro_expres"], ["Guanajuato"]),
     ("asaltos bancarios en León", ["robo_a_institucion_bancaria"], [], ["León"]),
     ("trata en Celaya en 2019", ["trata_de_personas"], [], ["Celaya"]),
+    ("denuncias x golpes a la esposa en Salamanca en 2019", ["violencia_familiar"], [], ["Salamanca"]),
+    ("asesinatos de mujeres por razones de género en León 2022", ["feminicidio"], [], ["León"]),
     (
         "¿Cuántas personas murieron en accidentes viales en León en 2023?",
         ["homicidio_culposo"],
