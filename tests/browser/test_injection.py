@@ -144,7 +144,7 @@ def test_no_injected_markup_reaches_a_person(app_data_dir, tmp_path, page, beaco
             go_to(page, "Consultar")
             page.locator('[data-testid="stSidebar"]').get_by_text("LLM", exact=True).click()
             box = page.locator('[data-testid="stChatInput"] textarea')
-            box.fill(f"¿Cuántos robos hubo en 2024? {question}")
+            box.fill(f"¿Cuántos homicidios dolosos hubo en 2024? {question}")  # a loaded crime: the LLM plans
             box.press("Enter")
             answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León (22)")
             expect(answer).to_be_visible(timeout=SLOW)
