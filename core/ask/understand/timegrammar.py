@@ -81,7 +81,10 @@ _PART = "(" + "|".join(PART_MONTHS) + ")"
 SEASONS = {"primavera": (3, 5), "verano": (6, 8), "otono": (9, 11), "invierno": (12, 2)}
 _DAY = r"(\d{1,2}|primero|1o)"
 # "el mismo periodo", "los mismos meses", "el mismo lapso / corte / tramo": the window of the question, moved.
-SAME = r"(?:el\s+|los\s+|al\s+|a\s+los\s+)?mism[oa]s?\s+(?:periodo|periodos|meses|lapso|corte|tramo|fecha|fechas)"
+SAME = (
+    r"(?:(?:el\s+|los\s+|al\s+|a\s+los\s+)?mism[oa]s?\s+(?:periodo|periodos|meses|lapso|corte|tramo|fecha|fechas)"
+    r"|lo\s+mismo)"  # «comparado con lo mismo del año pasado»
+)
 
 
 @dataclass
@@ -287,7 +290,7 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         add(m, date(anchor.year, 1, 1), a_end, kind="relative", gran="span")
 
     @rule(
-        rf"\b{SAME}\s+(?:del|de\s+el)\s+ano\s+(?:pasado|anterior|previo)\b"
+        rf"\b{SAME}\s+(?:del|de\s+el)\s+(?:ano\s+)?(?:pasado|anterior|previo)\b"  # «… del (año) anterior»
         r"|\b(?:el\s+)?ano\s+(pasado|anterior|previo)\b|\bel\s+ano\s+antepasado\b|\b(?:un|1)\s+ano\s+(antes)\b"
     )
     def _last_year(m):
