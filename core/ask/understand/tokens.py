@@ -226,10 +226,15 @@ SHORTHAND = {
 }
 
 
+# «2020–2024», «enero—marzo»: typographic dashes are the hyphen of a range
+_DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2012": "-", "\u2212": "-", "\u2010": "-", "\u2011": "-"})
+
+
 def tokenize(text: str) -> Tokens:
     """Split normalized text into tokens (shorthand expanded, numbers in words as digits); the joined form keeps
     one space between tokens."""
-    words = tuple(_digits_for_words([SHORTHAND.get(w, w) for w in _TOKEN.findall(normalize_text(text))]))
+    found = _TOKEN.findall(normalize_text(text).translate(_DASHES))
+    words = tuple(_digits_for_words([SHORTHAND.get(w, w) for w in found]))
     starts, pos = [], 0
     for w in words:
         starts.append(pos)
