@@ -3,6 +3,7 @@
 Refuses hostile input (binaries renamed ``.csv``, ZIP bombs, ZIP-slip, nested archives,
 oversized lines) with a Spanish message, detects encoding, newline and delimiter, and
 writes only inside ``work_dir`` (extracted ZIP members and UTF-8 copies of cp1252 files).
+A ZIP is vetted whole and extracted by ``core.etl.archive``; its members come back here to be described.
 Large files are read in chunks: a 400 MB SESNSP file is never held in memory.
 """
 
@@ -15,10 +16,7 @@ import os
 import re
 import shutil
 import stat
-import struct
 import tempfile
-import zipfile
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -32,12 +30,7 @@ from core.text import slug_key
 HEAD_BYTES = 64 * 1024
 CSV_EXTS = {".csv", ".txt"}
 GEO_EXTS = {".geojson", ".json"}
-ARCHIVE_EXTS = {".zip", ".gz", ".tgz", ".7z", ".rar", ".tar", ".bz2", ".tbz2", ".xz", ".zst"}
 DELIMITERS = (",", ";", "|", "\t")  # order breaks ties: comma is the SESNSP default
-# Only these methods: Deflate is inflated in bounded steps by zipfile; bzip2/LZMA are not,
-# so a lying bzip2 entry could expand to gigabytes in memory before any counter sees it.
-ZIP_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
-RATIO_MIN_BYTES = 64 * 1024  # tiny entries may compress 1000:1 and harm nobody
 HINT_CSV = "Guarde el archivo como «CSV UTF-8 (delimitado por comas)» y vuelva a subirlo."
 HINT_XLS = "Abra el libro en Excel y exporte la hoja a CSV (Archivo → Guardar como → CSV UTF-8)."
 HINT_ZIP = "Comprima solo los archivos CSV con el compresor estándar (ZIP, método Deflate)."
@@ -98,7 +91,7 @@ def open_sources(
     try:
         out: list[SourceFile] = []
         for path, name in zip(paths, names):
-            out.extend(_open_one(Path(path), _label(name), call_dir, limits))
+            out.extend(_open_one(Path(path), display_label(name), call_dir, limits))
     except BaseException:
         shutil.rmtree(call_dir, ignore_errors=True)
         raise
@@ -107,13 +100,15 @@ def open_sources(
     return out
 
 
-def _label(name: str) -> str:
+def display_label(name: str) -> str:
+    """A file name fit for a Spanish message: control characters replaced, at most 200 characters."""
     # Names end up in messages: no control characters, bounded length.
     clean = "".join(ch if ch.isprintable() else "?" for ch in str(name))
     return clean if len(clean) <= 200 else clean[:197] + "..."
 
 
-def _mb(n: float) -> str:
+def megabytes(n: float) -> str:
+    """A byte count as «1.5 MB» (four decimals below 0.1 MB, so a tiny limit never reads as zero)."""
     value = n / MiB
     return f"{value:.1f} MB" if value >= 0.1 else f"{value:.4f} MB"
 
@@ -129,21 +124,24 @@ def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[Sou
         raise ValidacionError(f"No se encontró el archivo «{name}».") from None
     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
         raise ValidacionError(f"«{name}» no es un archivo regular.")
-    _check_size(name, st.st_size, limits)
+    check_size(name, st.st_size, limits)
     if ext != ".zip":
-        return [_inspect(path, name, ext, st.st_size, None, call_dir, limits)]
+        return [inspect_file(path, name, ext, st.st_size, None, call_dir, limits)]
     with open(path, "rb") as fh:
         magic = fh.read(4)
     if not magic.startswith(ZIP_MAGIC):  # trust the magic number, not the extension
         what = "no es un ZIP válido" if magic else "está vacío"
         raise ValidacionError(f"El archivo «{name}» {what}.", [HINT_ZIP])
-    return _open_zip(path, name, call_dir, limits)
+    from core.etl import archive  # it imports this module
+
+    return archive.open_zip(path, name, call_dir, limits)
 
 
-def _check_size(name: str, size: int, limits: Limits) -> None:
+def check_size(name: str, size: int, limits: Limits) -> None:
+    """Refuse a file (or a ZIP member) larger than the upload limit."""
     if size > limits.max_upload_bytes:
         raise LimiteRecursosError(
-            f"El archivo «{name}» pesa {_mb(size)} y el límite es {_mb(limits.max_upload_bytes)}.",
+            f"El archivo «{name}» pesa {megabytes(size)} y el límite es {megabytes(limits.max_upload_bytes)}.",
             ["Suba el archivo en ZIP o divídalo por años."],
         )
 
@@ -178,9 +176,10 @@ def _rest_is_blank(path: Path, offset: int) -> bool:
     return True
 
 
-def _inspect(
+def inspect_file(
     path: Path, name: str, ext: str, size: int, container: str | None, call_dir: Path, limits: Limits
 ) -> SourceFile:
+    """Describe one CSV or GeoJSON file (encoding, newline, delimiter, header), refusing what cannot be read."""
     with open(path, "rb") as fh:
         head = fh.read(max(HEAD_BYTES, limits.max_line_bytes + 8))
     if ext in GEO_EXTS:
@@ -269,7 +268,8 @@ def _read_header(name: str, head: bytes, size: int, encoding: str, limits: Limit
     return newline, delimiter, header
 
 
-def _new_file(call_dir: Path, name: str, suffix: str):
+def new_work_file(call_dir: Path, name: str, suffix: str):
+    """A new file in the call's private folder, opened for writing: (handle, path)."""
     # Never the entry's own name as a path: a slug prefix plus a random part, created O_EXCL.
     stem = slug_key(PurePosixPath(name.replace("\\", "/")).stem)[:40] or "archivo"
     fd, tmp = tempfile.mkstemp(prefix=stem + "-", suffix=suffix, dir=call_dir)
@@ -278,7 +278,7 @@ def _new_file(call_dir: Path, name: str, suffix: str):
 
 def _utf8_copy(path: Path, call_dir: Path, name: str, write) -> Path:
     """A UTF-8 copy of a file, written by ``write(path, out)``; newlines are kept, so line numbers hold."""
-    out, target = _new_file(call_dir, name, ".utf8.csv")
+    out, target = new_work_file(call_dir, name, ".utf8.csv")
     try:
         with out:
             write(path, out)
@@ -311,131 +311,3 @@ def _inspect_geojson(path: Path, name: str, head: bytes, size: int, container: s
     return SourceFile(
         name, path, hashlib.sha256(data).hexdigest(), size, "geojson", "utf-8", "utf-8", newline, "", (), container
     )
-
-
-ZIP_ERRORS = (
-    zipfile.BadZipFile,
-    zipfile.LargeZipFile,
-    NotImplementedError,
-    EOFError,
-    OSError,
-    ValueError,
-    RuntimeError,
-    struct.error,
-    zlib.error,
-)
-
-
-def _open_zip(path: Path, name: str, call_dir: Path, limits: Limits) -> list[SourceFile]:
-    try:
-        with zipfile.ZipFile(path) as zf:
-            members = _vet_zip(zf, name, limits)
-            extracted = [_extract(zf, info, name, call_dir, limits) for info in members]
-    except ZIP_ERRORS:
-        raise ValidacionError(f"El ZIP «{name}» está dañado o no se puede leer.", [HINT_ZIP]) from None
-    out = []
-    for info, (target, size) in zip(members, extracted):
-        ext = PurePosixPath(info.filename).suffix.lower()
-        out.append(_inspect(target, f"{name}:{_label(info.filename)}", ext, size, name, call_dir, limits))
-    return out
-
-
-def _bad_member_name(raw: str) -> bool:
-    # Backslashes count as separators: Windows tools would honour them when extracting.
-    norm = raw.replace("\\", "/")
-    return (
-        norm.startswith("/") or re.match(r"^[A-Za-z]:", norm) is not None or "\x00" in norm or ".." in norm.split("/")
-    )
-
-
-def _vet_zip(zf: zipfile.ZipFile, name: str, limits: Limits) -> list[zipfile.ZipInfo]:
-    # Every check runs before a single byte is extracted: a bad archive is refused whole.
-    infos = zf.infolist()
-    if len(infos) > limits.max_zip_entries:
-        raise LimiteRecursosError(
-            f"El ZIP «{name}» tiene {len(infos)} entradas; el límite es {limits.max_zip_entries}.",
-            ["Suba menos archivos por ZIP."],
-        )
-    for info in infos:
-        if _bad_member_name(info.orig_filename):
-            raise ValidacionError(
-                f"El ZIP «{name}» contiene una ruta peligrosa ({_label(info.orig_filename)}); no se extrajo nada.",
-                [HINT_ZIP],
-            )
-        if stat.S_ISLNK(info.external_attr >> 16):
-            raise ValidacionError(
-                f"El ZIP «{name}» contiene un enlace simbólico ({_label(info.filename)}).", [HINT_ZIP]
-            )
-    files = [
-        i
-        for i in infos
-        if not i.is_dir()
-        and not any(part.startswith(".") or part == "__MACOSX" for part in PurePosixPath(i.filename).parts)
-    ]
-    total = packed = 0
-    for info in files:
-        label = _label(info.filename)
-        if info.flag_bits & 0x1:
-            raise ValidacionError(
-                f"El ZIP «{name}» tiene archivos protegidos con contraseña ({label}).",
-                ["Vuelva a comprimir sin contraseña."],
-            )
-        if PurePosixPath(info.filename).suffix.lower() in ARCHIVE_EXTS:
-            raise ValidacionError(
-                f"El ZIP «{name}»: no se admiten archivos comprimidos anidados ({label}).",
-                ["Descomprima el archivo interior y suba sus CSV."],
-            )
-        if info.compress_type not in ZIP_METHODS:
-            raise ValidacionError(f"El ZIP «{name}» usa un método de compresión no admitido ({label}).", [HINT_ZIP])
-        _check_size(f"{name}:{label}", info.file_size, limits)
-        if info.file_size >= RATIO_MIN_BYTES and info.file_size / max(info.compress_size, 1) > limits.max_zip_ratio:
-            raise _bomb(
-                name, f"la entrada {label} se expande {info.file_size / max(info.compress_size, 1):.0f} veces", limits
-            )
-        total, packed = total + info.file_size, packed + info.compress_size
-    if total > limits.max_inflated_bytes:
-        raise _bomb(name, f"descomprimido ocuparía {_mb(total)} (límite {_mb(limits.max_inflated_bytes)})", limits)
-    if total >= RATIO_MIN_BYTES and total / max(packed, 1) > limits.max_zip_ratio:
-        raise _bomb(name, f"el conjunto se expande {total / max(packed, 1):.0f} veces", limits)
-    members = [i for i in files if PurePosixPath(i.filename).suffix.lower() in CSV_EXTS | GEO_EXTS]
-    if not members:
-        found = ", ".join(_label(i.filename) for i in files[:5]) or "ninguno"
-        raise ValidacionError(f"El ZIP «{name}» no contiene archivos CSV.", [f"Archivos encontrados: {found}."])
-    for info in members:
-        with zf.open(info) as src:
-            peek = src.read(512)  # Deflate inflates in bounded steps: this stays small
-        if (
-            peek.startswith(ZIP_MAGIC)
-            or peek.startswith((b"\x1f\x8b", b"7z\xbc\xaf", b"Rar!"))
-            or peek[257:262] == b"ustar"
-        ):
-            raise ValidacionError(
-                f"El ZIP «{name}»: no se admiten archivos comprimidos anidados ({_label(info.filename)}).",
-                ["Descomprima el archivo interior y suba sus CSV."],
-            )
-    return members
-
-
-def _bomb(name: str, why: str, limits: Limits) -> LimiteRecursosError:
-    return LimiteRecursosError(
-        f"El ZIP «{name}» parece una bomba de descompresión: {why}.",
-        [f"La razón máxima admitida es {limits.max_zip_ratio:.0f}:1.", HINT_ZIP],
-    )
-
-
-def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, call_dir: Path, limits: Limits) -> tuple[Path, int]:
-    # Declared sizes may lie: count real bytes and stop as soon as they pass any limit.
-    cap = min(info.file_size, limits.max_upload_bytes, limits.max_inflated_bytes)
-    out, target = _new_file(call_dir, info.filename, PurePosixPath(info.filename).suffix.lower())
-    written = 0
-    try:
-        with out, zf.open(info) as src:
-            while chunk := src.read(CHUNK):
-                written += len(chunk)
-                if written > cap:
-                    raise _bomb(name, f"la entrada {_label(info.filename)} da más bytes de los declarados", limits)
-                out.write(chunk)
-    except BaseException:
-        target.unlink(missing_ok=True)  # never leave a partial member behind
-        raise
-    return target, written
