@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from core import durable
 from core.audit.records import _HASHED, _TABLE, GENESIS_HASH
 from core.errors import CasandraError
 from core.text import canonical_json
@@ -84,14 +85,6 @@ def _read(path: Path) -> bytes:
     fd = os.open(path, os.O_RDONLY)
     try:
         return os.read(fd, 4096)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -156,7 +149,7 @@ class Seal:
             pass
         finally:
             tmp.unlink(missing_ok=True)
-        _fsync_dir(self.dir)
+        durable.fsync_dir(self.dir)
         return self.key()
 
     def anchor(self) -> Anchor | None:

@@ -11,11 +11,12 @@ A record that cannot be written yet (a caller with no audit log) waits in ``<sto
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from core import durable
 
 if TYPE_CHECKING:
     from core.etl.publish import Depot
@@ -25,22 +26,8 @@ OWED = "owed"
 LOAD_FILE_KEYS = ("archivo", "formato", "sha256", "filas", "filas_en_cuarentena")
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(data, ensure_ascii=False, sort_keys=True))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    durable.replace_atomically(path, json.dumps(data, ensure_ascii=False, sort_keys=True))
 
 
 def new_intent(target: str, event: dict, record: dict | None) -> dict:
@@ -65,7 +52,7 @@ def read_intent(root: Path) -> dict | None:
 def clear_intent(root: Path) -> None:
     """Remove the intent once its switch is settled (or known not to have happened)."""
     (Path(root) / INTENT).unlink(missing_ok=True)
-    _fsync_dir(Path(root))
+    durable.fsync_dir(Path(root))
 
 
 def pending(root: Path) -> bool:

@@ -21,28 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from core import durable
 from core.errors import DatosFaltantesError, ValidacionError
 from core.etl import intent as intents
 
 TABLES = ("incidents", "annual", "population", "entities", "crimes", "methods", "coverage", "quarantine")
 POINTER = "CURRENT"
 VERSION_PREFIX = "gx-"
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_tree(path: Path) -> None:
-    for child in path.rglob("*"):
-        if child.is_file():
-            with open(child, "rb+") as fh:
-                os.fsync(fh.fileno())
-    _fsync_dir(path)
 
 
 class Depot:
@@ -154,9 +139,9 @@ class Depot:
             # Same content published earlier the same day: keep the existing files.
             shutil.rmtree(staging, ignore_errors=True)
             return target
-        _fsync_tree(staging)
+        durable.fsync_tree(staging)
         os.rename(staging, target)
-        _fsync_dir(self.versions_dir)
+        durable.fsync_dir(self.versions_dir)
         return target
 
     def _require_complete(self, vid: str) -> None:
@@ -169,13 +154,7 @@ class Depot:
     def switch(self, vid: str) -> None:
         """Point CURRENT at a complete version (atomic replace of the pointer file)."""
         self._require_complete(vid)
-        tmp = self.root / f".{POINTER}.{uuid.uuid4().hex}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(vid + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.root / POINTER)
-        _fsync_dir(self.root)
+        durable.replace_atomically(self.root / POINTER, vid + "\n")
 
     def record(self, event: dict) -> None:
         """Append a publish/rollback event to ``history.jsonl``."""
