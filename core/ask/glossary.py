@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.ask.methodology import DocIndex, Passage, cite, defined_terms, quote, sentences, tokenize
+from core.ask.index_terms import defined_terms, tokenize
+from core.ask.methodology import DocIndex, Passage, cite, quote, sentences
 from core.text import fold
 
 if TYPE_CHECKING:

@@ -1,9 +1,9 @@
 """Methodology retrieval: the Markdown documents of ``docs/metodologia`` as a BM25 index of sections.
 
 Each ``## …`` section is one passage (the documents are written so that every section
-stands alone). Tokens are lowercased, accent-free, stopword-filtered and lightly stemmed
-with our own Spanish rules, so nothing is downloaded. Ranking is deterministic: equal
-scores keep the documents' order.
+stands alone). Its terms come from ``core.ask.index_terms`` (our own Spanish stopwords and
+stems, so nothing is downloaded). Ranking is deterministic: equal scores keep the documents'
+order.
 """
 
 from __future__ import annotations
@@ -17,168 +17,15 @@ import bm25s
 import numpy as np
 
 from core.ask.contracts import RetrievalRound, StopConditions
+from core.ask.index_terms import defined_terms, tokenize
 from core.config import PROJECT_ROOT
 from core.text import strip_accents
 
 DOCS_DIR = PROJECT_ROOT / "docs" / "metodologia"
 RRF_K = 60  # the usual reciprocal-rank-fusion constant: damps the weight of the very first ranks
 HEADING_WEIGHT = 3  # a section heading names its topic, so its words count more than body words
-MAX_DEFINED_WORDS = 3  # longer subjects are descriptions ("la relación entre …"), not defined terms
 DEFINED_WEIGHT = 3  # terms a section defines ("El feminicidio es …") answer "¿qué es …?" questions
-# "El homicidio doloso es la …": the subject of a defining sentence, at the start of a sentence
-_DEFINES = re.compile(r"(?:^|(?<=[.;:]\s))(?:El|La|Los|Las|Un|Una)\s+([^.,;:]{3,80}?)\s+(?:es|son)\s+\w")
 
-# A short hand-made list: bm25s's Spanish list drops "estado", "contra" and "sin", which matter here.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "al",
-        "algo",
-        "algun",
-        "alguna",
-        "algunas",
-        "alguno",
-        "algunos",
-        "ante",
-        "antes",
-        "aqui",
-        "asi",
-        "aun",
-        "cada",
-        "cual",
-        "cuales",
-        "cuando",
-        "cuanta",
-        "cuantas",
-        "cuanto",
-        "cuantos",
-        "de",
-        "del",
-        "desde",
-        "donde",
-        "dos",
-        "durante",
-        "e",
-        "el",
-        "ella",
-        "ellas",
-        "ellos",
-        "en",
-        "entre",
-        "era",
-        "eran",
-        "es",
-        "esa",
-        "esas",
-        "ese",
-        "eso",
-        "esos",
-        "esta",
-        "estan",
-        "estas",
-        "este",
-        "esto",
-        "estos",
-        "fue",
-        "fueron",
-        "ha",
-        "habia",
-        "han",
-        "hay",
-        "la",
-        "las",
-        "le",
-        "les",
-        "lo",
-        "los",
-        "mas",
-        "me",
-        "mi",
-        "mis",
-        "muy",
-        "nada",
-        "ni",
-        "no",
-        "nos",
-        "o",
-        "otra",
-        "otras",
-        "otro",
-        "otros",
-        "para",
-        "pero",
-        "poco",
-        "por",
-        "porque",
-        "pues",
-        "que",
-        "quien",
-        "quienes",
-        "se",
-        "sea",
-        "segun",
-        "ser",
-        "si",
-        "sido",
-        "siempre",
-        "sobre",
-        "solo",
-        "son",
-        "su",
-        "sus",
-        "tal",
-        "tambien",
-        "tan",
-        "tanto",
-        "te",
-        "tiene",
-        "tienen",
-        "todo",
-        "todos",
-        "tu",
-        "tus",
-        "u",
-        "un",
-        "una",
-        "unas",
-        "uno",
-        "unos",
-        "usted",
-        "y",
-        "ya",
-        "yo",
-        "puede",
-        "pueden",
-        "hace",
-        "hacen",
-        "como",
-        "casandra",
-    ]
-)
-# How a question is asked, not what it asks about: dropped from queries only.
-QUESTION_WORDS = frozenset(
-    [
-        "significa",
-        "significan",
-        "quiere",
-        "quieren",
-        "decir",
-        "puedo",
-        "podemos",
-        "saber",
-        "pasa",
-        "explica",
-        "explicame",
-        "dime",
-        "digame",
-        "entender",
-        "entiendo",
-        "viene",
-        "vienen",
-        "sale",
-        "salen",
-    ]
-)
 # Question phrasings whose key words are not in the documents: (phrase, added words, added words when the
 # question names a year). "No hay datos" of a crime means it is not loaded; of a year, outside its coverage.
 QUERY_EXPANSIONS = (
@@ -189,88 +36,6 @@ QUERY_EXPANSIONS = (
     ("poblacion", "conapo mitad censo formula", None),
 )
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-
-# Longest suffix first; a stem keeps at least three letters, so "tasa" and "tasas" meet at "tas".
-_SUFFIXES = sorted(
-    [
-        "aciones",
-        "uciones",
-        "iciones",
-        "acion",
-        "ucion",
-        "icion",
-        "amientos",
-        "imientos",
-        "amiento",
-        "imiento",
-        "mente",
-        "idades",
-        "idad",
-        "ables",
-        "ibles",
-        "able",
-        "ible",
-        "istas",
-        "ista",
-        "osas",
-        "osos",
-        "osa",
-        "oso",
-        "ados",
-        "adas",
-        "idos",
-        "idas",
-        "ado",
-        "ada",
-        "ido",
-        "ida",
-        "ando",
-        "iendo",
-        "aron",
-        "ieron",
-        "aban",
-        "ales",
-        "al",
-        "iones",
-        "ion",
-        "an",
-        "en",
-        "ar",
-        "er",
-        "ir",
-        "as",
-        "es",
-        "os",
-        "a",
-        "e",
-        "o",
-        "s",
-    ],
-    key=lambda s: (-len(s), s),
-)
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def stem(word: str) -> str:
-    """Light Spanish stem: strip the longest known suffix, keeping three letters at least."""
-    if word.isdigit() or len(word) <= 3:
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def tokenize(text: str, query: bool = False) -> list[str]:
-    """Accent-free, lowercased, stopword-filtered, stemmed tokens (``query`` also drops question words)."""
-    plain = strip_accents(text.lower())  # also turns ñ into n
-    drop = STOPWORDS | QUESTION_WORDS if query else STOPWORDS
-    return [stem(w) for w in _WORD.findall(plain) if w not in drop]
-
-
-def defined_terms(text: str) -> list[str]:
-    """Short subjects of defining sentences ("El feminicidio es …" → "feminicidio")."""
-    return [t for t in _DEFINES.findall(text) if len(tokenize(t)) <= MAX_DEFINED_WORDS]
 
 
 @dataclass(frozen=True)

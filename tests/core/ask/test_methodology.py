@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from core.ask.contracts import Rerank, RetrievalFilters, RetrievalMode, RetrievalRound, RoundOutput, StopConditions
-from core.ask.methodology import DOCS_DIR, DocIndex, Passage, cite, quote, split_sections, stem, tokenize
+from core.ask.methodology import DOCS_DIR, DocIndex, Passage, cite, quote, split_sections
 
 
 @pytest.fixture(scope="module")
@@ -111,24 +111,6 @@ def test_split_sections_keeps_title_and_bodies():
         ("Título", "Uno", "Texto uno."),
         ("Título", "Dos", "Texto dos.\nSigue."),
     ]
-
-
-@pytest.mark.parametrize(
-    "text,expected",
-    [
-        ("¿Cómo calculan la TASA?", ["calcul", "tas"]),
-        ("Homicidios dolosos", ["homicidi", "dol"]),
-        ("publicado, publicación, publica", ["public", "public", "public"]),
-        ("de la en el y los", []),
-        ("León Acámbaro", ["leon", "acambar"]),
-    ],
-)
-def test_tokenize_is_accent_free_stopword_filtered_and_stemmed(text, expected):
-    assert tokenize(text) == expected
-
-
-def test_stem_keeps_short_words_and_numbers():
-    assert stem("mes") == "mes" and stem("2024") == "2024" and stem("tasas") == stem("tasa") == "tas"
 
 
 def test_search_is_deterministic_and_scored(index):
