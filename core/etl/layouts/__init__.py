@@ -1,7 +1,8 @@
 """Upload layouts: one registered class per layout (detect by header, read, describe).
 
 ``base`` defines a layout and the registry; ``monthly`` and ``reference`` hold the
-built-in layouts, which register themselves with ``@register_layout`` like any new one.
+built-in layouts of Guanajuato's files, ``statewide`` and ``places`` those of the national
+ones; all register themselves with ``@register_layout`` like any new one.
 A new layout is a subclass of ``Layout`` (or of ``MonthlyLayout`` / ``LongLayout`` /
 ``ReferenceLayout`` to reuse their reading) decorated with ``@register_layout`` in a module
 that is imported before the load; nothing else in the ETL names a layout.
@@ -21,16 +22,21 @@ from core.etl.layouts.base import (
     unregister_layout,
 )
 from core.etl.layouts.monthly import LongLayout, MonthlyLayout, WideLayout
+from core.etl.layouts.places import PlaceLayout
 from core.etl.layouts.reference import ReferenceLayout
+from core.etl.layouts.statewide import StateLayout, StateWideLayout
 
 __all__ = [
     "Header",
     "Layout",
     "LongLayout",
     "MonthlyLayout",
+    "PlaceLayout",
     "ReadContext",
     "ReferenceLayout",
     "Staged",
+    "StateLayout",
+    "StateWideLayout",
     "WideLayout",
     "canonical_columns",
     "detect_layout",

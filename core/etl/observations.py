@@ -1,0 +1,212 @@
+"""Observations: every number of the national files, each row saying what it is (ADR 0012).
+
+``incidents`` holds Guanajuato's municipal cells. The national files (the SESNSP state files,
+old methodology and RNID, victims by sexo and edad, fuero federal) land in ``observations``:
+one row per place × month × crime levels × measure (× sexo × rango de edad), with the place
+level (país / estado / municipio), the crime levels its source carries (ley for federal crimes,
+bien jurídico → tipo → subtipo → modalidad), the measure (carpetas or víctimas), the
+jurisdiction (común or federal) and the methodology (IDFC to 2025, RNID from 2026). ``places``
+is the national catalogue (país, estados, municipios) and ``place_population`` CONAPO's
+population by place, year and sex. Neither touches ``entities`` or ``population``, so every
+existing answer stays as it was.
+
+One precedence rule decides which number stands when two sources hold the same cell: finer
+level first, then the newer cut, then the later load. A state row whose (state, crime, month)
+is covered by municipal cells in ``incidents`` is kept but marked ``vigente = false``,
+``sustituida_por = 'municipal'``: the state figure is the sum of its municipalities there.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from core.dataset import entities, taxonomy
+from core.etl.curate import insert_rows
+
+OBS_COLUMNS = """row_id BIGINT, fecha DATE, nivel VARCHAR, lugar_id VARCHAR, estado_id VARCHAR, medida VARCHAR,
+    fuero VARCHAR, metodologia VARCHAR, tipo_key VARCHAR, delito VARCHAR, metodo VARCHAR, sexo VARCHAR,
+    rango_edad VARCHAR, eventos BIGINT, corte DATE, vigente BOOLEAN, sustituida_por VARCHAR,
+    source_file VARCHAR, source_row BIGINT"""
+# The crime levels each source carries, once per key (observations carry keys only, like incidents).
+LEVEL_COLUMNS = """fuero VARCHAR, metodologia VARCHAR, tipo_key VARCHAR, delito VARCHAR, metodo VARCHAR,
+    ley VARCHAR, bien_juridico VARCHAR, tipo VARCHAR, subtipo VARCHAR, modalidad VARCHAR"""
+PLACE_COLUMNS = """lugar_id VARCHAR, nivel VARCHAR, cve VARCHAR, cve_ent VARCHAR, estado_id VARCHAR,
+    label VARCHAR, nombre_inegi VARCHAR, parent_id VARCHAR"""
+PLACE_POP_COLUMNS = """lugar_id VARCHAR, nivel VARCHAR, cve VARCHAR, anio INTEGER, sexo VARCHAR,
+    poblacion BIGINT, fuente VARCHAR, source_file VARCHAR, source_row BIGINT"""
+
+# The store tables this module adds to a version (merge.EMPTY_DDL takes them in).
+EMPTY_DDL = {
+    "observations": OBS_COLUMNS,
+    "crime_levels": LEVEL_COLUMNS,
+    "places": PLACE_COLUMNS,
+    "place_population": PLACE_POP_COLUMNS,
+}
+
+BATCH_DDL = (
+    f"CREATE TABLE IF NOT EXISTS obs_batch (load_seq INTEGER, {OBS_COLUMNS.replace('row_id BIGINT, ', '')})",
+    f"CREATE TABLE IF NOT EXISTS level_batch (load_seq INTEGER, {LEVEL_COLUMNS})",
+    """CREATE TABLE IF NOT EXISTS place_batch (load_seq INTEGER, cve VARCHAR, cve_ent VARCHAR, label VARCHAR,
+       nombre_inegi VARCHAR, source_file VARCHAR)""",
+    f"CREATE TABLE IF NOT EXISTS place_pop_batch (load_seq INTEGER, {PLACE_POP_COLUMNS})",
+)
+
+COUNTRY_ID = "MX"
+ABROAD_ID = "MX.EXTRANJERO"  # the federal file's «Extranjero»: its own place, never a state
+
+# The key of one observation: what makes two rows the same number.
+KEY_COLUMNS = "lugar_id, medida, fuero, metodologia, tipo_key, delito, metodo, sexo, rango_edad, fecha"
+ROW_ID_SQL = f"(md5_number_lower(concat_ws('|', {KEY_COLUMNS})) & 9223372036854775807::UBIGINT)::BIGINT"
+
+# An identifier slug in SQL, equal to core.text.slug_id for the names of the catalogues.
+_SLUG_ID = "trim(regexp_replace(upper(strip_accents({0})), '[^0-9A-Z]+', '_', 'g'), '_')"
+
+
+def ensure_batches(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the batch tables of the national layouts (empty when a load brings none)."""
+    for ddl in BATCH_DDL:
+        con.execute(ddl)
+
+
+def state_table(con: duckdb.DuckDBPyConnection) -> None:
+    """``obs_states``: the 32 states of the catalogue by numeric INEGI code."""
+    con.execute("CREATE OR REPLACE TEMP TABLE obs_states (num INTEGER, cve_ent VARCHAR, abbr VARCHAR, nombre VARCHAR)")
+    insert_rows(
+        con, "obs_states", [(int(s.cve_ent), s.cve_ent, s.abreviatura, s.nombre) for s in entities.load_states()]
+    )
+
+
+def crime_map(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """``obs_crimes``: crime and method keys for the distinct labels of ``table`` (bien, tipo, subtipo, modalidad).
+
+    The labels resolve through the taxonomy like the municipal files do, so a state row of
+    «Homicidio doloso / Con arma de fuego» gets the keys of the same municipal cells."""
+    combos = con.execute(
+        f"SELECT DISTINCT bien, tipo, subtipo, modalidad FROM {table} WHERE tipo IS NOT NULL"
+    ).fetchall()
+    rows = []
+    for bien, tipo, subtipo, modalidad in combos:  # one per catalogue row (about a hundred), not per data row
+        crime = taxonomy.crime_for_labels(bien, tipo, subtipo)
+        method = taxonomy.method_for_label(modalidad, crime.subtipo)
+        rows.append((bien, tipo, subtipo, modalidad, crime.tipo_key, crime.delito, method.metodo))
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE obs_crimes (k_bien VARCHAR, k_tipo VARCHAR, k_subtipo VARCHAR,
+           k_modalidad VARCHAR, tipo_key VARCHAR, delito VARCHAR, metodo VARCHAR)"""
+    )
+    insert_rows(con, "obs_crimes", rows)
+
+
+def year_methodology(con: duckdb.DuckDBPyConnection, table: str, fixed: str | None = None) -> None:
+    """``obs_method``: the methodology of every year of ``table``, ``fixed`` or SESNSP's for the year
+    (IDFC to 2025, RNID from 2026); a year no methodology covers is left out, and its rows quarantined."""
+    years = con.execute(f"SELECT DISTINCT TRY_CAST(anio AS INTEGER) AS y FROM {table} WHERE y IS NOT NULL").fetchall()
+    con.execute("CREATE OR REPLACE TEMP TABLE obs_method (anio INTEGER, metodologia VARCHAR)")
+    rows = []
+    for (year,) in years:  # one per year of the file
+        try:
+            rows.append((year, fixed or taxonomy.methodology_for_year("total_delitos", year)))
+        except ValueError:
+            continue
+    insert_rows(con, "obs_method", rows)
+
+
+def assemble(con: duckdb.DuckDBPyConnection) -> None:
+    """Build the ``new_`` observations, crime levels, places and place population from the current version and the batch."""
+    cols = ", ".join(c.split()[0] for c in OBS_COLUMNS.replace("\n", " ").split(","))
+    staged = cols.replace("row_id, ", "")
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE obs_all AS
+            SELECT 0 AS load_seq, {cols} FROM cur_observations
+            UNION ALL SELECT load_seq, {ROW_ID_SQL} AS row_id, {staged} FROM obs_batch"""
+    )
+    # Same key in two files: the newer cut wins, then the later load (the current version is load 0).
+    # Only keys seen twice need a decision: a narrow aggregation finds them, not a window over every row.
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE obs_owner AS
+           SELECT row_id, arg_max(load_seq, (year(corte) * 12 + month(corte)) * 100000 + load_seq) AS owner
+           FROM obs_all GROUP BY row_id HAVING count(*) > 1"""
+    )
+    precedence = "m.mes IS NULL AS vigente, CASE WHEN m.mes IS NOT NULL THEN 'municipal' END AS sustituida_por"
+    # Finer level first: a state's carpetas of the común series are replaced wherever its
+    # municipalities' cells cover the same crime and month (the state figure is their sum).
+    con.execute(
+        f"""CREATE OR REPLACE TABLE new_observations AS
+            SELECT {cols.replace("vigente, sustituida_por", precedence)}
+            FROM obs_all o LEFT JOIN obs_owner w USING (row_id) LEFT JOIN (
+                SELECT estado_id AS m_estado, delito AS m_delito,
+                       unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS mes
+                FROM new_coverage_month) m
+              ON o.nivel = 'estado' AND o.medida = 'carpetas' AND o.fuero = 'comun' AND o.metodologia = 'IDFC'
+             AND m.m_estado = o.estado_id AND m.m_delito = o.delito AND m.mes = o.fecha
+            WHERE w.owner IS NULL OR o.load_seq = w.owner"""
+    )
+    levels = ", ".join(c.split()[0] for c in LEVEL_COLUMNS.replace("\n", " ").split(","))
+    con.execute(
+        f"""CREATE OR REPLACE TABLE new_crime_levels AS
+            SELECT {levels} FROM (SELECT 0 AS load_seq, {levels} FROM cur_crime_levels
+                                  UNION ALL SELECT load_seq, {levels} FROM level_batch)
+            QUALIFY row_number() OVER (PARTITION BY fuero, metodologia, delito, metodo ORDER BY load_seq DESC) = 1
+            ORDER BY fuero, metodologia, tipo_key, delito, metodo"""
+    )
+    _assemble_places(con)
+    # A municipality's population was staged under its code: its place id is known only now.
+    pop = "lugar_id, nivel, cve, anio, sexo, poblacion, fuente, source_file, source_row"
+    con.execute(
+        f"""CREATE OR REPLACE TABLE new_place_population AS
+            SELECT {pop} FROM (
+              SELECT 0 AS load_seq, {pop} FROM cur_place_population
+              UNION ALL SELECT b.load_seq, coalesce(p.lugar_id, b.lugar_id), b.nivel, b.cve, b.anio, b.sexo,
+                               b.poblacion, b.fuente, b.source_file, b.source_row
+                        FROM place_pop_batch b LEFT JOIN new_places p ON b.nivel = 'municipio'
+                             AND p.nivel = 'municipio' AND p.cve = b.cve)
+            QUALIFY row_number() OVER (PARTITION BY lugar_id, anio, sexo, fuente ORDER BY load_seq DESC) = 1
+            ORDER BY nivel, lugar_id, anio, sexo"""
+    )
+
+
+def _assemble_places(con: duckdb.DuckDBPyConnection) -> None:
+    """País, the 32 states and every municipality a catalogue or population file named."""
+    state_table(con)
+    cat = [(m.cve_municipio, m.entidad_id) for m in entities.load_municipalities()]
+    con.execute("CREATE OR REPLACE TEMP TABLE obs_cat_mun (cve VARCHAR, entidad_id VARCHAR)")
+    insert_rows(con, "obs_cat_mun", cat)
+    slug = _SLUG_ID.format("b.label")
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE obs_mun AS
+            WITH b AS (
+              SELECT cve, any_value(cve_ent) AS cve_ent, coalesce(max(label), max(nombre_inegi)) AS label,
+                     max(nombre_inegi) AS nombre_inegi
+              FROM (SELECT cve, cve_ent, label, nombre_inegi FROM place_batch
+                    UNION ALL SELECT cve, cve_ent, label, nombre_inegi FROM cur_places WHERE nivel = 'municipio')
+              GROUP BY cve)
+            SELECT b.*, s.abbr, s.abbr || '.MUN.' || {slug} AS slug_id FROM b JOIN obs_states s ON s.cve_ent = b.cve_ent"""
+    )
+    # Two municipalities of a state may share a name (Oaxaca's San Juan Mixtepec): their code tells them apart.
+    # Guanajuato keeps the ids of its catalogue, so nothing already answered changes name.
+    con.execute(
+        """CREATE OR REPLACE TABLE new_places AS
+           SELECT 'MX' AS lugar_id, 'pais' AS nivel, '00' AS cve, '00' AS cve_ent, NULL AS estado_id,
+                  'México' AS label, NULL AS nombre_inegi, NULL AS parent_id
+           UNION ALL
+           SELECT abbr, 'estado', cve_ent, cve_ent, abbr, nombre, NULL, 'MX' FROM obs_states
+           UNION ALL
+           SELECT coalesce(c.entidad_id, CASE WHEN count(*) OVER (PARTITION BY m.slug_id) > 1
+                                              THEN m.slug_id || '_' || m.cve ELSE m.slug_id END),
+                  'municipio', m.cve, m.cve_ent, m.abbr, m.label, m.nombre_inegi, m.abbr
+           FROM obs_mun m LEFT JOIN obs_cat_mun c ON c.cve = m.cve
+           ORDER BY nivel DESC, cve"""
+    )
+
+
+DIGEST_SQL = {
+    "crime_levels": """SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', fuero, metodologia,
+                       delito, metodo, ley, bien_juridico, tipo, subtipo, modalidad))), 0) FROM new_crime_levels""",
+    "observations": """SELECT count(*), coalesce(sum(eventos), 0),
+                       coalesce(bit_xor(md5_number_lower(concat_ws('|', row_id, eventos, corte, vigente))), 0)
+                       FROM new_observations""",
+    "places": """SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', lugar_id, label, cve))), 0)
+                 FROM new_places""",
+    "place_population": """SELECT count(*), coalesce(sum(poblacion), 0),
+                           coalesce(bit_xor(md5_number_lower(concat_ws('|', lugar_id, anio, sexo, poblacion))), 0)
+                           FROM new_place_population""",
+}
