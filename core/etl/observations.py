@@ -1,4 +1,4 @@
-"""Observations: every number of the national files, each row saying what it is (ADR 0012).
+"""Observations: every number of the national files, each row saying what it is (docs/decisions/0011).
 
 ``incidents`` holds Guanajuato's municipal cells. The national files (the SESNSP state files,
 old methodology and RNID, victims by sexo and edad, fuero federal) land in ``observations``:
@@ -44,7 +44,7 @@ EMPTY_DDL = {
 }
 
 BATCH_DDL = (
-    f"CREATE TABLE IF NOT EXISTS obs_batch (load_seq INTEGER, {OBS_COLUMNS.replace('row_id BIGINT, ', '')})",
+    f"CREATE TABLE IF NOT EXISTS obs_batch (load_seq INTEGER, {OBS_COLUMNS})",
     f"CREATE TABLE IF NOT EXISTS level_batch (load_seq INTEGER, {LEVEL_COLUMNS})",
     """CREATE TABLE IF NOT EXISTS place_batch (load_seq INTEGER, cve VARCHAR, cve_ent VARCHAR, label VARCHAR,
        nombre_inegi VARCHAR, source_file VARCHAR)""",
@@ -113,11 +113,9 @@ def year_methodology(con: duckdb.DuckDBPyConnection, table: str, fixed: str | No
 def assemble(con: duckdb.DuckDBPyConnection) -> None:
     """Build the ``new_`` observations, crime levels, places and place population from the current version and the batch."""
     cols = ", ".join(c.split()[0] for c in OBS_COLUMNS.replace("\n", " ").split(","))
-    staged = cols.replace("row_id, ", "")
     con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE obs_all AS
-            SELECT 0 AS load_seq, {cols} FROM cur_observations
-            UNION ALL SELECT load_seq, {ROW_ID_SQL} AS row_id, {staged} FROM obs_batch"""
+        f"""CREATE OR REPLACE TEMP VIEW obs_all AS
+            SELECT 0 AS load_seq, {cols} FROM cur_observations UNION ALL SELECT load_seq, {cols} FROM obs_batch"""
     )
     # Same key in two files: the newer cut wins, then the later load (the current version is load 0).
     # Only keys seen twice need a decision: a narrow aggregation finds them, not a window over every row.

@@ -67,7 +67,7 @@ class StateLayout(Layout):
         con, name = ctx.con, loaded.source.name
         observations.ensure_batches(con)
         long, res = f"obs_long_{seq}", f"obs_res_{seq}"
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {long} AS {self.long_sql(loaded.table, line_expr(loaded, seq))}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {long} AS {self.long_sql(loaded.table, line_expr(loaded, seq))}")
         observations.state_table(con)
         observations.crime_map(con, long)
         observations.year_methodology(con, long, self.methodology)
@@ -106,13 +106,13 @@ class StateLayout(Layout):
         # The cut of the file: its last month with a number (what «newer cut first» compares).
         cut = con.execute(f"SELECT max(fecha_ok) FROM {res} WHERE motivo IS NULL").fetchone()[0]
         con.execute(
-            f"""INSERT INTO obs_batch BY NAME
+            f"""INSERT INTO obs_batch BY NAME SELECT *, {observations.ROW_ID_SQL} AS row_id FROM (
                 SELECT {seq} AS load_seq, fecha_ok AS fecha,
                        CASE WHEN estado_id IS NULL THEN 'extranjero' ELSE 'estado' END AS nivel,
                        lugar_id, estado_id, '{self.medida}' AS medida, '{self.fuero}' AS fuero, metodologia,
                        tipo_key, delito, metodo, sexo, rango_edad, eventos, ?::DATE AS corte,
                        TRUE AS vigente, NULL AS sustituida_por, ? AS source_file, source_row
-                FROM {res} WHERE motivo IS NULL""",
+                FROM {res} WHERE motivo IS NULL)""",
             [cut, name],
         )
         con.execute(
