@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.errors import CRITICAL_CODES, NON_CRITICAL_CODES
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -113,15 +115,7 @@ class Problem(_Strict):
 class ErrorBlock(_Strict):
     """The error block (code of §6, Spanish details, hints, every problem)."""
 
-    code: Literal[
-        "INVALID_PAYLOAD",
-        "INVALID_FILTER",
-        "INVALID_DATE_RANGE",
-        "DATA_QUALITY_ISSUE",
-        "COMPUTE_ERROR",
-        "RESOURCE_LIMIT",
-        "EMPTY_RESULT",
-    ]
+    code: Literal[CRITICAL_CODES + NON_CRITICAL_CODES]  # the codes of core/errors.py, in the contract's order
     http_status: int
     details: str
     hints: list[str]
