@@ -78,6 +78,8 @@ class ResolvedStep:
 
 
 EVIDENCE_IDS = 500  # row ids an envelope's evidence lists (the smallest; ``truncated`` says if there are more)
+# SQL: the smallest EVIDENCE_IDS + 1 row ids with events, sorted (one more than listed tells ``truncated``)
+FIRST_IDS = f"min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0)"
 
 
 def first_ids(lists: Iterable[Iterable[int] | None]) -> list[int]:

@@ -12,7 +12,7 @@ from datetime import date
 from core.ask.wording import fmt_int, fmt_num, join_y, month_words
 from core.engine.envelope import records
 from core.text import month_from_index, month_index
-from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
+from core.tools import FIRST_IDS, Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
 from core.tools.scope import crime_label, period_label, where
 
 COLUMNS = [
@@ -69,7 +69,7 @@ def resumen_periodo(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
                NULL, NULL FROM p
         UNION ALL
         SELECT NULL, NULL, NULL, NULL, NULL, NULL,
-               coalesce(min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0), []),
+               coalesce({FIRST_IDS}, []),
                count(*) FILTER (WHERE eventos > 0) FROM f"""
     got = ctx.query(sql, [pub, *params])
     ev = next(r for r in got if r[0] is None)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import DatosFaltantesError, ValidacionError
 from core.text import month_from_index, month_index, shift_months
-from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
+from core.tools import FIRST_IDS, Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
 from core.tools.scope import crime_label, frequency_ok, period_label, rate, where
 from core.tools.tally import Rank, tally
 
@@ -88,7 +88,7 @@ def serie_temporal(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         f"""WITH f AS MATERIALIZED (SELECT i.fecha, i.eventos, i.row_id FROM incidents i WHERE {cond})
             SELECT fecha, sum(eventos), NULL, NULL FROM f GROUP BY fecha
             UNION ALL
-            SELECT NULL, NULL, coalesce(min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0), []),
+            SELECT NULL, NULL, coalesce({FIRST_IDS}, []),
                    count(*) FILTER (WHERE eventos > 0) FROM f""",
         params,
     )

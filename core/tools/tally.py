@@ -19,10 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from core.tools import EVIDENCE_IDS, Entity, Evidence, Scope, ToolContext, first_ids
+from core.tools import FIRST_IDS, Entity, Evidence, Scope, ToolContext, first_ids
 
 COLUMNS = ("n", "nb", "tasa", "porcentaje")  # what a Rank may order by
-FIRST_IDS = f"min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0)"  # the smallest, sorted
 
 
 @dataclass(frozen=True)

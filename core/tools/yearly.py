@@ -10,7 +10,7 @@ from __future__ import annotations
 from core.ask.wording import fmt_int, fmt_pct, join_y, period_words
 from core.engine.envelope import records
 from core.text import MONTHS
-from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput
+from core.tools import FIRST_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput
 from core.tools.extremes import month_totals_sql, published_months
 from core.tools.scope import crime_label, period_label, where
 
@@ -41,7 +41,7 @@ def serie_anual(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         FROM y LEFT JOIN b USING (anio)
         UNION ALL
         SELECT NULL, NULL, NULL, NULL, NULL, NULL,
-               coalesce(min(row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE eventos > 0), []),
+               coalesce({FIRST_IDS}, []),
                count(*) FILTER (WHERE eventos > 0) FROM f"""
     got = ctx.query(sql, [pub, *params])
     ev = next(r for r in got if r[0] is None)

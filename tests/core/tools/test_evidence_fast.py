@@ -239,3 +239,18 @@ def test_every_tool_reads_only_the_kept_incident_columns(bundled_settings, slim_
         slim = api.execution(p, settings=slim_settings)
         assert slim.status == "ok", (p, slim.errors)
         assert comparable(slim.envelopes) == comparable(full.envelopes), p
+
+
+@pytest.mark.parametrize(("n_rows", "zero_every"), [(10, 3), (1200, 4), (0, 1)])
+def test_first_ids_are_the_smallest_ids_with_events_one_past_the_limit(n_rows, zero_every):
+    from core.tools import EVIDENCE_IDS, FIRST_IDS
+
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE f AS SELECT (1000 - i) AS row_id, CASE WHEN i % ? = 0 THEN 0 ELSE 1 END AS eventos "
+        "FROM range(?) t(i)",
+        [zero_every, n_rows],
+    )
+    ids = con.execute(f"SELECT coalesce({FIRST_IDS}, []) FROM f").fetchone()[0]
+    expected = sorted(1000 - i for i in range(n_rows) if i % zero_every)[: EVIDENCE_IDS + 1]
+    assert ids == expected
