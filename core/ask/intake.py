@@ -233,6 +233,20 @@ def build_intake(
 # -- the stage --------------------------------------------------------------------------------
 
 
+_AND_TERM = re.compile(r"^[¿¡\s]*(?:y|e|tambien|ahora|y\s+que\s+tal|y\s+que\s+es|y\s+que\s+significa)\s")
+
+
+def continues_definition(conv: Conversation, normalized: str, u) -> bool:
+    """«¿y culposo?» right after «¿qué significa homicidio doloso?»: the next term, defined too (no database)."""
+    from core.ask.glossary import terms_in
+
+    last = conv.turns[-1] if conv.turns else None
+    if getattr(getattr(last, "intake", None), "category", None) != "definition":
+        return False
+    short = len(normalized.split()) <= 6 and bool(_AND_TERM.match(normalized))
+    return short and bool(terms_in(normalized)) and not (u is not None and (u.places or u.window))
+
+
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
@@ -250,6 +264,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     # in a conversation a bare term («¿y la tasa?», «¿por modalidad?») continues it; only a framed question defines
     framed_only = follow or conv.last_understanding is not None
     definition = asks_definition(normalized, u, framed_only=framed_only) and not below_municipality(normalized)
+    definition = definition or continues_definition(conv, normalized, u)
     follow = follow and not definition
     previous = conv.last_understanding
     if not follow and not definition and u is not None and previous is not None and previous.places:

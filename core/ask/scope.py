@@ -32,6 +32,11 @@ _WHAT_TO_ASK = re.compile(
     r"\bque (te |le )?(puedo|podemos|se puede) (preguntar|consultar|pedir)\b|\bque (me )?(puedes|sabes|podrias) "
     r"(hacer|responder|contestar|decir)\b|\ben que me (puedes )?(ayudar|ayudas)\b|\bque (preguntas|consultas) "
     r"(puedo|se pueden|aceptas|respondes)\b|\bdame (ideas|ejemplos|opciones)\b|\bpor donde empiezo\b"
+    # «¿qué tipo de preguntas te puedo hacer?», «¿qué info tienes?», «¿para qué sirves?»: the inventory, alone
+    r"|\bque (tipo|tipos|clase|clases) de (preguntas|consultas|cosas|datos|informacion|info)\b"
+    r"|^[¿¡ ]*(y )?(que|cuales) (info|informacion|datos|cifras|estadisticas|delitos) (tienes|tiene|tienen|hay|"
+    r"manejas|manejan|cubres|incluyes|conoces|puedes consultar)( disponibles?)?[?!. ]*$"
+    r"|\bpara que (sirves|sirve esto|funcionas)\b|^[¿¡ ]*(y )?como (funcionas|te uso|se usa esto|funciona esto)[?!. ]*$"
 )
 # A figure, a rate or a total asked for is a data question, however general its topic.
 _COUNTING = re.compile(r"\b(cuant\w*|total(es)?|numero de|tasas?|por cada|por (100|cien) mil)\b")

@@ -185,7 +185,9 @@ _CRIMES_IN_HEADLINE = (
     re.compile(r"^(?:Serie mensual|Comparación|Anomalías) de (.+?) — "),
     re.compile(r"^Entidades (?:con (?:más|menos) eventos|por \w+) \((.+?)\)[,]? "),
     # the everyday shapes (tools 15-19) start their headlines with one of these words
-    re.compile(r"^(?:Máximo y mínimo|Promedio|Presencia|Modalidades|Serie anual|Lugares) de (.+?) — "),
+    re.compile(
+        r"^(?:Máximo y mínimo|Promedio|Presencia|Modalidades|Serie anual|Lugares|Desglose por delito) de (.+?) — "
+    ),
 )
 
 

@@ -123,6 +123,13 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         kind = "places"  # "León y el estado": the municipality beside the state
     if kind == "single_value" and len(municipalities) >= 2:
         kind = "places"  # "Celaya contra Salamanca": every place asked, side by side, with the state
+    if (
+        kind == "comparison"
+        and u.compare_window is None
+        and municipalities
+        and (len(municipalities) >= 2 or u.whole_state)
+    ):
+        kind = "places"  # «Silao vs el total del estado en 2024»: the places compared, not two periods
     if kind in SHAPE_KINDS:
         return _shape_plan(u, kind, delito, metadata, includes, notes)
     if u.window is None and kind == "patterns":
@@ -228,6 +235,11 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
         if delito is not None:
             args["delito"] = delito
         steps.append(_step("detectar_patrones", args))
+    elif isinstance(delito, list) and u.medida == "conteo" and len(municipalities) <= 1:
+        # several crimes summed («homicidios dolosos y culposos», «ambos»): the sum with each crime's part
+        eid, _ = _entity(u)
+        steps.append(_step("desglose_delito", {"entidad_id": eid, **base, **method_args}))
+        kind = "single_value"
     else:  # single value (one or several places)
         places = [p for p in u.places if p.nivel == "municipio"] or [None]
         for place in places:
@@ -309,8 +321,8 @@ def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: d
         step = _step("municipios_por_presencia", {"entidad_id": _state_of(u), **base, "condicion": condicion})
     elif kind == "breakdown":
         args = {"entidad_id": eid, **base}
-        if u.methods:
-            args["foco"] = sorted(u.methods)[0]
+        if len(u.methods) == 1:  # several modalidades asked: every share is shown, none singled out
+            args["foco"] = u.methods[0]
         step = _step("desglose_modalidad", args)
     elif kind == "annual_series":
         step = _step("serie_anual", {"entidad_id": eid, **base})

@@ -31,6 +31,9 @@ TIME_WORDS = words_of(
     "primavera verano otono invierno navidad navidades decembrino decembrina cuaresma pascua vacaciones "
     "sexenio sexenios lustro lustros decada decadas madrugada madrugadas finde ayer antier anteayer hoy manana"
 )
+# The speaker's own days («para la junta de mañana», «lo necesito hoy»): beside a period that parsed they are
+# context, not the period asked (the data are monthly); alone they are still a period not understood.
+_SPEAKER_DAYS = words_of("hoy manana ayer antier anteayer ahorita")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 # A capitalized word of the original question (accent-free afterwards): names of places start so.
 _CAPITALIZED = re.compile(r"\b[A-ZÁÉÍÓÚÑ][\wáéíóúñü]*")
@@ -109,10 +112,23 @@ def _after_cue(tokens: Tokens, i: int) -> bool:
 
 
 def _classify(
-    tokens: Tokens, i: int, j: int, lex: Lexicon, capitalized: frozenset[str], crime_tokens: set[int], has_place: bool
+    tokens: Tokens,
+    i: int,
+    j: int,
+    lex: Lexicon,
+    capitalized: frozenset[str],
+    crime_tokens: set[int],
+    has_place: bool,
+    has_window: bool = False,
 ) -> UnknownTerm:
     text = tokens.phrase(i, j)
     words = tokens.words[i:j]
+    if (
+        has_window
+        and any(w in _SPEAKER_DAYS for w in words)
+        and not any((w in TIME_WORDS and w not in _SPEAKER_DAYS) or _YEAR.match(w) for w in words)
+    ):
+        return UnknownTerm(text, "other", "")
     if any(w in TIME_WORDS or _YEAR.match(w) for w in words) and tokens.words[i - 1 : i] != ["ese"]:
         return UnknownTerm(text, "time", "periodo no reconocido")
     if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
@@ -159,12 +175,13 @@ def account(
     *,
     crime_tokens: set[int],
     has_place: bool,
+    has_window: bool = False,
 ) -> list[UnknownTerm]:
     """What no matcher understood, classified (place, time, crime or harmless), in the order written."""
     capitalized = capitalized_words(question)
     deictic = [] if has_place else [UnknownTerm(m.group(0), "place_deictic") for m in _DEICTIC.finditer(tokens.text)]
     return deictic + [
-        _classify(tokens, i, j, lex, capitalized, crime_tokens, has_place)
+        _classify(tokens, i, j, lex, capitalized, crime_tokens, has_place, has_window)
         for i, j in leftovers(tokens, used, capitalized)
     ]
 

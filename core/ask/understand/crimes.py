@@ -77,6 +77,10 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
         res.crimes.append((i, _crime(lex, key, tokens.phrase(i, j), 100.0)))
         res.crime_tokens.update(range(i, j))
         _crime_signals(res, lex, key, fuzzy=False)
+        implied = lex.implied_method.get(key)
+        if implied and implied not in (m for _, m in res.methods):  # «muertos en choques»: the modalidad too
+            res.methods.append((i, implied))
+            res.signals.append("method:implied")
     method_taken = set(taken)
     for m in _NOT_A_METHOD.finditer(tokens.text):
         method_taken.update(range(*tokens.span_of(m.start(), m.end())))
@@ -202,7 +206,9 @@ def unqualified(crimes: list[CrimeMatch], lex: Lexicon, signals=()) -> list[str]
         ref = lex.crime_by_key.get(c.delito)
         if f"crime:tipo_qualified:{c.delito}" in signals:
             continue
-        if c.delito in split and ref is not None and key_of(c.text, stemmed=True) in _bare_names(ref):
+        bare = key_of(c.text, stemmed=True) in _bare_names(ref) if ref is not None else False
+        misspelt = c.score < 100 and len(c.text.split()) == 1  # «omicidios»: the bare tipo written with a typo
+        if c.delito in split and ref is not None and (bare or misspelt):
             out.append(c.delito)
     return out
 

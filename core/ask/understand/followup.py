@@ -13,8 +13,13 @@ from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.rewrite import crime_phrase, describe
 from core.ask.understand.timeexpr import month_end, shift_year
 from core.ask.understand.tokens import tokenize, words_of
+from core.text import shift_months
 
-_LEADS = re.compile(r"^(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
+# «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
+_ACK = (
+    r"^(?:(?:ok|okay|oki|va|vale|bueno|sale|ya|oye|ah|aja|perfecto|gracias|excelente|muy\s+bien|de\s+acuerdo)\s*,?\s*)*"
+)
+_LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
 _ALWAYS = re.compile(
     r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay)\b"
 )
@@ -30,9 +35,13 @@ _CORRECTION = re.compile(
     r"|^(?:corrijo|me\s+equivoque)\b"
 )
 _ADD_PLACE = re.compile(
-    r"^(?:y\s+)?(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien|ponlo\s+junto|ponla\s+junto"
-    r"|junto\s+a|al\s+lado\s+de|comparalo\s+con|comparala\s+con)\b"
+    r"^(?:(?:y|ahora|ok|bueno|va|pues|entonces)\s+)*"
+    r"(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien|ponlo\s+junto|ponla\s+junto"
+    r"|junto\s+a|al\s+lado\s+de|compar(?:alo|ala|alos|alas|a|ar|ado|ada|amos)?\s+(?:con|contra)|contra|vs|versus"
+    r"|frente\s+a|(?:y\s+)?(?:como\s+)?(?:esta|va|queda|sale)\s+(?:contra|frente\s+a))\b"
 )
+# A place added with «compáralo con Irapuato», «¿y contra Irapuato?» is a comparison of places, not of periods.
+_VERSUS = re.compile(r"\b(?:compar\w*|contra|vs|versus|frente)\b")
 # "¿esa tasa está por encima del promedio estatal?", "¿y cómo se compara con el total del estado?": the state is
 # added next to the previous place, not put in its place
 _WITH_STATE = re.compile(
@@ -44,7 +53,8 @@ _BARE_QUESTION = re.compile(
     r"^(?:y\s+)?(?:cuales|cual|donde|cuantos|cuantas|que\s+municipios|en\s+cuales)(?:\s+son|\s+fueron)?$"
 )
 _ORDINAL_ALONE = re.compile(
-    r"^(?:y\s+)?(?:en\s+|para\s+|durante\s+)?(?:el|la)\s+(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)"
+    rf"^(?:{_SORRY}\s*,?\s*)*(?:y\s+|mejor\s+|era\s+)?(?:en\s+|para\s+|durante\s+|de\s+)?(?:el|la|del)\s+"
+    r"(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)"
     r"(?:\s+(?:trimestre|semestre|bimestre|cuatrimestre))?$"
 )
 # Words of corrections, anaphora and ordinals that carry meaning only as a follow-up: known filler for the
@@ -53,7 +63,8 @@ FOLLOW_UP_WORDS = words_of(
     "no perdon perdona disculpa disculpe corrijo correccion equivoque error refiero referia quise queria quiero "
     "decir bien mejor realidad era sino esos esas estos estas ese esa ellos ellas agrega agregale anade anadele "
     "incluye incluyele mete primero segundo tercero tercer cuarto quinto sexto ambos ambas juntos juntas suma "
-    "sumalos sumados tuvo registro ahi alli dicho"
+    "sumalos sumados tuvo registro ahi alli dicho ok okay oki va vale bueno sale ya oye ah aja perfecto gracias "
+    "excelente acuerdo"
 )
 _ORDINALS = {"primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4, "quinto": 5, "sexto": 6}
 # A question about one place right after a ranking: its first place ("¿y cuántos tuvo en 2024?").
@@ -63,6 +74,26 @@ _ONE_PLACE = re.compile(
 )
 # "ambos", "los dos" (tokens write "2"): the reply that asks for every subtype of a bare tipo, summed.
 _BOTH = re.compile(r"\b(?:ambos|ambas|los\s+2|las\s+2|juntos|juntas|todos|todas|la\s+suma|sumados|sumalos)\b")
+
+
+_OPTION_FILLER = frozenset(
+    words_of("el la los las de del en y o pues ese esa este esta uno una opcion me refiero a al")
+)
+
+
+def picked_option(question: str, previous: Understanding | None) -> PlaceMatch | None:
+    """The one place of the previous turn's «¿Cuál de estos lugares…?» that a short reply names by its own words
+    («el grande» → Apaseo el Grande, «el segundo» → the second option); None when it names none or several."""
+    if previous is None or not previous.ambiguous_places:
+        return None
+    options = previous.ambiguous_places[0]
+    words = [w for w in tokenize(question or "").words if w not in _OPTION_FILLER and w.isalnum()]
+    if not words or len(words) > 3:
+        return None
+    if len(words) == 1 and words[0] in _ORDINALS and _ORDINALS[words[0]] <= len(options):
+        return options[_ORDINALS[words[0]] - 1]
+    hits = [o for o in options if set(words) <= set(tokenize(o.label).words)]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _pending(conversation) -> bool:
@@ -95,12 +126,14 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if current is None:
         return False
+    if _pending(conversation) and picked_option(question, getattr(conversation, "last_understanding", None)):
+        return True  # «el grande» after «¿Apaseo el Alto o Apaseo el Grande?»
     has_slot = bool(current.crimes or current.places or _modifies(current) or _BOTH.search(text))
     if _pending(conversation) and has_slot and len(tokens) <= 6:  # "Celaya", "dolosos", "2023"
         return True
     if current.crimes or len(tokens) > _MAX_FOLLOW_UP_TOKENS:
         return False
-    if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text):
+    if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or _TOGETHER.search(text):
         return True
     shape_only = _explicit_kind(current) and len(tokens) <= 8  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
     return _modifies(current) or shape_only or (bool(current.places) and len(tokens) <= 4)
@@ -152,6 +185,33 @@ def _first_ranked(conversation) -> PlaceMatch | None:
     return PlaceMatch(eid, label, "municipio", "primer lugar", 100.0) if ".MUN." in str(eid) else None
 
 
+# «ponlos lado a lado», «compáralos»: the places of the last two turns, side by side
+_TOGETHER = re.compile(
+    r"\b(?:lado\s+a\s+lado|compar(?:alos|alas|arlos|arlas)|juntos|juntas|en\s+(?:una|la\s+misma)\s+(?:tabla|grafica)"
+    r"|(?:pon|ponme|muestra|muestrame)(?:los|las)?\s+(?:juntos|juntas|lado))\b"
+)
+
+
+def _earlier_places(current: Understanding, previous: Understanding, conversation) -> Understanding:
+    """«ponlos lado a lado» after «… en Uriangato» and «¿y en Moroleón?»: both municipalities, side by side."""
+    if current.places or not _TOGETHER.search(tokenize(current.question).text):
+        return current
+    turns = getattr(conversation, "turns", None) or []
+    last = [p for p in previous.places if p.nivel == "municipio"]
+    earlier = next(
+        (
+            u
+            for u in (getattr(t, "understanding", None) for t in reversed(turns[:-1]))
+            if u is not None and any(p.nivel == "municipio" and p not in last for p in u.places)
+        ),
+        None,
+    )
+    if len(last) != 1 or earlier is None:
+        return current
+    places = [*(p for p in earlier.places if p.nivel == "municipio" and p not in last), *last]
+    return replace(current, places=places, kind="places", signals=[*current.signals, "followup:earlier_places"])
+
+
 def _place_from_ranking(current: Understanding, previous: Understanding, conversation) -> Understanding:
     """ "¿y cuántos tuvo en 2024?" after a ranking: the ranking's first place."""
     ranked = previous.kind == "ranking" or previous.group_by_municipio
@@ -189,6 +249,8 @@ def _relative_window(merged: Understanding, current: Understanding, previous: Un
         merged.window, merged.kind = pw, "comparison"
     elif "time:prev_of_previous" in sig and current.compare_window is None:  # "¿y el año anterior?"
         merged.window, merged.compare_window = shift_year(pw, -1), None
+    elif adjacent := next((s for s in sig if s.startswith("time:adjacent:")), None):  # "¿y el año siguiente?"
+        merged.window, merged.compare_window = _adjacent_window(pw, adjacent), None
     elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"
         merged.window, merged.compare_window = pw, previous.compare_window
     elif "time:same_part_of_year" in sig and current.window:  # "¿y en el mismo trimestre de 2025?"
@@ -204,6 +266,21 @@ def _relative_window(merged: Understanding, current: Understanding, previous: Un
         return
     merged.window_text = None
     merged.signals.append("followup:relative_window")
+
+
+def _adjacent_window(window, tag: str):
+    """The window next to ``window`` that a tag «time:adjacent:-6:span» names (one year: the same months shifted)."""
+    months, unit = tag.split(":")[2:4]
+    n = int(months)
+    if unit == "year" and abs(n) == 12:
+        return shift_year(window, n // 12)  # «el año siguiente» after «enero a junio de 2024»: enero a junio de 2025
+    if n < 0:
+        start = shift_months(window[0], n)
+        end = shift_months(window[0], -1)
+    else:
+        start = shift_months(window[1], 1)
+        end = shift_months(window[1], n)
+    return start, month_end(end.year, end.month)
 
 
 def _calendar_part(window, n: int):
@@ -222,6 +299,17 @@ def merge_follow_up(
     if previous is None:
         return current
     current = _place_from_ranking(current, previous, conversation)
+    current = _earlier_places(current, previous, conversation)
+    if not current.places and (pick := picked_option(current.question, previous)) is not None:
+        # the reply's words are the option's own: no other place was meant («grande» is no town of another state)
+        terms = [t for t in current.unknown_terms if not t.kind.startswith("place")]
+        current = replace(
+            current,
+            places=[pick],
+            ambiguous_places=[],
+            unknown_terms=terms,
+            signals=[*current.signals, "followup:option"],
+        )
     current = _both_subtypes(current, previous, lexicon)
     kept: list[str] = []
     merged = replace(current, signals=list(current.signals))
@@ -262,6 +350,9 @@ def merge_follow_up(
     text = tokenize(current.question).text
     if merged.kind == "extremes":
         _extreme_direction(merged, text)
+        said_unit = re.search(r"\b(?:mes|meses|ano|anos)\b", text)
+        if "extreme:anio" in previous.signals and not said_unit and "extreme:anio" not in merged.signals:
+            merged.signals.append("extreme:anio")  # «¿y el de menos?» after «el año con más…»: still years
     munis = [p for p in previous.places if p.nivel == "municipio"]
     only_state = current.places and all(p.nivel == "estado" for p in current.places)
     if current.places and (_ADD_PLACE.match(text) or (munis and only_state and _WITH_STATE.search(text))):
@@ -269,6 +360,8 @@ def merge_follow_up(
         merged.signals.append("followup:added_place")
         if only_state and merged.kind == "comparison" and merged.compare_window is None:
             merged.kind = "places"  # "¿cómo se compara con el total del estado?": the place next to the state
+        elif _VERSUS.search(text) and current.window is None and merged.kind in ("comparison", "single_value"):
+            merged.kind, merged.compare_window = "places", None  # "compáralo con Irapuato": side by side
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k
     if "order:asc" not in current.signals:
         merged.order = previous.order

@@ -104,6 +104,7 @@ class Lexicon:
     tipo_of: dict[str, str] = field(default_factory=dict)  # subtype key → tipo key
     notes: dict[str, str] = field(default_factory=dict)  # "no_sesnsp:…" key → why it is not a SESNSP crime
     exact_only: set[str] = field(default_factory=set)  # press abbreviations ("hom doloso"): never a fuzzy target
+    implied_method: dict[str, str] = field(default_factory=dict)  # "muerto en choque" → en_accidente_de_transito
     home_state: str | None = None
     max_place_len: int = 1
     max_crime_len: int = 1
@@ -253,6 +254,8 @@ class Lexicon:
             if ref is not None and key and key not in STOPWORDS and key not in self.crimes:
                 self.crimes[key] = CrimeRef(ref.delito, ref.label, ref.nivel, ref.in_data, "alias")
                 self.exact_only.add(key)
+                if entry.get("metodo") in self.method_by_key:  # the alias names the modalidad too
+                    self.implied_method[key] = entry["metodo"]
         for entry in data.get("modalidades", []):
             ref = self.method_by_key.get(entry["metodo"])
             key = key_of(entry["alias"], stemmed=True)

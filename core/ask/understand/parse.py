@@ -92,6 +92,7 @@ def understand(
         lexicon,
         crime_tokens=found.crime_tokens,
         has_place=bool(places or ambiguous or generic or whole_state or place_state.outside),
+        has_window=time.window is not None,
     )
     signals += accounting.signals(unknown)
     named = found.crime_tokens | found.method_tokens

@@ -33,6 +33,7 @@ from core.ask.understand.tokens import (
     Tokens,
     exact_spans,
     free_ngrams,
+    key_of,
     words_of,
 )
 
@@ -78,6 +79,8 @@ def _cue_before(tokens: Tokens, i: int) -> bool:
     """A place cue right before token i ("en Valle"), or before its article ("en el Valle")."""
     if i > 0 and tokens.words[i - 1] in PLACE_CUES:
         return True
+    if i > 0 and tokens.words[i - 1] == "con" and any(w.startswith("compar") for w in tokens.words[: i - 1]):
+        return True  # «compara SMA con Dolores»: «con» after a comparison verb introduces the other place
     return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
 
 
@@ -183,6 +186,8 @@ def _complete_typos(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceStat
             span = range(j, j + extra)
             if j + extra > len(tokens) or any(k in taken for k in span):
                 break
+            if tokens.words[j + extra - 1] in PLACE_CUES:  # «Salamanca en 2023»: never a name ending in a cue word
+                continue
             query = tokens.phrase(i, j + extra)
             hits = store_fuzzy(lex, query, limit=1)
             if hits and any(e.entity.entidad_id == ref.entidad_id for e in lex.places[hits[0][0]]):
@@ -249,9 +254,13 @@ def other_states(
             return False  # a name of the store as long or longer starts here («San José Iturbide»)
         if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
             return False  # «colonia Centro», «calle Morelos»: below the municipality, not a municipality
-        if not is_common_word(key):
-            return True
-        return j - i == 1 and key in capitalized and _cue_before(tokens, i)
+        if is_common_word(key):
+            return j - i == 1 and key in capitalized and _cue_before(tokens, i)
+        if all(key_of(p.nombre) != key for p in index[key]):
+            # a short everyday form («Tlaquepaque», but also «nombre» of Nombre de Dios): written as a name
+            # or said where a place goes, never an ordinary word of the sentence («el nombre del delito»)
+            return key in capitalized or _cue_before(tokens, i)
+        return True
 
     longest = max((len(k.split()) for k in index), default=1)
     for i, j, key in exact_spans(tokens, index, longest, taken, accept=accept):
@@ -342,5 +351,6 @@ def finish(
                 places.append(_match(ref, st.whole_state_text, 100.0))
         st.signals.append("place:whole_state")
     ambiguous = [group for _, group in sorted(st.ambiguous, key=lambda t: t[0])]
-    generic = st.generic if not places and not ambiguous else None
+    # «mi municipio … comparado con el estado»: the state beside it does not say which municipality is meant
+    generic = st.generic if not any(p.nivel == "municipio" for p in places) and not ambiguous else None
     return places, ambiguous, whole_state, generic

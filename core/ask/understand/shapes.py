@@ -67,6 +67,8 @@ BREAKDOWN = _C(
     r"\bsegun\s+(?:el|la|su)\s+(?:arma|medio|modalidad|tipo)\b",
     r"\bque\s+tipos?\s+de\s+\w+\s+(?:predomin|hubo|hay|fue|son|se)\w*",
     r"\bpredomin\w*",
+    # «cuántos fueron con pistola, cuántos con cuchillo»: the count asked per modalidad, one after another
+    r"\bcuant[oa]s\s+(?:fueron\s+|fue\s+|eran\s+)?(?:con|por|en|a)\b.*\bcuant[oa]s\s+(?:fueron\s+|eran\s+)?(?:con|por|en|a)\b",
 )
 METHOD_SHARE = _C(
     r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas)|en\s+accidente)\b",

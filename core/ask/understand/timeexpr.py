@@ -32,7 +32,8 @@ _BASE_PREFIX = re.compile(
 # "enero a noviembre de 2025 frente al mismo periodo de 2024": the base is the window moved to that year.
 _SAME_PERIOD = re.compile(
     r"^(?:vs|versus|contra|frente a(?:l| el)?|comparad[oa]s? con(?: el)?|en comparacion con(?: el)?|"
-    r"respecto (?:a|al|a el|de|del)|con respecto (?:a|al|a el)|que(?: en)?(?: el)?|y)?\s*(?:el\s+|al\s+)?"
+    r"respecto (?:a|al|a el|de|del)|con respecto (?:a|al|a el)|que(?: en)?(?: el)?|y)?\s*"
+    r"(?:(?:los|las|lo)\s+(?:de|del)\s+)?(?:el\s+|al\s+)?"  # «… y los del mismo lapso del 2024»
     rf"{SAME}(?:\s+(?:de|del))?(?:\s+(?:el\s+)?ano)?$"
 )
 CHANGE_WORDS = re.compile(
@@ -161,17 +162,19 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     invalid_spans = [(p.begin, p.finish) for p in periods if p.kind == "invalid"]
     periods = [p for p in periods if p.kind != "invalid"]
     if not periods:
-        m = re.search(r"\b(?:hoy|ayer|esta semana|la semana pasada|ultim[oa]s? (?:\w+ )?(?:dias|semanas?))\b", text)
-        if m:
-            res.window, res.window_text = last_months(anchor, 1), m.group(0)
+        days = re.search(r"\b(?:hoy|ayer|esta semana|la semana pasada|ultim[oa]s? (?:\w+ )?(?:dias|semanas?))\b", text)
+        if days:
+            res.window, res.window_text = last_months(anchor, 1), days.group(0)
             res.signals.append("time:sub_monthly")
+            res.notes.append(f"Los datos son mensuales: «{days.group(0)}» se tomó como el último mes publicado.")
         m = re.search(
             r"\b(?:todo el periodo|todos los anos|historic[oa]|desde (?:el inicio|que hay datos|siempre))\b", text
         )
         if m:
             res.window, res.window_text = (first, a_end), m.group(0)
             res.signals.append("time:all")
-        res.spans = ([(m.start(), m.end())] if m else []) + invalid_spans
+        # both spans are the period's words («hoy» included): never reported as not understood
+        res.spans = [(x.start(), x.end()) for x in (days, m) if x] + invalid_spans
         return res
     change = bool(CHANGE_WORDS.search(text))
     pairs = _pairs(text, periods, change)

@@ -39,12 +39,16 @@ _ABBR = {
 _MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 _MONTH_OR_ABBR = "(?:" + "|".join(sorted({**MONTHS, **_ABBR}, key=len, reverse=True)) + ")"
 _YEAR = r"(?:20(?:1[5-9]|2\d|30))"
+# «el año siguiente», «los 6 meses anteriores»: a span next to another window (the previous turn's)
+_UNIT = r"(mes|meses|anos?|trimestres?|semestres?|bimestres?|cuatrimestres?)"
+_SIDE = r"(anteriores|anterior|previos?|siguientes?|posteriores|posterior|proximos?)"
+_UNIT_MONTHS = {"mes": 1, "ano": 12, "tri": 3, "sem": 6, "bim": 2, "cua": 4}
 _YEAR_LIKE = re.compile(r"\b(?:19\d\d|20\d\d)\b")  # a year the data cannot have: reported, not ignored
 _OF = r"(?:\s+(?:de|del)(?:\s+(?:el\s+)?ano)?)?"  # "de", "del", "del año"
+# «el segundo semestre del 22»: the press's two-digit year, only right after «del» / «año» (never a day or a count)
+_SHORT_YEAR = r"(?:(?<=del )|(?<=ano ))(?:1[5-9]|2\d)\b(?!\s*(?:%|de\b|mil\b))"
 # The year of a month or quarter: digits, or "este año" / "el año pasado".
-_YEAR_REF = (
-    rf"(?:\s+(?:de\s+|del\s+)?(?:(?:el\s+)?(?:ano\s+)?({_YEAR})|(este\s+ano|(?:el\s+)?ano\s+(?:pasado|anterior))))"
-)
+_YEAR_REF = rf"(?:\s+(?:de\s+|del\s+)?(?:(?:el\s+)?(?:ano\s+)?({_YEAR}|{_SHORT_YEAR})|(este\s+ano|(?:el\s+)?ano\s+(?:pasado|anterior))))"
 _ORD = {
     "primer": 1,
     "primero": 1,
@@ -107,6 +111,12 @@ def _recent_year(anchor: date, month: int) -> int:
     return anchor.year if month <= anchor.month else anchor.year - 1
 
 
+def _months_after(end: date, n: int) -> date:
+    """The last day of the n-th month after ``end``'s month."""
+    nxt = shift_months(end, n)
+    return month_end(nxt.year, nxt.month)
+
+
 def last_months(anchor: date, n: int) -> tuple[date, date]:
     """The n whole months that end with the anchor's month."""
     return shift_months(anchor, -(n - 1)), month_end(anchor.year, anchor.month)
@@ -145,7 +155,7 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
     def year_or_recent(y: str | None, words: str | None, first_month: int) -> int:
         """The year said (digits, "este año", "el año pasado") or the latest one not after the anchor."""
         if y:
-            return int(y)
+            return int(y) + (2000 if len(y) == 2 else 0)
         if words:
             return anchor.year if words.startswith("este") else anchor.year - 1
         return _recent_year(anchor, first_month)
@@ -256,6 +266,25 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         mo = MONTHS[m.group(1)]
         y = year_or_recent(m.group(2), m.group(3), mo)
         add(m, date(y, mo, 1), month_end(y, mo), year_said=bool(m.group(2) or m.group(3)))
+
+    @rule(
+        rf"\b(?:(?:el|la|los|las)\s+)?(?:({NUMBER_RE})\s+)?{_UNIT}\s+{_SIDE}\b"
+        rf"|\b(?:el|la|los|las)\s+{_SIDE}\s+(?:({NUMBER_RE})\s+)?{_UNIT}\b"
+    )
+    def _adjacent(m):
+        # «el año siguiente», «los seis meses anteriores», «el trimestre previo»: next to the previous turn's window
+        # (followup.py reads the tag); asked alone, the months before the data's last month (or after it: no data).
+        n = number_value(m.group(1) or m.group(5) or "") or 1
+        unit, side = m.group(2) or m.group(6), m.group(3) or m.group(4)
+        back = side.startswith(("ant", "prev"))
+        if unit.startswith("ano") and n == 1 and back:
+            return  # «el año anterior»: _last_year (same months a year earlier)
+        if unit.endswith("s") and unit != "mes" and not (m.group(1) or m.group(5)):
+            return  # «los meses anteriores»: how many is not said
+        months = n * _UNIT_MONTHS[unit[:3]]
+        window = last_months(anchor, months) if back else (shift_months(a_end, 1), _months_after(a_end, months))
+        tag = f"time:adjacent:{'-' if back else '+'}{months}:{'year' if unit.startswith('ano') else 'span'}"
+        add(m, *window, kind="relative", gran="span", tag=tag)
 
     @rule(
         rf"\b(?:los\s+|las\s+)?(?:ultim[oa]s|pasad[oa]s|recientes)\s+({NUMBER_RE})\s+"

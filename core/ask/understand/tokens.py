@@ -223,6 +223,7 @@ SHORTHAND = {
     "fco": "francisco",
     "gral": "general",
     "cd": "ciudad",
+    "pa": "para",  # «pa la junta», «pa' León»: spoken «para»
 }
 
 

@@ -156,6 +156,22 @@ def test_unknown_capitalized_place_is_reported(ask):
     assert [(t.kind, t.text) for t in u.unknown_terms] == [("place_foreign", "tepic")]
 
 
+OTHER_STATE_SHORT_FORMS = [
+    # a short everyday form of another state's municipality counts written as a name or after a cue
+    ("homicidios dolosos en tlaquepaque en 2023", ["tlaquepaque"]),
+    ("Tlaquepaque: homicidios dolosos 2023", ["tlaquepaque"]),
+    # … never as an ordinary word of the sentence («nombre» is the short form of Nombre de Dios, Durango)
+    ("dame el nombre del delito con más casos en León en 2024", []),
+    ("homicidios dolosos en Celaya, dame el nombre y la fecha", []),
+]
+
+
+@pytest.mark.parametrize("question,foreign", OTHER_STATE_SHORT_FORMS)
+def test_short_forms_of_other_states_need_a_name_or_a_cue(ask, question, foreign):
+    u = ask(question)
+    assert [t.text for t in u.unknown_terms if t.kind == "place_foreign"] == foreign
+
+
 JALISCO = [
     ("homicidios en Guadalajara en 2024", ["JAL.MUN.GUADALAJARA"], False),
     ("homicidios en Zapopan", ["JAL.MUN.ZAPOPAN"], False),
