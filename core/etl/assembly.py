@@ -75,23 +75,19 @@ def assemble(
                  FROM owner)
            GROUP BY estado_id, delito, grp"""
     )
-    acols = "row_id, anio, cve_municipio, cve_ent, estado_id, entidad_id, municipio, delito, eventos, metodologia, parcial, meses, source_file, source_row"
-    con.execute(
-        f"""CREATE OR REPLACE TABLE new_annual AS
-            SELECT {acols} FROM (
-              SELECT *, max(load_seq) OVER (PARTITION BY cve_municipio, anio, delito) AS owner FROM (
-                SELECT 0 AS load_seq, {acols} FROM cur_annual
-                UNION ALL SELECT load_seq, {acols} FROM annual_batch))
-            WHERE load_seq = owner ORDER BY delito, anio, cve_municipio"""
+    _newest_per_key(
+        con,
+        "annual",
+        "row_id, anio, cve_municipio, cve_ent, estado_id, entidad_id, municipio, delito, eventos, metodologia, parcial, meses, source_file, source_row",
+        key="cve_municipio, anio, delito",
+        order="delito, anio, cve_municipio",
     )
-    pcols = "cve_municipio, entidad_id, estado_id, anio, poblacion, fuente, source_file, source_row"
-    con.execute(
-        f"""CREATE OR REPLACE TABLE new_population AS
-            SELECT {pcols} FROM (
-              SELECT *, max(load_seq) OVER (PARTITION BY cve_municipio, anio, fuente) AS owner FROM (
-                SELECT 0 AS load_seq, {pcols} FROM cur_population
-                UNION ALL SELECT load_seq, {pcols} FROM population_batch))
-            WHERE load_seq = owner ORDER BY fuente, cve_municipio, anio"""
+    _newest_per_key(
+        con,
+        "population",
+        "cve_municipio, entidad_id, estado_id, anio, poblacion, fuente, source_file, source_row",
+        key="cve_municipio, anio, fuente",
+        order="fuente, cve_municipio, anio",
     )
     con.execute(
         """CREATE OR REPLACE TABLE new_coverage AS
@@ -112,6 +108,18 @@ def assemble(
         [load_id, loaded_at],
     )
     return ready
+
+
+def _newest_per_key(con: duckdb.DuckDBPyConnection, table: str, cols: str, key: str, order: str) -> None:
+    """``new_<table>``: the rows of ``cur_<table>`` and ``<table>_batch``, the newest load's row of each key."""
+    con.execute(
+        f"""CREATE OR REPLACE TABLE new_{table} AS
+            SELECT {cols} FROM (
+              SELECT *, max(load_seq) OVER (PARTITION BY {key}) AS owner FROM (
+                SELECT 0 AS load_seq, {cols} FROM cur_{table}
+                UNION ALL SELECT load_seq, {cols} FROM {table}_batch))
+            WHERE load_seq = owner ORDER BY {order}"""
+    )
 
 
 def _assemble_entities(con: duckdb.DuckDBPyConnection) -> None:
