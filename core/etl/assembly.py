@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from core.dataset import entities, taxonomy
+from core.etl import observations
 from core.etl.merge import INCIDENT_COLUMNS, SUMMARY_COLUMNS, current_cells
 
 
@@ -99,6 +100,7 @@ def assemble(
            ORDER BY delito, estado_id, desde"""
     )
     _assemble_entities(con)
+    observations.assemble(con)  # after new_coverage_month: finer level first (docs/decisions/0011)
     _assemble_taxonomy(con)
     con.execute(
         """CREATE OR REPLACE TABLE new_quarantine AS

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 
-from core.etl import curate
+from core.etl import curate, observations
 from core.etl.publish import Depot
 
 EMPTY_DDL = {
@@ -36,6 +36,7 @@ EMPTY_DDL = {
     "coverage": """estado_id VARCHAR, delito VARCHAR, granularity VARCHAR, desde DATE, hasta DATE, meses INTEGER""",
     "quarantine": """load_id VARCHAR, source_file VARCHAR, source_row BIGINT, motivo VARCHAR,
         valores VARCHAR, loaded_at VARCHAR""",
+    **observations.EMPTY_DDL,  # the national files' tables (docs/decisions/0011)
 }
 
 
@@ -90,6 +91,7 @@ def ensure_batches(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(reference.ANNUAL_DDL)
     con.execute(reference.POPULATION_DDL)
     con.execute(reference.ENTITY_DDL)
+    observations.ensure_batches(con)
     con.execute(
         "CREATE TABLE IF NOT EXISTS owned (load_seq INTEGER, estado_id VARCHAR, delito VARCHAR, fecha DATE, kind VARCHAR)"
     )
@@ -149,6 +151,7 @@ DIGEST_SQL = {
     "population": "SELECT count(*), coalesce(sum(poblacion), 0), coalesce(bit_xor(md5_number_lower(concat_ws('|', cve_municipio, anio, fuente, poblacion))), 0) FROM new_population",
     "coverage": "SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', estado_id, delito, granularity, desde, hasta))), 0) FROM new_coverage",
     "entities": "SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', entidad_id, label, cve))), 0) FROM new_entities",
+    **observations.DIGEST_SQL,
 }
 
 

@@ -199,9 +199,10 @@ def _assemble_places(con: duckdb.DuckDBPyConnection) -> None:
 DIGEST_SQL = {
     "crime_levels": """SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', fuero, metodologia,
                        delito, metodo, ley, bien_juridico, tipo, subtipo, modalidad))), 0) FROM new_crime_levels""",
-    "observations": """SELECT count(*), coalesce(sum(eventos), 0),
-                       coalesce(bit_xor(md5_number_lower(concat_ws('|', row_id, eventos, corte, vigente))), 0)
-                       FROM new_observations""",
+    # Integer sums instead of an md5 per row (as for incidents): row ids are already hashes of the keys.
+    "observations": """SELECT count(*), coalesce(sum(eventos), 0), coalesce(bit_xor(row_id), 0),
+                       coalesce(sum((row_id % 1000000007) * eventos), 0),
+                       coalesce(bit_xor(row_id) FILTER (WHERE vigente), 0) FROM new_observations""",
     "places": """SELECT count(*), 0, coalesce(bit_xor(md5_number_lower(concat_ws('|', lugar_id, label, cve))), 0)
                  FROM new_places""",
     "place_population": """SELECT count(*), coalesce(sum(poblacion), 0),

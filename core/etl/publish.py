@@ -26,6 +26,7 @@ from core.errors import DatosFaltantesError, ValidacionError
 from core.etl import intent as intents
 
 TABLES = ("incidents", "annual", "population", "entities", "crimes", "methods", "coverage", "quarantine")
+TABLES += ("observations", "crime_levels", "places", "place_population")  # docs/decisions/0011
 POINTER = "CURRENT"
 VERSION_PREFIX = "gx-"
 

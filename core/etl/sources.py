@@ -115,7 +115,7 @@ def megabytes(n: float) -> str:
 
 def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[SourceFile]:
     ext = PurePosixPath(name.replace("\\", "/")).suffix.lower() or path.suffix.lower()
-    if ext not in CSV_EXTS | GEO_EXTS | {".zip"}:
+    if ext not in CSV_EXTS | GEO_EXTS | {".zip", ".bz2", ".gz"}:
         hints = [HINT_XLS] if ext in {".xlsx", ".xls", ".ods"} else [HINT_CSV]
         raise ValidacionError(f"Tipo de archivo no admitido: «{name}» (use CSV, ZIP o GeoJSON).", hints)
     try:
@@ -125,6 +125,10 @@ def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[Sou
     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
         raise ValidacionError(f"«{name}» no es un archivo regular.")
     check_size(name, st.st_size, limits)
+    if ext in {".bz2", ".gz"}:
+        from core.etl import compressed  # it imports this module
+
+        return [compressed.open_compressed(path, name, ext, st.st_size, call_dir, limits)]
     if ext != ".zip":
         return [inspect_file(path, name, ext, st.st_size, None, call_dir, limits)]
     with open(path, "rb") as fh:
