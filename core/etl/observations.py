@@ -76,22 +76,28 @@ def state_table(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+# One number per combination of a row's labels: the rows join their combination on it, not on five texts.
+LABEL_HASH = "hash({0}ley, {0}bien, {0}tipo, {0}subtipo, {0}modalidad)"
+
+
 def crime_map(con: duckdb.DuckDBPyConnection, table: str) -> None:
-    """``obs_crimes``: crime and method keys for the distinct labels of ``table`` (bien, tipo, subtipo, modalidad).
+    """``obs_crimes``: crime and method keys for the distinct labels of ``table`` (ley, bien, tipo, subtipo, modalidad).
 
     The labels resolve through the taxonomy like the municipal files do, so a state row of
     «Homicidio doloso / Con arma de fuego» gets the keys of the same municipal cells."""
     combos = con.execute(
-        f"SELECT DISTINCT bien, tipo, subtipo, modalidad FROM {table} WHERE tipo IS NOT NULL"
+        f"""SELECT DISTINCT {LABEL_HASH.format("")}::VARCHAR, ley, bien, tipo, subtipo, modalidad FROM {table}"""
     ).fetchall()
     rows = []
-    for bien, tipo, subtipo, modalidad in combos:  # one per catalogue row (about a hundred), not per data row
-        crime = taxonomy.crime_for_labels(bien, tipo, subtipo)
-        method = taxonomy.method_for_label(modalidad, crime.subtipo)
-        rows.append((bien, tipo, subtipo, modalidad, crime.tipo_key, crime.delito, method.metodo))
+    for combo, (h, ley, bien, tipo, subtipo, modalidad) in enumerate(combos):  # one per catalogue row, not per data row
+        keys = (None, None, None)
+        if tipo:
+            crime = taxonomy.crime_for_labels(bien, tipo, subtipo)
+            keys = (crime.tipo_key, crime.delito, taxonomy.method_for_label(modalidad, crime.subtipo).metodo)
+        rows.append((h, combo, ley, bien, tipo, subtipo, modalidad, *keys))
     con.execute(
-        """CREATE OR REPLACE TEMP TABLE obs_crimes (k_bien VARCHAR, k_tipo VARCHAR, k_subtipo VARCHAR,
-           k_modalidad VARCHAR, tipo_key VARCHAR, delito VARCHAR, metodo VARCHAR)"""
+        """CREATE OR REPLACE TEMP TABLE obs_crimes (h UBIGINT, combo INTEGER, k_ley VARCHAR, k_bien VARCHAR,
+           k_tipo VARCHAR, k_subtipo VARCHAR, k_modalidad VARCHAR, tipo_key VARCHAR, delito VARCHAR, metodo VARCHAR)"""
     )
     insert_rows(con, "obs_crimes", rows)
 

@@ -75,32 +75,34 @@ class StateLayout(Layout):
         year, month = "TRY_CAST(l.anio AS INTEGER)", "TRY_CAST(l.mes AS INTEGER)"
         abroad = "l.clave IS NULL AND upper(strip_accents(trim(l.entidad))) = 'EXTRANJERO'"
         place = f"CASE WHEN s.abbr IS NOT NULL THEN s.abbr WHEN {abroad} THEN '{observations.ABROAD_ID}' END"
+        tipo_key, delito, metodo = self.crime_keys_sql()
         checks = f"""CASE WHEN ({place}) IS NULL THEN 'entidad desconocida'
+                     WHEN ({delito}) IS NULL THEN 'tipo de delito vacío'
                      WHEN {year} IS NULL OR {year} NOT BETWEEN 1990 AND 2100 THEN 'año inválido'
                      WHEN {month} IS NULL OR {month} NOT BETWEEN 1 AND 12 THEN 'mes inválido'
                      WHEN y.metodologia IS NULL THEN 'año sin metodología conocida'
                      WHEN {num} IS NULL THEN 'conteo no numérico'
                      WHEN {num} < 0 THEN 'conteo negativo (anomalía de origen)'
                      WHEN {num} <> floor({num}) THEN 'conteo no entero' END"""
-        tipo_key, delito, metodo = self.crime_keys_sql()
-        # Labels join as text with '' for a level the file lacks: an equality join, hashed.
-        same = " AND ".join(
-            f"coalesce(k.k_{c}, '') = coalesce(l.{c}, '')" for c in ("bien", "tipo", "subtipo", "modalidad")
-        )
+        # Only what the batch needs is kept (the labels live once per combination, in obs_crimes);
+        # the raw text of a row is kept only when it goes to quarantine.
+        raw = "concat_ws(',', l.anio, l.mes, l.clave, l.entidad, l.tipo, l.subtipo, l.modalidad, l.valor)"
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE {res} AS
-                SELECT l.*, {checks} AS motivo, {place} AS lugar_id, s.abbr AS estado_id, y.metodologia,
-                       make_date({year}, {month}, 1) AS fecha_ok, ({num})::BIGINT AS eventos,
-                       {tipo_key} AS tipo_key, {delito} AS delito, {metodo} AS metodo
-                FROM {long} l
-                LEFT JOIN obs_states s ON s.num = TRY_CAST(trim(l.clave) AS INTEGER)
-                LEFT JOIN obs_crimes k ON {same}
-                LEFT JOIN obs_method y ON y.anio = {year}"""
+                SELECT source_row, motivo, lugar_id, estado_id, metodologia, fecha_ok, eventos, combo,
+                       tipo_key, delito, metodo, sexo, rango_edad, CASE WHEN motivo IS NOT NULL THEN valores END AS valores
+                FROM (SELECT l.source_row, {checks} AS motivo, {place} AS lugar_id, s.abbr AS estado_id,
+                             y.metodologia, make_date({year}, {month}, 1) AS fecha_ok, ({num})::BIGINT AS eventos,
+                             k.combo, {tipo_key} AS tipo_key, {delito} AS delito, {metodo} AS metodo,
+                             l.sexo, l.rango_edad, left({raw}, 200) AS valores
+                      FROM {long} l
+                      LEFT JOIN obs_states s ON s.num = TRY_CAST(trim(l.clave) AS INTEGER)
+                      LEFT JOIN obs_crimes k ON k.h = {observations.LABEL_HASH.format("l.")}
+                      LEFT JOIN obs_method y ON y.anio = {year})"""
         )
         con.execute(
-            f"""INSERT INTO quarantine_batch
-                SELECT {seq}, ?, source_row, motivo, left(concat_ws(',', anio, mes, clave, entidad, tipo, subtipo,
-                       modalidad, valor), 200) FROM {res} WHERE motivo IS NOT NULL""",
+            f"""INSERT INTO quarantine_batch SELECT {seq}, ?, source_row, motivo, valores
+                FROM {res} WHERE motivo IS NOT NULL""",
             [name],
         )
         # The cut of the file: its last month with a number (what «newer cut first» compares).
@@ -117,9 +119,10 @@ class StateLayout(Layout):
         )
         con.execute(
             f"""INSERT INTO level_batch
-                SELECT {seq}, '{self.fuero}', metodologia, tipo_key, delito, metodo, any_value(ley), any_value(bien),
-                       any_value(tipo), any_value(subtipo), any_value(modalidad)
-                FROM {res} WHERE motivo IS NULL GROUP BY ALL"""
+                SELECT {seq}, '{self.fuero}', r.metodologia, r.tipo_key, r.delito, r.metodo, any_value(k.k_ley),
+                       any_value(k.k_bien), any_value(k.k_tipo), any_value(k.k_subtipo), any_value(k.k_modalidad)
+                FROM (SELECT DISTINCT metodologia, tipo_key, delito, metodo, combo FROM {res} WHERE motivo IS NULL) r
+                JOIN obs_crimes k USING (combo) GROUP BY ALL"""
         )
         return con.execute("SELECT count(*) FROM obs_batch WHERE load_seq = ?", [seq]).fetchone()[0]
 
@@ -210,8 +213,8 @@ class FueroFederal(StateWideLayout):
 
     def crime_keys_sql(self) -> tuple[str, str, str]:
         """Federal keys carry their jurisdiction, so no federal crime ever shares a key with a común one."""
-        tipo = "'federal_' || " + _SLUG_KEY.format("l.tipo")
-        delito = "'federal_' || " + _SLUG_KEY.format("concat_ws(' ', l.tipo, l.subtipo)")
+        tipo = "'federal_' || " + _SLUG_KEY.format("k.k_tipo")
+        delito = "'federal_' || " + _SLUG_KEY.format("concat_ws(' ', k.k_tipo, k.k_subtipo)")
         return tipo, delito, "NULL"
 
 

@@ -59,7 +59,7 @@ def national(tmp_path_factory):
             55,
             {"conteo negativo": 1, "entidad desconocida": 11},
         ),
-        ("estatal_rnid_mini.csv", "estatal_sesnsp", "latin-1", "LF", 3, 9, {}),
+        ("estatal_rnid_mini.csv", "estatal_sesnsp", "latin-1", "LF", 4, 9, {"tipo de delito vacío": 3}),
         ("fuero_federal_mini.csv", "fuero_federal", "latin-1", "CRLF", 3, 21, {}),
         ("victimas_mini.csv.bz2", "victimas_estatal", "utf-8", "LF", 7, 7, {}),
         ("conapo_estatal_mini.csv", "poblacion_estatal_sexo", "utf-8", "LF", 5, 4, {"entidad desconocida": 1}),
