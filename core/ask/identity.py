@@ -73,7 +73,7 @@ IDENTITY = re.compile(
     # «nombres de las víctimas», «fotos de los cuerpos», «dirección del detenido», «foto del detenido»
     # («el nombre y la edad de la víctima»: a list of items, the later ones may be personal only beside a name)
     rf"|\b({_NEEDS_PERSON})\b((,| y| e) (el |la |los |las |su |sus )?({_NEEDS_PERSON}|edad(es)?|ocupacion(es)?))*"
-    rf"( completos?)? (de |del |de la |de los |de las |a |al )"
+    rf"( completos?)? (de |del |de la |de los |de las |a |al )?"  # «lista nombres víctimas»: telegraphic
     rf"(?!({_NOT_PEOPLE})\b)(\w+ ){{0,3}}({_PERSON})\b"
     # «datos del violador», «los datos de la víctima»: one person's data
     rf"|\bdatos (del|de la|de el) ({_PERSON})\b"

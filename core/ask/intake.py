@@ -47,6 +47,16 @@ SOCIAL = (
     "te agradezco",
     "nos vemos",
 )
+# Words of greetings, thanks and sign-offs: a message made only of them is social, whatever its length.
+_COURTESY = frozenset(
+    re.findall(
+        r"\w+",
+        "hola buen buenos buenas dia dias tarde tardes noche noches gracias agradezco agradecemos agradeceria antemano "
+        "apoyo ayuda atencion saludos saludo cordial cordiales cordialmente atentamente quedo quedamos atento atenta "
+        "atentos sus ordenes su tu de la el los las muchas muchisimas mil excelente perfecto ok que tal muy amable "
+        "gentil un una y por le les te me mucho estimado estimada bendiciones feliz bonito lindo",
+    )
+)
 SUPPORT = (
     "que puedes hacer",
     "como te uso",
@@ -167,6 +177,8 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
         return "social"
     if "gracias" in words and not has_domain_signal and len(words) <= 8:
         return "social"
+    if words and not has_domain_signal and all(w in _COURTESY for w in words):
+        return "social"  # «Buenos días. Agradezco de antemano su apoyo.»: courtesy only, however long
     if _has(stripped, SUPPORT) and not has_domain_signal:
         return "support"
     numeric = re.search(r"\b(cuant[oa]s|20[12]\d|top|ranking|mas|menos)\b", stripped)
@@ -244,7 +256,8 @@ def continues_definition(conv: Conversation, normalized: str, u) -> bool:
     if getattr(getattr(last, "intake", None), "category", None) != "definition":
         return False
     short = len(normalized.split()) <= 6 and bool(_AND_TERM.match(normalized))
-    return short and bool(terms_in(normalized)) and not (u is not None and (u.places or u.window))
+    named = bool(terms_in(normalized)) or bool(u is not None and u.crimes)  # «¿y la simple?»: a crime to define
+    return short and named and not (u is not None and (u.places or u.window))
 
 
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:

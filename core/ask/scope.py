@@ -36,6 +36,8 @@ _WHAT_TO_ASK = re.compile(
     r"|\bque (tipo|tipos|clase|clases) de (preguntas|consultas|cosas|datos|informacion|info)\b"
     r"|^[¿¡ ]*(y )?(que|cuales) (info|informacion|datos|cifras|estadisticas|delitos) (tienes|tiene|tienen|hay|"
     r"manejas|manejan|cubres|incluyes|conoces|puedes consultar)( disponibles?)?[?!. ]*$"
+    r"|\b(que|cual) (tipo de )?(informacion|info|datos) (me )?(puede|puedes|podria|podrias) (dar|darme|proporcionar|"
+    r"proporcionarme|ofrecer|ofrecerme|compartir|compartirme)\b"
     r"|\bpara que (sirves|sirve esto|funcionas)\b|^[¿¡ ]*(y )?como (funcionas|te uso|se usa esto|funciona esto)[?!. ]*$"
 )
 # A figure, a rate or a total asked for is a data question, however general its topic.

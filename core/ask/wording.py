@@ -159,7 +159,10 @@ def fmt_pct(value: float, signed: bool = False) -> str:
 def crime_noun(labels: list[str], count: float = 2, detail: str = "") -> str:
     """'homicidios dolosos', 'delito de aborto', 'delitos de abuso sexual y violación' (+ ' ' + detail)."""
     if detail:
-        return f"{crime_noun(labels, count)} {detail}"
+        noun = crime_noun(labels, count)
+        if detail.split()[0] == noun.split()[0].rstrip("s"):  # «secuestros secuestro extorsivo»: one name, said once
+            return f"{noun} de la modalidad «{detail}»"
+        return f"{noun} {detail}"
     low, one = [label.lower() for label in labels], count == 1
     if len(low) == 1 and low[0] in _PLURALS:
         return low[0] if one else _PLURALS[low[0]]

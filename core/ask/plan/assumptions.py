@@ -140,7 +140,7 @@ def notes(u: Understanding | None, catalog) -> list[str]:
     for c in u.crimes:
         if c.score < 95 and c.delito != "total_delitos":
             out.append(f"Entendí: {c.label} (escribiste «{c.text}»).")
-    if not u.places and not u.ambiguous_places and not u.generic_place and not u.group_by_municipio:
+    if _state_assumed(u):
         out.append(f"Sin lugar en la pregunta: la cifra es de todo el estado de {_home(catalog)}.")
     unknown_crimes = crime_words(u)
     ignored = [
@@ -153,13 +153,19 @@ def notes(u: Understanding | None, catalog) -> list[str]:
     return out
 
 
+def _state_assumed(u: Understanding) -> bool:
+    """No place said and the answer is one figure of the state (a question over its municipalities assumes none)."""
+    named = u.places or u.ambiguous_places or u.generic_place
+    return not named and not u.group_by_municipio and u.kind != "presence"
+
+
 def tags(u: Understanding | None) -> list[str]:
     """The same assumptions as rationale tags of the plan (planner_meta), for the audit."""
     if u is None:
         return []
     out = [f"assumed:place:{p.entidad_id}<-{p.text}" for p in u.places if p.score < 100]
     out += [f"assumed:crime:{c.delito}<-{c.text}" for c in u.crimes if c.score < 95 and c.delito != "total_delitos"]
-    if not u.places and not u.ambiguous_places and not u.generic_place and not u.group_by_municipio:
+    if _state_assumed(u):
         out.append("assumed:state_scope")
     out += [f"not_understood:{t.kind}:{t.text}" for t in u.unknown_terms]
     return out

@@ -44,7 +44,11 @@ _CRIME_LINKS = words_of("de del a al en con contra por para")
 
 
 # A place pointed at but not named («ahí», «el municipio»): a follow-up takes the previous one, a first question asks.
-_DEICTIC = re.compile(r"\b(?:ahi|alli|alla|(?:el|ese|este|dicho) municipio|(?:la|esa|esta) ciudad)\b(?!\s+de\b)")
+_DEICTIC = re.compile(
+    r"\b(?:ahi|alli|alla|(?:el|ese|este|dicho) municipio|(?:la|esa|esta) ciudad)\b"
+    # «el municipio con la mayor reducción», «el municipio que más…», «el municipio donde…»: a ranking's frame
+    r"(?!\s+(?:de|con|que|donde|en\s+donde|en\s+(?:el|la)\s+que|cuyo|cuya|mas|menos)\b)"
+)
 _LOCATIVES = words_of("en desde hacia municipio ciudad cd")
 # Words after which a question names its crime («¿cuántos asaltos…?», «delitos de huachicoleo»).
 _CRIME_SLOTS = words_of("cuantos cuantas de del por sobre hubo")
@@ -139,7 +143,8 @@ def _classify(
         near = suggestions(lex, text)
         if named or _after_locative(tokens, i) or _close(text, near):
             return UnknownTerm(text, "place_unknown", "lugar no reconocido", near)
-    if not has_place and named and any(w in WEAK_NAMES for w in words):
+    if not has_place and named and any(w in WEAK_NAMES or w in lex.partial for w in words):
+        # («secuestros Santiago 2023»: a part of several names — Valle de Santiago, Santiago Maravatío — is asked too)
         # «Dolores: homicidios 2022», «Victoria en 2023»: a written name that is also an ordinary word is only
         # taken as a place after a cue; with no cue and no other place it is asked about, never dropped for the state
         return UnknownTerm(text, "place_unknown", "lugar no reconocido", suggestions(lex, text))

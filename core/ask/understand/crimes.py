@@ -139,6 +139,19 @@ def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> 
     return orphans
 
 
+def qualified_alone(orphans: list[str], tokens: Tokens, lex: Lexicon) -> list[CrimeMatch]:
+    """«dolosos león 2023», «¿cuántos culposos hubo?»: a qualifier said alone names the one loaded crime it qualifies
+    (the press's «los dolosos» are homicidios dolosos); none when several loaded crimes share it."""
+    out: list[CrimeMatch] = []
+    for q in dict.fromkeys(orphans):
+        subs = [lex.crime_by_key[k] for k in lex.qualifiers.get(q, {}).values() if k in lex.crime_by_key]
+        loaded = [r for r in subs if r.in_data]
+        if len(loaded) == 1:
+            word = next((w for w in tokens.words if qualifier_key(w) == q), q)
+            out.append(CrimeMatch(loaded[0].delito, loaded[0].label, word, 90.0, True))
+    return out
+
+
 def fuzzy_crimes(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> None:
     """Typos ("homisidios", "violencia familar") on the tokens nobody claimed; best score first."""
     _extend_with_typos(tokens, lex, taken, res)

@@ -6,34 +6,63 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import date
 
-from core.ask.understand import CrimeMatch, PlaceMatch, Understanding
+from core.ask.understand import CrimeMatch, Understanding
+from core.ask.understand.anaphora import (
+    ORDINALS,
+    TOGETHER,
+    earlier_places,
+    picked_option,
+    place_from_ranking,
+    relative_window,
+)
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.rewrite import crime_phrase, describe
-from core.ask.understand.timeexpr import month_end, shift_year
 from core.ask.understand.tokens import tokenize, words_of
-from core.text import shift_months
 
 # «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
 _ACK = (
     r"^(?:(?:ok|okay|oki|va|vale|bueno|sale|ya|oye|ah|aja|perfecto|gracias|excelente|muy\s+bien|de\s+acuerdo)\s*,?\s*)*"
 )
 _LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
+# A memo's follow-up: «Asimismo, …», «Favor de indicar ahora …», «Solicito también …»
+_FORMAL_LEAD = re.compile(
+    _ACK + r"(?:asimismo|igualmente|de\s+igual\s+(?:forma|manera)|adicionalmente|ademas|favor\s+de\s+\w+"
+    r"|(?:le\s+)?solicito(?:\s+(?:tambien|ademas|ahora))?|se\s+solicita|podria\s+(?:indicar|proporcionar))\b"
+)
+# Words that point back at the previous answer: «el mismo indicador», «la misma serie», «cuántos de ellos»
+_ANAPHORA = re.compile(
+    r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose|numero|conteo)"
+    r"|la\s+misma\s+(?:serie|consulta|cifra|tabla|grafica|informacion|tasa|comparacion|pregunta)"
+    r"|el\s+(?:dato|valor|indicador|numero)\s+equivalente|el\s+equivalente"
+    r"|(?:de|entre)\s+(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+periodo)\b"
+)
+_MAX_FORMAL_TOKENS = 16
+_SAME_THING = re.compile(
+    r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose)|la\s+misma\s+(?:serie|consulta|tabla"
+    r"|grafica|comparacion)|el\s+(?:dato|valor|indicador)\s+equivalente|lo\s+mismo)\b"
+)  # a memo's follow-up is wordier than a chat one, never a whole new question
 _ALWAYS = re.compile(
     r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay)\b"
 )
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
 # Corrections replace a slot of the previous turn: "no, me refiero a dolosos", "perdón, quise decir Celaya".
-_SORRY = r"(?:no|perdon|perdona|disculpa|disculpe|ups|error|corrijo|correccion|me\s+equivoque|mi\s+error|oops)"
+_SORRY = (
+    r"(?:no|perdon|perdona|disculpa|disculpe|ups|error|corrijo|correccion|me\s+equivoque|mi\s+error|oops|ay|ah"
+    r"|espera|esperate|aguanta|momento|un\s+momento|chin|rayos)"
+)
 _CORRECTION = re.compile(
     rf"^(?:{_SORRY}\s*,?\s*)*"
     r"(?:me\s+refiero\s+a|me\s+referia\s+a|quise\s+decir|queria\s+decir|quiero\s+decir|mas\s+bien|mejor"
     r"|en\s+realidad|era|sino)\b"
     rf"|^(?:{_SORRY}\s*,?\s*)*{_SORRY}\s*(?:,|$)"
     r"|^(?:corrijo|me\s+equivoque)\b"
+    r"|\b(?:quise|queria)\s+decir$|\bme\s+referia$|\bera\s+lo\s+que\s+queria$"  # «abuso sexual quise decir»
 )
+# «perdón: abuso sexual» (the colon is gone once tokenized): an apology opening a short message corrects a slot
+_SORRY_FIRST = re.compile(r"^(?:perdon|perdona|disculpa|disculpe|ups|oops|corrijo|correccion|chin|rayos|espera)\b")
+_MAX_CORRECTION_TOKENS = 6
 _ADD_PLACE = re.compile(
     r"^(?:(?:y|ahora|ok|bueno|va|pues|entonces)\s+)*"
     r"(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien|ponlo\s+junto|ponla\s+junto"
@@ -45,6 +74,7 @@ _VERSUS = re.compile(r"\b(?:compar\w*|contra|vs|versus|frente)\b")
 # "¿esa tasa está por encima del promedio estatal?", "¿y cómo se compara con el total del estado?": the state is
 # added next to the previous place, not put in its place
 _WITH_STATE = re.compile(
+    r"\b(?:arriba|abajo|encima|debajo)\s+(?:o\s+\w+\s+)?(?:del|de\s+la)\s+(?:estado|promedio|media|tasa)\b|"
     r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b|\b(?:con|contra|frente\s+al?|que|vs|versus|respecto\s+al?)\s+"
     r"(?:el\s+|la\s+)?(?:total\s+del\s+|resto\s+del\s+|todo\s+el\s+|promedio\s+del\s+)?estado\b"
 )
@@ -64,36 +94,13 @@ FOLLOW_UP_WORDS = words_of(
     "decir bien mejor realidad era sino esos esas estos estas ese esa ellos ellas agrega agregale anade anadele "
     "incluye incluyele mete primero segundo tercero tercer cuarto quinto sexto ambos ambas juntos juntas suma "
     "sumalos sumados tuvo registro ahi alli dicho ok okay oki va vale bueno sale ya oye ah aja perfecto gracias "
-    "excelente acuerdo"
-)
-_ORDINALS = {"primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4, "quinto": 5, "sexto": 6}
-# A question about one place right after a ranking: its first place ("¿y cuántos tuvo en 2024?").
-_ONE_PLACE = re.compile(
-    r"\b(?:tuvo|registro|registra|tiene|ha\s+tenido|presento|sumo|acumulo|ese\s+municipio|ese\s+lugar|esa\s+ciudad"
-    r"|dicho\s+municipio|el\s+primero|el\s+primer\s+lugar|alli|ahi)\b"
+    "excelente acuerdo espera esperate aguanta momento chin rayos"
 )
 # "ambos", "los dos" (tokens write "2"): the reply that asks for every subtype of a bare tipo, summed.
 _BOTH = re.compile(r"\b(?:ambos|ambas|los\s+2|las\s+2|juntos|juntas|todos|todas|la\s+suma|sumados|sumalos)\b")
 
 
-_OPTION_FILLER = frozenset(
-    words_of("el la los las de del en y o pues ese esa este esta uno una opcion me refiero a al")
-)
-
-
-def picked_option(question: str, previous: Understanding | None) -> PlaceMatch | None:
-    """The one place of the previous turn's «¿Cuál de estos lugares…?» that a short reply names by its own words
-    («el grande» → Apaseo el Grande, «el segundo» → the second option); None when it names none or several."""
-    if previous is None or not previous.ambiguous_places:
-        return None
-    options = previous.ambiguous_places[0]
-    words = [w for w in tokenize(question or "").words if w not in _OPTION_FILLER and w.isalnum()]
-    if not words or len(words) > 3:
-        return None
-    if len(words) == 1 and words[0] in _ORDINALS and _ORDINALS[words[0]] <= len(options):
-        return options[_ORDINALS[words[0]] - 1]
-    hits = [o for o in options if set(words) <= set(tokenize(o.label).words)]
-    return hits[0] if len(hits) == 1 else None
+_SHAPE_SETTINGS = frozenset({"extreme", "presence", "average", "vs_state", "order"})
 
 
 def _pending(conversation) -> bool:
@@ -120,8 +127,17 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     text = tokens.text
     if _ALWAYS.match(text) or _CORRECTION.match(text):
         return True
+    if _SORRY_FIRST.match(text) and len(tokens) <= _MAX_CORRECTION_TOKENS:
+        return True
     if _LEADS.match(text) and len(tokens) <= _MAX_FOLLOW_UP_TOKENS:
         return True
+    if _ANAPHORA.search(text) and len(tokens) <= _MAX_FORMAL_TOKENS:
+        return True
+    if _FORMAL_LEAD.match(text) and len(tokens) <= _MAX_FORMAL_TOKENS:
+        # «Asimismo, los homicidios no intencionales del mismo año»: a memo's next line keeps what it does not say
+        complete = current is not None and current.crimes and current.window and (current.places or current.whole_state)
+        if not complete:
+            return True
     if bool(_FRAGMENT.match(text)) and len(tokens) <= 5:  # "¿en Celaya?", "¿con arma blanca?"
         return True
     if current is None:
@@ -129,13 +145,17 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     if _pending(conversation) and picked_option(question, getattr(conversation, "last_understanding", None)):
         return True  # «el grande» after «¿Apaseo el Alto o Apaseo el Grande?»
     has_slot = bool(current.crimes or current.places or _modifies(current) or _BOTH.search(text))
-    if _pending(conversation) and has_slot and len(tokens) <= 6:  # "Celaya", "dolosos", "2023"
+    if _pending(conversation) and has_slot and len(tokens) <= 8:  # "Celaya", "dolosos", "los dos juntos, …"
         return True
-    if current.crimes or len(tokens) > _MAX_FOLLOW_UP_TOKENS:
+    # «dolosos» alone names a crime only when nothing came before to qualify
+    named_crime = bool(current.crimes) and "crime:qualifier_alone" not in current.signals
+    if named_crime or len(tokens) > _MAX_FOLLOW_UP_TOKENS:
         return False
-    if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or _TOGETHER.search(text):
+    if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or TOGETHER.search(text):
         return True
-    shape_only = _explicit_kind(current) and len(tokens) <= 8  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
+    shape_only = (
+        _explicit_kind(current) and len(tokens) <= _MAX_FOLLOW_UP_TOKENS
+    )  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
     return _modifies(current) or shape_only or (bool(current.places) and len(tokens) <= 4)
 
 
@@ -149,6 +169,24 @@ def _extreme_direction(merged: Understanding, text: str) -> None:
     to = "min" if _TO_LOW.search(text) else "max" if _TO_HIGH.search(text) else None
     if to:
         merged.signals = [s for s in merged.signals if s not in ("extreme:min", "extreme:max")] + [f"extreme:{to}"]
+
+
+# After «¿qué municipios no registraron…?»: «¿y cuántos sí tuvieron al menos uno?» asks the other side.
+_WITH_SOME = re.compile(
+    r"\b(?:al|por\s+lo)\s+menos\s+(?:un|uno|una|1)\b|\bcuant\w+\s+si\b|\bcon\s+(?:casos|alguno|registros)\b"
+)
+_WITH_NONE = re.compile(r"\bningun\w*\b|\bsin\s+(?:casos|ningun\w*|registros)\b|\bcuant\w+\s+no\b|\bno\s+tuvieron\b")
+
+
+def _presence_side(merged: Understanding, current: Understanding, previous: Understanding) -> None:
+    """A follow-up to «municipios sin/con casos» that names the other side keeps the shape and flips the side."""
+    if previous.kind != "presence" or current.places or merged.kind not in ("presence", "single_value", "unknown"):
+        return
+    text = tokenize(current.question).text
+    side = "con" if _WITH_SOME.search(text) else "sin" if _WITH_NONE.search(text) else None
+    if side:
+        merged.kind = "presence"
+        merged.signals = [s for s in merged.signals if not s.startswith("presence:")] + [f"presence:{side}"]
 
 
 def _explicit_kind(u: Understanding) -> bool:
@@ -171,58 +209,6 @@ def _qualified(current: Understanding, previous: Understanding, lexicon) -> list
     return out
 
 
-def _first_ranked(conversation) -> PlaceMatch | None:
-    """The first place of the previous turn's ranking (its result's first row), or None."""
-    turns = getattr(conversation, "turns", None) or []
-    result = getattr(turns[-1], "result", None) if turns else None
-    try:
-        inline = result["data"]["inline"]
-        names = [c["name"] for c in inline["columns"]]
-        row = inline["rows"][0]
-        eid, label = row[names.index("entidad_id")], row[names.index("label")]
-    except (TypeError, KeyError, IndexError, ValueError):
-        return None
-    return PlaceMatch(eid, label, "municipio", "primer lugar", 100.0) if ".MUN." in str(eid) else None
-
-
-# «ponlos lado a lado», «compáralos»: the places of the last two turns, side by side
-_TOGETHER = re.compile(
-    r"\b(?:lado\s+a\s+lado|compar(?:alos|alas|arlos|arlas)|juntos|juntas|en\s+(?:una|la\s+misma)\s+(?:tabla|grafica)"
-    r"|(?:pon|ponme|muestra|muestrame)(?:los|las)?\s+(?:juntos|juntas|lado))\b"
-)
-
-
-def _earlier_places(current: Understanding, previous: Understanding, conversation) -> Understanding:
-    """«ponlos lado a lado» after «… en Uriangato» and «¿y en Moroleón?»: both municipalities, side by side."""
-    if current.places or not _TOGETHER.search(tokenize(current.question).text):
-        return current
-    turns = getattr(conversation, "turns", None) or []
-    last = [p for p in previous.places if p.nivel == "municipio"]
-    earlier = next(
-        (
-            u
-            for u in (getattr(t, "understanding", None) for t in reversed(turns[:-1]))
-            if u is not None and any(p.nivel == "municipio" and p not in last for p in u.places)
-        ),
-        None,
-    )
-    if len(last) != 1 or earlier is None:
-        return current
-    places = [*(p for p in earlier.places if p.nivel == "municipio" and p not in last), *last]
-    return replace(current, places=places, kind="places", signals=[*current.signals, "followup:earlier_places"])
-
-
-def _place_from_ranking(current: Understanding, previous: Understanding, conversation) -> Understanding:
-    """ "¿y cuántos tuvo en 2024?" after a ranking: the ranking's first place."""
-    ranked = previous.kind == "ranking" or previous.group_by_municipio
-    if current.places or current.whole_state or not ranked or not _ONE_PLACE.search(tokenize(current.question).text):
-        return current
-    first = _first_ranked(conversation)
-    if first is None:
-        return current
-    return replace(current, places=[first], signals=[*current.signals, "followup:ranking_first"])
-
-
 def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> Understanding:
     """ "ambos" after «¿homicidio doloso o culposo?»: every qualified subtype of the bare tipo, said as a sum."""
     tipos = [s.split(":", 2)[2] for s in previous.signals if s.startswith("crime:unqualified:")]
@@ -235,71 +221,14 @@ def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> 
     return replace(current, crimes=crimes, signals=[*current.signals, "crime:both_subtypes"]) if crimes else current
 
 
-def _relative_window(merged: Understanding, current: Understanding, previous: Understanding) -> None:
-    """ "el año anterior", "el mismo periodo…", "compáralo con 2023": relative to the previous turn's window."""
-    pw, sig = previous.window, current.signals
-    if pw is None:
-        return
-    if "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
-        merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, -1), "comparison"
-    elif "time:same_period_base" in sig and current.compare_window:  # "¿y contra el mismo periodo de 2022?"
-        years = current.compare_window[0].year - pw[0].year
-        merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, years), "comparison"
-    elif "time:window_from_base" in sig and current.compare_window:  # "compáralo con 2023"
-        merged.window, merged.kind = pw, "comparison"
-    elif "time:prev_of_previous" in sig and current.compare_window is None:  # "¿y el año anterior?"
-        merged.window, merged.compare_window = shift_year(pw, -1), None
-    elif adjacent := next((s for s in sig if s.startswith("time:adjacent:")), None):  # "¿y el año siguiente?"
-        merged.window, merged.compare_window = _adjacent_window(pw, adjacent), None
-    elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"
-        merged.window, merged.compare_window = pw, previous.compare_window
-    elif "time:same_part_of_year" in sig and current.window:  # "¿y en el mismo trimestre de 2025?"
-        merged.window = shift_year(pw, current.window[0].year - pw[0].year)
-    elif "time:year_inferred" in sig and current.window and current.window[0].year != pw[0].year:
-        merged.window = shift_year(current.window, pw[0].year - current.window[0].year)  # "¿y en el segundo trimestre?"
-    elif (m := _ORDINAL_ALONE.match(tokenize(current.question).text)) and current.window is None:
-        part = _calendar_part(pw, _ORDINALS[m.group(1)])  # "¿y en el segundo?" after "el primer trimestre"
-        if part is None:
-            return
-        merged.window = part
-    else:
-        return
-    merged.window_text = None
-    merged.signals.append("followup:relative_window")
-
-
-def _adjacent_window(window, tag: str):
-    """The window next to ``window`` that a tag «time:adjacent:-6:span» names (one year: the same months shifted)."""
-    months, unit = tag.split(":")[2:4]
-    n = int(months)
-    if unit == "year" and abs(n) == 12:
-        return shift_year(window, n // 12)  # «el año siguiente» after «enero a junio de 2024»: enero a junio de 2025
-    if n < 0:
-        start = shift_months(window[0], n)
-        end = shift_months(window[0], -1)
-    else:
-        start = shift_months(window[1], 1)
-        end = shift_months(window[1], n)
-    return start, month_end(end.year, end.month)
-
-
-def _calendar_part(window, n: int):
-    """The n-th part of the year of the same size as ``window`` (a quarter after a quarter), or None."""
-    size = (window[1].year - window[0].year) * 12 + window[1].month - window[0].month + 1
-    if size not in (2, 3, 4, 6) or (window[0].month - 1) % size or not 1 <= n <= 12 // size:
-        return None
-    first = size * (n - 1) + 1
-    return date(window[0].year, first, 1), month_end(window[0].year, first + size - 1)
-
-
 def merge_follow_up(
     current: Understanding, previous: Understanding | None, lexicon=None, conversation=None
 ) -> Understanding:
     """The follow-up's slots over the previous turn's: what it says replaces, what it omits is kept."""
     if previous is None:
         return current
-    current = _place_from_ranking(current, previous, conversation)
-    current = _earlier_places(current, previous, conversation)
+    current = place_from_ranking(current, previous, conversation)
+    current = earlier_places(current, previous, conversation)
     if not current.places and (pick := picked_option(current.question, previous)) is not None:
         # the reply's words are the option's own: no other place was meant («grande» is no town of another state)
         terms = [t for t in current.unknown_terms if not t.kind.startswith("place")]
@@ -313,8 +242,8 @@ def merge_follow_up(
     current = _both_subtypes(current, previous, lexicon)
     kept: list[str] = []
     merged = replace(current, signals=list(current.signals))
-    if not current.crimes:
-        qualified = _qualified(current, previous, lexicon)
+    if not current.crimes or "crime:qualifier_alone" in current.signals:
+        qualified = _qualified(current, previous, lexicon)  # «¿y dolosos?» after «lesiones culposas»: that tipo
         if qualified:
             merged.crimes = qualified
             current = replace(current, crimes=qualified)
@@ -337,8 +266,11 @@ def merge_follow_up(
         merged.window, merged.window_text = previous.window, previous.window_text
         merged.compare_window = previous.compare_window
         kept.append("window")
-    if not _explicit_kind(current):
+    same_thing = bool(_SAME_THING.search(tokenize(current.question).text))
+    if not _explicit_kind(current) or same_thing:  # «la misma serie para Irapuato»: the previous shape
         merged.kind = previous.kind
+        # the shape's own settings go with it: «y en 2023?» after the lowest month is still the lowest month
+        merged.signals += [s for s in previous.signals if s.split(":")[0] in _SHAPE_SETTINGS]
         merged.group_by_municipio = previous.group_by_municipio or current.group_by_municipio
         new_municipality = any(p.nivel == "municipio" for p in current.places)
         if previous.kind == "ranking" and new_municipality:  # "top 5…" then "¿y en Celaya?": Celaya's value
@@ -346,7 +278,11 @@ def merge_follow_up(
         if merged.kind == "comparison" and current.window is not None and current.compare_window is None:
             merged.compare_window = None  # a new single period: the comparison base is recomputed downstream
         kept.append("kind")
-    _relative_window(merged, current, previous)
+    if previous.group_by_municipio and not (current.places or current.whole_state) and merged.kind == previous.kind:
+        merged.group_by_municipio = True  # «¿y en cuál bajaron más?» after a ranking of changes: still every place
+    _presence_side(merged, current, previous)
+    ordinal = _ORDINAL_ALONE.match(tokenize(current.question).text)
+    relative_window(merged, current, previous, ORDINALS[ordinal.group(1)] if ordinal else None)
     text = tokenize(current.question).text
     if merged.kind == "extremes":
         _extreme_direction(merged, text)

@@ -69,7 +69,7 @@ COOCCURRENCE = _C(
 SHARE = _C(
     r"\bporcentajes?\b",
     r"\bporcentual\w*",
-    r"\bproporcion\w*",
+    r"\bproporcion(?:es)?\b",  # not «proporcionar» / «proporcione» (a memo's «give me»)
     r"\bque\s+parte\b",
     r"%",
     r"\bpor\s+ciento\b",
@@ -149,6 +149,7 @@ CHANGE = _C(
     r"\breduc\w*",
     r"\bbaj(?:o|aron)\b",
     r"\bdiferencia\w*",
+    r"\b(?:mejor|empeor)(?:o|aron|ado)\b",
     r"\bvs\b",
     r"\bversus\b",
 )

@@ -76,6 +76,9 @@ def understand(
     signals += [f"crime:qualifier:{q}@{lexicon.version}" for q in orphans]
     places, ambiguous, whole_state, generic = place_matcher.finish(tokens, lexicon, place_state)
     crimes, methods = crime_matcher.ordered(found)
+    if not crimes and orphans:  # «dolosos león 2023»: the crime the qualifier names (a follow-up may re-qualify)
+        crimes = crime_matcher.qualified_alone(orphans, tokens, lexicon)
+        signals += ["crime:qualifier_alone"] if crimes else []
     signals += found.signals + place_state.signals
     signals += [f"crime:unqualified:{k}" for k in crime_matcher.unqualified(crimes, lexicon, found.signals)]
     time = reanchor(tokens.text, time, _crime_end(crimes, lexicon, coverage), anchor, min_date)

@@ -30,6 +30,7 @@ from core.ask.understand.placenames import (
 )
 from core.ask.understand.tokens import (
     NUMBER_WORDS,
+    STOPWORDS,
     Tokens,
     exact_spans,
     free_ngrams,
@@ -37,6 +38,9 @@ from core.ask.understand.tokens import (
     words_of,
 )
 
+_MONTH_WORDS = words_of(
+    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre"
+)
 # Words after which a bare name is clearly a place ("en Valle", "de Dolores", "y Victoria").
 PLACE_CUES = words_of("en de del para a y e o vs contra entre municipio ciudad cd desde hacia sobre versus ,")
 # Nouns of places below the municipality: the name after them is a colonia or a street, never a municipality.
@@ -154,7 +158,15 @@ def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -
         if not weak:
             return True
         # "el valle de la muerte", "Victoria de Durango": the weak word starts some other name
-        followed = j < len(tokens) and tokens.words[j] in ("de", "del") and not _state_after(tokens, j + 1, lex)
+        after = tokens.words[j + 1] if j + 1 < len(tokens) else ""
+        # «en Dolores de 2015 a 2024»: «de» before a year or a month starts the period, not a longer name
+        period_next = after.isdigit() or after in _MONTH_WORDS
+        followed = (
+            j < len(tokens)
+            and tokens.words[j] in ("de", "del")
+            and not period_next
+            and not _state_after(tokens, j + 1, lex)
+        )
         return _cue_before(tokens, i) and not followed
 
     states = _mentioned_states(tokens, lex)
@@ -186,7 +198,8 @@ def _complete_typos(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceStat
             span = range(j, j + extra)
             if j + extra > len(tokens) or any(k in taken for k in span):
                 break
-            if tokens.words[j + extra - 1] in PLACE_CUES:  # «Salamanca en 2023»: never a name ending in a cue word
+            last = tokens.words[j + extra - 1]
+            if last in PLACE_CUES or last in STOPWORDS or len(last) < 3:  # «Salamanca en», «Celaya con»: no name
                 continue
             query = tokens.phrase(i, j + extra)
             hits = store_fuzzy(lex, query, limit=1)

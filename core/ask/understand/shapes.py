@@ -19,13 +19,19 @@ EXTREME = _C(
     r"\b(?:mes|ano)\s+(?:pico|record|maximo|minimo)\b",
     r"\b(?:maximo|minimo)\s+(?:mensual|anual)\b",
     r"\b(?:mes|ano)\s+(?:fue\s+)?(?:el\s+)?(?:peor|mejor)\b",
-    r"\b(?:mes|ano)\s+con\s+(?:el|la)\s+(?:\w+\s+){1,2}?(?:mas|menos|mayor|menor)\b",
+    r"\b(?:mes|ano)\s+con\s+(?:el|la)\s+(?:\w+\s+){0,2}?(?:mas|menos|mayor|menor)\b",
+    # «año de máxima incidencia», «mes de mayor número de…», «el récord en un solo mes», «el pico… ¿qué mes fue?»
+    r"\b(?:mes|ano)\s+de\s+(?:mayor|menor|maxima|minima|mas\s+alta|mas\s+baja)\b",
+    r"\brecord\b.{0,60}?\b(?:mes|ano)\b",
+    r"\b(?:mes|ano)\b.{0,40}?\brecord\b",
+    r"\bpico\b.{0,60}?\b(?:que|cual)\s+(?:mes|ano)\b",
+    r"\b(?:que|cual)\s+(?:mes|ano)\s+fue\b.{0,40}?\b(?:pico|maximo|minimo|record)\b",
     r"\bpico\s+(?:mensual|anual|maximo)\b",
     r"\b(?:mes|ano)\s+pico\b",
     # a bare follow-up to a peak: «¿y el más bajo?», «¿y el mes más alto?»
     r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?(?:el|la)\s+(?:mes\s+)?mas\s+(?:bajo|alto|baja|alta)\W*$",
 )
-EXTREME_LOW = _C(r"\b(?:menos|menor|mejor|minimo)\b", r"\bmas\s+(?:baj|tranquil|calmad)\w*")
+EXTREME_LOW = _C(r"\b(?:menos|menor|mejor|minimo|minima)\b", r"\bmas\s+(?:baj|tranquil|calmad)\w*")
 AVERAGE = _C(
     r"\bpromedio\b(?!\s+(?:estatal|del\s+estado|nacional))",
     r"\bmedia\s+(?:mensual|diaria|anual)\b",
@@ -38,7 +44,7 @@ AVERAGE_DAY = _C(r"\b(?:al|por|cada)\s+dia\b", r"\bdiari\w*", r"\bmedia\s+diaria
 _PLACES_FRAME = r"(?:municipios?|lugares|ciudades|localidades|donde)"
 PRESENCE = _C(
     rf"\b{_PLACES_FRAME}\b.*\b(?:no\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*|sin\s+(?:ningun|registros?|casos?)\w*|"
-    r"con\s+cero|cero)\b",
+    r"con\s+cero|cero|con\s+0)\b",
     rf"\b(?:cuantos|en\s+cuantos)\s+{_PLACES_FRAME}\b",
     rf"\b{_PLACES_FRAME}\b.*\b(?:al|por\s+lo)\s+menos\s+(?:un|uno|una)\b",
     r"\bningun\s+(?:municipio|lugar)\b",
@@ -51,7 +57,9 @@ PRESENCE_NONE = _C(
     r"\bsin\s+ningun\w*",
     r"\bsin\s+(?:registros?|casos?)\b",
     r"\bcero\b",
+    r"\b(?:municipios|lugares)\s+con\s+0\b",
     r"\bningun\s+(?:municipio|lugar)\b",
+    r"\bno\s+\w+\s+(?:a\s+)?(?:nadie|ninguno|ninguna|nada)\b",  # «donde no mataron a nadie»
 )
 BREAKDOWN = _C(
     r"\bpor\s+modalidad\w*",
@@ -68,7 +76,12 @@ BREAKDOWN = _C(
     r"\bque\s+tipos?\s+de\s+\w+\s+(?:predomin|hubo|hay|fue|son|se)\w*",
     r"\bpredomin\w*",
     # «cuántos fueron con pistola, cuántos con cuchillo»: the count asked per modalidad, one after another
-    r"\bcuant[oa]s\s+(?:fueron\s+|fue\s+|eran\s+)?(?:con|por|en|a)\b.*\bcuant[oa]s\s+(?:fueron\s+|eran\s+)?(?:con|por|en|a)\b",
+    r"\bcuant[oa]s\b.*(?:\by|,)\s+cuant[oa]s\s+(?:fueron\s+|eran\s+)?(?:con|por|en|a)\b",
+    # «¿son más por accidentes de tránsito o por otra cosa?», «¿con pistola, con cuchillo o cómo?»: which modalidad
+    r"\bo\s+(?:por|con|de|en)\s+otr[oa]s?\s+(?:cosa|causa|forma|manera|modalidad|tipo|motivo)s?\b",
+    r"\b(?:son|fueron|es|fue)\s+mas\s+(?:por|con|en)\b.*\bo\s+(?:por|con|en)\b",
+    r"\bcomo\s+(?:los\s+|las\s+|la\s+|le\s+)?(?:mataron|matan|asesinaron|asesinan|murieron|mueren)\b",
+    r"\b(?:con|por)\s+\w+(?:\s+\w+){0,3}\s*,?\s+o\s+(?:como|que|cual)\s*$",
 )
 METHOD_SHARE = _C(
     r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas)|en\s+accidente)\b",
@@ -92,8 +105,12 @@ VS_STATE = _C(
     r"\b(?:la|el)\s+(?:del\s+estado|estatal)\b",
     r"\bcon\s+(?:la|el)\s+(?:estatal|del\s+estado)\b",
     r"\bpromedio\s+de\s+(?:gto|guanajuato)\b",
+    # «¿eso está arriba o abajo del estado?», «por encima de la media estatal»
+    r"\b(?:arriba|abajo|encima|debajo)\s+(?:o\s+(?:arriba|abajo|encima|debajo)\s+)?(?:del|de\s+la|de\s+el)\s+"
+    r"(?:estado|(?:promedio|media|tasa|total)(?:\s+(?:estatal|del\s+estado))?)\b",
 )
 FALL = _C(
+    r"\bmejor(?:o|aron|ado|ia)\b",  # «¿qué municipio mejoró más?»: fewer cases
     r"\bcaida\w*",
     r"\bdescenso\w*",
     r"\bbaj\w*",
@@ -105,6 +122,7 @@ FALL = _C(
     r"\bmejor\w*",
 )
 RISE = _C(
+    r"\bempeor(?:o|aron|ado)\b",
     r"\balza\w*",
     r"\brepunt\w*",
     r"\baument\w*",
@@ -120,6 +138,7 @@ CHANGE_VERB = _C(
     r"\b(?:bajaron|bajo|cayo|cayeron|disminuy\w+|disminucion\w*|se\s+redu(?:jo|jeron)|reduccion\w*|descend\w+)\b",
     r"\b(?:subieron|subio|aumentaron|aumento|crecieron|crecio|se\s+increment\w+|incremento|alza|repunt\w+)\b",
     r"\b(?:caida|descenso)s?\b",
+    r"\b(?:mejoro|mejoraron|empeoro|empeoraron)\b",
 )
 # every cue, the sub-cues that pick a variant included: kind.py holds this tuple, so its cue_spans counts them
 SHAPE_CUES = (

@@ -38,7 +38,7 @@ _SAME_PERIOD = re.compile(
 )
 CHANGE_WORDS = re.compile(
     r"\b(?:aument\w*|disminu\w*|cambi\w*|compar\w*|vari\w*|crec\w*|subi\w*|subier\w*|"
-    r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo)\b"
+    r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo|mejor(?:o|aron|ado)|empeor(?:o|aron|ado))\b"
 )
 _COMPARE_VERB = re.compile(r"\bcompar\w*\b")
 
@@ -63,13 +63,15 @@ def shift_year(w: tuple[date, date], years: int) -> tuple[date, date]:
 
 
 _SAME_PERIOD_BEFORE = re.compile(
-    rf"(?:^|\s)(?:vs|versus|contra|frente\s+al?|compar\w*\s+con|respecto\s+al?|que(?:\s+en)?)\s+{SAME}"
-    r"\s+(?:de|del)(?:\s+(?:el\s+)?ano)?\s*$"
+    rf"(?:^|\s)(?:vs|versus|contra|frente\s+al?|compar\w*\s+con|respecto\s+al?|que(?:\s+en)?|y)\s+"
+    # «… y (los del) mismo periodo (de) 2023», «… y cuántos llevaba a la misma altura en 2024»
+    rf"(?:(?:los|las|lo)\s+(?:de|del)\s+|(?:\w+\s+){{1,4}}?)?{SAME}"
+    r"(?:\s+(?:de|del|en)(?:\s+(?:el\s+)?ano)?)?\s*$"
 )
 # "¿y en el mismo trimestre de 2025?": the previous window moved to that year (a follow-up), not a comparison
 _SAME_PART_BEFORE = re.compile(
     r"(?:^|\s)(?:en|para|durante)?\s*(?:el\s+|los\s+)?mism[oa]s?\s+"
-    r"(?:periodo|meses|lapso|mes|trimestre|semestre|bimestre|cuatrimestre|tramo)\s+(?:de|del)(?:\s+(?:el\s+)?ano)?\s*$"
+    r"(?:periodo|meses|lapso|mes|trimestre|semestre|bimestre|cuatrimestre|tramo)(?:\s+(?:de|del)(?:\s+(?:el\s+)?ano)?)?\s*$"
 )
 _LEAD = re.compile(
     r"(?:^|\s)((?:a partir de|a partir del|antes de|despues de|en el periodo de|durante el|durante|desde el|desde"
@@ -183,7 +185,15 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     base_prev_year = False
     texts: list[tuple[int, int]] = []
     for a, b, how in pairs:
-        span = (_lead(text, min(a.begin, b.begin)), max(a.finish, b.finish))
+        first, second = (a, b) if a.begin <= b.begin else (b, a)
+        gap_words = len(text[first.finish : second.begin].split())
+        # «en lo que va del año hay más homicidios en Pénjamo que en el mismo periodo…»: the words between two
+        # periods far apart are the question's own (crime, place), never part of the period
+        spans = (
+            [(_lead(text, first.begin), first.finish), (_lead(text, second.begin), second.finish)]
+            if gap_words > 4
+            else [(_lead(text, first.begin), second.finish)]
+        )
         if how in ("compare_prev", "compare_same") and _TO_DATE.match(text[a.finish :]):
             a.end = a_end  # "de enero a la fecha frente al mismo periodo…"
         if how in ("compare_prev", "compare_same"):
@@ -191,23 +201,36 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
         if how == "compare_prev" and compare is None:
             window = (a.start, a.end)
             compare = shift_year(window, -1)
-            texts.append(span)
+            texts.extend(spans)
             res.signals.append("time:compare")
         elif how == "compare_same" and compare is None:
             window = (a.start, a.end)
             compare = shift_year(window, b.start.year - a.start.year)
-            texts.append(span)
+            texts.extend(spans)
             res.signals.append("time:compare")
         elif how == "compare" and compare is None:
             window, compare = (a.start, a.end), (b.start, b.end)
             base_prev_year = b.kind == "prev_year"  # "2024 contra el año anterior"
-            texts.append(span)
+            texts.extend(spans)
             res.signals.append("time:compare")
+        elif how in ("range", "union") and window is not None and compare is None and _versus_between(text, texts, a):
+            # «enero a agosto de 2025 vs enero a agosto de 2024»: the second range is the base
+            compare = (min(a.start, b.start), max(a.end, b.end))
+            texts.extend(spans)
+            res.signals += ["time:compare", "time:range_vs_range"]
         elif how in ("range", "union") and window is None:
             window = (min(a.start, b.start), max(a.end, b.end))
-            texts.append(span)
+            texts.extend(spans)
             res.signals.append("time:range")
+            if not (a.year_said or b.year_said) and len(periods) == 2:
+                res.signals.append("time:year_inferred")  # «¿y de julio a diciembre?»: a follow-up takes its year
     for p in (p for p in periods if id(p) not in used):
+        if p.tag == "time:same_period_prev" and compare is None and not base_prev_year:
+            # «¿cómo vamos … a la misma fecha del año anterior?»: the base of this year so far, never the window
+            base_prev_year = True
+            texts.append((_lead(text, p.begin), p.finish))
+            res.signals += ["time:same_period", "time:compare"]
+            continue
         base_at = _base_start(text, p) if compare is None else None
         same = _SAME_PERIOD_BEFORE.search(text[: p.begin]) if compare is None else None
         if same:  # "¿y contra el mismo periodo de 2022?": the base is a window moved to that year
@@ -229,6 +252,20 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             res.signals.append("time:compare")
             continue
         if window is not None:
+            if compare is None and p.kind == "absolute" and (p.end < window[0] or p.start > window[1]):
+                # «los primeros 5 meses de 2025 … y cuántos en los primeros 5 de 2024»: a second period said is the
+                # base of a comparison, never dropped; a whole year against part of one takes the same months
+                part_of_year = window[0].year == window[1].year and (window[0].month, window[1].month) != (1, 12)
+                whole_year = p.granularity == "year"
+                compare = (
+                    shift_year(window, p.start.year - window[0].year)
+                    if part_of_year and whole_year
+                    else (p.start, p.end)
+                )
+                texts.append((_lead(text, p.begin), p.finish))
+                res.signals += ["time:compare", "time:second_period"] + (
+                    ["time:same_period"] if part_of_year and whole_year else []
+                )
             continue
         lead = _lead(text, p.begin)
         word = text[lead : p.finish].strip()  # the period's own words count: "de enero a la fecha"
@@ -266,6 +303,15 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     elif compare is not None and window is None:  # "comparado con 2023": the next period of the same size
         window = shift_year(compare, 1)
         res.signals.append("time:window_from_base")  # a follow-up puts the previous turn's window here
+    if (
+        "time:same_period_base" in res.signals
+        and window
+        and compare
+        and compare[0].month == 1
+        and compare[1].month == 12
+    ):
+        # «enero a mayo de 2025 y (el) mismo periodo (de) 2023»: the window's months in the base year, not all of it
+        compare = shift_year(window, compare[0].year - window[0].year) if window[0].year == window[1].year else compare
     same = any(t in res.signals for t in ("time:same_period", "time:same_period_base"))
     if same and window and compare and window[1] > a_end >= window[0]:  # months aligned to the last published one
         cut = (window[1].year - a_end.year) * 12 + window[1].month - a_end.month
@@ -276,6 +322,15 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     res.window_text = " ".join(text[s:e] for s, e in texts) or None
     res.spans = [(p.begin, p.finish) for p in periods] + texts + invalid_spans
     return res
+
+
+def _versus_between(text: str, texts: list[tuple[int, int]], a: Period) -> bool:
+    """Whether a comparison connector («vs», «contra», «frente a») joins the last period taken and ``a``."""
+    if not texts:
+        return False
+    gap = text[max(e for _, e in texts) : a.begin].strip()
+    gap = re.sub(r"\s*(?:de|del|entre|desde|el)$", "", gap).strip()
+    return bool(gap) and bool(_COMPARE_CONNECTORS.match(gap))
 
 
 def _ym(d: date) -> tuple[int, int]:

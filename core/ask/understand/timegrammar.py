@@ -86,8 +86,9 @@ SEASONS = {"primavera": (3, 5), "verano": (6, 8), "otono": (9, 11), "invierno": 
 _DAY = r"(\d{1,2}|primero|1o)"
 # "el mismo periodo", "los mismos meses", "el mismo lapso / corte / tramo": the window of the question, moved.
 SAME = (
-    r"(?:(?:el\s+|los\s+|al\s+|a\s+los\s+)?mism[oa]s?\s+(?:periodo|periodos|meses|lapso|corte|tramo|fecha|fechas)"
-    r"|lo\s+mismo)"  # «comparado con lo mismo del año pasado»
+    r"(?:(?:el\s+|los\s+|al\s+|a\s+los\s+|la\s+|a\s+la\s+)?(?:mism[oa]s?|igual(?:es)?)\s+"
+    r"(?:periodo|periodos|meses|lapso|corte|tramo|fecha|fechas|altura)"
+    r"|al\s+mismo\s+mes|lo\s+mismo)"  # «comparado con lo mismo del año pasado», «acumulado al mismo mes de 2024»
 )
 
 
@@ -210,7 +211,8 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         m1, m2 = MONTHS[m.group(1)], MONTHS[m.group(3)]
         y2 = int(m.group(4)) if m.group(4) else (int(m.group(2)) if m.group(2) else _recent_year(anchor, m2))
         y1 = int(m.group(2)) if m.group(2) else (y2 if m1 <= m2 else y2 - 1)
-        add(m, date(y1, m1, 1), month_end(y2, m2), gran="span")
+        said = bool(m.group(2) or m.group(4))  # «¿y de julio a diciembre?»: a follow-up takes the previous year
+        add(m, date(y1, m1, 1), month_end(y2, m2), gran="span", year_said=said)
 
     @rule(rf"\b({_MONTH_OR_ABBR})\s*-\s*({_MONTH_OR_ABBR})\s+(?:de\s+|del\s+)?({_YEAR})\b")
     def _abbr_range(m):
@@ -218,13 +220,18 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         m1, m2, y = months[m.group(1)], months[m.group(2)], int(m.group(3))
         add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span")
 
-    @rule(rf"\b(?:los\s+|las\s+)?(primer|ultim)[oa]s\s+({NUMBER_RE})\s+meses\s+(?:de|del)\s+(?:ano\s+)?({_YEAR})\b")
+    @rule(
+        rf"\b(?:los\s+|las\s+)?(primer|ultim)[oa]s\s+({NUMBER_RE})\s+meses\s+(?:(?:de|del)\s+)?(?:ano\s+)?({_YEAR})\b"
+    )
     def _months_of_year(m):
         n, y = max(1, min(number_value(m.group(2)) or 1, 12)), int(m.group(3))
         first = 1 if m.group(1) == "primer" else 13 - n
         add(m, date(y, first, 1), month_end(y, first + n - 1), gran="span")
 
-    @rule(r"\b(?:es[ea]|dich[oa]|aquel|aquella)\s+(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b")
+    @rule(
+        r"\b(?:es[ea]|dich[oa]|aquel|aquella|(?:es[ea]\s+|el\s+|del\s+|la\s+)mism[oa])\s+"
+        r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b(?!\s+(?:de|del|pasado|anterior)\b)"
+    )
     def _that_period(m):
         # "ese semestre": the previous turn's window; alone it has no meaning, so the follow-up fills it
         add(m, *last_months(anchor, 1), kind="relative", gran="span", tag="time:previous_window")
@@ -296,6 +303,16 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         unit = m.group(2) or m.group(4)
         months = n * ({"m": 1, "a": 12, "t": 3, "s": 6, "b": 2, "c": 4}[unit[0]])
         add(m, *last_months(anchor, max(1, min(months, 240))), kind="relative", gran="span")
+
+    @rule(
+        rf"\b(?:el\s+|la\s+|los\s+|las\s+)?ultim[oa]s?\s+(?:({NUMBER_RE})\s+)?"
+        rf"(mes|meses|trimestres?|semestres?|bimestres?|cuatrimestres?)\s+(?:de|del)\s+(?:el\s+)?(?:ano\s+)?({_YEAR})\b"
+    )
+    def _last_of_year(m):
+        # «el último bimestre de 2024», «los últimos 3 meses de 2023»: the end of that year, not of the data
+        months = (number_value(m.group(1) or "") or 1) * _UNIT_MONTHS[m.group(2)[:3]]
+        y = int(m.group(3))
+        add(m, shift_months(date(y, 12, 1), -(min(months, 12) - 1)), date(y, 12, 31), gran="span")
 
     @rule(
         r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre|cuatrimestre)\b|\b(?:el\s+)?mes\s+pasado\b"

@@ -229,12 +229,21 @@ SHORTHAND = {
 
 # «2020–2024», «enero—marzo»: typographic dashes are the hyphen of a range
 _DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2012": "-", "\u2212": "-", "\u2010": "-", "\u2011": "-"})
+# «2021→2022», «2021 -> 2022»: from one period to the next (a change), said «del 2021 al 2022»
+_ARROW = r"\s*(?:\u2192|\u21d2|\u27f6|->|=>)\s*"
+_YEAR_ARROW = re.compile(rf"\b(\d{{4}}){_ARROW}(?=\d{{4}}\b)")
+_ARROWS = re.compile(_ARROW)
+
+
+def _arrows(text: str) -> str:
+    """Arrows between periods in words: «2021→2022» is «del 2021 al 2022», any other arrow «a»."""
+    return _ARROWS.sub(" a ", _YEAR_ARROW.sub(r" del \1 al ", text))
 
 
 def tokenize(text: str) -> Tokens:
     """Split normalized text into tokens (shorthand expanded, numbers in words as digits); the joined form keeps
     one space between tokens."""
-    found = _TOKEN.findall(normalize_text(text).translate(_DASHES))
+    found = _TOKEN.findall(normalize_text(_arrows(text)).translate(_DASHES))
     words = tuple(_digits_for_words([SHORTHAND.get(w, w) for w in found]))
     starts, pos = [], 0
     for w in words:

@@ -1,0 +1,153 @@
+"""What a follow-up points back at: the previous turn's window («el año anterior», «el siguiente», «ese
+semestre», «¿y en el segundo?») and places (the ranking's first, an earlier turn's, the option a short reply names).
+
+``followup.merge_follow_up`` calls these; each returns the understanding with the slot resolved, or leaves it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import date
+
+from core.ask.understand import PlaceMatch, Understanding
+from core.ask.understand.timeexpr import month_end, shift_year
+from core.ask.understand.tokens import tokenize, words_of
+from core.text import shift_months
+
+ORDINALS = {"primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4, "quinto": 5, "sexto": 6}
+# A question about one place right after a ranking: its first place ("¿y cuántos tuvo en 2024?").
+_ONE_PLACE = re.compile(
+    r"\b(?:tuvo|registro|registra|tiene|ha\s+tenido|presento|sumo|acumulo|ese\s+municipio|ese\s+lugar|esa\s+ciudad"
+    r"|dicho\s+municipio|el\s+primero|el\s+primer\s+lugar|alli|ahi)\b"
+)
+
+_OPTION_FILLER = frozenset(
+    words_of("el la los las de del en y o pues ese esa este esta uno una opcion me refiero a al")
+)
+
+
+def picked_option(question: str, previous: Understanding | None) -> PlaceMatch | None:
+    """The one place of the previous turn's «¿Cuál de estos lugares…?» that a short reply names by its own words
+    («el grande» → Apaseo el Grande, «el segundo» → the second option); None when it names none or several."""
+    if previous is None or not previous.ambiguous_places:
+        return None
+    options = previous.ambiguous_places[0]
+    words = [w for w in tokenize(question or "").words if w not in _OPTION_FILLER and w.isalnum()]
+    if not words or len(words) > 3:
+        return None
+    if len(words) == 1 and words[0] in ORDINALS and ORDINALS[words[0]] <= len(options):
+        return options[ORDINALS[words[0]] - 1]
+    hits = [o for o in options if set(words) <= set(tokenize(o.label).words)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _first_ranked(conversation) -> PlaceMatch | None:
+    """The first place of the previous turn's ranking (its result's first row), or None."""
+    turns = getattr(conversation, "turns", None) or []
+    result = getattr(turns[-1], "result", None) if turns else None
+    try:
+        inline = result["data"]["inline"]
+        names = [c["name"] for c in inline["columns"]]
+        row = inline["rows"][0]
+        eid, label = row[names.index("entidad_id")], row[names.index("label")]
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None
+    return PlaceMatch(eid, label, "municipio", "primer lugar", 100.0) if ".MUN." in str(eid) else None
+
+
+# «ponlos lado a lado», «compáralos»: the places of the last two turns, side by side
+TOGETHER = re.compile(
+    r"\b(?:lado\s+a\s+lado|compar(?:alos|alas|arlos|arlas)|juntos|juntas|en\s+(?:una|la\s+misma)\s+(?:tabla|grafica)"
+    r"|(?:pon|ponme|muestra|muestrame)(?:los|las)?\s+(?:juntos|juntas|lado))\b"
+)
+
+
+def earlier_places(current: Understanding, previous: Understanding, conversation) -> Understanding:
+    """«ponlos lado a lado» after «… en Uriangato» and «¿y en Moroleón?»: both municipalities, side by side."""
+    if current.places or not TOGETHER.search(tokenize(current.question).text):
+        return current
+    turns = getattr(conversation, "turns", None) or []
+    last = [p for p in previous.places if p.nivel == "municipio"]
+    earlier = next(
+        (
+            u
+            for u in (getattr(t, "understanding", None) for t in reversed(turns[:-1]))
+            if u is not None and any(p.nivel == "municipio" and p not in last for p in u.places)
+        ),
+        None,
+    )
+    if len(last) != 1 or earlier is None:
+        return current
+    places = [*(p for p in earlier.places if p.nivel == "municipio" and p not in last), *last]
+    return replace(current, places=places, kind="places", signals=[*current.signals, "followup:earlier_places"])
+
+
+def place_from_ranking(current: Understanding, previous: Understanding, conversation) -> Understanding:
+    """ "¿y cuántos tuvo en 2024?" after a ranking: the ranking's first place."""
+    ranked = previous.kind == "ranking" or previous.group_by_municipio
+    if current.places or current.whole_state or not ranked or not _ONE_PLACE.search(tokenize(current.question).text):
+        return current
+    first = _first_ranked(conversation)
+    if first is None:
+        return current
+    return replace(current, places=[first], signals=[*current.signals, "followup:ranking_first"])
+
+
+def relative_window(
+    merged: Understanding, current: Understanding, previous: Understanding, ordinal: int | None = None
+) -> None:
+    """ "el año anterior", "el mismo periodo…", "compáralo con 2023": relative to the previous turn's window."""
+    pw, sig = previous.window, current.signals
+    if pw is None:
+        return
+    if "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
+        merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, -1), "comparison"
+    elif "time:same_period_base" in sig and current.compare_window:  # "¿y contra el mismo periodo de 2022?"
+        years = current.compare_window[0].year - pw[0].year
+        merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, years), "comparison"
+    elif "time:window_from_base" in sig and current.compare_window:  # "compáralo con 2023"
+        merged.window, merged.kind = pw, "comparison"
+    elif "time:prev_of_previous" in sig and current.compare_window is None:  # "¿y el año anterior?"
+        merged.window, merged.compare_window = shift_year(pw, -1), None
+    elif adjacent := next((s for s in sig if s.startswith("time:adjacent:")), None):  # "¿y el año siguiente?"
+        merged.window, merged.compare_window = _adjacent_window(pw, adjacent), None
+    elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"
+        merged.window, merged.compare_window = pw, previous.compare_window
+    elif "time:same_part_of_year" in sig and current.window:  # "¿y en el mismo trimestre de 2025?"
+        merged.window = shift_year(pw, current.window[0].year - pw[0].year)
+    elif "time:year_inferred" in sig and current.window and current.window[0].year != pw[0].year:
+        merged.window = shift_year(current.window, pw[0].year - current.window[0].year)  # "¿y en el segundo trimestre?"
+    elif ordinal is not None and current.window is None:
+        part = _calendar_part(pw, ordinal)  # "¿y en el segundo?" after "el primer trimestre"
+        if part is None:
+            return
+        merged.window = part
+    else:
+        return
+    merged.window_text = None
+    merged.signals.append("followup:relative_window")
+
+
+def _adjacent_window(window, tag: str):
+    """The window next to ``window`` that a tag «time:adjacent:-6:span» names (one year: the same months shifted)."""
+    months, unit = tag.split(":")[2:4]
+    n = int(months)
+    if unit == "year" and abs(n) == 12:
+        return shift_year(window, n // 12)  # «el año siguiente» after «enero a junio de 2024»: enero a junio de 2025
+    if n < 0:
+        start = shift_months(window[0], n)
+        end = shift_months(window[0], -1)
+    else:
+        start = shift_months(window[1], 1)
+        end = shift_months(window[1], n)
+    return start, month_end(end.year, end.month)
+
+
+def _calendar_part(window, n: int):
+    """The n-th part of the year of the same size as ``window`` (a quarter after a quarter), or None."""
+    size = (window[1].year - window[0].year) * 12 + window[1].month - window[0].month + 1
+    if size not in (2, 3, 4, 6) or (window[0].month - 1) % size or not 1 <= n <= 12 // size:
+        return None
+    first = size * (n - 1) + 1
+    return date(window[0].year, first, 1), month_end(window[0].year, first + size - 1)
