@@ -31,7 +31,7 @@ OBS_COLUMNS = """row_id BIGINT, fecha DATE, nivel VARCHAR, lugar_id VARCHAR, est
 LEVEL_COLUMNS = """fuero VARCHAR, metodologia VARCHAR, tipo_key VARCHAR, delito VARCHAR, metodo VARCHAR,
     ley VARCHAR, bien_juridico VARCHAR, tipo VARCHAR, subtipo VARCHAR, modalidad VARCHAR"""
 PLACE_COLUMNS = """lugar_id VARCHAR, nivel VARCHAR, cve VARCHAR, cve_ent VARCHAR, estado_id VARCHAR,
-    label VARCHAR, nombre_inegi VARCHAR, parent_id VARCHAR"""
+    label VARCHAR, nombre_inegi VARCHAR, aliases VARCHAR, parent_id VARCHAR"""
 PLACE_POP_COLUMNS = """lugar_id VARCHAR, nivel VARCHAR, cve VARCHAR, anio INTEGER, sexo VARCHAR,
     poblacion BIGINT, fuente VARCHAR, source_file VARCHAR, source_row BIGINT"""
 
@@ -171,8 +171,12 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
 def _assemble_places(con: duckdb.DuckDBPyConnection) -> None:
     """País, the 32 states and every municipality a catalogue or population file named."""
     state_table(con)
-    cat = [(m.cve_municipio, m.entidad_id) for m in entities.load_municipalities()]
-    con.execute("CREATE OR REPLACE TEMP TABLE obs_cat_mun (cve VARCHAR, entidad_id VARCHAR)")
+    # The catalogues' aliases («Edomex», «CDMX», «Dolores») come along for the understanding to use.
+    cat = [(m.cve_municipio, m.entidad_id, "|".join(m.aliases)) for m in entities.load_municipalities()]
+    con.execute("CREATE OR REPLACE TEMP TABLE obs_cat_mun (cve VARCHAR, entidad_id VARCHAR, aliases VARCHAR)")
+    states = {s.cve_ent: "|".join(s.aliases) for s in entities.load_states()}
+    con.execute("CREATE OR REPLACE TEMP TABLE obs_state_alias (cve_ent VARCHAR, aliases VARCHAR)")
+    insert_rows(con, "obs_state_alias", list(states.items()))
     insert_rows(con, "obs_cat_mun", cat)
     slug = _SLUG_ID.format("b.label")
     con.execute(
@@ -190,13 +194,14 @@ def _assemble_places(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         """CREATE OR REPLACE TABLE new_places AS
            SELECT 'MX' AS lugar_id, 'pais' AS nivel, '00' AS cve, '00' AS cve_ent, NULL AS estado_id,
-                  'México' AS label, NULL AS nombre_inegi, NULL AS parent_id
+                  'México' AS label, NULL AS nombre_inegi, '' AS aliases, NULL AS parent_id
            UNION ALL
-           SELECT abbr, 'estado', cve_ent, cve_ent, abbr, nombre, NULL, 'MX' FROM obs_states
+           SELECT abbr, 'estado', cve_ent, cve_ent, abbr, nombre, NULL, coalesce(a.aliases, ''), 'MX'
+           FROM obs_states LEFT JOIN obs_state_alias a USING (cve_ent)
            UNION ALL
            SELECT coalesce(c.entidad_id, CASE WHEN count(*) OVER (PARTITION BY m.slug_id) > 1
                                               THEN m.slug_id || '_' || m.cve ELSE m.slug_id END),
-                  'municipio', m.cve, m.cve_ent, m.abbr, m.label, m.nombre_inegi, m.abbr
+                  'municipio', m.cve, m.cve_ent, m.abbr, m.label, m.nombre_inegi, coalesce(c.aliases, ''), m.abbr
            FROM obs_mun m LEFT JOIN obs_cat_mun c ON c.cve = m.cve
            ORDER BY nivel DESC, cve"""
     )

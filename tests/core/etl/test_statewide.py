@@ -203,3 +203,12 @@ def test_the_negative_upstream_cell_is_quarantined_with_its_reason(national):
         "quarantine", "SELECT source_file, source_row, motivo FROM {t} WHERE motivo LIKE 'conteo negativo%'"
     )
     assert rows == [("estatal_idefc_mini.csv", 5, "conteo negativo (anomalía de origen)")]
+
+
+@pytest.mark.parametrize(
+    "lugar_id,alias",
+    [("MEX", "Edomex"), ("CDMX", "DF"), ("MEX", "Estado de México")],
+)
+def test_states_carry_the_catalogues_aliases(national, lugar_id, alias):
+    rows = national[1]("places", "SELECT aliases FROM {t} WHERE lugar_id = ?", [lugar_id])
+    assert alias in rows[0][0].split("|")
