@@ -26,7 +26,14 @@ COLUMNS = [
     ("puesto_min", "int"),
 ]
 # why: one grouping expression per granularity, chosen from this closed table (never from user text)
-_PERIOD = {"mes": "m", "anio": "date_trunc('year', m)"}
+_PERIOD = {
+    "mes": "m",
+    "trimestre": "date_trunc('quarter', m)",
+    # a semester starts in January or July: the month index floored to six months
+    "semestre": "make_date(year(m), CASE WHEN month(m) <= 6 THEN 1 ELSE 7 END, 1)",
+    "anio": "date_trunc('year', m)",
+}
+_MONTHS_IN = {"mes": 1, "trimestre": 3, "semestre": 6, "anio": 12}  # fewer published: a partial period
 
 
 def published_months(ctx: ToolContext, scope: Scope) -> list[date]:
@@ -76,12 +83,12 @@ def resumen_periodo(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     periods = sorted((r for r in got if r[0] is not None), key=lambda r: r[0])
     rows = [
         [
-            f"{r[0]:%Y-%m}" if por == "mes" else f"{r[0]:%Y}",
+            _label(r[0], por),
             r[0],
             int(r[1]),
             int(r[2]),
             int(r[3]),
-            por == "anio" and int(r[2]) < 12,
+            por != "mes" and int(r[2]) < _MONTHS_IN[por],
             int(r[4]),
             int(r[5]),
         ]
@@ -91,8 +98,8 @@ def resumen_periodo(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     dias = sum(r[4] for r in rows)
     top = next((r for r in rows if r[6] == 1), None)
     low = next((r for r in rows if r[7] == 1), None)
-    full = [r for r in rows if not r[5]]  # a partial year is never the lowest of complete years
-    if por == "anio" and full:
+    full = [r for r in rows if not r[5]]  # a partial year (or quarter) is never the lowest of complete ones
+    if por != "mes" and full:
         low = min(full, key=lambda r: (r[2], r[1]))
     metrics = {
         "enfoque": enfoque,
@@ -104,7 +111,7 @@ def resumen_periodo(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         "empates_maximo": [r[0] for r in rows if top and total and r[2] == top[2]],
         "minimo_periodo": low[0] if low else None,
         "minimo_conteo": low[2] if low else None,
-        "empates_minimo": [r[0] for r in (full if por == "anio" and full else rows) if low and r[2] == low[2]],
+        "empates_minimo": [r[0] for r in (full if por != "mes" and full else rows) if low and r[2] == low[2]],
         "meses_publicados": len(pub),
         "meses_no_publicados": _span(scope) - len(pub),
         "dias": dias,
@@ -122,8 +129,11 @@ def resumen_periodo(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings.append(
             f"{metrics['meses_no_publicados']} meses de la ventana no están publicados: no son cero y no cuentan."
         )
-    if por == "anio" and any(r[5] for r in rows):
-        warnings.append("Un año con menos de 12 meses publicados es parcial: no compite como año mínimo.")
+    if por != "mes" and any(r[5] for r in rows):
+        unit = _UNIT_WORDS[por][0]
+        warnings.append(
+            f"Un {unit} con menos de {_MONTHS_IN[por]} meses publicados es parcial: no compite como {unit} mínimo."
+        )
     return ToolOutput(
         columns=list(COLUMNS),
         rows=rows,
@@ -140,9 +150,28 @@ def _span(scope: Scope) -> int:
     return month_index(scope.date_to) - month_index(scope.date_from) + 1
 
 
+_UNIT_WORDS = {"mes": ("mes", "meses"), "trimestre": ("trimestre", "trimestres"),
+               "semestre": ("semestre", "semestres"), "anio": ("año", "años")}  # fmt: skip
+_ORDINAL_WORDS = ("primer", "segundo", "tercer", "cuarto")
+
+
+def _label(start: date, por: str) -> str:
+    """'2023-07' (month), '2023-T3' (quarter), '2023-S2' (semester), '2023' (year)."""
+    if por == "mes":
+        return f"{start:%Y-%m}"
+    if por == "trimestre":
+        return f"{start.year}-T{(start.month - 1) // 3 + 1}"
+    if por == "semestre":
+        return f"{start.year}-S{1 if start.month <= 6 else 2}"
+    return f"{start:%Y}"
+
+
 def _period_words(period: str | None, por: str) -> str:
     if not period:
         return "sin dato"
+    if por in ("trimestre", "semestre"):  # «2023-T3» → «el tercer trimestre de 2023»
+        year, part = period.split("-")
+        return f"el {_ORDINAL_WORDS[int(part[1:]) - 1]} {por} de {year}"
     return month_words(period) if por == "mes" else period
 
 
@@ -150,7 +179,7 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
     """Peak, lowest or average in Spanish: the period, its count and the window's monthly average."""
     met = env.get("metrics") or {}
     por, who, total = met.get("por", "mes"), met.get("lugar", ""), met.get("total", 0)
-    unit = "mes" if por == "mes" else "año"
+    unit, units = _UNIT_WORDS.get(por, ("año", "años"))
     enfoque = met.get("enfoque", "maximo")
     out: list[str] = []
     if enfoque == "promedio":
@@ -168,9 +197,7 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
         word = "más" if high else "menos"
         if len(ties) > 1:
             names = join_y(_period_words(t, por) for t in ties)
-            out.append(
-                f"Los {'meses' if por == 'mes' else 'años'} con {word} {noun()} en {who} {per} fueron {names}, con {fmt_int(count)} cada uno."
-            )
+            out.append(f"Los {units} con {word} {noun()} en {who} {per} fueron {names}, con {fmt_int(count)} cada uno.")
         else:
             period = _period_words(met.get("maximo_periodo" if high else "minimo_periodo"), por)
             out.append(f"El {unit} con {word} {noun()} en {who} {per} fue {period}, con {fmt_int(count)}.")

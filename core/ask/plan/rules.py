@@ -294,7 +294,7 @@ def _coverage_window(u: Understanding, metadata: dict, includes: dict) -> tuple[
 def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: dict, notes: list[str]) -> ToolPlan:
     """The plan of an everyday shape (issue 13 §2): one step of the tool that answers it."""
     signals = set(u.signals)
-    por = "anio" if "extreme:anio" in signals else "mes"
+    por = next((u for u in ("anio", "trimestre", "semestre") if f"extreme:{u}" in signals), "mes")
     if u.window is not None and u.compare_window is not None and kind == "annual_series":
         window = (min(u.window[0], u.compare_window[0]), max(u.window[1], u.compare_window[1]))  # "2020 a 2024"
     elif u.window is not None:

@@ -50,6 +50,7 @@ _DEICTIC = re.compile(
     r"(?!\s+(?:de|con|que|donde|en\s+donde|en\s+(?:el|la)\s+que|cuyo|cuya|mas|menos)\b)"
 )
 _LOCATIVES = words_of("en desde hacia municipio ciudad cd")
+_GENERIC_CRIME = words_of("delito delitos crimen crimenes ilicito ilicitos")
 # Words after which a question names its crime («¿cuántos asaltos…?», «delitos de huachicoleo»).
 _CRIME_SLOTS = words_of("cuantos cuantas de del por sobre hubo")
 
@@ -149,6 +150,12 @@ def _classify(
         # taken as a place after a cue; with no cue and no other place it is asked about, never dropped for the state
         return UnknownTerm(text, "place_unknown", "lugar no reconocido", suggestions(lex, text))
     touches_crime = (i - 1) in crime_tokens or ((i - 2) in crime_tokens and tokens.words[i - 1] in _CRIME_LINKS)
+    # «delitos sexuales», «delitos de alto impacto»: a kind of crime the store does not name, never all crimes
+    adjective = re.search(r"(?:al|ales|ico|icos|ica|icas|ivo|ivos|iva|ivas|oso|osos|osa|osas|ario|arios)$", words[0])
+    touches_crime = touches_crime or (i > 0 and tokens.words[i - 1] in _GENERIC_CRIME and bool(adjective))
+    touches_crime = touches_crime or (
+        i > 1 and tokens.words[i - 1] in _CRIME_LINKS and tokens.words[i - 2] in _GENERIC_CRIME
+    )
     if touches_crime or (not crime_tokens and _crime_position(tokens, i)):
         return UnknownTerm(text, "crime", "delito no reconocido")
     return UnknownTerm(text, "other", "")

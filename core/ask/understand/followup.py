@@ -100,6 +100,7 @@ FOLLOW_UP_WORDS = words_of(
 _BOTH = re.compile(r"\b(?:ambos|ambas|los\s+2|las\s+2|juntos|juntas|todos|todas|la\s+suma|sumados|sumalos)\b")
 
 
+_EXTREME_UNITS = ("extreme:anio", "extreme:trimestre", "extreme:semestre")
 _SHAPE_SETTINGS = frozenset({"extreme", "presence", "average", "vs_state", "order"})
 
 
@@ -286,9 +287,10 @@ def merge_follow_up(
     text = tokenize(current.question).text
     if merged.kind == "extremes":
         _extreme_direction(merged, text)
-        said_unit = re.search(r"\b(?:mes|meses|ano|anos)\b", text)
-        if "extreme:anio" in previous.signals and not said_unit and "extreme:anio" not in merged.signals:
-            merged.signals.append("extreme:anio")  # «¿y el de menos?» after «el año con más…»: still years
+        said_unit = re.search(r"\b(?:mes|meses|ano|anos|trimestres?|semestres?)\b", text)
+        units = [x for x in previous.signals if x in _EXTREME_UNITS]
+        if units and not said_unit and not any(x in _EXTREME_UNITS for x in merged.signals):
+            merged.signals.append(units[0])  # «¿y el de menos?» after «el año con más…»: still years
     munis = [p for p in previous.places if p.nivel == "municipio"]
     only_state = current.places and all(p.nivel == "estado" for p in current.places)
     if current.places and (_ADD_PLACE.match(text) or (munis and only_state and _WITH_STATE.search(text))):

@@ -169,7 +169,7 @@ SINGLE = _C(
 )
 RATE = _C(
     r"\btasas?\b",
-    r"\bpor\s+cada\s+(?:100|cien|mil|100,000|100000)\b",
+    r"\bpor\s+cada\s+(?:(?:100|cien)\s+mil|100|cien|mil|100,000|100000)(?:\s+habitantes)?\b",
     r"\bpor\s+(?:100|cien)\s+mil\b",
     r"\bpor\s+100,000\b",
     r"\bpor\s+100000\b",

@@ -12,7 +12,8 @@ import re
 _C = lambda *parts: re.compile("|".join(parts))
 
 EXTREME = _C(
-    r"\b(?:mes|ano)\s+(?:con|de|en\s+que\s+hubo|en\s+el\s+que\s+hubo)\s+(?:mas|menos|mayor|menor)\b",
+    r"\b(?:mes|ano|trimestre|semestre)\s+(?:con|de|en\s+que\s+hubo|en\s+el\s+que\s+hubo)\s+(?:mas|menos|mayor|menor)\b",
+    r"\b(?:trimestre|semestre)\s+(?:mas\s+(?:violent|alt|baj|tranquil)\w*|pico|record)\b",
     r"\b(?:que|q|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+\w+){0,8}?\s+(?:mas|menos|mayor|menor)\b",
     r"\b(?:peor|mejor)\s+(?:mes|ano)\b",
     r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros)\w*",
@@ -162,7 +163,12 @@ def shape_of(text: str, signals: list[str], has_total_series: bool, grouping: bo
     """The everyday shape a question asks for (adding its signals); None when it asks none of them."""
     if EXTREME.search(text):
         signals.append("extreme:min" if EXTREME_LOW.search(text) else "extreme:max")
-        if re.search(r"\bano\b", text) and not re.search(r"\bmes\b", text):
+        unit = re.search(r"\b(?:(trimestre)|(semestre)|(ano))\s+(?:con|de|mas|en\s+que|fue|pico|record)\b", text)
+        if unit and unit.group(1):
+            signals.append("extreme:trimestre")  # «el trimestre con más homicidios de 2023»
+        elif unit and unit.group(2):
+            signals.append("extreme:semestre")
+        elif re.search(r"\bano\b", text) and not re.search(r"\bmes\b", text):
             signals.append("extreme:anio")
         return "extremes"
     if PRESENCE.search(text):

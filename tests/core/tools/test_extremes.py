@@ -67,6 +67,32 @@ def test_by_year_marks_the_partial_year_and_keeps_it_out_of_the_lowest(bundled_s
     assert {int(k): v[2] for k, v in rows.items() if k != "2025"} == years
 
 
+@pytest.mark.parametrize(("por", "size", "tag"), [("trimestre", 3, "T"), ("semestre", 6, "S")])
+@pytest.mark.parametrize(("name", "eid", "year"), CASES[:3])
+def test_by_quarter_and_semester_sum_the_raw_months(bundled_settings, oracle, por, size, tag, name, eid, year):
+    """«el trimestre con más…»: calendar quarters (semesters) of the window, each the sum of its months."""
+    env = run(
+        bundled_settings, entidad_id=eid, por=por, enfoque="maximo", **{"from": f"{year}-01-01", "to": f"{year}-12-31"}
+    )
+    assert env["status"] == "ok", env.get("error")
+    by_month = monthly(oracle, name, year)
+    parts = {f"{year}-{tag}{k + 1}": sum(by_month.get(m, 0) for m in range(k * size + 1, (k + 1) * size + 1))
+             for k in range(12 // size)}  # fmt: skip
+    assert {r[0]: r[2] for r in env["data"]["inline"]["rows"]} == parts
+    best = max(parts.values())
+    assert env["metrics"]["maximo_conteo"] == best
+    assert env["metrics"]["maximo_periodo"] == min(k for k, v in parts.items() if v == best)
+
+
+def test_a_partial_quarter_is_marked(bundled_settings):
+    """November 2025 is the last month published: that quarter has 2 of 3 months and never competes as the lowest."""
+    env = run(bundled_settings, entidad_id="GTO.MUN.LEON", por="trimestre", enfoque="minimo",
+              **{"from": "2025-01-01", "to": "2025-11-30"})  # fmt: skip
+    rows = {r[0]: r for r in env["data"]["inline"]["rows"]}
+    assert rows["2025-T4"][5] is True and rows["2025-T4"][3] == 2 and rows["2025-T3"][5] is False
+    assert env["metrics"]["minimo_periodo"] != "2025-T4"
+
+
 def test_unpublished_months_are_not_zeros(bundled_settings):
     # homicidio doloso starts in 2020: 2019 is outside its coverage, validation clamps the window
     env = run(bundled_settings, entidad_id="GTO.MUN.LEON", **{"from": "2019-07-01", "to": "2020-06-30"})
