@@ -54,7 +54,8 @@ _COURTESY = frozenset(
         "hola buen buenos buenas dia dias tarde tardes noche noches gracias agradezco agradecemos agradeceria antemano "
         "apoyo ayuda atencion saludos saludo cordial cordiales cordialmente atentamente quedo quedamos atento atenta "
         "atentos sus ordenes su tu de la el los las muchas muchisimas mil excelente perfecto ok que tal muy amable "
-        "gentil un una y por le les te me mucho estimado estimada bendiciones feliz bonito lindo",
+        "gentil un una y por le les te me mucho estimado estimada bendiciones feliz bonito lindo "
+        "pregunta preguntita duda dudita consulta rapida rapido breve tengo hago otra",
     )
 )
 SUPPORT = (

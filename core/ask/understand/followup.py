@@ -126,38 +126,39 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     if not len(tokens):
         return False
     text = tokens.text
+    n_words = sum(w.isalnum() for w in tokens.words)  # «¿y qué parte fue con arma de fuego, en porcentaje?»: commas
     if _ALWAYS.match(text) or _CORRECTION.match(text):
         return True
-    if _SORRY_FIRST.match(text) and len(tokens) <= _MAX_CORRECTION_TOKENS:
+    if _SORRY_FIRST.match(text) and n_words <= _MAX_CORRECTION_TOKENS:
         return True
-    if _LEADS.match(text) and len(tokens) <= _MAX_FOLLOW_UP_TOKENS:
+    if _LEADS.match(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:
         return True
-    if _ANAPHORA.search(text) and len(tokens) <= _MAX_FORMAL_TOKENS:
+    if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:
         return True
-    if _FORMAL_LEAD.match(text) and len(tokens) <= _MAX_FORMAL_TOKENS:
+    if _FORMAL_LEAD.match(text) and n_words <= _MAX_FORMAL_TOKENS:
         # «Asimismo, los homicidios no intencionales del mismo año»: a memo's next line keeps what it does not say
         complete = current is not None and current.crimes and current.window and (current.places or current.whole_state)
         if not complete:
             return True
-    if bool(_FRAGMENT.match(text)) and len(tokens) <= 5:  # "¿en Celaya?", "¿con arma blanca?"
+    if bool(_FRAGMENT.match(text)) and n_words <= 5:  # "¿en Celaya?", "¿con arma blanca?"
         return True
     if current is None:
         return False
     if _pending(conversation) and picked_option(question, getattr(conversation, "last_understanding", None)):
         return True  # «el grande» after «¿Apaseo el Alto o Apaseo el Grande?»
     has_slot = bool(current.crimes or current.places or _modifies(current) or _BOTH.search(text))
-    if _pending(conversation) and has_slot and len(tokens) <= 8:  # "Celaya", "dolosos", "los dos juntos, …"
+    if _pending(conversation) and has_slot and n_words <= 8:  # "Celaya", "dolosos", "los dos juntos, …"
         return True
     # «dolosos» alone names a crime only when nothing came before to qualify
     named_crime = bool(current.crimes) and "crime:qualifier_alone" not in current.signals
-    if named_crime or len(tokens) > _MAX_FOLLOW_UP_TOKENS:
+    if named_crime or n_words > _MAX_FOLLOW_UP_TOKENS:
         return False
     if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or TOGETHER.search(text):
         return True
     shape_only = (
-        _explicit_kind(current) and len(tokens) <= _MAX_FOLLOW_UP_TOKENS
+        _explicit_kind(current) and n_words <= _MAX_FOLLOW_UP_TOKENS
     )  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
-    return _modifies(current) or shape_only or (bool(current.places) and len(tokens) <= 4)
+    return _modifies(current) or shape_only or (bool(current.places) and n_words <= 4)
 
 
 # After a peak: «¿y el mejor?», «¿y el de menos?», «¿y el más bajo?» ask the other end; «¿y el peor?» the top.
@@ -188,6 +189,25 @@ def _presence_side(merged: Understanding, current: Understanding, previous: Unde
     if side:
         merged.kind = "presence"
         merged.signals = [s for s in merged.signals if not s.startswith("presence:")] + [f"presence:{side}"]
+
+
+# «¿y en total?», «de todo tipo», «sin importar el arma», «todas las modalidades»: no modalidad filter any more
+_ANY_METHOD = re.compile(
+    r"\b(?:en\s+total|de\s+todo\s+tipo|de\s+todos\s+los\s+tipos|todas\s+las\s+modalidades|sin\s+importar\s+(?:el|la)\s+"
+    r"(?:arma|modalidad|forma|tipo)|sin\s+filtr\w*|con\s+cualquier\s+arma|cualquier\s+modalidad)\b"
+)
+_PLACES_WORDS = re.compile(r"\b(?:municipios?|lugar(?:es)?|ciudad(?:es)?|donde|en\s+cual(?:es)?)\b")
+
+
+def _other_end(current: Understanding, previous: Understanding) -> bool:
+    """«¿y el más violento?» after «el mes más tranquilo»: the other end of the same peak, not a ranking of places."""
+    text = tokenize(current.question).text
+    return (
+        previous.kind == "extremes"
+        and current.kind == "ranking"
+        and not current.places
+        and not _PLACES_WORDS.search(text)
+    )
 
 
 def _explicit_kind(u: Understanding) -> bool:
@@ -259,6 +279,8 @@ def merge_follow_up(
         kept.append("crime")
     if current.methods:  # "¿y con arma blanca?" asks for that method: it replaces the previous one
         merged.violencia = current.violencia
+    elif _ANY_METHOD.search(tokenize(current.question).text):  # «¿y en total, de todo tipo?»: the filter goes
+        merged.methods, merged.violencia = [], None
     else:
         merged.methods, merged.violencia = list(previous.methods), current.violencia or previous.violencia
         if previous.methods:
@@ -268,7 +290,8 @@ def merge_follow_up(
         merged.compare_window = previous.compare_window
         kept.append("window")
     same_thing = bool(_SAME_THING.search(tokenize(current.question).text))
-    if not _explicit_kind(current) or same_thing:  # «la misma serie para Irapuato»: the previous shape
+    other_end = _other_end(current, previous)
+    if not _explicit_kind(current) or same_thing or other_end:  # «la misma serie para Irapuato»
         merged.kind = previous.kind
         # the shape's own settings go with it: «y en 2023?» after the lowest month is still the lowest month
         merged.signals += [s for s in previous.signals if s.split(":")[0] in _SHAPE_SETTINGS]
@@ -276,6 +299,8 @@ def merge_follow_up(
         new_municipality = any(p.nivel == "municipio" for p in current.places)
         if previous.kind == "ranking" and new_municipality:  # "top 5…" then "¿y en Celaya?": Celaya's value
             merged.kind, merged.group_by_municipio = "single_value", False
+        if other_end:
+            merged.group_by_municipio = False
         if merged.kind == "comparison" and current.window is not None and current.compare_window is None:
             merged.compare_window = None  # a new single period: the comparison base is recomputed downstream
         kept.append("kind")

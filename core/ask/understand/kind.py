@@ -29,7 +29,7 @@ EVIDENCE = _C(
 )
 ANOMALIES = _C(
     r"\banomal\w*",
-    r"\bpicos?\b",
+    r"(?<!\by )\bpicos?\b",  # not «ciento y pico» (a hundred-odd)
     r"\batipic\w*",
     r"\binusual\w*",
     r"\brepunte\w*",

@@ -8,6 +8,7 @@ matching for crimes and methods, and last partial or misspelled places on what i
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 
 from core.ask.understand import Understanding, UnknownTerm, accounting
@@ -47,6 +48,22 @@ def _crime_end(crimes, lexicon: Lexicon, coverage: dict | None) -> date | None:
     return max(ends) if ends else None
 
 
+_RISE_OR_FALL = re.compile(
+    r"\b(?:aument|disminu|cambi|crec|subi|baj|increment|reduj|reduc|vari|mejor|empeor|cay|caid)\w*"
+)
+
+
+def _places_compared(text: str, time, places, whole_state: bool):
+    """«compara SMA con Dolores de 2015 a 2024»: with two places the verb compares them over one span, not 2024 vs 2015."""
+    municipalities = [p for p in places if p.nivel == "municipio"]
+    two = len(municipalities) >= 2 or (municipalities and whole_state)
+    if not (two and "time:compare_span" in time.signals) or _RISE_OR_FALL.search(text):
+        return time
+    span = (min(time.window[0], time.compare_window[0]), max(time.window[1], time.compare_window[1]))
+    signals = [s for s in time.signals if s not in ("time:compare", "time:compare_span")] + ["time:range"]
+    return replace(time, window=span, compare_window=None, signals=signals)
+
+
 def understand(
     question: str, lexicon: Lexicon, anchor: date, min_date: date = date(2015, 1, 1), coverage: dict | None = None
 ) -> Understanding:
@@ -83,6 +100,11 @@ def understand(
     signals += [f"crime:unqualified:{k}" for k in crime_matcher.unqualified(crimes, lexicon, found.signals)]
     time = reanchor(tokens.text, time, _crime_end(crimes, lexicon, coverage), anchor, min_date)
     signals += [s for s in time.signals if s == "time:crime_anchor"]
+    compared = _places_compared(tokens.text, time, places, whole_state)
+    if compared is not time:
+        signals = [x for x in signals if x not in time.signals] + compared.signals
+        time = compared
+
     if not places and not ambiguous and not generic:
         signals += _unresolved(question[:MAX_CHARS], tokens, taken | found.crime_tokens | found.method_tokens)
 

@@ -47,6 +47,9 @@ PRESENCE = _C(
     rf"\b{_PLACES_FRAME}\b.*\b(?:no\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*|sin\s+(?:ningun|registros?|casos?)\w*|"
     r"con\s+cero|cero|con\s+0)\b",
     rf"\b(?:cuantos|en\s+cuantos)\s+{_PLACES_FRAME}\b",
+    # «de los 46 municipios, ¿en cuántos hubo…?», «¿qué municipios se libraron de…?»
+    r"\bmunicipios\b.*\ben\s+cuantos\s+(?:hubo|hay|se\s+registr\w+|registr\w+|tuv\w+|se\s+present\w+)\b",
+    r"\b(?:municipios|lugares)\b.*\b(?:se\s+)?libr(?:aron|o|aran)\s+de\b",
     rf"\b{_PLACES_FRAME}\b.*\b(?:al|por\s+lo)\s+menos\s+(?:un|uno|una)\b",
     r"\bningun\s+(?:municipio|lugar)\b",
     r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
@@ -61,13 +64,15 @@ PRESENCE_NONE = _C(
     r"\b(?:municipios|lugares)\s+con\s+0\b",
     r"\bningun\s+(?:municipio|lugar)\b",
     r"\bno\s+\w+\s+(?:a\s+)?(?:nadie|ninguno|ninguna|nada)\b",  # «donde no mataron a nadie»
+    r"\b(?:se\s+)?libr(?:aron|o|aran|ado|ados)\s+de\b",  # «¿qué municipios se libraron de los feminicidios?»
 )
 BREAKDOWN = _C(
     r"\bpor\s+modalidad\w*",
     r"\bmodalidades\b",
     r"\bdesglos\w*(?!\s+por\s+municipio)",
     r"\bpor\s+tipo\s+de\s+arma\b",
-    r"\bcon\s+que\s+(?:armas?|se\s+cometi\w*|medio)\b",
+    r"\bcon\s+que\s+(?:armas?|se\s+cometi\w*|medio|matan|mataron|asesinan|asesinaron|los\s+mat\w+)\b",
+    r"\bde\s+que\s+(?:tipos?|clases?)\s+(?:fueron|son|eran|fue|hubo)\b",  # «¿de qué tipo fueron?»
     r"\bque\s+armas?\s+se\s+usa\w*",
     r"\bcomo\s+se\s+cometi\w*",
     r"\bcada\s+modalidad\b",

@@ -121,7 +121,7 @@ def _pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period,
             i += 2
         elif _RANGE_CONNECTORS.match(gap) and not (verb_before and symmetric):
             if change and a.granularity == b.granularity and (opener or gap == "y") and b.start > a.start:
-                pairs.append((b, a, "compare"))  # "cómo cambió entre 2023 y 2024": later vs earlier
+                pairs.append((b, a, "compare_span"))  # "cómo cambió entre 2023 y 2024": later vs earlier
             else:
                 pairs.append((a, b, "union" if gap.startswith("y") and not opener else "range"))
             i += 2
@@ -208,11 +208,13 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             compare = shift_year(window, b.start.year - a.start.year)
             texts.extend(spans)
             res.signals.append("time:compare")
-        elif how == "compare" and compare is None:
+        elif how in ("compare", "compare_span") and compare is None:
             window, compare = (a.start, a.end), (b.start, b.end)
             base_prev_year = b.kind == "prev_year"  # "2024 contra el año anterior"
             texts.extend(spans)
             res.signals.append("time:compare")
+            if how == "compare_span":  # «de 2015 a 2024» read as a change: a span if the places are what is compared
+                res.signals.append("time:compare_span")
         elif how in ("range", "union") and window is not None and compare is None and _versus_between(text, texts, a):
             # «enero a agosto de 2025 vs enero a agosto de 2024»: the second range is the base
             compare = (min(a.start, b.start), max(a.end, b.end))
@@ -312,6 +314,12 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     ):
         # «enero a mayo de 2025 y (el) mismo periodo (de) 2023»: the window's months in the base year, not all of it
         compare = shift_year(window, compare[0].year - window[0].year) if window[0].year == window[1].year else compare
+    said_same = re.search(rf"\b{SAME}\b", text) is not None  # «… frente a 2024 a la misma altura»
+    one_year = bool(window and compare) and window[0].year == window[1].year and compare[1] > compare[0]
+    whole_base = one_year and (compare[0].month, compare[1].month) == (1, 12)
+    if said_same and whole_base and (window[0].month, window[1].month) != (1, 12):
+        compare = shift_year(window, compare[0].year - window[0].year)
+        res.signals.append("time:same_period")
     same = any(t in res.signals for t in ("time:same_period", "time:same_period_base"))
     if same and window and compare and window[1] > a_end >= window[0]:  # months aligned to the last published one
         cut = (window[1].year - a_end.year) * 12 + window[1].month - a_end.month

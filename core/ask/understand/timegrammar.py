@@ -229,6 +229,28 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         add(m, date(y, first, 1), month_end(y, first + n - 1), gran="span")
 
     @rule(
+        rf"\b(?:(est[ea])\s+|(?:el|la)\s+)?(primavera|verano|otono|invierno)"
+        rf"(?:{_YEAR_REF}|\s+(?:de|del)\s+(ese|aquel|dicho)(?:\s+mismo)?\s+ano)?\b"
+    )
+    def _season(m):
+        first, last = SEASONS[m.group(2)]
+        y = anchor.year if m.group(1) else year_or_recent(m.group(3), m.group(4), first)
+        start, end = date(y, first, 1), month_end(y + (1 if last < first else 0), last)
+        name = {"otono": "otoño"}.get(m.group(2), m.group(2))
+        # «el otoño de ese año»: the year is the previous turn's (a follow-up moves it there)
+        said = bool(m.group(1) or m.group(3) or m.group(4)) and not m.group(5)
+        # the year of «de ese año» is not known yet: the note names the months only
+        months = f"{MONTH_NAMES[first - 1]} a {MONTH_NAMES[last - 1]}" if m.group(5) else month_words(start, end)
+        add(
+            m,
+            start,
+            end,
+            gran="span",
+            year_said=said,
+            note=f"«{name.capitalize()}» se tomó como {months}.",
+        )
+
+    @rule(
         r"\b(?:es[ea]|dich[oa]|aquel|aquella|(?:es[ea]\s+|el\s+|del\s+|la\s+)mism[oa])\s+"
         r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b(?!\s+(?:de|del|pasado|anterior)\b)"
     )
@@ -250,6 +272,20 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         yr = year_or_recent(y, words, first)
         add(m, date(yr, first, 1), month_end(yr, first + size - 1), gran="span", year_said=bool(y or words))
 
+    @rule(r"\b(?:([1-4])t|t([1-4])|q([1-4]))\s?-?\s?(1[5-9]|2\d)\b(?!\s*(?:de\b|%|mil\b))")
+    def _quarter_short_year(m):
+        # «el 2T23», «Q1 24», «T3-22»: a quarter glued to a two-digit year (reports and spreadsheets)
+        n = int(m.group(1) or m.group(2) or m.group(3))
+        first, yr = 3 * (n - 1) + 1, 2000 + int(m.group(4))
+        add(m, date(yr, first, 1), month_end(yr, first + 2), gran="span")
+
+    @rule(rf"\b({_MONTH_OR_ABBR})\s*-\s*({_MONTH_OR_ABBR})\s+(1[5-9]|2\d)\b(?!\s*(?:de\b|%|mil\b))")
+    def _abbr_range_short_year(m):
+        # «ene-mar 24»: months and a two-digit year
+        months = {**MONTHS, **_ABBR}
+        m1, m2, y = months[m.group(1)], months[m.group(2)], 2000 + int(m.group(3))
+        add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span")
+
     @rule(rf"\b(?:([1-4])\s?t|t([1-4])|q([1-4]))(?:{_YEAR_REF}|{_OF})?\b")
     def _quarter_shorthand(m):
         # the press's quarter shorthand: «1T 2025», «4T», «T2 de 2024», «Q1»
@@ -257,14 +293,6 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         first = 3 * (n - 1) + 1
         yr = year_or_recent(m.group(4), m.group(5), first)
         add(m, date(yr, first, 1), month_end(yr, first + 2), gran="span", year_said=bool(m.group(4) or m.group(5)))
-
-    @rule(rf"\b(?:(est[ea])\s+|(?:el|la)\s+)?(primavera|verano|otono|invierno)(?:{_YEAR_REF})?\b")
-    def _season(m):
-        first, last = SEASONS[m.group(2)]
-        y = anchor.year if m.group(1) else year_or_recent(m.group(3), m.group(4), first)
-        start, end = date(y, first, 1), month_end(y + (1 if last < first else 0), last)
-        name = {"otono": "otoño"}.get(m.group(2), m.group(2))
-        add(m, start, end, gran="span", note=f"«{name.capitalize()}» se tomó como {month_words(start, end)}.")
 
     @rule(
         rf"\b(?:(?:en|durante|de|del)\s+(?:el\s+)?(?:mes\s+de\s+)?)?({_MONTH})(?:{_YEAR_REF})?\b(?!\s+(?:por|a|tras)\s+mes)"
