@@ -46,6 +46,18 @@ def _outside(u: Understanding, detail: str, text: str) -> str:
     return detail if normalize_text(written) in normalize_text(detail) else f"«{written}» ({detail})"
 
 
+_MAX_NAMED = 2
+_MAX_QUESTION = 300  # ClarifyingQuestion.question's limit (contracts)
+
+
+def _fit(parts: list[str]) -> str:
+    """The parts joined; past the contract's length the middle sentences go first, the question itself stays."""
+    while len(" ".join(parts)) > _MAX_QUESTION and len(parts) > 2:
+        parts = [parts[0], *parts[2:]]
+    text = " ".join(parts)
+    return text if len(text) <= _MAX_QUESTION else text[: _MAX_QUESTION - 1].rstrip() + "…"
+
+
 def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQuestion | None:
     """The question for places the store does not have: say which, offer the closest names, give no figure."""
     terms = [t for t in u.unknown_terms if t.kind in _PLACE_KINDS]
@@ -61,8 +73,10 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
         return None
     home = _home(catalog)
     foreign = [_outside(u, t.detail, t.text) for t in terms if t.kind == "place_foreign"]
+    if len(foreign) > _MAX_NAMED:  # a list of many places is said short: the question has a length limit
+        foreign = [*foreign[:_MAX_NAMED], f"{len(foreign) - _MAX_NAMED} lugares más"]
     unknown = [t for t in terms if t.kind == "place_unknown"]
-    near = list(dict.fromkeys(s for t in unknown for s in t.suggestions))
+    near = list(dict.fromkeys(s for t in unknown for s in t.suggestions))[: _MAX_NAMED + 1]
     parts = []
     if foreign:
         named = " ni de ".join(foreign).replace("de el estado", "del estado")
@@ -77,7 +91,7 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
         f"¿Te refieres a {' o '.join(near)}?" if near else f"¿Quieres la cifra de {home} o de alguno de sus municipios?"
     )
     return ClarifyingQuestion(
-        question=" ".join(parts),
+        question=_fit(parts),
         reason="missing_place",
         blocking=True,
         options=(near or [home, *usual])[:12],
@@ -142,6 +156,9 @@ def notes(u: Understanding | None, catalog) -> list[str]:
             out.append(f"Entendí: {c.label} (escribiste «{c.text}»).")
     if _state_assumed(u):
         out.append(f"Sin lugar en la pregunta: la cifra es de todo el estado de {_home(catalog)}.")
+    if _PEOPLE.search(normalize_text(u.question)) and u.crimes:
+        # «número de víctimas de homicidio»: the store counts crimes (carpetas), never people; the answer says so
+        out.append(_PEOPLE_NOTE)
     unknown_crimes = crime_words(u)
     ignored = [
         as_written(u.question, t.text)
@@ -151,6 +168,13 @@ def notes(u: Understanding | None, catalog) -> list[str]:
     if ignored:
         out.append(f"No tomé en cuenta: {_quote(ignored)}.")
     return out
+
+
+_PEOPLE = re.compile(r"\b(?:victimas?|personas|muertos|fallecidos|asesinad[oa]s|occisos)\b")
+_PEOPLE_NOTE = (
+    "La cifra cuenta delitos (carpetas de investigación), no personas: una carpeta puede tener varias víctimas. "
+    "Ver sesnsp.md § Carpetas de investigación y víctimas."
+)
 
 
 def _state_assumed(u: Understanding) -> bool:

@@ -267,6 +267,8 @@ def other_states(
     def accept(i: int, j: int, key: str) -> bool:
         if j - i < min_words or any(tokens.phrase(i, k) in lex.places for k in range(j, len(tokens) + 1)):
             return False  # a name of the store as long or longer starts here («San José Iturbide»)
+        if _inside_store_name(tokens, lex, i, j):
+            return False  # «La Paz» inside «San Luis de la Paz»: the store's longer name holds it
         if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
             return False  # «colonia Centro», «calle Morelos»: below the municipality, not a municipality
         if is_common_word(key):
@@ -281,6 +283,15 @@ def other_states(
     for i, j, key in exact_spans(tokens, index, longest, taken, accept=accept):
         st.outside.append((i, j, key, "place_foreign", describe_other(index[key])))
         st.signals.append("place:other_state")
+
+
+def _inside_store_name(tokens: Tokens, lex: Lexicon, i: int, j: int) -> bool:
+    """Whether a store name that starts before token i covers tokens i..j («San Luis de la Paz» holds «la paz»)."""
+    return any(
+        tokens.phrase(start, end) in lex.places
+        for start in range(max(0, i - 5), i)
+        for end in range(j, min(len(tokens), start + 8) + 1)
+    )
 
 
 def _longer_elsewhere(tokens: Tokens, i: int, j: int, lex: Lexicon) -> bool:

@@ -100,3 +100,13 @@ def test_everyday_questions_carry_no_notes(assistant, question):
     """Nothing assumed, nothing ignored: the answer has no «Entendí» nor «No tomé en cuenta»."""
     text = _turn(assistant, question).answer.text
     assert "Entendí" not in text and "No tomé en cuenta" not in text and "Sin lugar" not in text
+
+
+def test_a_long_list_of_places_elsewhere_fits_the_question_limit():
+    """Many places of other states named at once: the question is cut to the contract's 300 characters, never an error."""
+    from core.ask.plan.assumptions import _fit
+
+    parts = ["No tengo datos de " + ", ".join(f"Lugar {n}" for n in range(60)) + ".", "No doy una cifra.", "¿Cuál?"]
+    text = _fit(parts)
+    assert len(text) <= 300
+    assert text.endswith(("¿Cuál?", "…"))
