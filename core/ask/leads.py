@@ -237,6 +237,9 @@ def lead(env: dict, shape: str, detail: str = "") -> list[str]:
     spec = tool_spec(tool_name(env))
     if spec and spec.lead and shape == spec.shape:  # a shape of its own: the tool's spec names its lead
         return spec.hook("lead")(env, rows, noun, per)
+    if spec and spec.lead and shape == "empty" and spec.shape == "presence" and (env.get("metrics") or {}).get("total"):
+        # «¿hay algún municipio sin violencia familiar?» — none: an empty list is the answer, said with its counts
+        return spec.hook("lead")(env, rows, noun, per)
     if shape == "evidence":
         met = env.get("metrics") or {}
         return [

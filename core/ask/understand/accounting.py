@@ -50,6 +50,10 @@ _DEICTIC = re.compile(
     r"(?!\s+(?:de|con|que|donde|en\s+donde|en\s+(?:el|la)\s+que|cuyo|cuya|mas|menos)\b)"
 )
 _LOCATIVES = words_of("en desde hacia municipio ciudad cd")
+_REGIONS = words_of(
+    "norte sur noreste noroeste sureste suroeste oriente poniente este oeste region regiones sierra altos bajio "
+    "corredor franja frontera"
+)
 _GENERIC_CRIME = words_of("delito delitos crimen crimenes ilicito ilicitos")
 # Words after which a question names its crime («¿cuántos asaltos…?», «delitos de huachicoleo»).
 _CRIME_SLOTS = words_of("cuantos cuantas de del por sobre hubo")
@@ -138,6 +142,9 @@ def _classify(
         return UnknownTerm(text, "time", "periodo no reconocido")
     if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
         return UnknownTerm(text, "place_below", "lugar más fino que el municipio")
+    if any(w in _REGIONS for w in words) and _after_cue(tokens, i):
+        # «en el noreste del estado», «en la Sierra Gorda»: a region is no municipality and never the whole state
+        return UnknownTerm(text, "place_unknown", "región sin datos propios", suggestions(lex, text))
     named = any(w in capitalized for w in words if w not in STOPWORDS)
     if _after_cue(tokens, i) and (named or not has_place):
         # with no place in the question, a word after «en» is asked about: the state is never its stand-in

@@ -81,7 +81,9 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
         if implied and implied not in (m for _, m in res.methods):  # «muertos en choques»: the modalidad too
             res.methods.append((i, implied))
             res.signals.append("method:implied")
-    method_taken = set(taken)
+    # «sin violencia familiar»: the «violencia» of a crime's name is no «con/sin violencia» modalidad (a crime alias
+    # and a modalidad may share other words: «murieron en accidentes viales»)
+    method_taken = set(taken) | {k for k in res.crime_tokens if tokens.words[k] == "violencia"}
     for m in _NOT_A_METHOD.finditer(tokens.text):
         method_taken.update(range(*tokens.span_of(m.start(), m.end())))
     for i, j, key in exact_spans(tokens, lex.methods, lex.max_method_len, method_taken, stemmed=True):

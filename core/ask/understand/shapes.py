@@ -54,9 +54,10 @@ PRESENCE = _C(
     r"\bningun\s+(?:municipio|lugar)\b",
     r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
     rf"\b{_PLACES_FRAME}\b.*\b(?:algun|alguna)\b",
+    r"\b(?:algun|ningun)\s+(?:municipio|lugar)\s+(?:sin|con|que|donde)\b",  # «¿hay algún municipio sin…?»
 )
 PRESENCE_NONE = _C(
-    r"\b(?:municipios|lugares|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
+    r"\b(?:municipios?|lugares|lugar|ciudades)\s+(?:que\s+(?:estan|quedaron|estuvieron)\s+)?(?:sin|libres?\s+de)\b",
     r"\bno\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*",
     r"\bsin\s+ningun\w*",
     r"\bsin\s+(?:registros?|casos?)\b",
