@@ -14,6 +14,9 @@ _C = lambda *parts: re.compile("|".join(parts))
 EXTREME = _C(
     r"\b(?:mes|ano|trimestre|semestre)\s+(?:con|de|en\s+que\s+hubo|en\s+el\s+que\s+hubo)\s+(?:mas|menos|mayor|menor)\b",
     r"\b(?:trimestre|semestre)\s+(?:mas\s+(?:violent|alt|baj|tranquil)\w*|pico|record)\b",
+    # «¿cuándo hubo más secuestros, qué año?», «¿en qué año hubo menos…?»
+    r"\bcuando\s+(?:hubo|se\s+registr\w+|fue|ocurri\w+|hay)\s+(?:mas|menos)\b",
+    r"\ben\s+que\s+(?:mes|ano|trimestre|semestre)\s+(?:hubo|se\s+registr\w+|ocurri\w+|hay)\s+(?:mas|menos)\b",
     r"\b(?:que|q|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+\w+){0,8}?\s+(?:mas|menos|mayor|menor)\b",
     r"\b(?:peor|mejor)\s+(?:mes|ano)\b",
     r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros)\w*",

@@ -126,7 +126,8 @@ def _pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period,
                 pairs.append((a, b, "union" if gap.startswith("y") and not opener else "range"))
             i += 2
         elif _COMPARE_CONNECTORS.match(gap) and (not symmetric or verb_before or change):
-            if verb_before and symmetric:  # "compara 2023 y 2024": the later one is the window
+            if (verb_before and symmetric) or (change and a.end < b.start):
+                # "compara 2023 y 2024", «aumento … 2019 vs 2020»: a change runs from the earlier to the later one
                 pairs.append((a, b, "compare") if a.start >= b.start else (b, a, "compare"))
             elif gap.startswith("que") and not _COMPARATIVE.search(before):
                 i += 1

@@ -36,7 +36,7 @@ def test_everyday_questions_leave_nothing_unknown(ask, question):
         ("lesiones en Villa Quetzal en 2023", "place_unknown", "villa quetzal"),
         ("robos en la colonia Obregón de León en 2023", "place_below", "obregon"),
         ("¿cuántos asaltos a tortillerías hubo en León en 2023?", "crime", "asaltos a tortillerias"),
-        ("delitos de huachicoleo en Salamanca en 2023", "crime", "huachicoleo"),
+        ("delitos de montadeudas en Salamanca en 2023", "crime", "montadeudas"),
         ("robos de bicicletas en Irapuato en 2024", "crime", "bicicletas"),
         ("homicidios dolosos en Celaya en 2023 segun el periodico", "other", "periodico"),
     ],
