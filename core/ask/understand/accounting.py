@@ -34,6 +34,10 @@ TIME_WORDS = words_of(
 # The speaker's own days («para la junta de mañana», «lo necesito hoy»): beside a period that parsed they are
 # context, not the period asked (the data are monthly); alone they are still a period not understood.
 _SPEAKER_DAYS = words_of("hoy manana ayer antier anteayer ahorita")
+# «a finales de 2022», «antes de la pandemia»: a vague part of a year or an event. With no period parsed it is a
+# period that did not parse (asked); beside one («antes de la pandemia (2019)», «a inicios de 2023 me mudé…, ¿cuántos
+# hubo ese año?») it is said as not taken into account, never silently dropped.
+_VAGUE_TIME = words_of("inicios principios comienzos finales fines mediados pandemia covid cuarentena confinamiento")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 # A capitalized word of the original question (accent-free afterwards): names of places start so.
 _CAPITALIZED = re.compile(r"\b[A-ZÁÉÍÓÚÑ][\wáéíóúñü]*")
@@ -102,7 +106,9 @@ def leftovers(tokens: Tokens, used: set[int], capitalized: frozenset[str] = froz
     free = [
         k
         for k, w in enumerate(tokens.words)
-        if k not in used and k not in cues and (w in TIME_WORDS or _YEAR.match(w) or not is_filler(w))
+        if k not in used
+        and k not in cues
+        and (w in TIME_WORDS or w in _VAGUE_TIME or _YEAR.match(w) or not is_filler(w))
     ]
     runs: list[list[int]] = []
     for k in free:
@@ -138,6 +144,8 @@ def _classify(
         and not any((w in TIME_WORDS and w not in _SPEAKER_DAYS) or _YEAR.match(w) for w in words)
     ):
         return UnknownTerm(text, "other", "")
+    if any(w in _VAGUE_TIME for w in words) and not any(w in TIME_WORDS or _YEAR.match(w) for w in words):
+        return UnknownTerm(text, "other" if has_window else "time", "" if has_window else "periodo no reconocido")
     if any(w in TIME_WORDS or _YEAR.match(w) for w in words) and tokens.words[i - 1 : i] != ["ese"]:
         return UnknownTerm(text, "time", "periodo no reconocido")
     if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):

@@ -146,6 +146,8 @@ def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -
     """Generic places, exact names and aliases, states outside the store, and "todo el estado"."""
     st = PlaceState()
     m = GENERIC_RE.search(tokens.text)
+    if m and all(k in taken for k in range(*tokens.span_of(m.start(), m.end()))):
+        m = None  # «de 2019 para acá»: the «acá» of a period is time, no place pointed at
     if m:
         st.generic = m.group(0)
         taken.update(range(*tokens.span_of(m.start(), m.end())))
