@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from core.ask.understand.timegrammar import DAY_NOTE, MONTHS, SAME, Period, atomic_periods, last_months, month_words
+from core.ask.understand.timegrammar import atomic_periods
+from core.ask.understand.timewords import DAY_NOTE, MONTHS, SAME, Period, last_months, month_words
 from core.text import MONTHS as MONTH_NAMES
 from core.text import month_end, shift_months
 
