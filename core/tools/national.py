@@ -1,0 +1,259 @@
+"""The national tables as the state-level tools read them (docs/decisions/0011-observations-and-precedence.md).
+
+One series at a time — a measure (carpetas / víctimas), a jurisdiction (común / federal) and a methodology (IDFC,
+RNID, IDEFF) — never two summed. A window is resolved against the months that series publishes (a month it does
+not publish is absent, never a zero: 0003). Only rows that stand (``vigente``) are read; a state's carpetas set
+aside for its municipalities (``sustituida_por = 'municipal'``) are replaced by the sum of those municipal cells,
+as the precedence rule says. Every result names its series and source files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from rapidfuzz import process
+
+from core.errors import FiltroInvalidoError, RangoFueraDeCorte
+from core.text import month_end
+from core.tools import ToolContext
+
+RNID_WARNING = "metodología 2026: no comparable con la serie hasta 2025"
+COUNTRY = "MX"
+
+
+@dataclass(frozen=True)
+class Series:
+    """One kind of number of ``observations``: never summed with another."""
+
+    medida: str  # carpetas | victimas
+    fuero: str  # comun | federal
+    metodologia: str  # IDFC | RNID | IDEFF
+
+    @property
+    def label(self) -> str:
+        """Spanish name of the series, as an answer says it."""
+        what = "víctimas" if self.medida == "victimas" else "carpetas de investigación"
+        method = {
+            "IDFC": "serie hasta 2025 (IDFC)",
+            "RNID": "metodología 2026 (RNID)",
+            "IDEFF": "serie federal (IDEFF)",
+        }.get(self.metodologia, self.metodologia)
+        return f"{what} del fuero {'federal' if self.fuero == 'federal' else 'común'}, {method}"
+
+    def where(self, alias: str = "o") -> tuple[str, list]:
+        """SQL condition (parameterized) selecting this series' standing state-level rows."""
+        return (
+            f"{alias}.medida = ? AND {alias}.fuero = ? AND {alias}.metodologia = ?",
+            [self.medida, self.fuero, self.metodologia],
+        )
+
+    def describe(self) -> dict:
+        """The three labels every result of the national tables carries."""
+        return {"metodologia": self.metodologia, "medida": self.medida, "fuero": self.fuero}
+
+
+@dataclass
+class Window:
+    """A window of whole months inside what one series publishes."""
+
+    start: date
+    end: date
+    requested: tuple[str, str]
+    adjustments: list[str] = field(default_factory=list)
+    months: int = 0  # published months inside the window
+    missing: list[str] = field(default_factory=list)  # YYYY-MM inside the window the series does not publish
+
+    def meta(self) -> dict:
+        """The envelope's window keys (the engine's scope does not hold a national window)."""
+        return {
+            "date_range_effective": {"from": self.start.isoformat(), "to": self.end.isoformat()},
+            "date_range_requested": {"from": self.requested[0], "to": self.requested[1]},
+            "range_adjusted": bool(self.adjustments),
+            "range_adjusted_reason": "; ".join(self.adjustments) or None,
+        }
+
+    @property
+    def label(self) -> str:
+        """'2024-01..2024-11' for headlines."""
+        return f"{self.start:%Y-%m}..{self.end:%Y-%m}"
+
+
+@dataclass(frozen=True)
+class Crime:
+    """A crime key of one series: a subtipo (``delito``), a tipo (``tipo_key``) or every crime (key None)."""
+
+    key: str | None
+    level: str  # delito | tipo | todos
+    label: str
+    tentativas: tuple[str, ...] = ()  # attempt subtipos a tipo includes (RNID)
+
+    def where(self, alias: str = "o") -> tuple[str, list]:
+        """SQL condition (parameterized) selecting the crime's rows."""
+        if self.key is None:
+            return "TRUE", []
+        column = "delito" if self.level == "delito" else "tipo_key"
+        return f"{alias}.{column} = ?", [self.key]
+
+
+def _parse(value: str, name: str) -> date:
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        raise RangoFueraDeCorte(f"Fecha inexistente en {name}: {str(value)[:20]}.", ["Use AAAA-MM-DD."]) from None
+
+
+def window(ctx: ToolContext, series: Series, desde: str, hasta: str) -> Window:
+    """The asked window aligned to whole months and clamped to the months the series publishes."""
+    a, b = _parse(desde, "desde"), _parse(hasta, "hasta")
+    if a > b:
+        raise RangoFueraDeCorte(f"desde ({a}) es posterior a hasta ({b}).", ["Asegure desde <= hasta."])
+    cond, params = series.where()
+    published = [r[0] for r in ctx.query(f"SELECT DISTINCT fecha FROM observations o WHERE {cond} ORDER BY 1", params)]
+    if not published:
+        raise RangoFueraDeCorte(f"No hay datos cargados de {series.label}.", ["Cargue el archivo con la ETL."])
+    lo, hi = published[0], month_end(published[-1].year, published[-1].month)
+    start, end = a.replace(day=1), month_end(b.year, b.month)
+    win = Window(start, end, (str(desde), str(hasta)))
+    if (start, end) != (a, b):
+        win.adjustments.append(f"ventana alineada a meses completos: {start}..{end}")
+    if end < lo or start > hi:
+        raise RangoFueraDeCorte(
+            f"La ventana {start:%Y-%m}..{end:%Y-%m} está fuera de {series.label}, que cubre {lo:%Y-%m}..{hi:%Y-%m}.",
+            ["Elija una ventana dentro de la cobertura de la serie.", "Un mes no publicado no es un cero."],
+        )
+    if start < lo or end > hi:
+        win.start, win.end = max(start, lo), min(end, hi)
+        win.adjustments.append(f"recortada a los meses publicados de la serie: {win.start}..{win.end}")
+    inside = {d for d in published if win.start <= d <= win.end}
+    win.months = len(inside)
+    cursor = win.start
+    while cursor <= win.end:  # at most a few hundred months: the calendar, not data rows
+        if cursor not in inside:
+            win.missing.append(f"{cursor:%Y-%m}")
+        cursor = date(cursor.year + cursor.month // 12, cursor.month % 12 + 1, 1)
+    return win
+
+
+def place(ctx: ToolContext, lugar_id: str) -> tuple[str, str]:
+    """(lugar_id, label) of the country or a state; an unknown id is a contract error in Spanish."""
+    got = ctx.query("SELECT label FROM places WHERE lugar_id = ? AND nivel IN ('pais', 'estado')", [lugar_id])
+    if not got:
+        ids = [r[0] for r in ctx.query("SELECT lugar_id FROM places WHERE nivel IN ('pais', 'estado') ORDER BY 1")]
+        raise FiltroInvalidoError(
+            f"El lugar {str(lugar_id)[:40]} no es el país ni un estado del catálogo de lugares.",
+            _suggest(str(lugar_id), ids) or [f"Claves: {', '.join(ids)}."],
+            "args.lugar_id",
+        )
+    return lugar_id, ("México (nacional)" if lugar_id == COUNTRY else got[0][0])
+
+
+def _suggest(value: str, choices: list[str]) -> list[str]:
+    hits = process.extract(value[:60], choices, limit=3, score_cutoff=60)
+    return [f"¿Quiso decir {', '.join(h[0] for h in hits)}?"] if hits else []
+
+
+def crime(ctx: ToolContext, series: Series, key: str | None) -> Crime:
+    """The crime a key names in one series (subtipo first, then tipo); an unknown key is a contract error."""
+    if not key:
+        return Crime(None, "todos", "todos los delitos")
+    rows = ctx.query(
+        """SELECT delito = ? AS exact, tipo_key, delito, coalesce(tipo, ley), subtipo FROM crime_levels
+           WHERE fuero = ? AND metodologia = ? AND (delito = ? OR tipo_key = ?)""",
+        [key, series.fuero, series.metodologia, key, key],
+    )
+    exact = [r for r in rows if r[0]]
+    if exact:
+        return Crime(key, "delito", exact[0][4] or exact[0][3])
+    if rows:
+        attempts = tuple(sorted({r[2] for r in rows if r[4] and "tentativa" in r[4].lower()}))
+        return Crime(key, "tipo", rows[0][3], attempts)
+    keys = [
+        r[0]
+        for r in ctx.query(
+            """SELECT DISTINCT k FROM (SELECT delito AS k FROM crime_levels WHERE fuero = ? AND metodologia = ?
+               UNION SELECT tipo_key FROM crime_levels WHERE fuero = ? AND metodologia = ?) ORDER BY 1""",
+            [series.fuero, series.metodologia] * 2,
+        )
+    ]
+    raise FiltroInvalidoError(
+        f"El delito {str(key)[:60]} no existe en {series.label}.",
+        _suggest(str(key), keys) or ["Consulte las claves de cada serie en la página Datos."],
+        "args.clave_delito",
+    )
+
+
+def state_cells(series: Series, crime_: Crime, win: Window, place_sql: str = "TRUE") -> tuple[str, list]:
+    """SELECT of one series' standing cells (lugar_id, fecha, delito, eventos, municipal, source_file) by state.
+
+    A state row set aside for its municipalities is replaced by their sum in ``incidents`` (the precedence
+    rule's finer level first); a covered municipal month with no row there is a zero of a non-zero-only file.
+    """
+    cond, params = series.where()
+    crime_sql, crime_params = crime_.where()
+    sql = f"""SELECT o.lugar_id, o.fecha, o.delito,
+                     CASE WHEN o.vigente THEN o.eventos ELSE coalesce(m.n, 0) END AS eventos,
+                     NOT o.vigente AS municipal, o.source_file
+              FROM observations o
+              LEFT JOIN (SELECT estado_id, fecha, delito, metodo, sum(eventos) AS n FROM incidents
+                         WHERE fecha BETWEEN ? AND ? GROUP BY ALL) m
+                ON NOT o.vigente AND m.estado_id = o.lugar_id AND m.fecha = o.fecha
+               AND m.delito = o.delito AND m.metodo = o.metodo
+              WHERE o.nivel IN ('estado', 'extranjero') AND {cond} AND o.fecha BETWEEN ? AND ? AND {crime_sql}
+                AND (o.vigente OR o.sustituida_por = 'municipal') AND ({place_sql})"""
+    return sql, [win.start, win.end, *params, win.start, win.end, *crime_params]
+
+
+def population(ctx: ToolContext, year: int, sexo: str = "total") -> dict[str, int]:
+    """CONAPO mid-year population of the country and every state in a year (place_population)."""
+    rows = ctx.query(
+        """SELECT lugar_id, any_value(poblacion) FROM place_population
+           WHERE anio = ? AND sexo = ? AND nivel IN ('pais', 'estado') GROUP BY 1""",
+        [year, sexo],
+    )
+    return {r[0]: int(r[1]) for r in rows}
+
+
+def provenance(series: Series, files: list[str], win: Window, municipal: bool = False) -> dict:
+    """What the numbers are and where they come from: the metrics and meta every national result carries."""
+    out = {
+        **series.describe(),
+        "serie": series.label,
+        "fuente": sorted(set(files)),
+        "vigente": True,
+        "meses_publicados": win.months,
+    }
+    if municipal:
+        out["precedencia"] = "nivel más fino primero: celdas de Guanajuato tomadas de la suma de sus municipios"
+    return out
+
+
+def warnings(series: Series, crime_: Crime, win: Window) -> list[str]:
+    """The warnings of a national result: methodology, attempts inside a tipo, months not published."""
+    out = []
+    if series.metodologia == "RNID":
+        out.append(f"Cifras RNID, {RNID_WARNING}.")
+    if crime_.tentativas:
+        out.append(
+            f"{crime_.label} incluye tentativas ({', '.join(crime_.tentativas)}): use el subtipo para excluirlas."
+        )
+    if win.missing:
+        out.append(f"Meses sin publicar en la ventana (no son ceros): {', '.join(win.missing[:12])}.")
+    return out
+
+
+def source_line(series: Series, files: list[str]) -> str:
+    """«carpetas de investigación del fuero común, serie hasta 2025 (IDFC); fuente: …» for headlines."""
+    return f"{series.label}; fuente: {', '.join(sorted(set(files))) or 'sin filas'}"
+
+
+def check_window(check) -> None:
+    """Validation: desde and hasta are real dates in order (the series' coverage is checked when the tool runs)."""
+    a, b = check.date("desde"), check.date("hasta")
+    if a and b and a > b:
+        check.problem(
+            "INVALID_DATE_RANGE",
+            f"{check.spec.name}: desde ({a}) es posterior a hasta ({b}).",
+            ["Asegure desde <= hasta."],
+            ".args",
+        )

@@ -1,0 +1,175 @@
+"""The 32 states ranked for one crime (tool 21): «¿en qué lugar está Guanajuato en homicidios dolosos?».
+
+Carpetas of the fuero común from one methodology (IDFC, the series to 2025, or RNID 2026), by count or by rate per
+100,000 inhabitants (CONAPO mid-year population of the year the window ends). Every state gets its position (ties
+share it), its rate and whether it is above or below the national rate; the country's row closes the table. The
+asked state's position and the states it is compared with go to the metrics.
+"""
+
+from __future__ import annotations
+
+from core.ask.wording import fmt_int, fmt_num, join_y
+from core.engine.envelope import records
+from core.tools import ResolvedStep, ToolContext, ToolOutput
+from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line, state_cells
+from core.tools.national import warnings as national_warnings
+from core.tools.national import window as national_window
+
+COLUMNS = [
+    ("posicion", "int"),
+    ("lugar_id", "string"),
+    ("label", "string"),
+    ("conteo", "int"),
+    ("poblacion", "int"),
+    ("tasa_per_100k", "float"),
+    ("frente_al_pais", "string"),
+]
+_VERDICT = "CASE WHEN t IS NULL OR tn IS NULL THEN NULL WHEN t > tn THEN 'por encima' WHEN t < tn THEN 'por debajo' ELSE 'igual' END"
+
+
+def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
+    """Every state's count, rate and position for one crime and window, the country last."""
+    args = step.args
+    series = Series("carpetas", "comun", args.get("metodologia", "IDFC"))
+    win = national_window(ctx, series, args["desde"], args["hasta"])
+    asked, asked_label = place(ctx, args.get("lugar_id", "GTO"))
+    others = [place(ctx, x)[0] for x in args.get("comparar_con", []) if x != asked]
+    crime_ = crime(ctx, series, args.get("clave_delito"))
+    by_rate = args.get("ordenar_por", "conteo") == "tasa_per_100k"
+    year = win.end.year
+    cells, params = state_cells(series, crime_, win, "o.nivel = 'estado'")
+    order = "t DESC NULLS LAST, n DESC" if by_rate else "n DESC, t DESC NULLS LAST"
+    sql = f"""WITH c AS MATERIALIZED ({cells}),
+        s AS (SELECT p.lugar_id, p.label, coalesce(sum(c.eventos), 0) AS n, bool_or(c.municipal) AS mun,
+                     list(DISTINCT c.source_file) AS files
+              FROM places p LEFT JOIN c USING (lugar_id) WHERE p.nivel = 'estado' GROUP BY ALL),
+        pop AS (SELECT lugar_id, any_value(poblacion) AS poblacion FROM place_population
+                WHERE anio = ? AND sexo = 'total' AND nivel IN ('pais', 'estado') GROUP BY 1),
+        k AS (SELECT s.*, pop.poblacion,
+                     CASE WHEN pop.poblacion > 0 THEN round(s.n / pop.poblacion * 100000, 2) END AS t
+              FROM s LEFT JOIN pop USING (lugar_id)),
+        nat AS (SELECT sum(n) AS nn, (SELECT poblacion FROM pop WHERE lugar_id = ?) AS pn FROM k),
+        r AS (SELECT k.*, CASE WHEN nat.pn > 0 THEN round(nat.nn / nat.pn * 100000, 2) END AS tn,
+                     rank() OVER (ORDER BY {order}) AS pos
+              FROM k, nat)
+        SELECT pos, lugar_id, label, n, poblacion, t, {_VERDICT}, mun, files, tn, (SELECT pn FROM nat)
+        FROM r ORDER BY pos, label"""
+    got = ctx.query(sql, [*params, year, COUNTRY])
+    n_country = sum(int(r[3]) for r in got)
+    pop_country, rate_country = (got[0][10], got[0][9]) if got else (None, None)
+    rows = [[int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], r[6]] for r in got]
+    rows.append([None, COUNTRY, "México (nacional)", n_country, pop_country, rate_country, None])
+    files = [f for r in got for f in (r[8] or []) if f]
+    by_id = {r[1]: r for r in rows}
+    asked_row = by_id.get(asked)
+    compared = [
+        {"lugar_id": x, "label": by_id[x][2], "posicion": by_id[x][0], "conteo": by_id[x][3], "tasa": by_id[x][5]}
+        for x in others
+        if x in by_id
+    ]
+    prov = provenance(series, files, win, municipal=any(r[7] for r in got))
+    metrics = {
+        **prov,
+        "delito": crime_.key,
+        "delito_label": crime_.label,
+        "ordenado_por": "tasa_per_100k" if by_rate else "conteo",
+        "lugar_id": asked,
+        "lugar": asked_label,
+        "posicion": asked_row[0] if asked_row else None,
+        "de": len(got),
+        "conteo": asked_row[3] if asked_row else n_country,
+        "tasa": asked_row[5] if asked_row else rate_country,
+        "frente_al_pais": asked_row[6] if asked_row else None,
+        "conteo_nacional": n_country,
+        "tasa_nacional": rate_country,
+        "anio_poblacion": year,
+        "comparados": compared,
+        "primero": rows[0][2] if rows and got else None,
+    }
+    unit = "por 100 mil" if by_rate else ""
+    highlights = [
+        f"{r['label']}: lugar {r['posicion']} de {len(got)} ({r['conteo']:,}"
+        + (f"; {r['tasa']} {unit or 'por 100 mil'}" if r["tasa"] is not None else "")
+        + ")"
+        for r in [
+            {
+                "label": asked_label,
+                "posicion": metrics["posicion"],
+                "conteo": metrics["conteo"],
+                "tasa": metrics["tasa"],
+            }
+        ]
+        + compared
+        if r["posicion"] is not None
+    ] + [f"Nacional: {n_country:,}" + (f" ({rate_country} por 100 mil)" if rate_country is not None else "")]
+    return ToolOutput(
+        columns=list(COLUMNS),
+        rows=rows,
+        headline=f"Ranking de estados — {crime_.label}, {win.label} ({source_line(series, files)})",
+        highlights=highlights,
+        metrics=metrics,
+        warnings=national_warnings(series, crime_, win),
+        extra_meta={**win.meta(), **prov},
+        empty=not files,
+    )
+
+
+def _position(n: int | None) -> str:
+    return f"{n}.º" if n is not None else "sin posición"
+
+
+def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
+    """The asked state's place and rate against the country's, the states compared, and the series."""
+    met = env.get("metrics") or {}
+    crime_ = met.get("delito_label", "delitos").lower()
+    by_rate = met.get("ordenado_por") == "tasa_per_100k"
+    out = []
+    if met.get("posicion") is not None:
+        out.append(
+            f"{met['lugar']} ocupa el lugar {_position(met['posicion'])} de {met['de']} estados en {crime_} {per}"
+            + (" por tasa" if by_rate else "")
+            + f": {fmt_int(met['conteo'])} carpetas"
+            + (f", {fmt_num(met['tasa'], 1)} por cada 100 mil habitantes" if met.get("tasa") is not None else "")
+            + "."
+        )
+        if met.get("frente_al_pais") and met.get("tasa_nacional") is not None:
+            word = {"igual": "igual a"}.get(met["frente_al_pais"], f"{met['frente_al_pais']} de")
+            out.append(
+                f"Está {word} la tasa nacional ({fmt_num(met['tasa_nacional'], 1)}; "
+                f"{fmt_int(met['conteo_nacional'])} carpetas en el país)."
+            )
+    else:
+        top = [r for r in rows if r.get("posicion") is not None][:5]
+        out.append(
+            f"Estados con más {crime_} {per}: "
+            + join_y(f"{r['label']} ({fmt_int(r['conteo'])})" for r in top)
+            + f"; nacional {fmt_int(met.get('conteo_nacional'))}."
+        )
+    if met.get("comparados"):
+        out.append(
+            "Frente a "
+            + join_y(
+                f"{c['label']}: lugar {_position(c['posicion'])}, {fmt_int(c['conteo'])}"
+                + (f" ({fmt_num(c['tasa'], 1)} por cada 100 mil)" if c.get("tasa") is not None else "")
+                for c in met["comparados"]
+            )
+            + "."
+        )
+    out.append(f"Cifras: {met.get('serie', '')}.")
+    return out
+
+
+def chart(env: dict, pipeline: list[dict] | None = None) -> dict:
+    """Bars of the 32 states by the ranking's measure (the country's row left out)."""
+    met = env.get("metrics") or {}
+    by_rate = met.get("ordenado_por") == "tasa_per_100k"
+    y = "tasa_per_100k" if by_rate else "conteo"
+    data = [r for r in records(env) if r.get("posicion") is not None]
+    return {
+        "type": "bar",
+        "x": "label",
+        "y": y,
+        "title": f"Estados: {met.get('delito_label', 'delitos')}",
+        "y_label": "Tasa por cada 100 mil habitantes" if by_rate else "Carpetas de investigación",
+        "data": data,
+    }

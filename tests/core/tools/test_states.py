@@ -1,0 +1,188 @@
+"""ranking_estados (21): the 32 states for one crime, against the raw state files and CONAPO (national_oracle)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core import api
+from core.ask.compose import compose
+from tests.conftest import FIXTURES
+from tests.core.tools.national_oracle import connect
+
+PLAN = json.loads((FIXTURES / "national" / "ranking_estados.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    con = connect()
+    yield con
+    con.close()
+
+
+def run(settings, **args) -> dict:
+    return api.execution({"plan": [{"tool_id": 21, "args": args}]}, settings=settings).last
+
+
+def expected(oracle, view: str, column: str, value: str, months: tuple[str, str], year: int, by_rate: bool):
+    """(position, lugar_id, count, population, rate) of every state, computed from the raw files."""
+    order = "t DESC, n DESC" if by_rate else "n DESC, t DESC"
+    return oracle.execute(
+        f"""WITH c AS (SELECT ent, sum(n) AS n FROM {view}
+                       WHERE {column} = ? AND make_date(anio, mes, 1) BETWEEN CAST(? AS DATE) AND CAST(? AS DATE)
+                       GROUP BY 1),
+                 k AS (SELECT ids.lugar_id, c.n, p.poblacion, round(c.n / p.poblacion * 100000, 2) AS t
+                       FROM c JOIN ids USING (ent) JOIN pop p ON p.ent = c.ent AND p.anio = ? AND p.genero = 'Total')
+            SELECT CAST(rank() OVER (ORDER BY {order}) AS INTEGER), lugar_id, n, poblacion, t FROM k
+            ORDER BY 1, lugar_id""",
+        [value, *months, year],
+    ).fetchall()
+
+
+# (plan args, raw view, raw column, raw value, months, population year, by rate)
+CASES = [
+    (dict(clave_delito="homicidio_doloso", desde="2023-01-01", hasta="2023-12-31"),
+     "e", "subtipo", "Homicidio doloso", ("2023-01-01", "2023-12-01"), 2023, False),
+    (dict(clave_delito="homicidio_doloso", desde="2024-01-01", hasta="2024-11-30", ordenar_por="tasa_per_100k"),
+     "e", "subtipo", "Homicidio doloso", ("2024-01-01", "2024-11-01"), 2024, True),
+    (dict(clave_delito="narcomenudeo", desde="2019-01-01", hasta="2021-12-31"),
+     "e", "tipo", "Narcomenudeo", ("2019-01-01", "2021-12-01"), 2021, False),
+    (dict(clave_delito="robo_a_casa_habitacion", desde="2018-03-01", hasta="2018-08-31", ordenar_por="tasa_per_100k"),
+     "e", "subtipo", "Robo a casa habitación", ("2018-03-01", "2018-08-01"), 2018, True),
+    (dict(clave_delito="feminicidio", desde="2026-01-01", hasta="2026-03-31", metodologia="RNID"),
+     "r", "subtipo", "Feminicidio", ("2026-01-01", "2026-03-01"), 2026, False),
+    (dict(clave_delito="extorsion", desde="2026-02-01", hasta="2026-03-31", metodologia="RNID"),
+     "r", "tipo", "Extorsión", ("2026-02-01", "2026-03-01"), 2026, False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "view", "column", "value", "months", "year", "by_rate"), CASES)
+def test_the_whole_table_equals_the_raw_files(
+    bundled_settings, oracle, args, view, column, value, months, year, by_rate
+):
+    env = run(bundled_settings, **args)
+    assert env["status"] == "ok", env.get("error")
+    rows = env["data"]["inline"]["rows"]
+    states, country = rows[:-1], rows[-1]
+    want = expected(oracle, view, column, value, months, year, by_rate)
+    assert [tuple(r[:2]) + (r[3], r[4], r[5]) for r in states] == [tuple(w) for w in want]
+    pop = oracle.execute("SELECT poblacion FROM pop WHERE ent = 0 AND anio = ? AND genero = 'Total'", [year]).fetchone()
+    assert country[1:5] == ["MX", "México (nacional)", sum(w[2] for w in want), pop[0]]
+    assert country[5] == round(country[3] / country[4] * 100_000, 2) == env["metrics"]["tasa_nacional"]
+    for r in states:
+        assert r[6] == ("por encima" if r[5] > country[5] else "por debajo" if r[5] < country[5] else "igual")
+
+
+# README sanity figures: (args, the first states in order with their counts)
+GOLDEN = [
+    (dict(clave_delito="homicidio_doloso", desde="2023-01-01", hasta="2023-12-31"),
+     [("GTO", 2581), ("MEX", 2254), ("BC", 2116), ("CHIH", 1759), ("JAL", 1449)], 25290),
+    (dict(clave_delito="homicidio_doloso", desde="2026-01-01", hasta="2026-03-31", metodologia="RNID"),
+     [("GTO", 334), ("BC", 323), ("CHIH", 317), ("MOR", 255), ("SIN", 253)], None),
+    (dict(clave_delito="narcomenudeo", desde="2023-01-01", hasta="2023-12-31"),
+     [("GTO", 19876), ("BC", 9839), ("COAH", 9054)], None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "top", "national"), GOLDEN)
+def test_readme_golden_rankings(bundled_settings, args, top, national):
+    env = run(bundled_settings, **args)
+    rows = env["data"]["inline"]["rows"]
+    assert [(r[1], r[3]) for r in rows[: len(top)]] == top
+    assert [r[0] for r in rows[: len(top)]] == list(range(1, len(top) + 1))
+    if national is not None:
+        assert rows[-1][3] == national
+
+
+@pytest.mark.parametrize(
+    ("year", "position", "count"),
+    [(2023, 1, 2581), (2021, 1, 2823), (2016, 8, 947)],  # 2016: eighth (raw file, by hand)
+)
+def test_guanajuato_position_in_homicidio_doloso(bundled_settings, oracle, year, position, count):
+    env = run(bundled_settings, clave_delito="homicidio_doloso", desde=f"{year}-01-01", hasta=f"{year}-12-31")
+    met = env["metrics"]
+    want = expected(oracle, "e", "subtipo", "Homicidio doloso", (f"{year}-01-01", f"{year}-12-01"), year, False)
+    assert (met["lugar_id"], met["posicion"], met["conteo"]) == ("GTO", position, count)
+    assert next(w[0] for w in want if w[1] == "GTO") == position
+    assert met["de"] == 32 and met["tasa"] == round(count / next(w[3] for w in want if w[1] == "GTO") * 100_000, 2)
+
+
+def test_guanajuato_cells_come_from_its_municipalities_and_equal_the_state_file(bundled_settings, oracle):
+    env = run(bundled_settings, clave_delito="violencia_familiar", desde="2019-01-01", hasta="2019-12-31")
+    assert env["metrics"]["conteo"] == 11142  # the municipal file's figure (issue 14 §4)
+    assert "precedencia" in env["metrics"]  # the answer names the rule that picked the source
+    raw = oracle.execute("SELECT sum(n) FROM e WHERE ent = 11 AND subtipo = 'Violencia familiar' AND anio = 2019")
+    assert raw.fetchone()[0] == 11142
+
+
+def test_state_against_state_and_against_the_country(bundled_settings):
+    env = run(bundled_settings, clave_delito="homicidio_doloso", desde="2023-01-01", hasta="2023-12-31",
+              lugar_id="JAL", comparar_con=["GTO", "BC"], ordenar_por="tasa_per_100k")  # fmt: skip
+    met = env["metrics"]
+    assert met["lugar"] == "Jalisco" and met["frente_al_pais"] == "por debajo"
+    assert met["tasa"] < met["tasa_nacional"] == env["data"]["inline"]["rows"][-1][5]
+    assert [c["lugar_id"] for c in met["comparados"]] == ["GTO", "BC"]
+    by_id = {r[1]: r for r in env["data"]["inline"]["rows"]}
+    assert [(c["posicion"], c["conteo"]) for c in met["comparados"]] == [
+        (by_id[x][0], by_id[x][3]) for x in ("GTO", "BC")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("metodologia", "window", "warned"),
+    [("RNID", ("2026-01-01", "2026-03-31"), True), ("IDFC", ("2024-01-01", "2024-06-30"), False)],
+)
+def test_every_result_names_its_series_and_rnid_carries_the_warning(bundled_settings, metodologia, window, warned):
+    env = run(
+        bundled_settings, clave_delito="homicidio_doloso", desde=window[0], hasta=window[1], metodologia=metodologia
+    )
+    met, meta = env["metrics"], env["meta"]
+    assert (met["metodologia"], met["medida"], met["fuero"], met["vigente"]) == (metodologia, "carpetas", "comun", True)
+    assert (meta["metodologia"], meta["medida"], meta["fuero"]) == (metodologia, "carpetas", "comun")
+    assert met["fuente"] == ["estatal_rnid_2026-01_2026-03.csv" if warned else "estatal_idefc_2015-01_2024-11.csv"]
+    assert met["fuente"][0] in env["summary"]["headline"]
+    rnid = "metodología 2026: no comparable con la serie hasta 2025"
+    assert any(rnid in w for w in meta["warnings"]) is warned
+
+
+def test_a_tipo_with_attempts_says_so(bundled_settings):
+    env = run(bundled_settings, clave_delito="homicidio", desde="2026-01-01", hasta="2026-03-31", metodologia="RNID")
+    assert any("tentativa_de_homicidio_doloso" in w for w in env["meta"]["warnings"])
+
+
+def test_an_unpublished_month_is_no_zero(bundled_settings):
+    env = run(bundled_settings, clave_delito="homicidio_doloso", desde="2024-01-01", hasta="2024-12-31")
+    meta = env["meta"]
+    assert meta["date_range_effective"] == {"from": "2024-01-01", "to": "2024-11-30"}
+    assert meta["range_adjusted"] and env["metrics"]["meses_publicados"] == 11
+    assert env["metrics"]["conteo"] == 2324  # January to November (README)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (dict(lugar_id="XX"), "INVALID_PAYLOAD", "Valor no permitido en lugar_id"),
+        (dict(comparar_con=["GTO", "ZZZ"]), "INVALID_PAYLOAD", "Valor no permitido en comparar_con"),
+        (dict(clave_delito="homicidio_dolso"), "INVALID_FILTER", "no existe en carpetas de investigación"),
+        (dict(clave_delito="federal_otros_delitos_patrimoniales"), "INVALID_FILTER", "no existe"),
+        (dict(desde="2012-01-01", hasta="2014-12-31"), "INVALID_DATE_RANGE", "está fuera de"),
+        (dict(desde="2024-05-01", hasta="2024-01-31"), "INVALID_DATE_RANGE", "posterior a hasta"),
+        (dict(metodologia="IDEFF"), "INVALID_PAYLOAD", "Valor no permitido en metodologia"),
+    ],
+)
+def test_contract_errors_in_spanish(bundled_settings, args, code, words):
+    base = dict(clave_delito="homicidio_doloso", desde="2023-01-01", hasta="2023-12-31")
+    env = run(bundled_settings, **{**base, **args})
+    assert env["status"] == "error" and env["error"]["code"] == code
+    assert words in env["error"]["details"]
+
+
+def test_the_plan_fixture_runs_and_composes(bundled_settings):
+    result = api.execution(PLAN, settings=bundled_settings)
+    assert result.status == "ok"
+    answer = compose("¿En qué lugar está Guanajuato en homicidios dolosos en 2023?", result.envelopes,
+                     metadata=api.metadata(bundled_settings))  # fmt: skip
+    assert "Guanajuato ocupa el lugar 1.º de 32 estados" in answer.text
+    assert "por encima de la tasa nacional" in answer.text and "IDFC" in answer.text
+    assert answer.chart["type"] == "bar" and len(answer.chart["data"]) == 32
