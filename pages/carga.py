@@ -11,7 +11,8 @@ email, role = auth.require(auth.STEWARDS)
 settings = session.settings()
 st.title("Carga de datos")
 st.caption(
-    "CSV, ZIP o GeoJSON (SESNSP, CONAPO, INEGI). El formato y la codificación se detectan solos; "
+    "CSV, ZIP, GeoJSON o un CSV comprimido (.csv.bz2, .csv.gz) de SESNSP, CONAPO o INEGI. El formato y la "
+    "codificación se detectan solos; "
     "primero verá una vista previa y nada se publica hasta que la confirme."
 )
 

@@ -22,7 +22,7 @@ from core import api, csv_export
 from core.etl import SourceSpec
 from ui import markup
 
-UPLOAD_TYPES = ["csv", "zip", "geojson", "json"]
+UPLOAD_TYPES = ["csv", "zip", "geojson", "json", "bz2", "gz"]  # .csv.bz2 / .csv.gz: core/etl/compressed.py
 NOTHING_LOST = "No se publicó nada: la versión vigente sigue igual y sus archivos siguen seleccionados."
 STAGE_SPAN = {"load": (0.0, 0.45), "curate": (0.45, 0.7), "publish": (0.7, 1.0)}
 STAGE_LABEL = {"load": "Lectura", "curate": "Curación", "publish": "Publicación"}
