@@ -183,25 +183,53 @@ def crime(ctx: ToolContext, series: Series, key: str | None) -> Crime:
     )
 
 
-def state_cells(series: Series, crime_: Crime, win: Window, place_sql: str = "TRUE") -> tuple[str, list]:
+def state_cells(
+    series: Series,
+    crime_: Crime,
+    win: Window,
+    place_sql: str = "TRUE",
+    place_params: tuple | list = (),
+    beyond: bool = False,
+) -> tuple[str, list]:
     """SELECT of one series' standing cells (lugar_id, fecha, delito, eventos, municipal, source_file) by state.
 
     A state row set aside for its municipalities is replaced by their sum in ``incidents`` (the precedence
     rule's finer level first); a covered municipal month with no row there is a zero of a non-zero-only file.
+    ``beyond`` adds, for one subtipo of the común carpetas, the months only the municipal files publish (a state
+    whose municipalities all report after the state file's cut: Guanajuato's homicides to 2025-11); a tipo is
+    never extended, since its subtipos' municipal coverage can end at different months.
     """
     cond, params = series.where()
     crime_sql, crime_params = crime_.where()
     sql = f"""SELECT o.lugar_id, o.fecha, o.delito,
                      CASE WHEN o.vigente THEN o.eventos ELSE coalesce(m.n, 0) END AS eventos,
-                     NOT o.vigente AS municipal, o.source_file
+                     NOT o.vigente AS municipal,
+                     CASE WHEN o.vigente THEN o.source_file ELSE m.files END AS source_file
               FROM observations o
-              LEFT JOIN (SELECT estado_id, fecha, delito, metodo, sum(eventos) AS n FROM incidents
-                         WHERE fecha BETWEEN ? AND ? GROUP BY ALL) m
+              LEFT JOIN (SELECT estado_id, fecha, delito, metodo, sum(eventos) AS n,
+                                string_agg(DISTINCT source_file, ', ' ORDER BY source_file) AS files
+                         FROM incidents WHERE fecha BETWEEN ? AND ? GROUP BY ALL) m
                 ON NOT o.vigente AND m.estado_id = o.lugar_id AND m.fecha = o.fecha
                AND m.delito = o.delito AND m.metodo = o.metodo
               WHERE o.nivel IN ('estado', 'extranjero') AND {cond} AND o.fecha BETWEEN ? AND ? AND {crime_sql}
                 AND (o.vigente OR o.sustituida_por = 'municipal') AND ({place_sql})"""
-    return sql, [win.start, win.end, *params, win.start, win.end, *crime_params]
+    out = [win.start, win.end, *params, win.start, win.end, *crime_params, *place_params]
+    if not (beyond and crime_.level == "delito" and series == Series("carpetas", "comun", "IDFC")):
+        return sql, out
+    sql += f"""
+              UNION ALL
+              SELECT o.lugar_id, o.fecha, o.delito, o.eventos, TRUE, o.source_file
+              FROM (SELECT k.estado_id AS lugar_id, 'estado' AS nivel, k.mes AS fecha, k.delito,
+                           coalesce(sum(i.eventos), 0) AS eventos, any_value(i.source_file) AS source_file
+                    FROM (SELECT estado_id, delito, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS mes
+                          FROM coverage WHERE granularity = 'month' AND delito = ?) k
+                    LEFT JOIN incidents i ON i.estado_id = k.estado_id AND i.delito = k.delito AND i.fecha = k.mes
+                    WHERE k.mes BETWEEN ? AND ? AND NOT EXISTS (
+                          SELECT 1 FROM observations s WHERE s.nivel = 'estado' AND s.lugar_id = k.estado_id
+                          AND s.fecha = k.mes AND s.delito = k.delito AND {series.where("s")[0]})
+                    GROUP BY ALL) o
+              WHERE ({place_sql})"""
+    return sql, [*out, crime_.key, win.start, win.end, *params, *place_params]
 
 
 def population(ctx: ToolContext, year: int, sexo: str = "total") -> dict[str, int]:

@@ -155,7 +155,7 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
             )
             + "."
         )
-    out.append(f"Cifras: {met.get('serie', '')}.")
+    out.append(f"Cifras: {met.get('serie', '')}; fuente: {', '.join(met.get('fuente') or [])}.")
     return out
 
 

@@ -140,8 +140,10 @@ def test_every_result_names_its_series_and_rnid_carries_the_warning(bundled_sett
     met, meta = env["metrics"], env["meta"]
     assert (met["metodologia"], met["medida"], met["fuero"], met["vigente"]) == (metodologia, "carpetas", "comun", True)
     assert (meta["metodologia"], meta["medida"], meta["fuero"]) == (metodologia, "carpetas", "comun")
-    assert met["fuente"] == ["estatal_rnid_2026-01_2026-03.csv" if warned else "estatal_idefc_2015-01_2024-11.csv"]
-    assert met["fuente"][0] in env["summary"]["headline"]
+    state_file = "estatal_rnid_2026-01_2026-03.csv" if warned else "estatal_idefc_2015-01_2024-11.csv"
+    # Guanajuato's homicides of the IDFC series come from its municipal file (finer level first)
+    assert met["fuente"] == [state_file] if warned else ["IDM_NM_gto_homicidio_2020-2025.csv", state_file]
+    assert state_file in env["summary"]["headline"]
     rnid = "metodología 2026: no comparable con la serie hasta 2025"
     assert any(rnid in w for w in meta["warnings"]) is warned
 
