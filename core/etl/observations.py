@@ -22,6 +22,7 @@ import duckdb
 
 from core.dataset import entities, taxonomy
 from core.etl.curate import insert_rows
+from core.etl.precedence import municipal as municipal_precedence
 
 OBS_COLUMNS = """row_id BIGINT, fecha DATE, nivel VARCHAR, lugar_id VARCHAR, estado_id VARCHAR, medida VARCHAR,
     fuero VARCHAR, metodologia VARCHAR, tipo_key VARCHAR, delito VARCHAR, metodo VARCHAR, sexo VARCHAR,
@@ -119,9 +120,16 @@ def year_methodology(con: duckdb.DuckDBPyConnection, table: str, fixed: str | No
 def assemble(con: duckdb.DuckDBPyConnection) -> None:
     """Build the ``new_`` observations, crime levels, places and place population from the current version and the batch."""
     cols = ", ".join(c.split()[0] for c in OBS_COLUMNS.replace("\n", " ").split(","))
+    _assemble_places(con)
+    # A municipal row was staged under its municipality's code: its place id is known only now.
+    staged = ", ".join(
+        "coalesce(p.lugar_id, b.lugar_id) AS lugar_id" if c == "lugar_id" else f"b.{c}" for c in cols.split(", ")
+    )
     con.execute(
         f"""CREATE OR REPLACE TEMP VIEW obs_all AS
-            SELECT 0 AS load_seq, {cols} FROM cur_observations UNION ALL SELECT load_seq, {cols} FROM obs_batch"""
+            SELECT 0 AS load_seq, {cols} FROM cur_observations
+            UNION ALL SELECT b.load_seq, {staged} FROM obs_batch b
+                      LEFT JOIN new_places p ON b.nivel = 'municipio' AND p.nivel = 'municipio' AND p.cve = b.lugar_id"""
     )
     # Same key in two files: the newer cut wins, then the later load (the current version is load 0).
     # Only keys seen twice need a decision: a narrow aggregation finds them, not a window over every row.
@@ -144,6 +152,7 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
              AND m.m_estado = o.estado_id AND m.m_delito = o.delito AND m.mes = o.fecha
             WHERE w.owner IS NULL OR o.load_seq = w.owner"""
     )
+    municipal_precedence(con)
     levels = ", ".join(c.split()[0] for c in LEVEL_COLUMNS.replace("\n", " ").split(","))
     con.execute(
         f"""CREATE OR REPLACE TABLE new_crime_levels AS
@@ -152,7 +161,6 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
             QUALIFY row_number() OVER (PARTITION BY fuero, metodologia, delito, metodo ORDER BY load_seq DESC) = 1
             ORDER BY fuero, metodologia, tipo_key, delito, metodo"""
     )
-    _assemble_places(con)
     # A municipality's population was staged under its code: its place id is known only now.
     pop = "lugar_id, nivel, cve, anio, sexo, poblacion, fuente, source_file, source_row"
     con.execute(

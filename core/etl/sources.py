@@ -115,7 +115,7 @@ def megabytes(n: float) -> str:
 
 def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[SourceFile]:
     ext = PurePosixPath(name.replace("\\", "/")).suffix.lower() or path.suffix.lower()
-    if ext not in CSV_EXTS | GEO_EXTS | {".zip", ".bz2", ".gz"}:
+    if ext not in CSV_EXTS | GEO_EXTS | {".zip", ".bz2", ".gz", ".parquet"}:
         hints = [HINT_XLS] if ext in {".xlsx", ".xls", ".ods"} else [HINT_CSV]
         raise ValidacionError(f"Tipo de archivo no admitido: «{name}» (use CSV, ZIP o GeoJSON).", hints)
     try:
@@ -129,6 +129,12 @@ def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[Sou
         from core.etl import compressed  # it imports this module
 
         return [compressed.open_compressed(path, name, ext, st.st_size, call_dir, limits)]
+    if ext in {".parquet", ".json"}:
+        from core.etl import structured  # it imports this module
+
+        if ext == ".parquet":
+            return [structured.inspect_parquet(path, name, st.st_size, None)]
+        return [structured.inspect_json_records(path, name, ext, st.st_size, None, call_dir, limits)]
     if ext != ".zip":
         return [inspect_file(path, name, ext, st.st_size, None, call_dir, limits)]
     with open(path, "rb") as fh:

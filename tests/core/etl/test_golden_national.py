@@ -9,7 +9,7 @@ from core.ask.context import Assistant
 from core.ask.pipeline import Conversation
 from core.dataset.store import Store
 
-CARPETAS_IDFC = "medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
+CARPETAS_IDFC = "nivel = 'estado' AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"  # the state file's rows
 RNID = "medida = 'carpetas' AND metodologia = 'RNID'"
 VICTIMS = "medida = 'victimas'"
 FEDERAL = "fuero = 'federal'"
