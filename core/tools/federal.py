@@ -30,7 +30,7 @@ NOT_COMUN = "Fuero federal (FGR): estas carpetas no están en el fuero común y 
 def fuero_federal(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Federal carpetas of a state (or the country) in a window, by ley, concepto, tipo or state, largest first."""
     args = step.args
-    win = national_window(ctx, FEDERAL, args["desde"], args["hasta"])
+    win = national_window(ctx, FEDERAL, args.get("desde"), args.get("hasta"))
     lugar_id, label = place(ctx, args.get("lugar_id", "GTO"))
     crime_ = crime(ctx, FEDERAL, args.get("clave_delito"))
     by = args.get("desglose", "concepto")

@@ -68,7 +68,9 @@ class Window:
         """The envelope's window keys (the engine's scope does not hold a national window)."""
         return {
             "date_range_effective": {"from": self.start.isoformat(), "to": self.end.isoformat()},
-            "date_range_requested": {"from": self.requested[0], "to": self.requested[1]},
+            "date_range_requested": (
+                {"from": self.requested[0], "to": self.requested[1]} if self.requested[0] else None
+            ),
             "range_adjusted": bool(self.adjustments),
             "range_adjusted_reason": "; ".join(self.adjustments) or None,
         }
@@ -103,16 +105,24 @@ def _parse(value: str, name: str) -> date:
         raise RangoFueraDeCorte(f"Fecha inexistente en {name}: {str(value)[:20]}.", ["Use AAAA-MM-DD."]) from None
 
 
-def window(ctx: ToolContext, series: Series, desde: str, hasta: str) -> Window:
-    """The asked window aligned to whole months and clamped to the months the series publishes."""
-    a, b = _parse(desde, "desde"), _parse(hasta, "hasta")
-    if a > b:
-        raise RangoFueraDeCorte(f"desde ({a}) es posterior a hasta ({b}).", ["Asegure desde <= hasta."])
+def window(ctx: ToolContext, series: Series, desde: str | None, hasta: str | None) -> Window:
+    """The asked window aligned to whole months and clamped to the months the series publishes.
+
+    Without one, the series' last 12 published months (its own anchor: each series ends at a different month)."""
     cond, params = series.where()
     published = [r[0] for r in ctx.query(f"SELECT DISTINCT fecha FROM observations o WHERE {cond} ORDER BY 1", params)]
     if not published:
         raise RangoFueraDeCorte(f"No hay datos cargados de {series.label}.", ["Cargue el archivo con la ETL."])
     lo, hi = published[0], month_end(published[-1].year, published[-1].month)
+    if desde is None or hasta is None:
+        first = date(hi.year - (hi.month < 12), hi.month % 12 + 1, 1)  # twelve months ending at the last one
+        start = max(first, lo)
+        win = Window(start, hi, ("", ""))
+        win.adjustments.append(f"sin ventana pedida: los últimos 12 meses publicados de la serie, {start}..{hi}")
+        return _published(win, published)
+    a, b = _parse(desde, "desde"), _parse(hasta, "hasta")
+    if a > b:
+        raise RangoFueraDeCorte(f"desde ({a}) es posterior a hasta ({b}).", ["Asegure desde <= hasta."])
     start, end = a.replace(day=1), month_end(b.year, b.month)
     win = Window(start, end, (str(desde), str(hasta)))
     if (start, end) != (a, b):
@@ -125,6 +135,11 @@ def window(ctx: ToolContext, series: Series, desde: str, hasta: str) -> Window:
     if start < lo or end > hi:
         win.start, win.end = max(start, lo), min(end, hi)
         win.adjustments.append(f"recortada a los meses publicados de la serie: {win.start}..{win.end}")
+    return _published(win, published)
+
+
+def _published(win: Window, published: list[date]) -> Window:
+    """Count the window's published months and list the ones the series leaves out (never zeros)."""
     inside = {d for d in published if win.start <= d <= win.end}
     win.months = len(inside)
     cursor = win.start
@@ -276,7 +291,12 @@ def source_line(series: Series, files: list[str]) -> str:
 
 
 def check_window(check) -> None:
-    """Validation: desde and hasta are real dates in order (the series' coverage is checked when the tool runs)."""
+    """Validation: desde and hasta go together, are real dates and in order (coverage is checked when the tool runs)."""
+    if ("desde" in check.args) != ("hasta" in check.args):
+        check.problem(
+            "INVALID_DATE_RANGE", f"{check.spec.name}: desde y hasta van juntos.", ["Indique ambas fechas."], ".args"
+        )
+        return
     a, b = check.date("desde"), check.date("hasta")
     if a and b and a > b:
         check.problem(

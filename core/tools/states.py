@@ -31,7 +31,7 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Every state's count, rate and position for one crime and window, the country last."""
     args = step.args
     series = Series("carpetas", "comun", args.get("metodologia", "IDFC"))
-    win = national_window(ctx, series, args["desde"], args["hasta"])
+    win = national_window(ctx, series, args.get("desde"), args.get("hasta"))
     asked, asked_label = place(ctx, args.get("lugar_id", "GTO"))
     others = [place(ctx, x)[0] for x in args.get("comparar_con", []) if x != asked]
     crime_ = crime(ctx, series, args.get("clave_delito"))

@@ -26,7 +26,7 @@ AGES = ["Menores de edad (0-17)", "Adultos (18 y más)", "No especificado", "No 
 def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Victims of one place, crime and window by sexo and rango de edad; women's share; victims per carpeta."""
     args = step.args
-    win = national_window(ctx, VICTIMS, args["desde"], args["hasta"])
+    win = national_window(ctx, VICTIMS, args.get("desde"), args.get("hasta"))
     lugar_id, label = place(ctx, args.get("lugar_id", "GTO"))
     crime_ = crime(ctx, CARPETAS, args.get("clave_delito"))  # victims share the IDFC catalogue's keys
     crime_sql, crime_params = crime_.where()

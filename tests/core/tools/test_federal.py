@@ -116,3 +116,24 @@ def test_the_plan_fixture_runs_and_composes(bundled_settings):
                      metadata=api.metadata(bundled_settings))  # fmt: skip
     assert "Guanajuato registró 4,765 carpetas del fuero federal" in answer.text
     assert "no se suman" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("tool", "window", "months"),
+    [
+        (21, {"from": "2023-12-01", "to": "2024-11-30"}, 12),  # IDFC state file ends 2024-11
+        (22, {"from": "2024-07-01", "to": "2025-06-30"}, 12),  # victims end 2025-06
+        (23, {"from": "2024-08-01", "to": "2025-07-31"}, 12),  # federal file ends 2025-07
+    ],
+)
+def test_without_a_window_each_series_gives_its_last_12_published_months(bundled_settings, tool, window, months):
+    env = api.execution({"plan": [{"tool_id": tool, "args": {}}]}, settings=bundled_settings).last
+    assert env["status"] == "ok", env.get("error")
+    assert env["meta"]["date_range_effective"] == window and env["metrics"]["meses_publicados"] == months
+    assert env["meta"]["date_range_requested"] is None and "últimos 12 meses" in env["meta"]["range_adjusted_reason"]
+
+
+@pytest.mark.parametrize("tool", [21, 22, 23])
+def test_desde_and_hasta_go_together(bundled_settings, tool):
+    env = api.execution({"plan": [{"tool_id": tool, "args": {"desde": "2024-01-01"}}]}, settings=bundled_settings).last
+    assert env["error"]["code"] == "INVALID_DATE_RANGE" and "desde y hasta van juntos" in env["error"]["details"]
