@@ -62,10 +62,12 @@ def municipality_names(con, seq: int) -> None:
               UNION ALL SELECT cve_ent, cve, nombre_inegi FROM place_batch
                         WHERE load_seq < {seq} AND nombre_inegi IS NOT NULL),
             keyed AS (SELECT DISTINCT cve_ent, {NAME_KEY.format("nombre")} AS k, cve FROM n),
-            plain AS (SELECT cve_ent, k, any_value(cve) AS cve FROM keyed GROUP BY ALL HAVING count(*) = 1)
-            SELECT * FROM plain
-            UNION ALL  -- SESNSP spellings: explicit, and they win over an ambiguous plain name
-            SELECT left(cve_geo, 2), {NAME_KEY.format("nombre_sesnsp")}, cve_geo FROM read_csv(?, all_varchar = true)""",
+            plain AS (SELECT cve_ent, k, any_value(cve) AS cve FROM keyed GROUP BY ALL HAVING count(*) = 1),
+            -- SESNSP spellings are explicit: they win over a plain name
+            variant AS (SELECT left(cve_geo, 2) AS cve_ent, {NAME_KEY.format("nombre_sesnsp")} AS k, cve_geo AS cve
+                        FROM read_csv(?, all_varchar = true))
+            SELECT cve_ent, k, arg_min(cve, prio) AS cve
+            FROM (SELECT *, 1 AS prio FROM plain UNION ALL SELECT *, 0 FROM variant) GROUP BY cve_ent, k""",
         [inegi, variants],
     )
     con.execute("CREATE OR REPLACE TEMP TABLE mun_codes AS SELECT DISTINCT cve FROM mun_names")
