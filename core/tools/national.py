@@ -110,7 +110,11 @@ def window(ctx: ToolContext, series: Series, desde: str | None, hasta: str | Non
 
     Without one, the series' last 12 published months (its own anchor: each series ends at a different month)."""
     cond, params = series.where()
-    published = [r[0] for r in ctx.query(f"SELECT DISTINCT fecha FROM observations o WHERE {cond} ORDER BY 1", params)]
+    # state-level months only: municipal rows of the same series (Guanajuato's files) reach later months
+    state_level = (
+        f"SELECT DISTINCT fecha FROM observations o WHERE o.nivel IN ('estado', 'extranjero') AND {cond} ORDER BY 1"
+    )
+    published = [r[0] for r in ctx.query(state_level, params)]
     if not published:
         raise RangoFueraDeCorte(f"No hay datos cargados de {series.label}.", ["Cargue el archivo con la ETL."])
     lo, hi = published[0], month_end(published[-1].year, published[-1].month)
@@ -177,10 +181,11 @@ def crime(ctx: ToolContext, series: Series, key: str | None) -> Crime:
            WHERE fuero = ? AND metodologia = ? AND (delito = ? OR tipo_key = ?)""",
         [key, series.fuero, series.metodologia, key, key],
     )
-    exact = [r for r in rows if r[0]]
+    # a subtipo row names the subtipo; a tipo-level row (subtipo NULL: a municipal file's merged tipo) keys the tipo
+    exact = [r for r in rows if r[0] and r[4] is not None]
     if exact:
         return Crime(key, "delito", exact[0][4] or exact[0][3])
-    if rows:
+    if any(r[1] == key for r in rows):
         attempts = tuple(sorted({r[2] for r in rows if r[4] and "tentativa" in r[4].lower()}))
         return Crime(key, "tipo", rows[0][3], attempts)
     keys = [
