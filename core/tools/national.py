@@ -53,6 +53,9 @@ class Series:
         return {"metodologia": self.metodologia, "medida": self.medida, "fuero": self.fuero}
 
 
+COMUN_IDFC = Series("carpetas", "comun", "IDFC")
+
+
 @dataclass
 class Window:
     """A window of whole months inside what one series publishes."""
@@ -221,6 +224,12 @@ def state_cells(
     """
     cond, params = series.where()
     crime_sql, crime_params = crime_.where()
+    where = f"""o.nivel IN ('estado', 'extranjero') AND {cond} AND o.fecha BETWEEN ? AND ? AND {crime_sql}
+                AND ({place_sql})"""
+    if series != COMUN_IDFC:  # only the común carpetas have state rows set aside for municipalities
+        sql = f"""SELECT o.lugar_id, o.fecha, o.delito, o.eventos, FALSE AS municipal, o.source_file
+                  FROM observations o WHERE {where} AND o.vigente"""
+        return sql, [*params, win.start, win.end, *crime_params, *place_params]
     sql = f"""SELECT o.lugar_id, o.fecha, o.delito,
                      CASE WHEN o.vigente THEN o.eventos ELSE coalesce(m.n, 0) END AS eventos,
                      NOT o.vigente AS municipal,
@@ -231,10 +240,9 @@ def state_cells(
                          FROM incidents WHERE fecha BETWEEN ? AND ? GROUP BY ALL) m
                 ON NOT o.vigente AND m.estado_id = o.lugar_id AND m.fecha = o.fecha
                AND m.delito = o.delito AND m.metodo = o.metodo
-              WHERE o.nivel IN ('estado', 'extranjero') AND {cond} AND o.fecha BETWEEN ? AND ? AND {crime_sql}
-                AND (o.vigente OR o.sustituida_por = 'municipal') AND ({place_sql})"""
+              WHERE {where} AND (o.vigente OR o.sustituida_por = 'municipal')"""
     out = [win.start, win.end, *params, win.start, win.end, *crime_params, *place_params]
-    if not (beyond and crime_.level == "delito" and series == Series("carpetas", "comun", "IDFC")):
+    if not (beyond and crime_.level == "delito"):
         return sql, out
     sql += f"""
               UNION ALL

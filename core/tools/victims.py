@@ -44,17 +44,18 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             "args.clave_delito",
         )
     # Carpetas of the same place and crime, month by month, beside the victims of the same months.
-    # only the crimes the victims file covers: «all crimes» divides like by like
-    covered = (
-        f"{at} AND o.delito IN (SELECT DISTINCT delito FROM observations WHERE {VICTIMS.where('observations')[0]})"
-    )
+    # only the crimes with victims in this place and window (``v`` below): «all crimes» divides like by like
+    covered = f"{at} AND o.delito IN (SELECT DISTINCT delito FROM v)"
     # a state's months only its municipalities publish join its own victims; the country's months stay whole
     beyond = lugar_id != COUNTRY
-    cells, cparams = state_cells(CARPETAS, crime_, win, covered, [*at_params, *vparams], beyond=beyond)
+    cells, cparams = state_cells(CARPETAS, crime_, win, covered, at_params, beyond=beyond)
+    # the victims folded to month × crime × sexo × edad first: the country's window is ~1 M rows, this a few thousand
     sql = f"""WITH v AS MATERIALIZED (
-                  SELECT o.fecha, o.sexo, o.rango_edad, o.eventos, o.source_file FROM observations o
+                  SELECT o.fecha, o.delito, o.sexo, o.rango_edad, sum(o.eventos) AS eventos,
+                         list(DISTINCT o.source_file) AS files
+                  FROM observations o
                   WHERE o.nivel = 'estado' AND {vcond} AND o.vigente AND o.fecha BETWEEN ? AND ?
-                    AND {crime_sql} AND {at}),
+                    AND {crime_sql} AND {at} GROUP BY ALL),
               c AS (SELECT fecha, sum(eventos) AS n, list(DISTINCT source_file) AS files FROM ({cells}) GROUP BY 1),
               vm AS (SELECT fecha, sum(eventos) AS n FROM v GROUP BY 1),
               both_ AS (SELECT sum(vm.n) AS victimas, sum(c.n) AS carpetas, count(*) AS meses,
@@ -62,7 +63,7 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
                         FROM vm JOIN c USING (fecha)),
               g AS (SELECT sexo, rango_edad, sum(eventos) AS n FROM v GROUP BY ALL)
         SELECT sexo, rango_edad, n, round(100 * n / sum(n) OVER (), 2),
-               (SELECT list(DISTINCT source_file) FROM v), b.victimas, b.carpetas, b.meses, b.files
+               (SELECT list_distinct(flatten(list(files))) FROM v), b.victimas, b.carpetas, b.meses, b.files
         FROM g, both_ b"""
     got = ctx.query(sql, [*vparams, win.start, win.end, *crime_params, *at_params, *cparams])
     order = {(s, a): i * 10 + j for i, s in enumerate(SEXES) for j, a in enumerate(AGES)}
