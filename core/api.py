@@ -59,6 +59,13 @@ def dataset_info(settings: Settings | None = None) -> dict:
     }
 
 
+def availability(settings: Settings | None = None):
+    """What the store holds: crime × level × period, each cell at its granularity (``core.dataset.availability``)."""
+    from core.dataset.availability import availability as build
+
+    return build(get_store(_settings(settings)))
+
+
 def audit_payload(result: Execution, question: str | None, extra: dict | None = None) -> dict:
     """What the audit keeps of one execution (docs/contracts/001_casandra_v0.md §7)."""
     vp = result.validated

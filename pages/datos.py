@@ -7,6 +7,7 @@ from core.errors import CasandraError
 from ui import auth, markup, session
 from ui.datasets import (
     annual_frame,
+    availability,
     coverage_figure,
     coverage_frame,
     row_counts_frame,
@@ -32,6 +33,21 @@ c2.metric("Datos hasta", info["data_available_until"])
 c3.metric("Celdas mensuales", f"{info['row_counts'].get('incidents', 0):,}")
 with st.expander("Filas por tabla"):
     st.dataframe(row_counts_frame(info["row_counts"]), hide_index=True, width="stretch")
+
+st.subheader("Qué datos hay")
+st.caption(
+    "Cada fila es un delito (tipo → subtipo) y cada columna un nivel. La celda dice con qué detalle se publica, "
+    "en cuántos lugares y del primer al último mes publicado; «—»: no hay datos; «solo estatal»: el delito no se "
+    "publica por municipio en los datos cargados. Carpetas, víctimas, fuero federal y RNID 2026 nunca se suman."
+)
+settings = session.settings()
+matrix = availability(settings, str(settings.data_dir), info["dataset_version"])
+c1, c2 = st.columns([2, 1])
+text = c1.text_input("Buscar delito", key="datos_delito", placeholder="robo, homicidio doloso, narcomenudeo…")
+level = c2.selectbox("Nivel", ["Todos los niveles", *matrix.levels], key="datos_nivel")
+frame = matrix.matrix(text, None if level == "Todos los niveles" else level)
+st.dataframe(frame, hide_index=True, width="stretch", key="datos_matriz")
+st.caption(f"{len(frame)} delitos.")
 
 st.subheader("Cobertura por delito")
 st.caption("Cada barra es el periodo publicado de un delito; fuera de ella no hay dato (no es cero).")

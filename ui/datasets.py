@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.express as px
+import streamlit as st
 
+from core import api
+from core.dataset.availability import Availability
 from ui import markup
 
 ROW_COUNT_LABELS = {
@@ -105,3 +108,9 @@ def sources_frame(sources: list[dict]) -> pd.DataFrame:
         if col not in frame:
             frame[col] = None
     return frame[cols]
+
+
+@st.cache_data(max_entries=4, show_spinner="Revisando qué datos hay…")
+def availability(_settings, data_dir: str, dataset_version: str) -> Availability:
+    """The availability matrix of a version (read once per data folder and version: two grouped queries)."""
+    return api.availability(_settings)

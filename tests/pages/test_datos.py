@@ -21,9 +21,9 @@ def test_datos_shows_version_coverage_annual_series_and_sources(bundled_settings
     crimes = {y for trace in chart["data"] for y in trace["y"]}
     assert "Homicidio doloso" in crimes or any("omicidio" in c for c in crimes)
     assert "2026 (RNID) es parcial: 8 de 12 meses" in texts(at.info)
-    annual = at.dataframe[2].value
+    annual = at.dataframe[3].value
     assert annual.loc[annual["año"] == 2026, "parcial"].item() == "sí"
-    sources = at.dataframe[3].value
+    sources = at.dataframe[4].value
     assert {"procedencia", "sha256"} <= set(sources.columns)
     assert sources["sha256"].str.fullmatch(r"[0-9a-f]{64}").all()
     assert sources["procedencia"].str.contains("SESNSP").any()
