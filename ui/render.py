@@ -21,7 +21,7 @@ from core import csv_export
 from core.ask.charts import chart_spec, plotly_figure, shape_of
 from core.ask.wording import month_words
 from core.engine.envelope import columns, tool_name
-from ui import markup, navigation
+from ui import markup, navigation, states
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
 GTO_CENTER = {"lat": 20.92, "lon": -101.05}
@@ -274,7 +274,7 @@ def render_envelope(
         return
     for warning in envelope.get("meta", {}).get("warnings") or []:
         st.warning(markup.text(warning))
-    if shape_of(envelope) not in ("filter", "evidence"):
+    if shape_of(envelope) not in ("filter", "evidence") and not states.render_states(envelope, key):
         render_chart(chart_spec(envelope, pipeline), key, geo)
     render_table(envelope, key)
 
@@ -307,7 +307,8 @@ def render_answer(
         with st.container(horizontal=True):
             for i, option in enumerate(answer.clarifying_options):
                 st.button(markup.text(option), key=f"{key}_opt{i}", on_click=on_option, args=(option,))
-    render_chart(answer.chart, key, geo)
+    if not states.render_states(turn.result, key):  # rows of states: a bar per state (ui/states.py)
+        render_chart(answer.chart, key, geo)
     result = turn.result
     if result is not None and result.get("status") == "ok":
         render_table(result, key)
