@@ -39,8 +39,8 @@ KEY = ["fuero", "tipo_key", "delito"]
 # un_lugar, grano, modalidades, sexos, desde, hasta, anual).
 _PART_TEXT = """
     concat_ws(', ',
-        grano || CASE WHEN modalidades > 1 THEN ' × modalidad' ELSE '' END
-              || CASE WHEN sexos > 0 THEN ' × sexo × edad' ELSE '' END,
+        grano || CASE WHEN modalidades THEN ' × modalidad' ELSE '' END
+              || CASE WHEN sexos THEN ' × sexo × edad' ELSE '' END,
         concat_ws(' + ',
             CASE WHEN n_mun = 1 THEN '1 municipio (' || un_lugar || ')' WHEN n_mun > 1 THEN n_mun || ' municipios' END,
             CASE WHEN n_est = 1 THEN '1 estado (' || un_lugar || ')' WHEN n_est > 1 THEN n_est || ' estados' END,
@@ -50,13 +50,13 @@ _PART_TEXT = """
              ELSE strftime(desde, '%Y-%m') || '..' || strftime(hasta, '%Y-%m') END)"""
 
 MUNICIPAL_SQL = f"""
-WITH methods AS (SELECT estado_id, delito, count(DISTINCT metodo) AS modalidades FROM incidents GROUP BY ALL),
+WITH methods AS (SELECT estado_id, delito, max(metodo) > min(metodo) AS modalidades FROM incidents GROUP BY ALL),
      towns AS (SELECT estado_id, count(*) AS n_mun FROM entities WHERE nivel = 'municipio' GROUP BY ALL),
      parts AS (
         SELECT 'comun' AS fuero, c.tipo_key, v.delito, c.tipo, c.subtipo,
                CASE WHEN v.estado_id = 'GTO' THEN 'municipio_gto' ELSE 'municipio_otros' END AS nivel_clave,
                CASE WHEN v.granularity = 'year' THEN 'total anual' ELSE coalesce(c.nivel, 'subtipo') END AS grano,
-               coalesce(m.modalidades, 0) AS modalidades, 0 AS sexos, coalesce(t.n_mun, 0) AS n_mun, 0 AS n_est,
+               coalesce(m.modalidades, false) AS modalidades, false AS sexos, coalesce(t.n_mun, 0) AS n_mun, 0 AS n_est,
                false AS pais, false AS extranjero, NULL AS un_lugar, v.desde, v.hasta, v.granularity = 'year' AS anual
         FROM coverage v
         LEFT JOIN crimes c USING (delito)
@@ -76,11 +76,11 @@ WITH o AS (
         FROM observations WHERE vigente OR sustituida_por = 'municipal'),
      per_place AS (  -- each place's own period, so places published over different spans are told apart
         SELECT fuero, tipo_key, delito, nivel_clave, nivel, lugar_id, min(fecha) AS desde, max(fecha) AS hasta,
-               count(DISTINCT metodo) AS modalidades, count(DISTINCT sexo) AS sexos
+               max(metodo) > min(metodo) AS modalidades, bool_or(sexo IS NOT NULL) AS sexos  -- cheaper than DISTINCT
         FROM o GROUP BY ALL),
      parts AS (
         SELECT fuero, tipo_key, delito, nivel_clave, desde, hasta, false AS anual,
-               max(modalidades) AS modalidades, max(sexos) AS sexos,
+               bool_or(modalidades) AS modalidades, bool_or(sexos) AS sexos,
                count(*) FILTER (WHERE nivel = 'municipio') AS n_mun,
                count(*) FILTER (WHERE nivel = 'estado') AS n_est,
                bool_or(nivel = 'pais') AS pais, bool_or(nivel = 'extranjero') AS extranjero,
