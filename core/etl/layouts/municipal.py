@@ -152,17 +152,16 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
     raw = "concat_ws(',', l.anio, l.mes, l.entidad, l.municipio, l.tipo, l.subtipo, l.modalidad, l.valor)"
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {res} AS
-            SELECT source_row, motivo, cve, estado_id, metodologia, fecha_ok, eventos, combo, tipo_key, delito, metodo,
-                   CASE WHEN motivo IS NOT NULL THEN valores END AS valores
-            FROM (SELECT l.source_row, {checks} AS motivo, p.cve, p.abbr AS estado_id, y.metodologia,
-                         make_date({year}, {month}, 1) AS fecha_ok, ({num})::BIGINT AS eventos, k.combo,
-                         k.tipo_key, k.delito, k.metodo, left({raw}, 200) AS valores
+            SELECT l.source_row, {checks} AS motivo, p.cve, p.abbr AS estado_id, y.metodologia,
+                   make_date({year}, {month}, 1) AS fecha_ok, ({num})::BIGINT AS eventos, k.combo,
+                   k.tipo_key, k.delito, k.metodo,
+                   CASE WHEN ({checks}) IS NOT NULL THEN left({raw}, 200) END AS valores  -- only a quarantined row's text
                   FROM {long} l
                   LEFT JOIN mun_place_{seq} p ON p.clave IS NOT DISTINCT FROM l.clave
                        AND p.entidad IS NOT DISTINCT FROM l.entidad AND p.cve_mun IS NOT DISTINCT FROM l.cve_mun
                        AND p.municipio IS NOT DISTINCT FROM l.municipio
                   LEFT JOIN obs_crimes k ON k.h = {observations.LABEL_HASH.format("l.")}
-                  LEFT JOIN obs_method y ON y.anio = {year})"""
+                  LEFT JOIN obs_method y ON y.anio = {year}"""
     )
     con.execute(
         f"INSERT INTO quarantine_batch SELECT {seq}, ?, source_row, motivo, valores FROM {res} WHERE motivo IS NOT NULL",
@@ -176,13 +175,23 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
         [name],
     )
     cut = con.execute(f"SELECT max(fecha_ok) FROM {res} WHERE motivo IS NULL").fetchone()[0]
+    # The row id hashes the key once per place × crime row (md5 per data row would dominate a 20 M-row load);
+    # the month is folded in by xor on bits 40 and up.
     con.execute(
-        f"""INSERT INTO obs_batch BY NAME SELECT *, {observations.ROW_ID_SQL} AS row_id FROM (
-            SELECT {seq} AS load_seq, fecha_ok AS fecha, 'municipio' AS nivel, cve AS lugar_id, estado_id,
-                   '{layout.medida}' AS medida, '{layout.fuero}' AS fuero, metodologia, tipo_key, delito, metodo,
-                   NULL AS sexo, NULL AS rango_edad, eventos, ?::DATE AS corte, TRUE AS vigente,
-                   NULL AS sustituida_por, ? AS source_file, source_row
-            FROM {res} WHERE motivo IS NULL)""",
+        f"""CREATE OR REPLACE TEMP TABLE mun_kh_{seq} AS
+            SELECT cve, combo, metodologia, md5_number_lower(concat_ws('|', cve, '{layout.medida}', '{layout.fuero}',
+                   metodologia, tipo_key, delito, metodo)) AS h
+            FROM (SELECT DISTINCT cve, combo, metodologia, tipo_key, delito, metodo FROM {res} WHERE motivo IS NULL)"""
+    )
+    con.execute(
+        f"""INSERT INTO obs_batch BY NAME
+            SELECT {seq} AS load_seq, r.fecha_ok AS fecha, 'municipio' AS nivel, r.cve AS lugar_id, r.estado_id,
+                   '{layout.medida}' AS medida, '{layout.fuero}' AS fuero, r.metodologia, r.tipo_key, r.delito, r.metodo,
+                   NULL AS sexo, NULL AS rango_edad, r.eventos, ?::DATE AS corte, TRUE AS vigente,
+                   NULL AS sustituida_por, ? AS source_file, r.source_row,
+                   (xor(kh.h, (year(r.fecha_ok) * 12 + month(r.fecha_ok))::UBIGINT << 40)
+                    & 9223372036854775807::UBIGINT)::BIGINT AS row_id
+            FROM {res} r JOIN mun_kh_{seq} kh USING (cve, combo, metodologia) WHERE r.motivo IS NULL""",
         [cut, name],
     )
     con.execute(
