@@ -24,6 +24,7 @@ from core.config import DEFAULT_DATA_DIR, extra_cli_modules, load_settings
 from core.engine.limits import MAX_PLAN_BYTES, load_json
 from core.errors import CasandraError, DatosFaltantesError, HerramientaError, LimiteRecursosError, ValidacionError
 from core.etl import SourceSpec, run_etl
+from core.etl.national import national_settings, national_specs
 from core.etl.publish import Depot
 
 # The command modules, in help order; a new command is a module with register_cli added here
@@ -80,14 +81,17 @@ def load_manifest(raw_dir: Path) -> list[SourceSpec]:
 
 def cmd_build(args, settings) -> int:
     """Build the default store from the bundled files listed in data/raw/manifest.json."""
-    depot = Depot(settings.store_dir)
+    depot = Depot((national_settings(settings) if args.nacional else settings).store_dir)
     if args.if_missing and depot.current_id():
         sys.stderr.write(f"El almacén ya existe ({depot.current_id()}); no se reconstruye.\n")
         return 0
     raw = Path(args.raw_dir) if args.raw_dir else settings.raw_dir
     if not args.raw_dir and not (raw / "manifest.json").is_file():
         raw = DEFAULT_DATA_DIR / "raw"  # an empty data folder builds from the bundled files
-    result = run_etl(load_manifest(raw), settings, progress=None if args.quiet else _stderr_progress)
+    specs = load_manifest(raw)
+    if args.nacional:  # the optional national store, beside the default one (core/etl/national.py)
+        specs, settings = national_specs(settings, specs), national_settings(settings)
+    result = run_etl(specs, settings, progress=None if args.quiet else _stderr_progress)
     _print_json(
         {
             k: result.summary.get(k)
@@ -288,6 +292,7 @@ def register_cli(subparsers) -> None:
     p = subparsers.add_parser("build", parents=[common], help="construir el almacén con los archivos de data/raw")
     p.add_argument("--if-missing", action="store_true")
     p.add_argument("--raw-dir")
+    p.add_argument("--nacional", action="store_true", help="almacén nacional aparte con las partes municipales")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(handler=cmd_build)
     p = subparsers.add_parser("metadata", parents=[common], help="metadatos de la versión vigente")

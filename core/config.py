@@ -16,6 +16,10 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CATALOGS_DIR = PROJECT_ROOT / "catalogs"
 DEFAULT_DATA_DIR = PROJECT_ROOT / "data"
+# The 36 national municipal Parquet parts are not bundled: `build --nacional` reads them from here.
+DEFAULT_NATIONAL_PARTS = (
+    PROJECT_ROOT.parent / "shared" / "data" / "nacional" / "municipal_tipo_modalidad_2015-01_2025-05"
+)
 SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"  # the app's secrets; may hold the LLM endpoint
 LLM_LOCAL_KEY = "sk-local"  # local OpenAI-compatible servers want some key, never a real one
 LLM_NAMES = (
@@ -72,6 +76,7 @@ class Settings:
     etl_threads: int = 2
     etl_direct: bool = True  # clean IDM_NM files skip the cell-by-cell text path (same result, faster)
     audit_keys: Path | None = None  # CASANDRA_AUDIT_KEYS_DIR; None = <data_dir>/keys
+    national_parts: Path = DEFAULT_NATIONAL_PARTS  # CASANDRA_NATIONAL_PARTS: folder of the national Parquet parts
 
     @property
     def store_dir(self) -> Path:
@@ -114,6 +119,8 @@ def load_settings(data_dir: str | Path | None = None) -> Settings:
         base = replace(base, etl_memory_limit=os.environ["CASANDRA_ETL_MEMORY_LIMIT"])
     if os.environ.get("CASANDRA_ETL_DIRECT"):
         base = replace(base, etl_direct=os.environ["CASANDRA_ETL_DIRECT"].strip().lower() not in ("0", "false", "no"))
+    if os.environ.get("CASANDRA_NATIONAL_PARTS"):
+        base = replace(base, national_parts=Path(os.environ["CASANDRA_NATIONAL_PARTS"]).resolve())
     if os.environ.get("CASANDRA_AUDIT_KEYS_DIR"):
         base = replace(base, audit_keys=Path(os.environ["CASANDRA_AUDIT_KEYS_DIR"]).resolve())
     return base.with_data_dir(chosen)

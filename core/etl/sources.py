@@ -114,6 +114,10 @@ def megabytes(n: float) -> str:
 
 
 def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[SourceFile]:
+    if path.is_dir():  # a folder of Parquet parts (the national municipal file) is one source
+        from core.etl import structured  # it imports this module
+
+        return [structured.inspect_parquet_folder(path, name, limits)]
     ext = PurePosixPath(name.replace("\\", "/")).suffix.lower() or path.suffix.lower()
     if ext not in CSV_EXTS | GEO_EXTS | {".zip", ".bz2", ".gz", ".parquet"}:
         hints = [HINT_XLS] if ext in {".xlsx", ".xls", ".ods"} else [HINT_CSV]

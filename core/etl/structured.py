@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from core.errors import ValidacionError
-from core.etl.sources import SourceFile, inspect_file
+from core.etl.sources import SourceFile, check_size, inspect_file
 
 PARQUET_MAGIC = b"PAR1"
 HINT_PARQUET = "Exporte la tabla como Parquet (pyarrow, DuckDB o pandas) o como CSV UTF-8."
@@ -78,3 +78,21 @@ def inspect_json_records(
     newline = "\r\n" if first.endswith(b"\r") else "\n"
     digest = hashlib.sha256(data).hexdigest()
     return SourceFile(name, path, digest, size, "json", "utf-8", "utf-8", newline, "", header, container)
+
+
+def inspect_parquet_folder(path: Path, name: str, limits) -> SourceFile:
+    """Describe a folder of Parquet parts as one source read set-wise (``read_parquet`` over ``*.parquet``).
+
+    Every part must be a Parquet file with the same columns; the digest is over the parts' own digests in
+    name order, so the same parts give the same source whatever the order the folder lists them in."""
+    parts = sorted(p for p in path.iterdir() if p.is_file())
+    if not parts or any(p.suffix.lower() != ".parquet" for p in parts):
+        raise ValidacionError(f"La carpeta «{name}» debe contener solo archivos .parquet.", [HINT_PARQUET])
+    described = [inspect_parquet(p, p.name, p.stat().st_size, name) for p in parts]
+    if len({d.header for d in described}) != 1:
+        raise ValidacionError(f"Las partes de «{name}» no tienen las mismas columnas.", [HINT_PARQUET])
+    size = sum(d.size_bytes for d in described)
+    check_size(name, size, limits)
+    digest = hashlib.sha256("".join(d.sha256 for d in described).encode()).hexdigest()
+    first = described[0]
+    return SourceFile(name, path / "*.parquet", digest, size, "parquet", "binary", "", "\n", "", first.header, None)

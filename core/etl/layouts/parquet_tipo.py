@@ -17,6 +17,7 @@ from core.etl.layouts.base import Header, register_layout
 from core.etl.layouts.municipal import MunicipalLayout
 from core.text import header_key
 
+PART_STRIDE = 1_000_000_000
 PARQUET_COLUMNS = {
     "fecha": "Fecha",
     "entidad": "Entidad",
@@ -58,7 +59,13 @@ class MunicipalTipoParquet(MunicipalLayout):
         path = str(source.path)
         cols = {header_key(c): c for c in self.columns}
         picked = ", ".join(f'"{cols[k]}" AS {k}' for k in PARQUET_COLUMNS)
-        return f"SELECT {picked}, file_row_number + 1 AS source_row FROM read_parquet({sql_text(path)}, file_row_number = true)"
+        if "*" not in path:
+            return f"SELECT {picked}, file_row_number + 1 AS source_row FROM read_parquet({sql_text(path)}, file_row_number = true)"
+        # A folder of parts: the evidence row is part × 10⁹ + row in the part (parts in name order, from 0).
+        return f"""SELECT {picked}, f.part * {PART_STRIDE} + file_row_number + 1 AS source_row
+                   FROM read_parquet({sql_text(path)}, file_row_number = true, filename = true) r
+                   JOIN (SELECT file, row_number() OVER (ORDER BY file) - 1 AS part FROM glob({sql_text(path)})) f
+                     ON f.file = r.filename"""
 
     def long_sql(self, table: str) -> str:
         """Already long: the month from the date, no subtipo."""

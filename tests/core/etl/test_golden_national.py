@@ -9,7 +9,8 @@ from core.ask.context import Assistant
 from core.ask.pipeline import Conversation
 from core.dataset.store import Store
 
-CARPETAS_IDFC = "nivel = 'estado' AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"  # the state file's rows
+# The state file's rows (the municipal parquet and JSON rows are nivel = 'municipio').
+CARPETAS_IDFC = "nivel = 'estado' AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
 RNID = "medida = 'carpetas' AND metodologia = 'RNID'"
 VICTIMS = "medida = 'victimas'"
 FEDERAL = "fuero = 'federal'"

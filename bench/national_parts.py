@@ -1,0 +1,95 @@
+"""Issue 14, item 8: the default store build and the national store build (36 real municipal Parquet parts).
+
+``python -m bench.national_parts`` builds, as subprocesses measured with psutil (wall time, peak RSS of the
+process tree), the default store (``python -m core build``: Guanajuato + state-level files, target ≤ 60 s),
+the national store (``build --nacional``: the same plus 20,157,512 municipal rows, target peak RSS ≤ 2 GB),
+and DuckDB's bare ``COPY (SELECT … FROM read_parquet(glob)) TO`` Parquet of the same parts. The parts' own
+load is the national build minus the default build; the target is ≤ 2× the bare copy. Writes
+``bench/out/national_parts.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.common import GB, OUT_DIR, ROOT, ratio, run_measured
+from core.config import load_settings
+
+BUILD_S = 60.0
+RSS_GB = 2.0
+COPY_RATIO = 2.0
+COPY_SCRIPT = """
+import sys, duckdb
+src, dst = sys.argv[1], sys.argv[2]
+con = duckdb.connect()
+con.execute("SET threads = 2")
+q = lambda p: "'" + p.replace("'", "''") + "'"
+con.execute(f"COPY (SELECT * FROM read_parquet({q(src)})) TO {q(dst)} (FORMAT parquet)")
+print(con.execute(f"SELECT count(*) FROM read_parquet({q(dst)})").fetchone()[0])
+"""
+
+
+def _build(work: Path, *extra: str) -> dict:
+    shutil.rmtree(work, ignore_errors=True)
+    cmd = [sys.executable, "-m", "core", "--data-dir", str(work), "build", "--quiet", *extra]
+    run = run_measured(cmd, cwd=ROOT)
+    if run.returncode != 0:
+        raise RuntimeError(run.stderr)
+    summary = json.loads(run.stdout)
+    return {
+        "wall_s": round(run.wall_s, 2),
+        "peak_rss_gb": round(run.peak_rss_bytes / GB, 3),
+        "observations": summary["row_counts"]["observations"],
+        "quarantine": summary["cuarentena"],
+    }
+
+
+def measure(repeat: int = 1) -> dict:
+    """Both builds and the bare copy, ``repeat`` times each (alternating), with their ratios."""
+    parts = load_settings().national_parts
+    out: dict = {"parts": str(parts), "default": [], "national": [], "copy": []}
+    with tempfile.TemporaryDirectory(prefix="bench-np-") as tmp:
+        work = Path(tmp)
+        for _ in range(repeat):
+            out["default"].append(_build(work / "default"))
+            out["national"].append(_build(work / "national", "--nacional"))
+            dst = work / "copy.parquet"
+            run = run_measured([sys.executable, "-c", COPY_SCRIPT, str(parts / "*.parquet"), str(dst)], cwd=ROOT)
+            out["copy"].append(
+                {
+                    "wall_s": round(run.wall_s, 2),
+                    "peak_rss_gb": round(run.peak_rss_bytes / GB, 3),
+                    "rows": int(run.stdout.strip() or 0),
+                }
+            )
+    best = {k: min(r["wall_s"] for r in v) for k, v in out.items() if isinstance(v, list)}
+    parts_load = round(best["national"] - best["default"], 2)
+    out["summary"] = {
+        "default_build_s": best["default"],
+        "default_ok": best["default"] <= BUILD_S,
+        "national_build_s": best["national"],
+        "national_peak_rss_gb": max(r["peak_rss_gb"] for r in out["national"]),
+        "national_rss_ok": max(r["peak_rss_gb"] for r in out["national"]) <= RSS_GB,
+        "parts_load_s": parts_load,
+        "bare_copy_s": best["copy"],
+        "parts_vs_copy": ratio(parts_load, best["copy"]),
+        "national_vs_copy": ratio(best["national"], best["copy"]),
+    }
+    return out
+
+
+def main() -> int:
+    """Run the measurement and write bench/out/national_parts.json."""
+    result = measure(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    (OUT_DIR / "national_parts.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    print(json.dumps(result["summary"], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
