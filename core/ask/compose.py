@@ -181,7 +181,7 @@ def compose(
             passages=passages,
         )
     shape, shapes, detail = shape_of(env), [shape_of(e) for e in envelopes], _method_detail(envelopes, index, metadata)
-    lead = " ".join(leads.lead(env, shape, detail))
+    lead = " ".join(leads.lead(env, shape, detail, focus=(metadata or {}).get("focus")))
     if shape == "series" and "anomalies" in shapes:  # a series pipeline with anomaly detection says both
         lead += " " + " ".join(leads.lead(envelopes[shapes.index("anomalies")], "anomalies", detail))
     rng = meta.get("date_range_effective") or {}
@@ -222,7 +222,9 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
 
     clarifying = [q.question for q in turn.clarify]
     notes = [n for n in turn.plan_notes if not n.startswith("focus:")]
-    metadata = {**(ctx.metadata or {}), "notes": notes, "plan": turn.plan}
+    # «¿qué porcentaje … ocurrió en Celaya?»: the plan ranks every municipality; the answer leads with the one asked
+    focus = next((n.split(":", 1)[1] for n in turn.plan_notes if n.startswith("focus:")), None)
+    metadata = {**(ctx.metadata or {}), "notes": notes, "plan": turn.plan, "focus": focus}
     strategy = turn.planner_state.strategy
     answer = compose(
         turn.intake.rewritten_question,

@@ -43,7 +43,7 @@ class Term:
 
 _MES = r"mes(es)?|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre"
 # «sin datos», «no hay cifras», «vacío», «no publicado»: a month with nothing published
-_MISSING = r"vacios?|vacias?|(sin|no hay|no tiene|no trae|faltan?) (datos?|cifras?|informacion|registros?)|no publicad\w*|no aparece\w*|falta\w*"
+_MISSING = r"vacios?|vacias?|(sin|no hay|no tiene|no trae|faltan?) (datos?|cifras?|informacion|registros?)|no (esta |estan |ha sido |han sido |se ha |ha )?publicad\w*|sin (cifras?|datos?) publicad\w*|sin publicar|no aparece\w*|falta\w*"
 _C, _S, _Q = "conceptos.md § ", "sesnsp.md § ", "cobertura_y_calidad.md § "
 _VF = "Violación simple y violación equiparada"
 # Pairs come before their members: a pair section answers both terms at once.
@@ -240,6 +240,7 @@ FRAME = re.compile(
     r"|que diferencia|diferencia\w*|diferenci\w*|distingue\w*|distint[oa]s?|lo mismo|es igual|son iguales"
     r"|(es|son|forma|forman) parte|dentro de|incluy\w*|incluid[oa]s?|abarca\w*|se cuenta\w*|cuenta\w* como"
     r"|se suma\w*|se juntan?|van aparte|por separado|aparte|se considera\w*|defin\w*|explica\w*|significa\w*"
+    r"|(se |debe\w* )?(interpreta|considera|toma|lee)\w* como|equivale\w* a|aclar\w* si"  # «debe interpretarse como cero»
     r"|quiere decir|en que consiste|a que se refiere|comparables?|se puede\w* comparar|cuenta\w* (los |las )?(victimas|carpetas|delitos|personas)"
     r"|(es|son) (un |una |el |la |los |las )?(tipo|subtipo|modalidad|forma|clase|variante)s?"
     r"|(cifras?|datos|numeros|conteos?)\b.{0,30}\b(son|cuentan|miden|representan|se refieren|significan)"

@@ -55,7 +55,9 @@ _COURTESY = frozenset(
         "apoyo ayuda atencion saludos saludo cordial cordiales cordialmente atentamente quedo quedamos atento atenta "
         "atentos sus ordenes su tu de la el los las muchas muchisimas mil excelente perfecto ok que tal muy amable "
         "gentil un una y por le les te me mucho estimado estimada bendiciones feliz bonito lindo "
-        "pregunta preguntita duda dudita consulta rapida rapido breve tengo hago otra",
+        "pregunta preguntita duda dudita consulta rapida rapido breve tengo hago otra "
+        # a radio host's or a memo's courtesy («Aquí desde la cabina la saludamos», «ha sido de gran ayuda»)
+        "casandra aqui desde cabina programa radio saludamos saludan saluda informacion ha sido gran util nos con gusto",
     )
 )
 SUPPORT = (
@@ -176,9 +178,10 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
     words = _WORD.findall(stripped)
     if stripped in SOCIAL or (len(words) <= 4 and _has(stripped, SOCIAL) and not has_domain_signal):
         return "social"
-    if "gracias" in words and not has_domain_signal and len(words) <= 8:
+    if "gracias" in words and not has_domain_signal and len(words) <= 14:
         return "social"
-    if words and not has_domain_signal and all(w in _COURTESY for w in words):
+    greeting = _has(stripped, SOCIAL)  # «Buenas tardes, Casandra, aquí desde la cabina…»: «aquí» points nowhere
+    if words and (not has_domain_signal or greeting) and all(w in _COURTESY for w in words):
         return "social"  # «Buenos días. Agradezco de antemano su apoyo.»: courtesy only, however long
     if _has(stripped, SUPPORT) and not has_domain_signal:
         return "support"

@@ -226,12 +226,36 @@ _LEADS = {
 }
 
 
-def lead(env: dict, shape: str, detail: str = "") -> list[str]:
-    """The lead sentences of one envelope of the given shape; detail names a method filter («con arma de fuego»)."""
+def _lead_share_of(env, rows, noun, per, focus) -> list[str] | None:
+    """The share of the place asked for, its position, and the first place when it is another."""
+    at = next((i for i, r in enumerate(rows) if r["entidad_id"] == focus), None)
+    if at is None or ranking_measure(env) != "porcentaje":
+        return None
+    r, top, total = rows[at], rows[0], (env.get("metrics") or {}).get("total_conteo")
+    out = [
+        f"{r['label']} concentró el {fmt_pct(r['porcentaje'])} de los {noun()} de {state_name(r['entidad_id'])} {per}"
+        + (f" ({fmt_int(r['conteo'])} de {fmt_int(total)})" if total else "")
+        + "."
+    ]
+    if at:
+        out.append(
+            f"Ocupa el lugar {at + 1} de {len(rows)} municipios; el primero es {top['label']} "
+            f"({fmt_pct(top['porcentaje'])})."
+        )
+    else:
+        out.append(f"Es el municipio con la mayor parte de los {len(rows)}.")
+    return out
+
+
+def lead(env: dict, shape: str, detail: str = "", focus: str | None = None) -> list[str]:
+    """The lead sentences of one envelope of the given shape; detail names a method filter («con arma de fuego»);
+    focus is the place the question asked about inside a ranking of shares."""
     rows, crimes = records(env), crime_labels(env)
     rng = env["meta"].get("date_range_effective") or {}
     per = between(rng["from"], rng["to"]) if rng else "en el periodo"
     noun = lambda count=2: crime_noun(crimes, count, detail)
+    if focus and shape == "ranking" and rows and (focused := _lead_share_of(env, rows, noun, per, focus)):
+        return focused
     if shape in _LEADS:
         return _LEADS[shape](env, rows, noun, per)
     spec = tool_spec(tool_name(env))

@@ -50,7 +50,9 @@ _LANDMARKS = (
 _BELOW = re.compile(
     r"\b(colonias?|col\.|barrios?|fraccionamientos?|fracc\.?|cuadrantes?|manzanas?|cuadras?|"
     r"codigos? postal(es)?|c\.p\.|localidad(es)?|rancherias?|ejidos?|zona (centro|norte|sur|oriente|poniente)|"
-    r"esquina (con|de)|comunidad(es)? (de|del|la|el))\b"
+    r"esquina (con|de)|comunidad(es)? (de|del|la|el)|comunidad(es)? rural(es)?|zonas? (urbanas?|rurales?)|"
+    # the census's and the police's own units («por AGEB», «por sector policial», «sección electoral»)
+    r"agebs?|sector(es)? (policiales?|de (policia|seguridad))|secciones? electorales?)\b"
     r"|\b(calle|avenida|av\.|bulevar|boulevard|blvd\.?|calzada|callejon|privada)\s+(de\s+)?(?!(la|el|los|las|en|y|o|con|por|a|al|del|para|que)\b)[a-z0-9]"
     r"|\b(que|cuales|las|sus|por|cada|varias|algunas) calles\b"
     r"|\bcerca de (mi|mis|tu|su|la|el|nuestra) (casa|trabajo|escuela|domicilio|colonia|calle|cuadra)\b"
@@ -71,6 +73,9 @@ _LEVEL_WORDS = (
     ("codigo postal", "código postal"),
     ("localidad", "localidad"),
     ("comunidad", "localidad"),
+    ("ageb", "AGEB"),
+    ("sector", "sector policial"),
+    ("seccion", "sección electoral"),
     ("zona ", "zona"),
     ("cerca de", "zona cercana a un lugar"),
     ("centro de", "zona"),

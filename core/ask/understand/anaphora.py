@@ -42,6 +42,25 @@ def picked_option(question: str, previous: Understanding | None) -> PlaceMatch |
     return hits[0] if len(hits) == 1 else None
 
 
+def sibling_place(question: str, previous: Understanding | None, lexicon) -> PlaceMatch | None:
+    """«¿y en el Grande?» after Apaseo el Alto: the one municipality that shares the previous place's first word and
+    ends with the reply's own words; None when it names none or several."""
+    prev = [p for p in (previous.places if previous else []) if p.nivel == "municipio"]
+    words = [w for w in tokenize(question or "").words if w not in _OPTION_FILLER and w.isalnum()]
+    if lexicon is None or len(prev) != 1 or not words or len(words) > 2:
+        return None
+    first = tokenize(prev[0].label).words[0]
+    hits = []
+    for e in lexicon.entities.values():
+        name = tokenize(e.label).words
+        same_stem = e.nivel == "municipio" and e.entidad_id != prev[0].entidad_id and name[0] == first
+        if same_stem and list(name[-len(words) :]) == words:
+            hits.append(e)
+    if len(hits) != 1:
+        return None
+    return PlaceMatch(hits[0].entidad_id, hits[0].label, "municipio", " ".join(words), 100.0)
+
+
 def _first_ranked(conversation) -> PlaceMatch | None:
     """The first place of the previous turn's ranking (its result's first row), or None."""
     turns = getattr(conversation, "turns", None) or []

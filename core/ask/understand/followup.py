@@ -15,10 +15,12 @@ from core.ask.understand.anaphora import (
     picked_option,
     place_from_ranking,
     relative_window,
+    sibling_place,
 )
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.rewrite import crime_phrase, describe
 from core.ask.understand.tokens import tokenize, words_of
+from core.text import normalize_text
 
 # «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
 _ACK = (
@@ -49,19 +51,28 @@ _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
 # Corrections replace a slot of the previous turn: "no, me refiero a dolosos", "perdón, quise decir Celaya".
 _SORRY = (
-    r"(?:no|perdon|perdona|disculpa|disculpe|ups|error|corrijo|correccion|me\s+equivoque|mi\s+error|oops|ay|ah"
+    r"(?:no|perdon|perdona|disculpa|disculpe|ups|error(?:\s+mio)?|corrijo|correccion|mi\s+error|oops|ay|ah"
+    r"|me\s+equivoque(?:\s+de\s+(?:municipio|lugar|ciudad|delito|ano|periodo|fecha))?|fe\s+de\s+erratas|rectifico"
     r"|espera|esperate|aguanta|momento|un\s+momento|chin|rayos)"
 )
 _CORRECTION = re.compile(
     rf"^(?:{_SORRY}\s*,?\s*)*"
-    r"(?:me\s+refiero\s+a|me\s+referia\s+a|quise\s+decir|queria\s+decir|quiero\s+decir|mas\s+bien|mejor"
+    r"(?:(?:me|se)\s+refier[eo]\s+(?:unicamente\s+|solo\s+|solamente\s+|nada\s+mas\s+)?a|me\s+referia\s+a"
+    r"|quise\s+decir|queria\s+decir|quiero\s+decir|mas\s+bien|mejor"
     r"|en\s+realidad|era|sino)\b"
     rf"|^(?:{_SORRY}\s*,?\s*)*{_SORRY}\s*(?:,|$)"
     r"|^(?:corrijo|me\s+equivoque)\b"
     r"|\b(?:quise|queria)\s+decir$|\bme\s+referia$|\bera\s+lo\s+que\s+queria$"  # «abuso sexual quise decir»
 )
 # «perdón: abuso sexual» (the colon is gone once tokenized): an apology opening a short message corrects a slot
-_SORRY_FIRST = re.compile(r"^(?:perdon|perdona|disculpa|disculpe|ups|oops|corrijo|correccion|chin|rayos|espera)\b")
+_SORRY_FIRST = re.compile(
+    r"^(?:perdon|perdona|disculpa|disculpe|ups|oops|corrijo|correccion|chin|rayos|espera|error\s+mio|fe\s+de\s+erratas"
+    r"|rectifico)\b"
+)
+# «Salamanca, no Salvatierra», «No, Celaya no: Irapuato», «no era Celaya sino Salamanca»: a place said with «no» is
+# the one taken back, never one more place
+_NOT_BEFORE = r"\bno\s+(?:era\s+|es\s+|fue\s+|en\s+|de\s+|para\s+)?(?:el\s+|la\s+)?"
+_NOT_AFTER = r"(?:\s*,)?\s+no\b(?!\s+(?:registr|tuv|hub|hay|report|present|se\s)\w*)"
 _MAX_CORRECTION_TOKENS = 6
 _ADD_PLACE = re.compile(
     r"^(?:(?:y|ahora|ok|bueno|va|pues|entonces)\s+)*"
@@ -242,6 +253,33 @@ def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> 
     return replace(current, crimes=crimes, signals=[*current.signals, "crime:both_subtypes"]) if crimes else current
 
 
+def negated_places(current: Understanding) -> set[str]:
+    """The places a question names only to take them back («Salamanca, no Salvatierra»)."""
+    text = normalize_text(current.question or "")  # punctuation kept: «Celaya no: Irapuato» ≠ «no Irapuato»
+    said = {p.entidad_id: re.escape(normalize_text(p.text)) for p in current.places if p.text}
+    before = {e for e, w in said.items() if re.search(_NOT_BEFORE + w + r"\b", text)}
+    # «Celaya no: Irapuato» takes Celaya back; in «Salamanca, no Salvatierra» the «no» belongs to Salvatierra
+    taken = "|".join(said[e] for e in before) or r"(?!)"
+    after = {
+        e
+        for e, w in said.items()
+        if e not in before and re.search(rf"\b{w}{_NOT_AFTER}(?!\s+(?:\w+\s+){{0,2}}?(?:{taken})\b)", text)
+    }
+    out = before | after
+    return out if len(out) < len(current.places) else set()  # «no, Celaya» alone corrects to Celaya
+
+
+def _corrected_places(merged: Understanding, current: Understanding, previous: Understanding) -> None:
+    """Take back the places said with «no»; the others replace them (or join the ones still standing)."""
+    negated = negated_places(current)
+    if not negated:
+        return
+    kept = [p for p in previous.places if p.entidad_id not in negated]
+    new = [p for p in current.places if p.entidad_id not in negated and p not in kept]
+    merged.places = kept + new if len(previous.places) > 1 and kept else new or kept
+    merged.signals.append("followup:place_taken_back")
+
+
 def merge_follow_up(
     current: Understanding, previous: Understanding | None, lexicon=None, conversation=None
 ) -> Understanding:
@@ -250,7 +288,10 @@ def merge_follow_up(
         return current
     current = place_from_ranking(current, previous, conversation)
     current = earlier_places(current, previous, conversation)
-    if not current.places and (pick := picked_option(current.question, previous)) is not None:
+    pick = picked_option(current.question, previous) if not current.places else None
+    if not current.places and pick is None:  # «¿y en el Grande?» after Apaseo el Alto: its sibling, not Oaxaca's
+        pick = sibling_place(current.question, previous, lexicon)
+    if pick is not None:
         # the reply's words are the option's own: no other place was meant («grande» is no town of another state)
         terms = [t for t in current.unknown_terms if not t.kind.startswith("place")]
         current = replace(
@@ -325,6 +366,7 @@ def merge_follow_up(
             merged.kind = "places"  # "¿cómo se compara con el total del estado?": the place next to the state
         elif _VERSUS.search(text) and current.window is None and merged.kind in ("comparison", "single_value"):
             merged.kind, merged.compare_window = "places", None  # "compáralo con Irapuato": side by side
+    _corrected_places(merged, current, previous)
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k
     if "order:asc" not in current.signals:
         merged.order = previous.order
@@ -336,4 +378,4 @@ def merge_follow_up(
     return merged
 
 
-__all__ = ["crime_phrase", "describe", "is_follow_up", "merge_follow_up"]
+__all__ = ["crime_phrase", "describe", "is_follow_up", "merge_follow_up", "negated_places"]

@@ -89,7 +89,7 @@ RANKING = _C(
     r"\b(?:en\s+)?(?:que|cual)\s+(?:es\s+el\s+)?(?:municipio|ciudad|lugar|zona|region)\b",
     r"\b(?:en\s+)?donde\s+(?:\w+\s+){0,3}?(?:mas|menos|mayor|menor)\b",
     rf"\b(?:los|las)\s+(?:{NUMBER_RE}\s+)?(?:municipios|ciudades|lugares)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
-    r"\bel\s+(?:municipio|lugar|ciudad)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
+    r"(?:\bel\s+|^\W*)(?:municipio|lugar|ciudad)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
     r"\bmunicipios?\s+(?:con|que\s+tienen|que\s+tuvieron|que\s+registraron)\s+(?:mas|menos|mayor|menor)\b",
     r"\b(?:mas|menos)\s+(?:violent|peligros|insegur|segur|tranquil)\w*",
     r"\b(?:peores|mejores)\b",
@@ -106,7 +106,7 @@ GROUPING = _C(
     r"\bdesglos\w+\s+por\s+municipio\b",
 )
 RANKING_ONE = _C(
-    r"\bel\s+(?:municipio|lugar|ciudad)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
+    r"(?:\bel\s+|^\W*)(?:municipio|lugar|ciudad)\s+(?:con|que|mas|menos|de\s+mayor|de\s+menor)\b",
     r"\b(?:que|cual)\s+(?:es\s+el\s+)?(?:municipio|ciudad|lugar)\b.*\b(?:mas|menos|mayor|menor)\b",
 )
 SERIES = _C(

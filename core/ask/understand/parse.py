@@ -64,6 +64,16 @@ def _places_compared(text: str, time, places, whole_state: bool):
     return replace(time, window=span, compare_window=None, signals=signals)
 
 
+# «acoso sexual (no hostigamiento, sino acoso)», «sin contar el culposo»: a crime named only to be set aside
+_NEGATED_CRIME = r"\b(?:no|ni|sin\s+contar|excepto|salvo)\s+(?:el\s+|la\s+|los\s+|las\s+|de\s+|del\s+)?"
+
+
+def _not_negated(crimes: list, text: str) -> list:
+    """The crimes of a question without the ones it sets aside (never all of them)."""
+    kept = [c for c in crimes if not (c.text and re.search(_NEGATED_CRIME + re.escape(c.text) + r"\b", text))]
+    return kept or crimes
+
+
 def understand(
     question: str, lexicon: Lexicon, anchor: date, min_date: date = date(2015, 1, 1), coverage: dict | None = None
 ) -> Understanding:
@@ -93,6 +103,7 @@ def understand(
     signals += [f"crime:qualifier:{q}@{lexicon.version}" for q in orphans]
     places, ambiguous, whole_state, generic = place_matcher.finish(tokens, lexicon, place_state)
     crimes, methods = crime_matcher.ordered(found)
+    crimes = _not_negated(crimes, tokens.text)
     if not crimes and orphans:  # «dolosos león 2023»: the crime the qualifier names (a follow-up may re-qualify)
         crimes = crime_matcher.qualified_alone(orphans, tokens, lexicon)
         signals += ["crime:qualifier_alone"] if crimes else []

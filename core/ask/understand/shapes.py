@@ -17,9 +17,9 @@ EXTREME = _C(
     # «¿cuándo hubo más secuestros, qué año?», «¿en qué año hubo menos…?»
     r"\bcuando\s+(?:hubo|se\s+registr\w+|fue|ocurri\w+|hay)\s+(?:mas|menos)\b",
     r"\ben\s+que\s+(?:mes|ano|trimestre|semestre)\s+(?:hubo|se\s+registr\w+|ocurri\w+|hay)\s+(?:mas|menos)\b",
-    r"\b(?:que|q|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+\w+){0,8}?\s+(?:mas|menos|mayor|menor)\b",
-    r"\b(?:peor|mejor)\s+(?:mes|ano)\b",
-    r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros)\w*",
+    r"\b(?:que|q|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+(?:\w+|,)){0,8}?\s+(?:mas|menos|mayor|menor)\b",
+    r"\b(?:peor|mejor)\s+(?:mes|ano|trimestre|semestre)\b",
+    r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros|sangrient|letal|mortifer)\w*",
     r"\b(?:mes|ano)\s+(?:pico|record|maximo|minimo)\b",
     r"\b(?:maximo|minimo)\s+(?:mensual|anual)\b",
     r"\b(?:mes|ano)\s+(?:fue\s+)?(?:el\s+)?(?:peor|mejor)\b",
@@ -29,7 +29,9 @@ EXTREME = _C(
     r"\brecord\b.{0,60}?\b(?:mes|ano)\b",
     r"\b(?:mes|ano)\b.{0,40}?\brecord\b",
     r"\bpico\b.{0,60}?\b(?:que|cual)\s+(?:mes|ano)\b",
-    r"\b(?:que|cual)\s+(?:mes|ano)\s+fue\b.{0,40}?\b(?:pico|maximo|minimo|record)\b",
+    r"\b(?:que|cual)\s+(?:mes|ano)\b.{0,60}?\b(?:pico|maximo|minimo|record)\b",  # «qué mes de 2021 marcó el pico»
+    # «identificar el mes de 2024 con el menor registro», «el año del periodo con más…»
+    r"\b(?:mes|ano)\s+(?:de|del)\s+(?:[\w]+\s+){0,3}?con\s+(?:el\s+|la\s+)?(?:\w+\s+){0,2}?(?:mas|menos|mayor|menor)\b",
     r"\bpico\s+(?:mensual|anual|maximo)\b",
     r"\b(?:mes|ano)\s+pico\b",
     # a bare follow-up to a peak: «¿y el más bajo?», «¿y el mes más alto?»
@@ -37,7 +39,7 @@ EXTREME = _C(
 )
 EXTREME_LOW = _C(r"\b(?:menos|menor|mejor|minimo|minima)\b", r"\bmas\s+(?:baj|tranquil|calmad)\w*")
 AVERAGE = _C(
-    r"\bpromedio\b(?!\s+(?:estatal|del\s+estado|nacional))",
+    r"\bpromedio\b(?!\s+(?:estatal|del\s+estado|estado|de(?:l)?\s+(?:gto|guanajuato)|nacional))",
     r"\bmedia\s+(?:mensual|diaria|anual)\b",
     r"\b(?:al|por|cada)\s+dia\b",
     r"\bdiari[oa]s?\b",
@@ -82,11 +84,15 @@ BREAKDOWN = _C(
     r"\bcada\s+modalidad\b",
     r"\bpor\s+tipos?\b(?!\s+de\s+delitos?)",
     r"\bse\s+reparte\w*",
+    # «la composición por medio empleado», «según el medio utilizado»
+    r"\bcomposicion\b",
+    r"\b(?:por|segun)\s+(?:el\s+)?(?:medio|arma|instrumento)\s+(?:empleado|utilizado|usado)\b",
     r"\bsegun\s+(?:el|la|su)\s+(?:arma|medio|modalidad|tipo)\b",
     r"\bque\s+tipos?\s+de\s+\w+\s+(?:predomin|hubo|hay|fue|son|se)\w*",
     r"\bpredomin\w*",
     # «cuántos fueron con pistola, cuántos con cuchillo»: the count asked per modalidad, one after another
-    r"\bcuant[oa]s\b.*(?:\by|,)\s+cuant[oa]s\s+(?:fueron\s+|eran\s+)?(?:con|por|en|a)\b",
+    r"\bcuant[oa]s\b.*(?:\by|,)\s+cuant[oa]s\s+(?:fueron\s+|eran\s+)?"
+    r"(?:con|sin|por|en\s+accidente|a\s+(?:balazos|tiros|punaladas|cuchillazos|golpes))\b",
     # «¿son más por accidentes de tránsito o por otra cosa?», «¿con pistola, con cuchillo o cómo?»: which modalidad
     r"\bo\s+(?:por|con|de|en)\s+otr[oa]s?\s+(?:cosa|causa|forma|manera|modalidad|tipo|motivo)s?\b",
     r"\b(?:son|fueron|es|fue)\s+mas\s+(?:por|con|en)\b.*\bo\s+(?:por|con|en)\b",
@@ -95,6 +101,11 @@ BREAKDOWN = _C(
 )
 METHOD_SHARE = _C(
     r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas)|en\s+accidente)\b",
+    # «porcentaje de homicidios dolosos con arma de fuego en Celaya vs el estado»: the modalidad named right in the
+    # share, no verb; «… con arma de fuego ocurrió en Celaya» is the place's share of the state, not this
+    r"\b(?:porcentajes?|proporcion|por\s+ciento)\s+(?:de|del)\b(?:(?!\b(?:ocurri|sucedi|se\s+registr|aport|concentr|tuvo)\w*).)*"
+    r"\b(?:con\s+(?:arma|armas|otro\s+elemento|violencia)|sin\s+violencia|en\s+accidentes?)\b"
+    r"(?!.*\b(?:ocurri|sucedi|se\s+registr|aport|concentr|tuvo|correspond)\w*)",
 )
 YEARLY = _C(
     r"\banual\w*",
@@ -107,8 +118,8 @@ YEARLY = _C(
     r"\bx\s+anos?\b",  # "x año": the abbreviation of "por año"
 )
 VS_STATE = _C(
-    r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b",
-    r"\b(?:frente|contra|respecto|comparad\w+|en\s+comparacion)\s+(?:al?|con)?\s*(?:el\s+|todo\s+el\s+)?(?:estado|total\s+estatal)\b",
+    r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado|estado)\b",  # «vs promedio edo.»
+    r"\b(?:frente|contra|respecto|comparad\w+|en\s+comparacion)\s+(?:al?|con)?\s*(?:el\s+|la\s+|todo\s+el\s+|toda\s+la\s+)?(?:estado|entidad|total\s+estatal)\b",
     r"\bque\s+(?:el|en\s+el|todo\s+el)\s+estado\b",
     r"\bque\s+(?:el\s+)?promedio\b",
     r"\b(?:y|vs|versus|contra|frente\s+a|con)\s+(?:en\s+)?(?:el|del|todo\s+el|al)\s+estado\b",
@@ -172,13 +183,16 @@ def shape_of(text: str, signals: list[str], has_total_series: bool, grouping: bo
     """The everyday shape a question asks for (adding its signals); None when it asks none of them."""
     if EXTREME.search(text):
         signals.append("extreme:min" if EXTREME_LOW.search(text) else "extreme:max")
-        unit = re.search(r"\b(?:(trimestre)|(semestre)|(ano))\s+(?:con|de|mas|en\s+que|fue|pico|record)\b", text)
-        if unit and unit.group(1):
-            signals.append("extreme:trimestre")  # «el trimestre con más homicidios de 2023»
-        elif unit and unit.group(2):
-            signals.append("extreme:semestre")
-        elif re.search(r"\bano\b", text) and not re.search(r"\bmes\b", text):
-            signals.append("extreme:anio")
+        # the unit is the one the cue names («¿en qué mes del primer semestre…?» asks a month, not a semester)
+        said = re.search(r"\b(mes|ano|trimestre|semestre)\b", EXTREME.search(text).group(0))
+        unit = said.group(1) if said else None
+        if unit is None:
+            found = re.search(r"\b(trimestre|semestre|ano)\s+(?:con|de|mas|en\s+que|fue|pico|record)\b", text)
+            unit = found.group(1) if found else None
+        if unit is None and re.search(r"\bano\b", text) and not re.search(r"\bmes\b", text):
+            unit = "ano"
+        if unit in ("trimestre", "semestre", "ano"):
+            signals.append(f"extreme:{'anio' if unit == 'ano' else unit}")  # «el trimestre con más… de 2023»
         return "extremes"
     if PRESENCE.search(text):
         signals.append("presence:sin" if PRESENCE_NONE.search(text) else "presence:con")

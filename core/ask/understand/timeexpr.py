@@ -39,8 +39,11 @@ _SAME_PERIOD = re.compile(
 )
 CHANGE_WORDS = re.compile(
     r"\b(?:aument\w*|disminu\w*|cambi\w*|compar\w*|vari\w*|crec\w*|subi\w*|subier\w*|"
-    r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo|mejor(?:o|aron|ado)|empeor(?:o|aron|ado))\b"
+    r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo|mejor(?:o|aron|ado)|empeor(?:o|aron|ado)|"
+    r"baja|bajas|descenso|caida|alza|repunte)\b"  # «la mayor baja entre 2020 y 2024»: a change named as a noun
 )
+# «el año más bajo entre 2020 y 2024», «la más baja»: a superlative, not a change
+_SUPERLATIVE_LOW = re.compile(r"\b(?:mas|menos|lo)\s+baj[oa]s?\b")
 _COMPARE_VERB = re.compile(r"\bcompar\w*\b")
 
 
@@ -152,8 +155,27 @@ def _base_start(text: str, p: Period) -> int | None:
     return m.start() + (1 if m.group(0).startswith(" ") else 0)
 
 
+# «Tomando como referencia el último mes publicado, ¿cuántos … en 2025 y cuántos en los mismos meses de 2024?»: the
+# anchor of the question's own periods, said aloud; beside another period it is no window of its own
+_ANCHOR_REF = re.compile(
+    r"\b(?:tomando\s+como\s+referencia|con\s+(?:corte|referencia)\s+(?:a|al)|al\s+corte\s+de|segun)\s+"
+    r"(?:el\s+)?ultimo\s+mes\s+(?:publicado|disponible|con\s+datos|reportado)\b"
+)
+
+
 def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     """Find the window (and the base window of a comparison) in tokenized text."""
+    ref = _ANCHOR_REF.search(text)
+    if ref:
+        blanked = text[: ref.start()] + " " * (ref.end() - ref.start()) + text[ref.end() :]
+        res = _parse_time(blanked, anchor, min_date)
+        if res.window is not None:
+            res.spans.append(ref.span())
+            return res
+    return _parse_time(text, anchor, min_date)
+
+
+def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     res = TimeResult()
     a_end = month_end(anchor.year, anchor.month)
     first = date(min_date.year, min_date.month, 1)
@@ -180,7 +202,7 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
         # both spans are the period's words («hoy» included): never reported as not understood
         res.spans = [(x.start(), x.end()) for x in (days, m) if x] + invalid_spans
         return res
-    change = bool(CHANGE_WORDS.search(text))
+    change = bool(CHANGE_WORDS.search(_SUPERLATIVE_LOW.sub(" ", text)))
     pairs = _pairs(text, periods, change)
     used = {id(p) for pair in pairs for p in pair[:2]}
     window = compare = None

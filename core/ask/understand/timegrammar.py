@@ -29,6 +29,7 @@ from core.ask.understand.timewords import (
     _YEAR_LIKE,
     _YEAR_REF,
     MONTHS,
+    PART_ABBR,
     PART_MONTHS,
     SAME,
     SEASONS,
@@ -68,7 +69,7 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         if y:
             return int(y) + (2000 if len(y) == 2 else 0)
         if words:
-            return anchor.year if words.startswith("este") else anchor.year - 1
+            return anchor.year if words.startswith("este") else anchor.year - (2 if "antepasado" in words else 1)
         return _recent_year(anchor, first_month)
 
     rules: list[tuple[str, callable]] = []
@@ -115,13 +116,17 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
 
     @rule(
         rf"\b(?:entre|de|desde|del)\s+(?:el\s+mes\s+de\s+)?({_MONTH})(?:\s+(?:de|del)\s+({_YEAR}))?\s+"
-        rf"(?:y|a|al|hasta|-)\s+({_MONTH})(?:\s+(?:de|del)?\s*({_YEAR}))?\b"
+        rf"(?:y|a|al|hasta|-)\s+({_MONTH})(?:\s+(?:de|del)?\s*({_YEAR})|{_YEAR_REF})?\b"
     )
     def _month_range(m):
         m1, m2 = MONTHS[m.group(1)], MONTHS[m.group(3)]
-        y2 = int(m.group(4)) if m.group(4) else (int(m.group(2)) if m.group(2) else _recent_year(anchor, m2))
+        # «de marzo a junio del año pasado»: the year in words belongs to the range, not a period of its own
+        y2 = int(m.group(4)) if m.group(4) else (int(m.group(2)) if m.group(2) else None)
+        y2 = y2 or year_or_recent(m.group(5), m.group(6), m2)
         y1 = int(m.group(2)) if m.group(2) else (y2 if m1 <= m2 else y2 - 1)
-        said = bool(m.group(2) or m.group(4))  # «¿y de julio a diciembre?»: a follow-up takes the previous year
+        said = bool(
+            m.group(2) or m.group(4) or m.group(5) or m.group(6)
+        )  # «¿y de julio a diciembre?»: a follow-up takes the previous year
         add(m, date(y1, m1, 1), month_end(y2, m2), gran="span", year_said=said)
 
     @rule(rf"\b({_MONTH_OR_ABBR})\s*-\s*({_MONTH_OR_ABBR})\s+(?:de\s+|del\s+)?({_YEAR})\b")
@@ -168,13 +173,17 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         # "ese semestre": the previous turn's window; alone it has no meaning, so the follow-up fills it
         add(m, *last_months(anchor, 1), kind="relative", gran="span", tag="time:previous_window")
 
-    @rule(rf"\b({_ORD_RE})\s+{_PART}(?:{_YEAR_REF}|{_OF})\b|\b{_PART}\s+(\d{{1,2}})(?:{_YEAR_REF}|{_OF})\b")
+    @rule(
+        rf"\b({_ORD_RE})\s+{_PART}(?:{_YEAR_REF}|{_OF})\b"
+        rf"|\b{_PART}\s+(\d{{1,2}}|i{{1,3}}|iv|v|vi)(?:{_YEAR_REF}|{_OF})\b"
+    )
     def _calendar_part(m):
         if m.group(1):
             n, part, y, words = _ORD.get(m.group(1), 99), m.group(2), m.group(3), m.group(4)
         else:
-            n, part, y, words = int(m.group(6)), m.group(5), m.group(7), m.group(8)
-        size = PART_MONTHS[part]
+            g = m.group(6)
+            n, part, y, words = int(g) if g.isdigit() else _ORD[g], m.group(5), m.group(7), m.group(8)
+        size = PART_MONTHS[PART_ABBR.get(part, part)]
         if not 1 <= n <= 12 // size:
             invalid(m)
             return
@@ -253,12 +262,16 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         add(m, shift_months(date(y, 12, 1), -(min(months, 12) - 1)), date(y, 12, 31), gran="span")
 
     @rule(
-        r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre|cuatrimestre)\b|\b(?:el\s+)?mes\s+pasado\b"
+        r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre|cuatrimestre)\b|\b(?:el\s+)?mes\s+(?:ante)?pasado\b"
         r"|\beste\s+mes\b(?!\s+(?:por|a|tras|con|de|mas|menos))|\bel\s+mes\s+actual\b"
     )
     def _last_unit(m):
         unit = m.group(1) or "mes"
         months = {"mes": 1, "ano": 12, "trimestre": 3, "semestre": 6, "bimestre": 2, "cuatrimestre": 4}[unit]
+        if "antepasado" in m.group(0):  # «el mes antepasado»: the month before the last published one
+            before = shift_months(date(anchor.year, anchor.month, 1), -1)
+            add(m, before, month_end(before.year, before.month), kind="relative", gran="span")
+            return
         add(m, *last_months(anchor, months), kind="relative", gran="span")
 
     @rule(rf"\b(?:en\s+)?lo\s+que\s+va\s+(?:de|del)\s+(?:el\s+)?(?:ano\s+)?({_YEAR})\b")
@@ -275,11 +288,12 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
 
     @rule(
         rf"\b{SAME}\s+(?:del|de\s+el)\s+(?:ano\s+)?(?:pasado|anterior|previo)\b"  # «… del (año) anterior»
-        r"|\b(?:el\s+)?ano\s+(pasado|anterior|previo)\b|\bel\s+ano\s+antepasado\b|\b(?:un|1)\s+ano\s+(antes)\b"
+        r"|\b(?:el\s+)?ano\s+(?:pasado|anterior|previo)\s+(?:por|a|en|para)\s+(?:estas|esas)\s+(?:fechas|alturas)\b"
+        r"|\b(?:el\s+)?ano\s+(pasado|anterior|previo)\b|\b(?:el\s+)?ano\s+antepasado\b|\b(?:un|1)\s+ano\s+(antes)\b"
     )
     def _last_year(m):
         y = anchor.year - (2 if "antepasado" in m.group(0) else 1)
-        same = "mism" in m.group(0)
+        same = "mism" in m.group(0) or bool(re.search(r"\b(?:estas|esas)\s+(?:fechas|alturas)\b", m.group(0)))
         tag = "time:same_period_prev" if same else ("time:prev_of_previous" if m.group(1) != "pasado" else None)
         kind = "prev_year" if "antepasado" not in m.group(0) else "relative"
         add(m, date(y, 1, 1), date(y, 12, 31), kind=kind, gran="year", tag=tag)

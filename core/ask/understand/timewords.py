@@ -42,7 +42,7 @@ _OF = r"(?:\s+(?:de|del)(?:\s+(?:el\s+)?ano)?)?"  # "de", "del", "del año"
 # «el segundo semestre del 22»: the press's two-digit year, only right after «del» / «año» (never a day or a count)
 _SHORT_YEAR = r"(?:(?<=del )|(?<=ano ))(?:1[5-9]|2\d)\b(?!\s*(?:%|de\b|mil\b))"
 # The year of a month or quarter: digits, or "este año" / "el año pasado".
-_YEAR_REF = rf"(?:\s+(?:de\s+|del\s+)?(?:(?:el\s+)?(?:ano\s+)?({_YEAR}|{_SHORT_YEAR})|(este\s+ano|(?:el\s+)?ano\s+(?:pasado|anterior))))"
+_YEAR_REF = rf"(?:\s+(?:de\s+|del\s+)?(?:(?:el\s+)?(?:ano\s+)?({_YEAR}|{_SHORT_YEAR})|(este\s+ano|(?:el\s+)?ano\s+(?:pasado|anterior|antepasado))))"
 _ORD = {
     "primer": 1,
     "primero": 1,
@@ -71,10 +71,15 @@ _ORD = {
     "6o": 6,
     "6": 6,
 }
+# Roman numerals of reports («el III trimestre», «trimestre IV»): only ever read next to a part of the year
+ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
+_ORD.update(ROMAN)
 _ORD_RE = "(?:" + "|".join(sorted(_ORD, key=len, reverse=True)) + "|septimo|octavo|noveno|decimo|[7-9])"
 # A calendar part of a year: its size in months (trimestre N = months 3N-2..3N, and so on).
 PART_MONTHS = {"bimestre": 2, "trimestre": 3, "cuatrimestre": 4, "semestre": 6}
-_PART = "(" + "|".join(PART_MONTHS) + ")"
+# The abbreviations of reports and police memos: «1er trim», «2o sem.», «3er bim».
+PART_ABBR = {"trim": "trimestre", "sem": "semestre", "bim": "bimestre", "cuatrim": "cuatrimestre"}
+_PART = "(" + "|".join([*PART_MONTHS, *PART_ABBR]) + ")"
 # Meteorological seasons (the eval's convention, said in the answer); winter starts in December of its year.
 SEASONS = {"primavera": (3, 5), "verano": (6, 8), "otono": (9, 11), "invierno": (12, 2)}
 _DAY = r"(\d{1,2}|primero|1o)"
@@ -82,7 +87,8 @@ _DAY = r"(\d{1,2}|primero|1o)"
 SAME = (
     r"(?:(?:el\s+|los\s+|al\s+|a\s+los\s+|la\s+|a\s+la\s+)?(?:mism[oa]s?|igual(?:es)?)\s+"
     r"(?:periodo|periodos|meses|lapso|corte|tramo|fecha|fechas|altura)"
-    r"|al\s+mismo\s+mes|lo\s+mismo)"  # «comparado con lo mismo del año pasado», «acumulado al mismo mes de 2024»
+    r"|al\s+mismo\s+mes|lo\s+mismo"  # «comparado con lo mismo del año pasado», «acumulado al mismo mes de 2024»
+    r"|(?:por|a|en|para)\s+(?:estas|esas)\s+(?:fechas|alturas))"  # «a estas alturas del año pasado»
 )
 
 

@@ -224,7 +224,13 @@ SHORTHAND = {
     "gral": "general",
     "cd": "ciudad",
     "pa": "para",  # «pa la junta», «pa' León»: spoken «para»
+    "num": "numero",
+    "nro": "numero",
 }
+# A police memo's «c/» and «s/» («mes c/ mayor num de VF», «robo s/ violencia»): «con» and «sin», read before the
+# slash is dropped (it would leave a bare «c» read as a place); «c/u» is «cada uno».
+_SLASH_SHORTHAND = re.compile(r"(?<![\w/])(c/u|[cCsS]/)(?=\s*\w)")
+_SLASH_WORDS = {"c/u": "cada uno ", "c/": "con ", "s/": "sin "}
 
 
 # «2020–2024», «enero—marzo»: typographic dashes are the hyphen of a range
@@ -237,6 +243,7 @@ _ARROWS = re.compile(_ARROW)
 
 def _arrows(text: str) -> str:
     """Arrows between periods in words: «2021→2022» is «del 2021 al 2022», any other arrow «a»."""
+    text = _SLASH_SHORTHAND.sub(lambda m: _SLASH_WORDS[m.group(1).lower()], text)
     return _ARROWS.sub(" a ", _YEAR_ARROW.sub(r" del \1 al ", text))
 
 
