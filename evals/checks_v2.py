@@ -11,6 +11,7 @@ from core.config import CATALOGS_DIR
 from core.engine.envelope import records
 from core.text import MONTHS, fold
 from evals.answer_text import _num, inegi_codes, key_matches, number_in_text, numbers_in
+from evals.checks_nacional import NATIONAL_CHECKERS
 from evals.oracle import DEC_TOL, SHARE_TOL, YOY_TOL
 
 _SHORT = {  # how people and answers shorten the long official names
@@ -293,7 +294,7 @@ def check_definition(a: Answer, e, x) -> tuple[bool, str]:
     return not e.section or fold(e.section) in fold(cited), f"no cita {e.section}"
 
 
-CHECKERS_V2 = {k[6:]: f for k, f in globals().items() if k.startswith("check_")}
+CHECKERS_V2 = {k[6:]: f for k, f in globals().items() if k.startswith("check_")} | NATIONAL_CHECKERS
 
 
 def check_v2(turn: dict, expect, expected: Any) -> tuple[bool, Any, str]:

@@ -7,6 +7,16 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
+from evals.expect_nacional import (
+    NATIONAL_CATEGORIES,
+    FederalNumber,
+    GranularityNote,
+    MunicipalTipoNumber,
+    StateNumber,
+    StateRank,
+    VictimsShare,
+)
+
 WIDE = ("homicidio_doloso", "homicidio_culposo", "violencia_familiar", "abuso_sexual", "violacion")
 WIDE += ("violacion_simple", "violacion_equiparada")
 LONG = (
@@ -316,7 +326,13 @@ Expect = Annotated[
     | Menu
     | Refuse
     | Social
-    | Definition,
+    | Definition
+    | StateNumber
+    | StateRank
+    | VictimsShare
+    | FederalNumber
+    | MunicipalTipoNumber
+    | GranularityNote,
     Field(discriminator="kind"),
 ]
 V2_KINDS = tuple(m.model_fields["kind"].annotation.__args__[0] for m in Expect.__origin__.__args__)
@@ -342,7 +358,7 @@ def parse_conversation(conv: dict) -> list[BaseModel]:
     extra = set(conv) - {"id", "category", "register", "turns"}
     if extra or not conv.get("id") or not conv.get("turns"):
         raise ExpectError(f"{cid}: conversación mal formada (campos de más {sorted(extra)} o sin id/turns)")
-    if conv.get("category") not in CATEGORIES:
+    if conv.get("category") not in CATEGORIES + NATIONAL_CATEGORIES:  # issue 14 adds its own
         raise ExpectError(f"{cid}: categoría desconocida {conv.get('category')!r}")
     if conv.get("register") not in REGISTERS:
         raise ExpectError(f"{cid}: registro desconocido {conv.get('register')!r}")

@@ -12,6 +12,7 @@ import duckdb
 from pydantic import BaseModel
 
 from evals.expect import LONG, ExpectError
+from evals.oracle_nacional import NationalOracle
 
 _SETUP = """
 CREATE OR REPLACE TEMP TABLE ev AS
@@ -42,7 +43,7 @@ _POP = "SELECT sum(poblacion) FROM pob WHERE anio = $anio AND ($place = '11' OR 
 YOY_TOL, SHARE_TOL, DEC_TOL = 0.5, 0.1, 0.06
 
 
-class Oracle:
+class Oracle(NationalOracle):
     """Computes the expected figures of every kind of ``evals/v2`` expectation from the raw views."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection):

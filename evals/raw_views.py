@@ -36,6 +36,8 @@ class RawViews:
     def create(con: duckdb.DuckDBPyConnection, raw_dir: str | Path) -> duckdb.DuckDBPyConnection:
         """Views hom, vf, abuso, violacion(_sub), largo, anual, pob, mun and inc (all crimes), macros tasa and meses."""
         raw, s = Path(raw_dir), Path(raw_dir) / "sesnsp"
+        # the national views (evals.raw_views_nacional) are built lazily from the same folder
+        con.execute(f"SET VARIABLE casandra_raw_dir = '{raw.resolve().as_posix().replace(chr(39), chr(39) * 2)}'")
         hom, keep = (
             _load(con, "hom", s / "IDM_NM_gto_homicidio_2020-2025.csv"),
             '"Subtipo de delito" AS subtipo, "Modalidad" AS modalidad,',
