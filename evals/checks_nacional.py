@@ -46,22 +46,26 @@ _LEVEL_WORDS = {"municipio": ("municipi",), "subtipo": ("subtipo", "desglos", "d
 _METHOD = ("metodolog", "rnid", "catalogo", "nueva clasificacion")
 
 
-def _position_said(a: Any, position: int) -> bool:
-    """The state's position: an ordinal word, «lugar N», «N.º», «N°», «#N», «N de 32», or a rank column."""
-    t = fold(a.text)
-    if position <= len(_ORDINALS) and re.search(rf"\b{_ORDINALS[position - 1]}", t):
-        return True
-    n = str(position)
-    pats = (
-        rf"\blugar\s+(?:numero\s+)?{n}\b",
-        rf"\bposicion\s+{n}\b",
-        rf"\b{n}\s*(?:\.?\s*[oº°]|er|ro|do|to|vo|no)\b",
+def _position_said(a: Any, position: int, value: float) -> bool:
+    """The position: «quinto lugar», «lugar 5», «posición 5», «5.º», «5°», «5o lugar», «#5», «5 de 32», or a rank column
+    in a row that also carries the state's figure (a ranking table's other rows do not count)."""
+    t, n = fold(a.text), str(position)
+    place = r"(?:lugar|puesto|sitio|posicion)"
+    pats = [
+        rf"\b{place}\s+(?:numero\s+|no\.\s*)?{n}\b",
+        rf"\b{n}\s*(?:\.\s*)?[º°]",
+        rf"\b{n}\.?o\b",  # «2.º» folds to «2.o»
+        rf"\b{n}\s*(?:\.\s*)?(?:o|er|ro|do|to|vo|no|mo)\s+{place}\b",
         rf"#\s*{n}\b",
-        rf"\b{n}\s+de\s+(?:los\s+)?32\b",
-    )
+        rf"\b{n}\s+de\s+(?:los\s+|las\s+)?32\b",
+    ]
+    if position <= len(_ORDINALS):
+        pats.append(rf"\b{_ORDINALS[position - 1]}\w*\s+(?:\w+\s+)?{place}\b")  # «primer lugar», «quinta posición»
+        pats.append(rf"\b{place}\s+{_ORDINALS[position - 1]}")
     if any(re.search(p, t) for p in pats):
         return True
-    return any(str(r.get(k)) == n for r in a.rows for k in _RANK_KEYS if k in r)
+    figures = lambda r: [x for x in r.values() if isinstance(x, (int, float)) and abs(x - value) <= DEC_TOL]
+    return any(str(r.get(k)) == n and figures(r) for r in a.rows for k in _RANK_KEYS if k in r)
 
 
 def check_state_number(a: Any, e, x) -> tuple[bool, str]:
@@ -75,7 +79,7 @@ def check_state_rank(a: Any, e, x) -> tuple[bool, str]:
     """The position (ordinal, «lugar N», or a rank column) and the state's figure are in the text or rows."""
     if not a.has(x["value"], 0.0 if e.medida == "conteo" else DEC_TOL):
         return False, "no da la cifra del estado"
-    return _position_said(a, x["position"]), f"no dice el lugar {x['position']}"
+    return _position_said(a, x["position"], x["value"]), f"no dice el lugar {x['position']}"
 
 
 def check_victims_share(a: Any, e, x) -> tuple[bool, str]:
@@ -99,7 +103,7 @@ def check_municipal_tipo_number(a: Any, e, x) -> tuple[bool, str]:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.;:!?])\s+|\n+", fold(text)) if s.strip()]
+    return [s for s in re.split(r"(?<=[.;!?])\s+|\n+", fold(text)) if s.strip()]
 
 
 def check_granularity_note(a: Any, e, x) -> tuple[bool, str]:
