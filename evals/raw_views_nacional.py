@@ -7,6 +7,7 @@ inflate). Every view keeps only published months: an empty month cell is dropped
 from __future__ import annotations
 
 import bz2
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -42,7 +43,7 @@ def _inflate(path: Path) -> Path:
     """The .bz2 file inflated once to a temp file (DuckDB 2.0 refuses bzip2); reused by later connections."""
     out = Path(tempfile.gettempdir()) / f"casandra_eval_{path.stat().st_size}_{path.name.removesuffix('.bz2')}"
     if not out.exists():
-        part = out.with_suffix(".part")
+        part = out.with_suffix(f".{os.getpid()}.part")  # two processes may inflate at once
         with bz2.open(path) as src, open(part, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
         part.replace(out)
