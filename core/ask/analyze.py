@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
 from core.ask.scope import below_municipality
+from core.ask.understand.national import is_national
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -101,7 +102,8 @@ def refusal_tag(turn: Turn) -> str | None:
         return "offensive"
     if cat == "irrelevant":
         return "off_topic"
-    if cat == "relevant" and u is not None and u.crimes and not any(c.in_data for c in u.crimes):
+    national = is_national(u)  # the state file holds every crime of the fuero común
+    if cat == "relevant" and u is not None and u.crimes and not any(c.in_data for c in u.crimes) and not national:
         # below the municipality, where the data stop is the answer (it also says the crime is not loaded)
         return None if below_municipality(normalize_text(turn.question)) else "gray_zone_crime_not_in_data"
     return None

@@ -78,6 +78,22 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
     unknown = [t for t in terms if t.kind == "place_unknown"]
     near = list(dict.fromkeys(s for t in unknown for s in t.suggestions))[: _MAX_NAMED + 1]
     parts = []
+    states = [t for t in terms if t.kind == "place_foreign" and t.detail.startswith("el estado de ")]
+    if foreign and len(states) == len(foreign) and not unknown:
+        # another state alone: its municipalities are not loaded, its state figures are (the national tables)
+        names = [_outside(u, t.detail, t.text).removeprefix("el estado de ") for t in states]  # «CDMX» as written
+        named, both = " ni de ".join(names), " y ".join(names)
+        parts.append(
+            f"No tengo datos por municipio de {named}: de los otros estados solo están cargadas las cifras estatales "
+            f"del SESNSP. No doy una cifra de otro lugar en su lugar. ¿Quieres ver a {both} en el ranking de estados "
+            f"o frente a {home}?"
+        )
+        return ClarifyingQuestion(
+            question=_fit(parts),
+            reason="missing_place",
+            blocking=True,
+            options=["Ranking de estados", f"{named} frente a {home}"],
+        )
     if foreign:
         named = " ni de ".join(foreign).replace("de el estado", "del estado")
         parts.append(
@@ -154,9 +170,10 @@ def notes(u: Understanding | None, catalog) -> list[str]:
     for c in u.crimes:
         if c.score < 95 and c.delito != "total_delitos":
             out.append(f"Entendí: {c.label} (escribiste «{c.text}»).")
-    if _state_assumed(u):
+    national = any(s.startswith("national:") for s in u.signals)  # the national tables say their own place
+    if _state_assumed(u) and not national:
         out.append(f"Sin lugar en la pregunta: la cifra es de todo el estado de {_home(catalog)}.")
-    if _PEOPLE.search(normalize_text(u.question)) and u.crimes:
+    if _PEOPLE.search(normalize_text(u.question)) and u.crimes and "national:victims" not in u.signals:
         # «número de víctimas de homicidio»: the store counts crimes (carpetas), never people; the answer says so
         out.append(_PEOPLE_NOTE)
     unknown_crimes = crime_words(u)
@@ -189,7 +206,7 @@ def tags(u: Understanding | None) -> list[str]:
         return []
     out = [f"assumed:place:{p.entidad_id}<-{p.text}" for p in u.places if p.score < 100]
     out += [f"assumed:crime:{c.delito}<-{c.text}" for c in u.crimes if c.score < 95 and c.delito != "total_delitos"]
-    if _state_assumed(u):
+    if _state_assumed(u) and not any(s.startswith("national:") for s in u.signals):
         out.append("assumed:state_scope")
     out += [f"not_understood:{t.kind}:{t.text}" for t in u.unknown_terms]
     return out

@@ -27,8 +27,9 @@ from core.ask.contracts import (
     Safety,
     StopConditions,
 )
-from core.ask.plan import assumptions, rules
+from core.ask.plan import assumptions, national, rules
 from core.ask.understand import Understanding
+from core.ask.understand.national import is_national
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -305,7 +306,8 @@ def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> No
         turn.planner_state = turn.planner_state.model_copy(
             update={"planner_meta": meta.model_copy(update={"rationale_tags": tags})}
         )
-    built = rules.build(u, ctx.metadata, includes)
+    # the country, the states, victims and federal crimes are the national tables' (issue 14)
+    built = national.build(u) if is_national(u) else rules.build(u, ctx.metadata, includes)
     turn.plan, turn.plan_notes, turn.planner_used = built.plan, turn.plan_notes + built.notes, "rules"
 
 

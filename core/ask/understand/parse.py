@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from core.ask.understand import Understanding, UnknownTerm, accounting
+from core.ask.understand import Understanding, UnknownTerm, accounting, national
 from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
@@ -143,7 +143,7 @@ def understand(
         has_slots=bool(crimes or places or time.window or methods),
     )
     signals += decided.signals
-    return Understanding(
+    understood = Understanding(
         question=question,
         normalized=normalize_text(question),
         places=places,
@@ -166,3 +166,4 @@ def understand(
         notes=list(time.notes),
         unknown_terms=unknown,
     )
+    return national.scope(understood)  # the country, the states, victims and federal crimes (issue 14)

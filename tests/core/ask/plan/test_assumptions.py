@@ -22,7 +22,8 @@ def _turn(assistant, question: str) -> Turn:
 @pytest.mark.parametrize(
     ("question", "says"),
     [
-        ("homicidios dolosos en Puebla en 2023", ["no tengo datos del estado de puebla", "guanajuato"]),
+        # another state: its municipalities are not loaded, its state figures are offered (issue 14)
+        ("homicidios dolosos en Puebla en 2023", ["no tengo datos por municipio de puebla", "ranking de estados"]),
         ("¿Cuántos homicidios dolosos hubo en Guadalajara en 2023?", ["guadalajara, municipio de jalisco"]),
         ("feminicidios en Tlaquepaque durante 2022", ["tlaquepaque", "jalisco"]),
         ("homicidios dolosos en CDMX en 2023", ["«cdmx» (el estado de ciudad de mexico)"]),

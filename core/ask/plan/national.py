@@ -1,0 +1,56 @@
+"""The offline planner for questions over the national tables (issue 14): the states' ranking and a state's place
+(tool 21 ``ranking_estados``), victims by sexo and edad (tool 22 ``victimas_sexo_edad``) and the federal
+jurisdiction (tool 23 ``fuero_federal``). The understanding's ``national:*`` signals (core/ask/understand/national.py)
+say which; the place is the state named, the country, or Guanajuato.
+
+Without a period each tool takes its series' last 12 published months and says so; a window is passed whole and
+the tool clips it to the months its series publishes (an unpublished month is never a zero).
+"""
+
+from __future__ import annotations
+
+from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
+from core.ask.understand import Understanding
+
+HOME = STATE_DEFAULT  # Casandra's state: the place of a national question that names none
+
+
+def _places(u: Understanding) -> list[str]:
+    """The national places asked, Guanajuato first when it is named or implied."""
+    named = [s.rsplit(":", 1)[1] for s in u.signals if s.startswith("national:place:")]
+    home = [HOME] if (u.whole_state or any(p.nivel == "estado" for p in u.places)) else []
+    places = list(dict.fromkeys(home + named))
+    if not places and "national:rank" in u.signals:
+        return ["MX"]  # «ranking de estados», «¿qué estado tuvo más…?»: the country's list, Guanajuato in it
+    return places or [HOME]
+
+
+def _window(u: Understanding) -> dict:
+    if u.window is None:
+        return {}
+    return {"desde": u.window[0].isoformat(), "hasta": u.window[1].isoformat()}
+
+
+def _crime(u: Understanding) -> dict:
+    keys = [c.delito for c in u.crimes if c.delito != "total_delitos"]
+    return {"clave_delito": keys[0]} if keys else {}
+
+
+def build(u: Understanding) -> ToolPlan:
+    """The tool plan of a national question."""
+    places, signals = _places(u), set(u.signals)
+    lugar, others = places[0], places[1:]
+    notes: list[str] = []
+    if len(u.crimes) > 1:
+        notes.append(f"Las tablas nacionales se consultan un delito a la vez: se usó {u.crimes[0].label.lower()}.")
+    if "national:federal" in signals:
+        args = {"lugar_id": lugar, "desglose": "concepto", **_window(u)}
+        return ToolPlan({"plan": [_step("fuero_federal", args)]}, notes, "national")
+    if "national:victims" in signals:
+        args = {"lugar_id": lugar, **_crime(u), **_window(u)}
+        return ToolPlan({"plan": [_step("victimas_sexo_edad", args)]}, notes, "national")
+    by_rate = u.medida == "tasa_per_100k" or "national:vs_country" in signals
+    args = {"lugar_id": lugar, **_crime(u), "ordenar_por": "tasa_per_100k" if by_rate else "conteo", **_window(u)}
+    if others:
+        args["comparar_con"] = others[:10]
+    return ToolPlan({"plan": [_step("ranking_estados", args)]}, notes, "national")

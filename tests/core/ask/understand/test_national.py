@@ -1,0 +1,51 @@
+"""Questions over the national tables (issue 14): which national signal a question gets, and which it never gets
+(core/ask/understand/national.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.ask.understand.national import is_national
+
+CASES = [
+    # question, national signals expected (subset), absent
+    ("¿En qué lugar está Guanajuato a nivel nacional en homicidios dolosos en 2023?", {"national:rank"}, set()),
+    ("¿qué lugar ocupa Gto entre los estados en feminicidio?", {"national:rank"}, set()),
+    ("ranking de estados por homicidio doloso en 2024", {"national:rank"}, set()),
+    ("¿qué estado tuvo más secuestros en 2022?", {"national:rank"}, set()),
+    ("homicidios dolosos a nivel nacional en 2023", {"national:country", "national:place:MX"}, set()),
+    ("feminicidios en todo el país en 2021", {"national:country", "national:place:MX"}, set()),
+    (
+        "¿la tasa de homicidio doloso de Guanajuato supera la tasa nacional?",
+        {"national:rank", "national:vs_country"},
+        set(),
+    ),
+    ("Guanajuato vs Jalisco en homicidios dolosos 2023", {"national:rank", "national:place:JAL"}, set()),
+    ("Guanajuato contra Edomex y CDMX en feminicidio 2022", {"national:place:MEX", "national:place:CDMX"}, set()),
+    ("¿cuántas víctimas de homicidio doloso hubo en Guanajuato en 2024?", {"national:victims"}, set()),
+    ("víctimas de feminicidio por edad en el estado en 2023", {"national:victims"}, set()),
+    ("delitos federales en Guanajuato en 2024", {"national:federal"}, set()),
+    ("carpetas del fuero federal en el país en 2023", {"national:federal", "national:place:MX"}, set()),
+]
+NOT_NATIONAL = [
+    "homicidios dolosos en León en 2024",
+    "homicidios dolosos en Dolores Hidalgo Cuna de la Independencia Nacional en 2023",  # «Nacional» is its name
+    "¿en qué municipio hubo más homicidios dolosos en 2024?",
+    "¿cuántas víctimas de homicidio doloso hubo en León en 2024?",  # victims are published by state only
+    "homicidios dolosos en Puebla en 2023",  # a state alone: offered, not answered (the evaluation set's update)
+    "¿en qué lugar hubo más feminicidios en 2022?",  # «lugar» is a place here, not a position
+]
+
+
+@pytest.mark.parametrize(("question", "expected", "absent"), CASES, ids=[c[0][:40] for c in CASES])
+def test_national_signals(ask, question, expected, absent):
+    u = ask(question)
+    assert is_national(u), u.signals
+    assert expected <= set(u.signals), u.signals
+    assert not absent & set(u.signals)
+    assert not [t for t in u.unknown_terms if t.kind.startswith("place")], u.unknown_terms
+
+
+@pytest.mark.parametrize("question", NOT_NATIONAL)
+def test_not_national(ask, question):
+    assert not is_national(ask(question)), ask(question).signals
