@@ -27,6 +27,7 @@ import sys, duckdb
 src, dst = sys.argv[1], sys.argv[2]
 con = duckdb.connect()
 con.execute("SET threads = 2")
+con.execute("SET enable_progress_bar = false")
 q = lambda p: "'" + p.replace("'", "''") + "'"
 con.execute(f"COPY (SELECT * FROM read_parquet({q(src)})) TO {q(dst)} (FORMAT parquet)")
 print(con.execute(f"SELECT count(*) FROM read_parquet({q(dst)})").fetchone()[0])
@@ -56,14 +57,16 @@ def measure(repeat: int = 1) -> dict:
         work = Path(tmp)
         for _ in range(repeat):
             out["default"].append(_build(work / "default"))
+            print("default", out["default"][-1], flush=True)  # partial results survive a later failure
             out["national"].append(_build(work / "national", "--nacional"))
+            print("national", out["national"][-1], flush=True)
             dst = work / "copy.parquet"
             run = run_measured([sys.executable, "-c", COPY_SCRIPT, str(parts / "*.parquet"), str(dst)], cwd=ROOT)
             out["copy"].append(
                 {
                     "wall_s": round(run.wall_s, 2),
                     "peak_rss_gb": round(run.peak_rss_bytes / GB, 3),
-                    "rows": int(run.stdout.strip() or 0),
+                    "rows": int(run.stdout.split()[-1]),
                 }
             )
     best = {k: min(r["wall_s"] for r in v) for k, v in out.items() if isinstance(v, list)}
