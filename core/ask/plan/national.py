@@ -51,6 +51,8 @@ def build(u: Understanding) -> ToolPlan:
         return ToolPlan({"plan": [_step("victimas_sexo_edad", args)]}, notes, "national")
     by_rate = u.medida == "tasa_per_100k" or "national:vs_country" in signals
     args = {"lugar_id": lugar, **_crime(u), "ordenar_por": "tasa_per_100k" if by_rate else "conteo", **_window(u)}
+    if "national:rnid" in signals:  # 2026: the new methodology, never summed with the series to 2025
+        args["metodologia"] = "RNID"
     if others:
         args["comparar_con"] = others[:10]
     return ToolPlan({"plan": [_step("ranking_estados", args)]}, notes, "national")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from core.ask.understand import CrimeMatch, Understanding
+from core.ask.understand import CrimeMatch, Understanding, national
 from core.ask.understand.anaphora import (
     ORDINALS,
     TOGETHER,
@@ -269,11 +269,6 @@ def negated_places(current: Understanding) -> set[str]:
     return out if len(out) < len(current.places) else set()  # «no, Celaya» alone corrects to Celaya
 
 
-def merged_municipal(u: Understanding) -> bool:
-    """Whether a municipality is among the places (a national follow-up then turns municipal)."""
-    return any(p.nivel == "municipio" for p in u.places)
-
-
 def _corrected_places(merged: Understanding, current: Understanding, previous: Understanding) -> None:
     """Take back the places said with «no»; the others replace them (or join the ones still standing)."""
     negated = negated_places(current)
@@ -372,9 +367,6 @@ def merge_follow_up(
         elif _VERSUS.search(text) and current.window is None and merged.kind in ("comparison", "single_value"):
             merged.kind, merged.compare_window = "places", None  # "compáralo con Irapuato": side by side
     _corrected_places(merged, current, previous)
-    national = [s for s in previous.signals if s.startswith("national:")]
-    if national and not any(s.startswith("national:") for s in current.signals) and not merged_municipal(merged):
-        merged.signals += national  # «¿y en feminicidios?» after Guanajuato's national place: still the states
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k
     if "order:asc" not in current.signals:
         merged.order = previous.order
@@ -383,7 +375,7 @@ def merge_follow_up(
     merged.wants_evidence = current.wants_evidence or previous.wants_evidence
     merged.signals += ["followup:merged"] + [f"followup:kept:{k}" for k in kept]
     merged.signals = list(dict.fromkeys(merged.signals))
-    return merged
+    return national.carry(merged, current, previous)  # «¿y Michoacán?» after a state's place: still the states
 
 
 __all__ = ["crime_phrase", "describe", "is_follow_up", "merge_follow_up", "negated_places"]

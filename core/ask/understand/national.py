@@ -37,7 +37,18 @@ RANK = _C(
     r"\b(?:entre|de)\s+(?:los|las)\s+32\b",
     r"\b(?:que|cual|cuales)\s+(?:estados?|entidad(?:es)?(?:\s+federativas?)?)\b",
     r"\b(?:estados|entidades)\s+(?:con|que|donde|mas|menos)\b",
+    # «¿Guanajuato es primer lugar en narcomenudeo?», «¿es el estado con más extorsiones?», «lugar de Gto por tasa»,
+    # «¿dónde queda Chihuahua…?», «Sonora: posición…» (a place's name is «_» here)
+    r"\b(?:primer|segundo|tercer|ultimo|penultimo)\s+lugar\b",
+    r"\bes\s+el\s+estado\s+(?:con|que|mas|menos|donde)\b",
+    r"\b(?:lugar|posicion|puesto|sitio)\s+(?:de\s+|del\s+)?(?:la\s+|el\s+)?_",
+    r"\bdonde\s+(?:queda|esta|se\s+ubica|aparece)\s+(?:la\s+|el\s+)?_",
+    r"_\s+(?:posicion|lugar|puesto)\b",
 )
+# 2026 is published by state only, in the new methodology (RNID): a window inside it is the national tables'
+RNID_YEAR = 2026
+# a forecast is no question about published months («¿cuántos habrá en 2026?»)
+_FUTURE = re.compile(r"\b(?:habra|habria|habran|pronostic\w*|predic\w*|proyecc\w*|estima\w*|esper[ae]\w*)\b")
 VS_COUNTRY = _C(
     r"\b(?:tasa|promedio|media|indice)\s+(?:nacional|del\s+pais)\b",
     r"\b(?:que|vs|versus|contra|frente\s+al?|respecto\s+al?|comparad[oa]s?\s+con)\s+(?:el\s+|al\s+)?"
@@ -97,8 +108,10 @@ _NATIONAL_WORDS = _CUE_WORDS | frozenset(
 def _masked(u: Understanding) -> str:
     """The question's tokens with the names of its places blanked out."""
     text = f" {tokenize(u.question or '').text} "
-    for p in u.places:
-        name = tokenize(p.text or "").text
+    foreign = [t.text for t in u.unknown_terms if t.kind == "place_foreign" and not set(t.text.split()) & _CUE_WORDS]
+    names = [p.text for p in u.places] + foreign  # «Nacional» (Santiago Pinotepa's) is the cue, not a place
+    for raw in sorted(names, key=len, reverse=True):
+        name = tokenize(raw or "").text
         if name:
             text = text.replace(f" {name} ", " _ ")
     return text.strip()
@@ -118,7 +131,8 @@ def scope(u: Understanding) -> Understanding:
     federal = bool(FEDERAL.search(text))
     victims = bool(VICTIMS.search(text)) and not municipal
     home = any(p.nivel == "estado" for p in u.places) or u.whole_state
-    signals: list[str] = []
+    rnid = bool(u.window) and u.window[0].year >= RNID_YEAR and not _FUTURE.search(text)
+    signals: list[str] = ["national:rnid"] if rnid and not municipal else []
     if federal and not municipal:
         signals.append("national:federal")
     elif victims:
@@ -127,6 +141,8 @@ def scope(u: Understanding) -> Understanding:
         signals.append("national:rank")
     elif country and not municipal and not states:
         signals.append("national:country")
+    elif rnid and not municipal:  # «homicidios dolosos en Guanajuato en el primer trimestre de 2026»
+        signals.append("national:rank")
     if not signals:
         return u
     if versus:
@@ -149,6 +165,24 @@ def scope(u: Understanding) -> Understanding:
         unknown_terms=kept,
         signals=[s for s in u.signals if s not in dropped] + signals,
     )
+
+
+def carry(merged: Understanding, current: Understanding, previous: Understanding) -> Understanding:
+    """A follow-up to a national question stays national («¿y Michoacán?», «¿y en Nuevo León?», «¿y en
+    feminicidios?»): the previous scope, with the states it names in place of the previous ones."""
+    before = [s for s in previous.signals if s.startswith("national:")]
+    if not before or any(s.startswith("national:") for s in current.signals):
+        return merged
+    if any(p.nivel == "municipio" for p in merged.places):
+        return merged  # «¿y en León?»: municipal again
+    states = _foreign_states(current)
+    scope_ = [s for s in before if not (states and s.startswith("national:place:"))]
+    kept = [t for t in merged.unknown_terms if not (t.kind == "place_foreign" and states)]
+    dropped = {s for s in merged.signals if s.startswith("place:not_in_store:") or s == "place:other_state"}
+    signals = [s for s in merged.signals if s not in dropped] + scope_ + [f"national:place:{s}" for s in states]
+    places = [p for p in merged.places if not states] if states else merged.places
+    whole = merged.whole_state and not states
+    return replace(merged, unknown_terms=kept, signals=list(dict.fromkeys(signals)), places=places, whole_state=whole)
 
 
 def is_national(u: Understanding | None) -> bool:

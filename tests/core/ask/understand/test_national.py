@@ -26,6 +26,10 @@ CASES = [
     ("víctimas de feminicidio por edad en el estado en 2023", {"national:victims"}, set()),
     ("delitos federales en Guanajuato en 2024", {"national:federal"}, set()),
     ("carpetas del fuero federal en el país en 2023", {"national:federal", "national:place:MX"}, set()),
+    ("¿Guanajuato es primer lugar en narcomenudeo? año 2023", {"national:rank"}, set()),
+    ("¿Dónde queda Chihuahua en homicidios dolosos en 2023?", {"national:rank", "national:place:CHIH"}, set()),
+    ("Sonora: posición en homicidio doloso 2022", {"national:rank", "national:place:SON"}, set()),
+    ("homicidios dolosos en Guanajuato en enero de 2026", {"national:rank", "national:rnid"}, set()),
 ]
 NOT_NATIONAL = [
     "homicidios dolosos en León en 2024",
@@ -34,6 +38,7 @@ NOT_NATIONAL = [
     "¿cuántas víctimas de homicidio doloso hubo en León en 2024?",  # victims are published by state only
     "homicidios dolosos en Puebla en 2023",  # a state alone: offered, not answered (the evaluation set's update)
     "¿en qué lugar hubo más feminicidios en 2022?",  # «lugar» is a place here, not a position
+    "¿cuántos homicidios dolosos habrá en León en 2026?",  # a forecast, and a municipality
 ]
 
 
