@@ -131,7 +131,9 @@ def scope(u: Understanding) -> Understanding:
     federal = bool(FEDERAL.search(text))
     victims = bool(VICTIMS.search(text)) and not municipal
     home = any(p.nivel == "estado" for p in u.places) or u.whole_state
-    rnid = bool(u.window) and u.window[0].year >= RNID_YEAR and not _FUTURE.search(text)
+    # a crime named: the yearly total of every crime has 2026 in its own file (total_anual)
+    specific = [c for c in u.crimes if c.delito != "total_delitos"]
+    rnid = bool(u.window and specific) and u.window[0].year >= RNID_YEAR and not _FUTURE.search(text)
     signals: list[str] = ["national:rnid"] if rnid and not municipal else []
     if federal and not municipal:
         signals.append("national:federal")
