@@ -143,7 +143,13 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
         out.append(
             f"Estados con más {crime_} {per}: "
             + join_y(f"{r['label']} ({fmt_int(r['conteo'])})" for r in top)
-            + f"; nacional {fmt_int(met.get('conteo_nacional'))}."
+            + f"; nacional {fmt_int(met.get('conteo_nacional'))}"
+            # the country's rate is asked as often as its count («¿y la del país?»)
+            + (
+                f" ({fmt_num(met['tasa_nacional'], 1)} por cada 100 mil habitantes)."
+                if met.get("tasa_nacional")
+                else "."
+            )
         )
     if met.get("comparados"):
         out.append(

@@ -201,6 +201,11 @@ class Lexicon:
                 if key and key != "mexico" and key not in self.places:
                     self.foreign_states[key] = st.abreviatura
                     self.foreign_states.setdefault(f"estado de {key}", st.abreviatura)
+            # «homicidios dolosos NL 2020», «Jal. homicidio doloso»: the press's abbreviation is that state too, never
+            # a word left over (which would leave Guanajuato as the place)
+            abbr = key_of(st.abreviatura)
+            if abbr not in _BAD_ABBREVIATIONS and abbr not in self.places and abbr not in self.foreign_states:
+                self.foreign_states[abbr] = st.abreviatura
 
     def _add_crimes(self, rows: list[dict]) -> None:
         in_data = {r["delito"]: bool(r.get("en_datos")) for r in rows}

@@ -24,6 +24,7 @@ COUNTRY = _C(
     r"\ba\s+nivel\s+(?:nacional|pais|republica)\b",
     r"\ben\s+(?:todo\s+)?(?:el\s+pais|la\s+republica(?:\s+mexicana)?|mexico)\b",
     r"\b(?:todo|resto\s+del)\s+pais\b",
+    r"\b(?:la|el|los|las)\s+del\s+pais\b",  # «¿y la del país?»
     r"\bnacional(?:es|mente)?\b",
 )
 # «¿en qué lugar está Guanajuato?», «ranking de estados», «¿qué estado tuvo más…?», «entre las 32 entidades»
