@@ -174,18 +174,20 @@ def test_the_schemas_themselves_refuse_nan_and_infinity(bundled_settings):
     assert not list(args_validator(spec).iter_errors({"z_threshold": 2.5, "window": 12}))
 
 
-def test_fuzzy_suggestion_on_a_huge_value_is_cheap(bundled_settings):
-    """A 10 MB entidad_id took 4-6 s in the suggestion; the value is refused by size, and suggestions truncate."""
-    import time
+def test_fuzzy_suggestion_on_a_huge_value_is_cheap(bundled_settings, monkeypatch):
+    """A 10 MB entidad_id took 4-6 s in the suggestion; the value is refused by size, and suggestions truncate.
 
-    from core.engine.static import _suggest
+    Checked by what the scorer is given (at most SUGGEST_CHARS characters), not by a timer: speed is measured in
+    bench/, and a timed unit test fails on a loaded machine."""
+    from core.engine import static
 
-    t0 = time.perf_counter()
     err = error_of(run(bundled_settings, {"plan": [step(entidad_id="G" * 10_000_000)]}))
-    assert err["code"] == "RESOURCE_LIMIT" and time.perf_counter() - t0 < 0.5
-    t0 = time.perf_counter()
-    assert "GTO.MUN.LEON" in _suggest("GTO.MUN.LEONN" + "x" * 10_000_000, ["GTO.MUN.LEON", "GTO"])[0]
-    assert time.perf_counter() - t0 < 0.1
+    assert err["code"] == "RESOURCE_LIMIT"
+    seen: list[int] = []
+    extract = static.process.extract
+    monkeypatch.setattr(static.process, "extract", lambda q, *a, **k: seen.append(len(q)) or extract(q, *a, **k))
+    assert "GTO.MUN.LEON" in static._suggest("GTO.MUN.LEONN" + "x" * 10_000_000, ["GTO.MUN.LEON", "GTO"])[0]
+    assert seen and max(seen) <= static.SUGGEST_CHARS
 
 
 def test_resource_limit(bundled_settings, monkeypatch):
