@@ -55,7 +55,7 @@ def test_a_deep_link_to_a_fresh_server_goes_through_sign_in_and_the_role_menu(ap
 def test_datos_shows_the_version(app_server, app_data_dir, page):
     version = api.versions(load_settings(app_data_dir))[0]["dataset_version"]
     _open(page, f"{app_server}/datos")
-    expect(page.get_by_role("heading", name="Datos")).to_be_visible()
+    expect(page.get_by_role("heading", name="Datos", exact=True)).to_be_visible()
     expect(page.get_by_text(f"Versión {version}")).to_be_visible()
     expect(page.get_by_text("Cobertura por delito")).to_be_visible()
     expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the coverage chart drew
