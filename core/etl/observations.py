@@ -103,6 +103,19 @@ def crime_map(con: duckdb.DuckDBPyConnection, table: str) -> None:
     insert_rows(con, "obs_crimes", rows)
 
 
+def insert_levels(con: duckdb.DuckDBPyConnection, seq: int, fuero: str, resolved: str) -> int:
+    """Record the crime levels of a load's accepted rows (``resolved`` has ``combo`` and the keys) and return how
+    many observations that load staged; every observation layout ends its load with this."""
+    con.execute(
+        f"""INSERT INTO level_batch
+            SELECT {seq}, '{fuero}', r.metodologia, r.tipo_key, r.delito, r.metodo, any_value(k.k_ley),
+                   any_value(k.k_bien), any_value(k.k_tipo), any_value(k.k_subtipo), any_value(k.k_modalidad)
+            FROM (SELECT DISTINCT metodologia, tipo_key, delito, metodo, combo FROM {resolved} WHERE motivo IS NULL) r
+            JOIN obs_crimes k USING (combo) GROUP BY ALL"""
+    )
+    return con.execute("SELECT count(*) FROM obs_batch WHERE load_seq = ?", [seq]).fetchone()[0]
+
+
 def year_methodology(con: duckdb.DuckDBPyConnection, table: str, fixed: str | None = None) -> None:
     """``obs_method``: the methodology of every year of ``table``, ``fixed`` or SESNSP's for the year
     (IDFC to 2025, RNID from 2026); a year no methodology covers is left out, and its rows quarantined."""

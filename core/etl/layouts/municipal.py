@@ -194,11 +194,4 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
             FROM {res} r JOIN mun_kh_{seq} kh USING (cve, combo, metodologia) WHERE r.motivo IS NULL""",
         [cut, name],
     )
-    con.execute(
-        f"""INSERT INTO level_batch
-            SELECT {seq}, '{layout.fuero}', r.metodologia, r.tipo_key, r.delito, r.metodo, any_value(k.k_ley),
-                   any_value(k.k_bien), any_value(k.k_tipo), any_value(k.k_subtipo), any_value(k.k_modalidad)
-            FROM (SELECT DISTINCT metodologia, tipo_key, delito, metodo, combo FROM {res} WHERE motivo IS NULL) r
-            JOIN obs_crimes k USING (combo) GROUP BY ALL"""
-    )
-    return con.execute("SELECT count(*) FROM obs_batch WHERE load_seq = ?", [seq]).fetchone()[0]
+    return observations.insert_levels(con, seq, layout.fuero, res)

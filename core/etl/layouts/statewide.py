@@ -117,14 +117,7 @@ class StateLayout(Layout):
                 FROM {res} WHERE motivo IS NULL)""",
             [cut, name],
         )
-        con.execute(
-            f"""INSERT INTO level_batch
-                SELECT {seq}, '{self.fuero}', r.metodologia, r.tipo_key, r.delito, r.metodo, any_value(k.k_ley),
-                       any_value(k.k_bien), any_value(k.k_tipo), any_value(k.k_subtipo), any_value(k.k_modalidad)
-                FROM (SELECT DISTINCT metodologia, tipo_key, delito, metodo, combo FROM {res} WHERE motivo IS NULL) r
-                JOIN obs_crimes k USING (combo) GROUP BY ALL"""
-        )
-        return con.execute("SELECT count(*) FROM obs_batch WHERE load_seq = ?", [seq]).fetchone()[0]
+        return observations.insert_levels(con, seq, self.fuero, res)
 
 
 class StateWideLayout(StateLayout):
