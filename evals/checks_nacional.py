@@ -96,10 +96,11 @@ def check_federal_number(a: Any, e, x) -> tuple[bool, str]:
 
 
 def check_municipal_tipo_number(a: Any, e, x) -> tuple[bool, str]:
-    """The count is in the text; for homicidio / lesiones the text says doloso and culposo are mixed."""
+    """The count is in the text; for homicidio / lesiones at tipo level the text says doloso and culposo are mixed."""
     if not a.has(x, rows=False):
         return False, "el texto no dice la cifra"
-    return e.tipo not in HOMICIDE_LIKE or a.says("culpos"), "no advierte que mezcla dolosos y culposos"
+    mixed = e.tipo in HOMICIDE_LIKE and e.subtipo is None  # Irapuato's subtipo is not mixed
+    return not mixed or a.says("culpos"), "no advierte que mezcla dolosos y culposos"
 
 
 def _sentences(text: str) -> list[str]:

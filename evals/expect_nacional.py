@@ -24,6 +24,8 @@ _MONTH = re.compile(r"^(20[12]\d)-(0[1-9]|1[0-2])$")
 _STATE = re.compile(r"^MX$|^(0[1-9]|[12]\d|3[0-2])$")
 _ONE_STATE = re.compile(r"^(0[1-9]|[12]\d|3[0-2])$")
 _GTO = re.compile(r"^11$|^110(?:0[1-9]|[1-3]\d|4[0-6])$")
+IRAPUATO = "11017"  # the only municipality whose every subtipo is published (the IDM_NM JSON, to 2025-12)
+Labels = str | list[str]  # one SESNSP label, or a list of labels summed (e.g. the vehicle modalidades)
 
 
 def _check(rx: re.Pattern, what: str):
@@ -56,8 +58,8 @@ class _StateCrime(_NWindow):
 
     place: str
     tipo: str
-    subtipo: str | None = None
-    modalidad: str | None = None
+    subtipo: Labels | None = None
+    modalidad: Labels | None = None
     v_place = field_validator("place")(_check(_STATE, "estado (clave INEGI '01'..'32' o 'MX')"))
 
 
@@ -97,13 +99,21 @@ class FederalNumber(_NWindow):
 
 
 class MunicipalTipoNumber(_NWindow):
-    """A Guanajuato municipality's (or the state's) count of a tipo, optionally one modalidad (tipo x modalidad)."""
+    """A Guanajuato municipality's (or the state's) count of a tipo, optionally modalidad(es) (tipo x modalidad);
+    with ``subtipo`` only Irapuato (11017), from its every-subtipo JSON."""
 
     kind: Literal["municipal_tipo_number"]
     place: str
     tipo: str
-    modalidad: str | None = None
+    subtipo: Labels | None = None
+    modalidad: Labels | None = None
     v_place = field_validator("place")(_check(_GTO, "lugar ('11' o '11001'..'11046')"))
+
+    @model_validator(mode="after")
+    def _subtipo_only_irapuato(self):
+        if self.subtipo is not None and self.place != IRAPUATO:
+            raise ValueError(f"subtipo por municipio solo se publica para Irapuato ({IRAPUATO}), no {self.place}")
+        return self
 
 
 class GranularityNote(_N):

@@ -11,9 +11,9 @@ from typing import Any
 from evals.expect import ExpectError
 from evals.raw_views_nacional import NationalViews
 
-# a crime given by its SESNSP labels; NULL subtipo / modalidad mean «all of them»
-_CRIME = """tipo = $tipo AND (CAST($subtipo AS VARCHAR) IS NULL OR subtipo = $subtipo)
-    AND (CAST($modalidad AS VARCHAR) IS NULL OR modalidad = $modalidad)"""
+# a crime given by its SESNSP labels; subtipo / modalidad are lists of labels summed, NULL meaning «all of them»
+_CRIME = """tipo = $tipo AND (CAST($subtipo AS VARCHAR[]) IS NULL OR list_contains(CAST($subtipo AS VARCHAR[]), subtipo))
+    AND (CAST($modalidad AS VARCHAR[]) IS NULL OR list_contains(CAST($modalidad AS VARCHAR[]), modalidad))"""
 _IN_WINDOW = "make_date(anio, mes, 1) BETWEEN CAST($desde AS DATE) AND CAST($hasta AS DATE)"
 _POP = "SELECT pob FROM pob_est WHERE anio = $anio AND cve_ent = $place AND genero = 'Total'"
 HOMICIDE_LIKE = ("Homicidio", "Lesiones")  # at tipo level of the municipal parquet: doloso + culposo summed
@@ -30,21 +30,26 @@ class NationalOracle:
 
     @staticmethod
     def _crime(e: Any) -> dict:
+        as_list = lambda v: [v] if isinstance(v, str) else (list(v) if v is not None else None)
         return {
             "tipo": e.tipo,
-            "subtipo": getattr(e, "subtipo", None),
-            "modalidad": e.modalidad,
+            "subtipo": as_list(getattr(e, "subtipo", None)),
+            "modalidad": as_list(e.modalidad),
             "desde": f"{e.desde}-01",
             "hasta": f"{e.hasta}-01",
         }
 
     def _known(self, table: str, e: Any) -> None:
-        """An error when the labels match no row of the file at all (a typo, not a zero)."""
+        """An error when a label matches no row of the file at all (a typo, not a zero); each listed label alone."""
         p = {k: v for k, v in self._crime(e).items() if k not in ("desde", "hasta")}
-        if not self._nq(f"SELECT count(*) FROM {table} WHERE {_CRIME}", p)[0][0]:
-            raise ExpectError(
-                f"{table}: ninguna fila con tipo={e.tipo!r} subtipo={p['subtipo']!r} modalidad={e.modalidad!r}"
-            )
+        for field in ("subtipo", "modalidad"):
+            for label in p[field] or [None]:
+                one = {**p, field: None if label is None else [label]}
+                if not self._nq(f"SELECT count(*) FROM {table} WHERE {_CRIME}", one)[0][0]:
+                    raise ExpectError(
+                        f"{table}: ninguna fila con tipo={e.tipo!r} subtipo={one['subtipo']!r} "
+                        f"modalidad={one['modalidad']!r}"
+                    )
 
     def per_state(self, e: Any, table: str = "est") -> dict[str, int]:
         """Count per state (the 32) over the window's published months; an error when none is published."""
@@ -110,15 +115,30 @@ class NationalOracle:
         return int(n)
 
     def municipal_tipo_number(self, e) -> int:
-        """A municipality's (or the state's) count of a tipo (optionally one modalidad) from the tipo x modalidad file."""
-        p = {"tipo": e.tipo, "modalidad": e.modalidad, "subtipo": None}
-        if not self._nq(f"SELECT count(*) FROM mun_tipo, (SELECT NULL AS subtipo) WHERE {_CRIME}", p)[0][0]:
-            raise ExpectError(f"mun_tipo: ninguna fila con tipo={e.tipo!r} modalidad={e.modalidad!r}")
+        """A municipality's (or the state's) count of a tipo (optionally modalidades) from the tipo x modalidad file;
+        with a subtipo, Irapuato's count from its every-subtipo JSON (to 2025-12)."""
+        if e.subtipo is not None:
+            return self._irapuato_subtipo(e)
+        p = {**self._crime(e), "subtipo": None}
+        src = "mun_tipo, (SELECT NULL AS subtipo) s"
+        self._known(f"(SELECT * FROM {src})", e)
         n, months = self._nq(
-            f"SELECT sum(n), count(DISTINCT make_date(anio, mes, 1)) FROM mun_tipo, (SELECT NULL AS subtipo) s "
+            f"SELECT sum(n), count(DISTINCT make_date(anio, mes, 1)) FROM {src} "
             f"WHERE {_CRIME} AND {_IN_WINDOW} AND ($place = '11' OR cve = $place)",
-            {**p, "place": e.place, "desde": f"{e.desde}-01", "hasta": f"{e.hasta}-01"},
+            {**p, "place": e.place},
         )[0]
         if not months:
             raise ExpectError(f"mun_tipo {e.tipo} {e.desde}..{e.hasta}: ningún mes publicado en la ventana")
+        return int(n)
+
+    def _irapuato_subtipo(self, e) -> int:
+        """Irapuato's count of a tipo and subtipo(s) (optionally modalidades) over the JSON's published months."""
+        NationalViews.ensure_irapuato(self.con)
+        self._known("ira", e)
+        n, months = self._nq(
+            f"SELECT sum(n), count(DISTINCT make_date(anio, mes, 1)) FROM ira WHERE {_CRIME} AND {_IN_WINDOW}",
+            self._crime(e),
+        )[0]
+        if not months:
+            raise ExpectError(f"Irapuato {e.tipo} {e.desde}..{e.hasta}: ningún mes publicado en la ventana")
         return int(n)

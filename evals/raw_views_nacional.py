@@ -17,6 +17,10 @@ import duckdb
 from core.text import MONTHS_TITLE
 
 _MONTHS_UPPER = [m.upper() for m in MONTHS_TITLE]  # the federal file writes ENERO .. DICIEMBRE
+# every key of the Irapuato JSON is a string (numbers included): read them all as text
+_IRAPUATO_KEYS = ["Año", "Clave_Ent", "Entidad", "Cve. Municipio", "Municipio", "Bien jurídico afectado"]
+_IRAPUATO_KEYS += ["Tipo de delito", "Subtipo de delito", "Modalidad", *MONTHS_TITLE]
+_IRAPUATO_COLUMNS = "{" + ", ".join(f"'{k}': 'VARCHAR'" for k in _IRAPUATO_KEYS) + "}"
 
 
 def _lit(path: Path) -> str:
@@ -92,3 +96,13 @@ class NationalViews:
             CAST(n_month AS INTEGER) AS mes, cve_ent, tipo_de_delito AS tipo, subtipo_de_delito AS subtipo,
             modalidad, genero, sum(CAST(n_victimas AS BIGINT)) AS n
             FROM read_csv('{_lit(plain)}', header = true, all_varchar = true) GROUP BY ALL""")
+
+    @staticmethod
+    def ensure_irapuato(con: duckdb.DuckDBPyConnection) -> None:
+        """Create the Irapuato view once: every subtipo x modalidad of 11017, the JSON's strings cast, empty months dropped."""
+        if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'ira'").fetchone()[0]:
+            return
+        path = NationalViews.raw_dir(con) / "sesnsp" / "irapuato_idm_nm_2015-2025.json"
+        src = f"read_json('{_lit(path)}', format = 'array', columns = {_IRAPUATO_COLUMNS})"
+        keep = """"Tipo de delito" AS tipo, "Subtipo de delito" AS subtipo, "Modalidad" AS modalidad"""
+        con.execute(f"CREATE OR REPLACE TEMP TABLE ira AS {_unpivot(src, list(MONTHS_TITLE), keep, 'Año')}")
