@@ -101,6 +101,9 @@ class Evidence:
     table: str = "incidents"
     ids: list[int] | None = None
     total: int | None = None
+    # rows of other tables summed into the same result (a national figure whose Guanajuato cells are the sum of
+    # its municipal incidents); listar_evidencia lists them beside this table's, keyed by table + row_id
+    also: list[Evidence] = field(default_factory=list)
 
 
 @dataclass

@@ -1,11 +1,20 @@
-"""listar_evidencia (tool 9): the curated rows behind the previous result."""
+"""listar_evidencia (tool 9): the curated rows behind the previous result.
+
+A result over ``incidents`` (or the yearly series) lists its rows with the nine columns of the spec's
+``output_contract.columns``. A result over the national tables (``observations``) lists them with the columns an
+observation needs to be read (``output_contract.columns_observations``): its table and row id (row ids are unique
+within a table, not across tables), level, place, crime, method, sexo, rango de edad, measure, jurisdiction and
+methodology. When such a result also summed municipal ``incidents`` (Guanajuato's state cells set aside for its
+municipalities), those rows are listed in the same table, with ``tabla = 'incidents'``.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from core.errors import ValidacionError
-from core.tools import ResolvedStep, ToolContext, ToolOutput
+from core.tools import Evidence, ResolvedStep, ToolContext, ToolOutput
+from core.tools.national import COMUN_IDFC, Crime, Series, Window
 
 if TYPE_CHECKING:  # validation hands its checks a StepCheck
     from core.engine.validate import StepCheck
@@ -19,6 +28,35 @@ SELECT = {
         "i.eventos, i.source_file, i.source_row"
     ),
 }
+# Every table an observation result sums, read as observation rows (incidents are Guanajuato's municipal
+# carpetas of the fuero común, series to 2025); the label comes from the national catalogue of places.
+AS_OBSERVATION = {
+    "observations": """SELECT 'observations' AS tabla, i.row_id, i.fecha, i.nivel, i.lugar_id, p.label, i.delito,
+        i.metodo, i.sexo, i.rango_edad, i.medida, i.fuero, i.metodologia, i.eventos, i.source_file, i.source_row
+        FROM observations i LEFT JOIN places p ON p.lugar_id = i.lugar_id""",
+    "incidents": """SELECT 'incidents' AS tabla, i.row_id, i.fecha, 'municipio' AS nivel, i.entidad_id AS lugar_id,
+        e.label, i.delito, i.metodo, NULL::VARCHAR AS sexo, NULL::VARCHAR AS rango_edad, 'carpetas' AS medida,
+        'comun' AS fuero, 'IDFC' AS metodologia, i.eventos, i.source_file, i.source_row
+        FROM incidents i LEFT JOIN entities e ON e.entidad_id = i.entidad_id""",
+}
+OBSERVATION_COLUMNS = [
+    ("tabla", "string"),
+    ("row_id", "int"),
+    ("fecha", "date"),
+    ("nivel", "string"),
+    ("lugar_id", "string"),
+    ("label", "string"),
+    ("delito", "string"),
+    ("metodo", "string"),
+    ("sexo", "string"),
+    ("rango_edad", "string"),
+    ("medida", "string"),
+    ("fuero", "string"),
+    ("metodologia", "string"),
+    ("eventos", "int"),
+    ("source_file", "string"),
+    ("source_row", "int"),
+]
 
 
 def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
@@ -34,6 +72,8 @@ def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         )
     ev = prev[1].evidence
     limit = int(step.args.get("limit", 200))
+    if ev.table == "observations" or ev.also:
+        return _observation_rows(ctx, prev[0].spec.name, ev, limit)
     # One statement: the first rows and, on each of them, the count and sum of all of them.
     got = ctx.query(
         f"""SELECT {SELECT[ev.table]}, count(*) OVER (), sum(i.eventos) OVER ()
@@ -63,6 +103,57 @@ def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     )
     if total[0] > limit:
         out.warnings.append(f"Solo se listan {limit} filas; el archivo completo está en los artefactos.")
+    return out
+
+
+def _observation_rows(ctx: ToolContext, name: str, ev: Evidence, limit: int) -> ToolOutput:
+    """The rows behind a result over the national tables, every summed table read as observation rows."""
+    parts = [ev, *ev.also]
+    union = " UNION ALL ".join(f"{AS_OBSERVATION[p.table]} WHERE ({p.where}) AND i.eventos > 0" for p in parts)
+    got = ctx.query(
+        f"""SELECT *, count(*) OVER (), sum(eventos) OVER () FROM ({union})
+            ORDER BY fecha, lugar_id, delito, metodo, sexo, rango_edad, tabla, row_id LIMIT {limit + 1}""",
+        [x for p in parts for x in p.params],
+    )
+    width = len(OBSERVATION_COLUMNS)
+    total = (int(got[0][width]), int(got[0][width + 1])) if got else (0, 0)
+    tables = sorted({p.table for p in parts})
+    out = ToolOutput(
+        columns=list(OBSERVATION_COLUMNS),
+        rows=[list(r[:width]) for r in got[:limit]],
+        headline=f"Evidencia de {name}: {total[0]:,} filas de {' y '.join(tables)}, {total[1]:,} eventos",
+        highlights=[f"Mostrando {min(limit, total[0])} de {total[0]}"],
+        evidence=ev,
+        metrics={"filas": total[0], "eventos": total[1], "tablas": tables},
+    )
+    if total[0] > limit:
+        out.warnings.append(f"Solo se listan {limit} filas; el archivo completo está en los artefactos.")
+    return out
+
+
+def national(series: Series, crime_: Crime, win: Window, place_sql: str = "TRUE", place_params=()) -> Evidence:
+    """The rows a national result sums (``national.state_cells``): the series' standing state-level observations
+    and, for the común carpetas, the municipal incidents that replace the state cells set aside for them."""
+    cond, params = series.where()
+    crime_sql, crime_params = crime_.where()
+    where = f"""o.nivel IN ('estado', 'extranjero') AND {cond} AND o.fecha BETWEEN ? AND ? AND {crime_sql}
+                AND ({place_sql})"""
+    where_params = [*params, win.start, win.end, *crime_params, *place_params]
+    # observations are selected by their own row ids: an incident may carry the same number
+    out = Evidence(
+        f"i.row_id IN (SELECT o.row_id FROM observations o WHERE {where} AND o.vigente)",
+        where_params,
+        table="observations",
+    )
+    if series == COMUN_IDFC:
+        out.also.append(
+            Evidence(
+                f"""EXISTS (SELECT 1 FROM observations o WHERE {where} AND NOT o.vigente
+                    AND o.sustituida_por = 'municipal' AND o.lugar_id = i.estado_id AND o.fecha = i.fecha
+                    AND o.delito = i.delito AND o.metodo = i.metodo)""",
+                list(where_params),
+            )
+        )
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from core.ask.wording import fmt_int, fmt_pct, join_y
 from core.engine.envelope import records
 from core.tools import ResolvedStep, ToolContext, ToolOutput
+from core.tools.evidence import national as national_evidence
 from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line, state_cells
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
@@ -78,6 +79,7 @@ def fuero_federal(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings=warns,
         extra_meta={**win.meta(), **prov},
         empty=not total,
+        evidence=national_evidence(FEDERAL, crime_, win, at, at_params),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from core.ask.wording import fmt_int, fmt_num, join_y
 from core.engine.envelope import records
 from core.tools import ResolvedStep, ToolContext, ToolOutput
+from core.tools.evidence import national as national_evidence
 from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line, state_cells
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
@@ -111,6 +112,7 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings=national_warnings(series, crime_, win),
         extra_meta={**win.meta(), **prov},
         empty=not files,
+        evidence=national_evidence(series, crime_, win, "o.nivel = 'estado'"),
     )
 
 
