@@ -22,11 +22,12 @@ from core.etl.sources import (
     CSV_EXTS,
     GEO_EXTS,
     HINT_ZIP,
+    STRUCTURED_EXTS,
     ZIP_MAGIC,
     SourceFile,
     check_size,
+    describe,
     display_label,
-    inspect_file,
     megabytes,
     new_work_file,
 )
@@ -51,7 +52,8 @@ ZIP_ERRORS = (
 
 
 def open_zip(path: Path, name: str, call_dir: Path, limits: Limits) -> list[SourceFile]:
-    """The CSV and GeoJSON members of a ZIP, each described; the archive is vetted whole before any extraction."""
+    """The CSV, GeoJSON, JSON and Parquet members of a ZIP, each described as the same file uploaded bare would be;
+    the archive is vetted whole before any extraction."""
     try:
         with zipfile.ZipFile(path) as zf:
             members = _vet_zip(zf, name, limits)
@@ -61,7 +63,7 @@ def open_zip(path: Path, name: str, call_dir: Path, limits: Limits) -> list[Sour
     out = []
     for info, (target, size) in zip(members, extracted):
         ext = PurePosixPath(info.filename).suffix.lower()
-        out.append(inspect_file(target, f"{name}:{display_label(info.filename)}", ext, size, name, call_dir, limits))
+        out.append(describe(target, f"{name}:{display_label(info.filename)}", ext, size, name, call_dir, limits))
     return out
 
 
@@ -124,10 +126,12 @@ def _vet_zip(zf: zipfile.ZipFile, name: str, limits: Limits) -> list[zipfile.Zip
         )
     if total >= RATIO_MIN_BYTES and total / max(packed, 1) > limits.max_zip_ratio:
         raise _bomb(name, f"el conjunto se expande {total / max(packed, 1):.0f} veces", limits)
-    members = [i for i in files if PurePosixPath(i.filename).suffix.lower() in CSV_EXTS | GEO_EXTS]
+    members = [i for i in files if PurePosixPath(i.filename).suffix.lower() in CSV_EXTS | GEO_EXTS | STRUCTURED_EXTS]
     if not members:
         found = ", ".join(display_label(i.filename) for i in files[:5]) or "ninguno"
-        raise ValidacionError(f"El ZIP «{name}» no contiene archivos CSV.", [f"Archivos encontrados: {found}."])
+        raise ValidacionError(
+            f"El ZIP «{name}» no contiene archivos CSV, JSON ni Parquet.", [f"Archivos encontrados: {found}."]
+        )
     for info in members:
         with zf.open(info) as src:
             peek = src.read(512)  # Deflate inflates in bounded steps: this stays small

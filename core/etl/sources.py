@@ -30,6 +30,7 @@ from core.text import slug_key
 HEAD_BYTES = 64 * 1024
 CSV_EXTS = {".csv", ".txt"}
 GEO_EXTS = {".geojson", ".json"}
+STRUCTURED_EXTS = {".parquet", ".json"}  # routed by content (core.etl.structured), bare or inside a ZIP
 DELIMITERS = (",", ";", "|", "\t")  # order breaks ties: comma is the SESNSP default
 HINT_CSV = "Guarde el archivo como «CSV UTF-8 (delimitado por comas)» y vuelva a subirlo."
 HINT_XLS = "Abra el libro en Excel y exporte la hoja a CSV (Archivo → Guardar como → CSV UTF-8)."
@@ -133,14 +134,8 @@ def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[Sou
         from core.etl import compressed  # it imports this module
 
         return [compressed.open_compressed(path, name, ext, st.st_size, call_dir, limits)]
-    if ext in {".parquet", ".json"}:
-        from core.etl import structured  # it imports this module
-
-        if ext == ".parquet":
-            return [structured.inspect_parquet(path, name, st.st_size, None)]
-        return [structured.inspect_json_records(path, name, ext, st.st_size, None, call_dir, limits)]
     if ext != ".zip":
-        return [inspect_file(path, name, ext, st.st_size, None, call_dir, limits)]
+        return [describe(path, name, ext, st.st_size, None, call_dir, limits)]
     with open(path, "rb") as fh:
         magic = fh.read(4)
     if not magic.startswith(ZIP_MAGIC):  # trust the magic number, not the extension
@@ -149,6 +144,20 @@ def _open_one(path: Path, name: str, call_dir: Path, limits: Limits) -> list[Sou
     from core.etl import archive  # it imports this module
 
     return archive.open_zip(path, name, call_dir, limits)
+
+
+def describe(
+    path: Path, name: str, ext: str, size: int, container: str | None, call_dir: Path, limits: Limits
+) -> SourceFile:
+    """Describe one plain file by its extension and content, bare or extracted from a ZIP: a ``.parquet`` by its
+    magic bytes and schema, a ``.json`` as records or GeoJSON by what it holds, anything else as CSV or GeoJSON."""
+    if ext in STRUCTURED_EXTS:
+        from core.etl import structured  # it imports this module
+
+        if ext == ".parquet":
+            return structured.inspect_parquet(path, name, size, container)
+        return structured.inspect_json_records(path, name, ext, size, container, call_dir, limits)
+    return inspect_file(path, name, ext, size, container, call_dir, limits)
 
 
 def check_size(name: str, size: int, limits: Limits) -> None:
