@@ -39,6 +39,7 @@ AS_OBSERVATION = {
         'comun' AS fuero, 'IDFC' AS metodologia, i.eventos, i.source_file, i.source_row
         FROM incidents i LEFT JOIN entities e ON e.entidad_id = i.entidad_id""",
 }
+MEASURE_WORDS = {"victimas": "víctimas", "carpetas": "carpetas"}
 OBSERVATION_COLUMNS = [
     ("tabla", "string"),
     ("row_id", "int"),
@@ -107,38 +108,55 @@ def listar_evidencia(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
 
 
 def _observation_rows(ctx: ToolContext, name: str, ev: Evidence, limit: int) -> ToolOutput:
-    """The rows behind a result over the national tables, every summed table read as observation rows."""
+    """The rows behind a result over the national tables, every summed table read as observation rows.
+
+    Rows of two measures (victims and the carpetas they are divided by) are counted apart, never summed:
+    ``eventos`` is the answer's own measure (that of its first table), ``medidas`` each measure's sum."""
     parts = [ev, *ev.also]
-    union = " UNION ALL ".join(f"{AS_OBSERVATION[p.table]} WHERE ({p.where}) AND i.eventos > 0" for p in parts)
+    union = " UNION ALL ".join(
+        f"SELECT *, {n} AS part FROM ({AS_OBSERVATION[p.table]} WHERE ({p.where}) AND i.eventos > 0)"
+        for n, p in enumerate(parts)
+    )
     got = ctx.query(
-        f"""SELECT *, count(*) OVER (), sum(eventos) OVER () FROM ({union})
-            ORDER BY fecha, lugar_id, delito, metodo, sexo, rango_edad, tabla, row_id LIMIT {limit + 1}""",
+        f"""WITH e AS MATERIALIZED ({union}),
+                 t AS (SELECT medida, min(part) AS part, sum(eventos) AS n FROM e GROUP BY 1)
+            SELECT * EXCLUDE (part), count(*) OVER (), (SELECT list((medida, n) ORDER BY part, medida) FROM t)
+            FROM e ORDER BY fecha, lugar_id, delito, metodo, sexo, rango_edad, tabla, row_id LIMIT {limit + 1}""",
         [x for p in parts for x in p.params],
     )
     width = len(OBSERVATION_COLUMNS)
-    total = (int(got[0][width]), int(got[0][width + 1])) if got else (0, 0)
+    rows = int(got[0][width]) if got else 0
+    measures = {m: int(n) for m, n in (got[0][width + 1] if got else [])}  # in order: the answer's own first
     tables = sorted({p.table for p in parts})
+    said = ", ".join(f"{n:,} {MEASURE_WORDS.get(m, m)}" for m, n in measures.items()) or "0 eventos"
     out = ToolOutput(
         columns=list(OBSERVATION_COLUMNS),
         rows=[list(r[:width]) for r in got[:limit]],
-        headline=f"Evidencia de {name}: {total[0]:,} filas de {' y '.join(tables)}, {total[1]:,} eventos",
-        highlights=[f"Mostrando {min(limit, total[0])} de {total[0]}"],
+        headline=f"Evidencia de {name}: {rows:,} filas de {' y '.join(tables)}; {said}",
+        highlights=[f"Mostrando {min(limit, rows)} de {rows}"],
         evidence=ev,
-        metrics={"filas": total[0], "eventos": total[1], "tablas": tables},
+        metrics={"filas": rows, "eventos": next(iter(measures.values()), 0), "medidas": measures, "tablas": tables},
     )
-    if total[0] > limit:
+    if len(measures) > 1:
+        out.warnings.append(f"Las filas reúnen medidas distintas ({said}): se cuentan por separado, nunca sumadas.")
+    if rows > limit:
         out.warnings.append(f"Solo se listan {limit} filas; el archivo completo está en los artefactos.")
     return out
+
+
+def _cells(series: Series, crime_: Crime, win: Window, place_sql: str, place_params) -> tuple[str, list]:
+    """The condition (alias ``o``) of one series' state-level observations of a crime, window and place."""
+    cond, params = series.where()
+    crime_sql, crime_params = crime_.where()
+    where = f"""o.nivel IN ('estado', 'extranjero') AND {cond} AND o.fecha BETWEEN ? AND ? AND {crime_sql}
+                AND ({place_sql})"""
+    return where, [*params, win.start, win.end, *crime_params, *place_params]
 
 
 def national(series: Series, crime_: Crime, win: Window, place_sql: str = "TRUE", place_params=()) -> Evidence:
     """The rows a national result sums (``national.state_cells``): the series' standing state-level observations
     and, for the común carpetas, the municipal incidents that replace the state cells set aside for them."""
-    cond, params = series.where()
-    crime_sql, crime_params = crime_.where()
-    where = f"""o.nivel IN ('estado', 'extranjero') AND {cond} AND o.fecha BETWEEN ? AND ? AND {crime_sql}
-                AND ({place_sql})"""
-    where_params = [*params, win.start, win.end, *crime_params, *place_params]
+    where, where_params = _cells(series, crime_, win, place_sql, place_params)
     # observations are selected by their own row ids: an incident may carry the same number
     out = Evidence(
         f"i.row_id IN (SELECT o.row_id FROM observations o WHERE {where} AND o.vigente)",
@@ -152,6 +170,36 @@ def national(series: Series, crime_: Crime, win: Window, place_sql: str = "TRUE"
                     AND o.sustituida_por = 'municipal' AND o.lugar_id = i.estado_id AND o.fecha = i.fecha
                     AND o.delito = i.delito AND o.metodo = i.metodo)""",
                 list(where_params),
+            )
+        )
+    return out
+
+
+def victims(crime_: Crime, win: Window, place_sql: str, place_params, beyond: bool) -> Evidence:
+    """The rows of victimas_sexo_edad: its victims and the carpetas they are divided by (victims per carpeta).
+
+    The carpetas are the same place's común series (IDFC) of the crimes with victims in the window, in the months
+    the victims publish; ``beyond`` adds a single subtipo's months only the municipal files publish, as
+    ``national.state_cells`` does for one state."""
+    victim_series, carpetas = Series("victimas", "comun", "IDFC"), COMUN_IDFC
+    out = national(victim_series, crime_, win, place_sql, place_params)
+    vwhere, vparams = _cells(victim_series, crime_, win, place_sql, place_params)
+    with_victims = f"""o.delito IN (SELECT o.delito FROM observations o WHERE {vwhere} AND o.vigente)
+                       AND o.fecha IN (SELECT o.fecha FROM observations o WHERE {vwhere} AND o.vigente)"""
+    divided = national(carpetas, crime_, win, f"({place_sql}) AND {with_victims}", [*place_params, *vparams, *vparams])
+    out.also += [divided, *divided.also]
+    divided.also = []
+    if beyond and crime_.level == "delito":
+        cond, params = carpetas.where("s")
+        out.also.append(
+            Evidence(
+                f"""i.delito = ? AND i.estado_id = ? AND i.fecha BETWEEN ? AND ?
+                    AND EXISTS (SELECT 1 FROM coverage k WHERE k.granularity = 'month' AND k.delito = i.delito
+                                AND k.estado_id = i.estado_id AND i.fecha BETWEEN k.desde AND k.hasta)
+                    AND NOT EXISTS (SELECT 1 FROM observations s WHERE s.nivel = 'estado' AND s.lugar_id = i.estado_id
+                                    AND s.fecha = i.fecha AND s.delito = i.delito AND {cond})
+                    AND i.fecha IN (SELECT o.fecha FROM observations o WHERE {vwhere} AND o.vigente)""",
+                [crime_.key, *place_params, win.start, win.end, *params, *vparams],
             )
         )
     return out

@@ -12,7 +12,7 @@ from core.ask.wording import fmt_int, fmt_num, fmt_pct
 from core.engine.envelope import records
 from core.errors import FiltroInvalidoError
 from core.tools import ResolvedStep, ToolContext, ToolOutput
-from core.tools.evidence import national as national_evidence
+from core.tools.evidence import victims as victims_evidence
 from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line, state_cells
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
@@ -115,7 +115,7 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings=warns,
         extra_meta={**win.meta(), **prov},
         empty=not total,
-        evidence=national_evidence(VICTIMS, crime_, win, at, at_params),
+        evidence=victims_evidence(crime_, win, at, at_params, beyond),
     )
 
 

@@ -26,9 +26,15 @@ CASES = [
      "conteo_nacional", None),
     (21, dict(clave_delito="narcomenudeo", lugar_id="GTO", desde="2021-06-01", hasta="2021-08-31"), "conteo",
      ("estado", "GTO")),
-    (22, dict(clave_delito="homicidio_doloso", lugar_id="GTO", **W23), "total", None),
+    (22, dict(clave_delito="homicidio_doloso", lugar_id="GTO", **W23), "total", ("medida", "victimas")),
     (22, dict(clave_delito="homicidio_doloso", lugar_id="GTO", **W23), "mujeres", ("sexo", "Mujer")),
-    (22, dict(clave_delito="feminicidio", lugar_id="MX", desde="2024-01-01", hasta="2024-06-30"), "total", None),
+    (22, dict(clave_delito="homicidio_doloso", lugar_id="GTO", **W23), "carpetas", ("medida", "carpetas")),
+    # past the state file (2024-11) Guanajuato's carpetas are its municipal homicides, to the victims' last month
+    (22, dict(clave_delito="homicidio_doloso", lugar_id="GTO", desde="2024-06-01", hasta="2025-06-30"), "carpetas",
+     ("medida", "carpetas")),
+    (22, dict(lugar_id="JAL", desde="2024-01-01", hasta="2024-03-31"), "carpetas", ("medida", "carpetas")),
+    (22, dict(clave_delito="feminicidio", lugar_id="MX", desde="2024-01-01", hasta="2024-06-30"), "total",
+     ("medida", "victimas")),
     (23, dict(lugar_id="GTO", desde="2024-01-01", hasta="2024-12-31"), "total", None),
     (23, dict(lugar_id="MX", desde="2024-01-01", hasta="2024-03-31", desglose="estado"), "total", None),
     (23, dict(lugar_id="MX", desde="2024-01-01", hasta="2024-03-31"), "extranjero", ("lugar_id", "MX.EXTRANJERO")),
@@ -69,13 +75,19 @@ def test_the_evidence_rows_sum_to_the_answer(bundled_settings, tool_id, args, me
     rows = evidence_rows(bundled_settings, listed)
     assert len(rows) == listed["metrics"]["filas"] <= 5000
     assert sum(r["eventos"] for r in rows if behind(r, which)) == figure
+    # two measures (victims and the carpetas they are divided by) are counted apart, never summed
+    by_measure = Counter()
+    for r in rows:
+        by_measure[r["medida"]] += r["eventos"]
+    assert listed["metrics"]["medidas"] == dict(by_measure)
+    measure = answer["metrics"]["medida"]
+    assert listed["metrics"]["eventos"] == by_measure[measure]
     assert all(r["eventos"] > 0 and r["source_file"] and r["source_row"] is not None for r in rows)
     assert not [k for k, n in Counter((r["tabla"], r["row_id"]) for r in rows).items() if n > 1]
-    # the envelope's block names the observations it points at, and how many there are
+    # the envelope's block names the observations of the answer's own measure, and how many there are
+    own = {r["row_id"] for r in rows if r["tabla"] == "observations" and r["medida"] == measure}
     block = answer["evidence"][0]
-    assert block["table"] == "observations"
-    assert block["total"] == sum(r["tabla"] == "observations" for r in rows)
-    assert set(block["ids"]) <= {r["row_id"] for r in rows if r["tabla"] == "observations"}
+    assert (block["table"], block["total"]) == ("observations", len(own)) and set(block["ids"]) <= own
 
 
 def test_only_standing_observations_are_evidence(bundled_settings):
