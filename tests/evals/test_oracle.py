@@ -233,4 +233,5 @@ def test_dev_a_validates_and_every_data_turn_has_a_figure(oracle):
                 "refuse",
                 "social",
                 "definition",
+                "granularity_note",  # issue 14: a level the data does not publish, no figure
             }, c["id"]
