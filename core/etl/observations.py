@@ -87,7 +87,8 @@ def crime_map(con: duckdb.DuckDBPyConnection, table: str) -> None:
     The labels resolve through the taxonomy like the municipal files do, so a state row of
     «Homicidio doloso / Con arma de fuego» gets the keys of the same municipal cells."""
     combos = con.execute(
-        f"""SELECT DISTINCT {LABEL_HASH.format("")}::VARCHAR, ley, bien, tipo, subtipo, modalidad FROM {table}"""
+        f"""SELECT {LABEL_HASH.format("")}::VARCHAR, ley, bien, tipo, subtipo, modalidad
+            FROM (SELECT DISTINCT ley, bien, tipo, subtipo, modalidad FROM {table})"""  # labels first: few to hash
     ).fetchall()
     rows = []
     for combo, (h, ley, bien, tipo, subtipo, modalidad) in enumerate(combos):  # one per catalogue row, not per data row
@@ -119,7 +120,9 @@ def insert_levels(con: duckdb.DuckDBPyConnection, seq: int, fuero: str, resolved
 def year_methodology(con: duckdb.DuckDBPyConnection, table: str, fixed: str | None = None) -> None:
     """``obs_method``: the methodology of every year of ``table``, ``fixed`` or SESNSP's for the year
     (IDFC to 2025, RNID from 2026); a year no methodology covers is left out, and its rows quarantined."""
-    years = con.execute(f"SELECT DISTINCT TRY_CAST(anio AS INTEGER) AS y FROM {table} WHERE y IS NOT NULL").fetchall()
+    years = con.execute(
+        f"SELECT DISTINCT TRY_CAST(anio AS INTEGER) AS y FROM (SELECT DISTINCT anio FROM {table}) WHERE y IS NOT NULL"
+    ).fetchall()
     con.execute("CREATE OR REPLACE TEMP TABLE obs_method (anio INTEGER, metodologia VARCHAR)")
     rows = []
     for (year,) in years:  # one per year of the file
@@ -146,10 +149,14 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
     )
     # Same key in two files: the newer cut wins, then the later load (the current version is load 0).
     # Only keys seen twice need a decision: a narrow aggregation finds them, not a window over every row.
+    # A row id hashes its place, so only places two loads hold can repeat one: the 20 M rows of the
+    # national parts are grouped only where another file covers the same place (Guanajuato).
     con.execute(
         """CREATE OR REPLACE TEMP TABLE obs_owner AS
+           WITH shared AS (SELECT lugar_id FROM (SELECT DISTINCT load_seq, lugar_id FROM obs_all)
+                           GROUP BY lugar_id HAVING count(*) > 1)
            SELECT row_id, arg_max(load_seq, (year(corte) * 12 + month(corte)) * 100000 + load_seq) AS owner
-           FROM obs_all GROUP BY row_id HAVING count(*) > 1"""
+           FROM obs_all WHERE lugar_id IN (SELECT lugar_id FROM shared) GROUP BY row_id HAVING count(*) > 1"""
     )
     precedence = "m.mes IS NULL AS vigente, CASE WHEN m.mes IS NOT NULL THEN 'municipal' END AS sustituida_por"
     # Finer level first: a state's carpetas of the común series are replaced wherever its

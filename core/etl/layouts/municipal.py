@@ -27,6 +27,8 @@ from core.etl.layouts.base import Layout, ReadContext, Staged
 ENTITIES_DIR = CATALOGS_DIR / "entities"
 # SESNSP's codes for the rows that are no municipality (README «Notes on joining»).
 NON_MUNICIPAL = {"no_especificado": ("998", "No especificado"), "otros_municipios": ("999", "Otros municipios")}
+# One number per distinct place label of a row: the rows join their place on it, not on four texts.
+PLACE_HASH = "hash({0}clave, {0}entidad, {0}cve_mun, {0}municipio)"
 NAME_KEY = "trim(regexp_replace(lower(strip_accents(trim({0}))), '[^0-9a-z]+', '_', 'g'), '_')"
 # The columns every municipal layout's long select gives, in this order.
 LONG_COLUMNS = (
@@ -112,61 +114,50 @@ def _fill_catalogue_subtipo(con) -> None:
 
 
 def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, name: str, seq: int) -> int:
-    """Quarantine the rows that cannot be placed or counted, stage the rest; returns the numbers staged."""
+    """Quarantine the rows that cannot be placed or counted, stage the rest; returns the numbers staged.
+
+    Every label is resolved once, in small tables (places × crime rows × methodologies); the data
+    rows are then read twice (a narrow summary that also finds the rows to quarantine, and the one
+    write into ``obs_batch``) and never copied anywhere else, so a 20 M-row load writes its rows once."""
     con = ctx.con
     observations.ensure_batches(con)
-    long, res = f"mun_long_{seq}", f"mun_res_{seq}"
+    long, keys = f"mun_long_{seq}", f"mun_keys_{seq}"
     con.execute(f"CREATE OR REPLACE TEMP VIEW {long} AS {long_sql}")
     observations.state_table(con)
     municipality_names(con, seq)
     observations.crime_map(con, long)
     _fill_catalogue_subtipo(con)
     observations.year_methodology(con, long)
-    # The labels are few: the places and crime keys are found once per distinct label, then joined back.
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE mun_place_{seq} AS
-            SELECT d.*, s.abbr, s.cve_ent, coalesce(
-                     CASE WHEN d.cve_mun IS NOT NULL THEN (SELECT c.cve FROM mun_codes c
-                                                           WHERE c.cve = lpad(trim(d.cve_mun), 5, '0')) END,
-                     CASE WHEN d.k IN {tuple(NON_MUNICIPAL)} THEN s.cve_ent || CASE d.k {
-            " ".join(f"WHEN '{k}' THEN '{v[0]}'" for k, v in NON_MUNICIPAL.items())
-        } END END,
-                     n.cve) AS cve
-            FROM (SELECT DISTINCT clave, entidad, cve_mun, municipio, {NAME_KEY.format("municipio")} AS k
-                  FROM {long}) d
-            LEFT JOIN obs_states s ON s.num = TRY_CAST(trim(d.clave) AS INTEGER)
-                 OR (d.clave IS NULL AND {NAME_KEY.format("s.nombre")} = {NAME_KEY.format("d.entidad")})
-            LEFT JOIN mun_names n ON d.cve_mun IS NULL AND n.cve_ent = s.cve_ent AND n.k = d.k"""
-    )
+    _resolve_places(con, long, seq)
+    _resolve_keys(con, layout, seq)
     num = "l.valor::DOUBLE" if layout.typed_values else number_sql("l.valor")
     year, month = "TRY_CAST(l.anio AS INTEGER)", "TRY_CAST(l.mes AS INTEGER)"
-    checks = f"""CASE WHEN p.abbr IS NULL THEN 'entidad desconocida'
-                 WHEN p.cve IS NULL OR left(p.cve, 2) <> p.cve_ent THEN 'municipio desconocido en el catálogo INEGI'
-                 WHEN k.delito IS NULL THEN 'tipo de delito vacío'
+    checks = f"""coalesce(k.motivo, CASE
                  WHEN {year} IS NULL OR {year} NOT BETWEEN 1990 AND 2100 THEN 'año inválido'
                  WHEN {month} IS NULL OR {month} NOT BETWEEN 1 AND 12 THEN 'mes inválido'
-                 WHEN y.metodologia IS NULL THEN 'año sin metodología conocida'
+                 WHEN k.metodologia IS NULL THEN 'año sin metodología conocida'
                  WHEN {num} IS NULL THEN 'conteo no numérico'
                  WHEN {num} < 0 THEN 'conteo negativo (anomalía de origen)'
-                 WHEN {num} <> floor({num}) THEN 'conteo no entero' END"""
-    raw = "concat_ws(',', l.anio, l.mes, l.entidad, l.municipio, l.tipo, l.subtipo, l.modalidad, l.valor)"
+                 WHEN {num} <> floor({num}) THEN 'conteo no entero' END)"""
+    # Each data row finds its place × crime row × methodology in one join on three integers.
+    rows = f"""FROM {long} l LEFT JOIN obs_method_key y ON y.anio = {year}
+               LEFT JOIN {keys} k ON k.ph = {PLACE_HASH.format("l.")} AND k.ch = {observations.LABEL_HASH.format("l.")}
+                    AND k.mh = coalesce(y.mh, 0)"""
+    # One narrow pass: per crime key and reason, the last month and the rows (× month) to quarantine (few).
     con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE {res} AS
-            SELECT l.source_row, {checks} AS motivo, p.cve, p.abbr AS estado_id, y.metodologia,
-                   make_date({year}, {month}, 1) AS fecha_ok, ({num})::BIGINT AS eventos, k.combo,
-                   k.tipo_key, k.delito, k.metodo,
-                   CASE WHEN ({checks}) IS NOT NULL THEN left({raw}, 200) END AS valores  -- only a quarantined row's text
-                  FROM {long} l
-                  LEFT JOIN mun_place_{seq} p ON p.clave IS NOT DISTINCT FROM l.clave
-                       AND p.entidad IS NOT DISTINCT FROM l.entidad AND p.cve_mun IS NOT DISTINCT FROM l.cve_mun
-                       AND p.municipio IS NOT DISTINCT FROM l.municipio
-                  LEFT JOIN obs_crimes k ON k.h = {observations.LABEL_HASH.format("l.")}
-                  LEFT JOIN obs_method y ON y.anio = {year}"""
+        f"""CREATE OR REPLACE TEMP TABLE mun_used_{seq} AS
+            SELECT k.idx, {checks} AS motivo, max(make_date({year}, {month}, 1)) AS last,
+                   list({{r: l.source_row, a: l.anio, m: l.mes}}) FILTER (WHERE {checks} IS NOT NULL) AS bad {rows} GROUP BY ALL"""
     )
-    con.execute(
-        f"INSERT INTO quarantine_batch SELECT {seq}, ?, source_row, motivo, valores FROM {res} WHERE motivo IS NOT NULL",
-        [name],
-    )
+    bad = f"SELECT unnest(bad, recursive := true), motivo FROM mun_used_{seq} WHERE motivo IS NOT NULL"
+    if con.execute(f"SELECT count(*) FROM ({bad})").fetchone()[0]:  # their text, read only when there are some
+        raw = "concat_ws(',', l.anio, l.mes, l.entidad, l.municipio, l.tipo, l.subtipo, l.modalidad, l.valor)"
+        con.execute(
+            f"""INSERT INTO quarantine_batch
+                SELECT {seq}, ?, l.source_row, b.motivo, left({raw}, 200) FROM {long} l
+                JOIN ({bad}) b ON b.r = l.source_row AND b.a IS NOT DISTINCT FROM l.anio AND b.m IS NOT DISTINCT FROM l.mes""",
+            [name],
+        )
     # «No especificado» / «Otros municipios» become places of their own.
     labels = " ".join(f"WHEN '{v[0]}' THEN '{v[1]}'" for v in NON_MUNICIPAL.values())
     con.execute(
@@ -174,24 +165,60 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
             FROM mun_place_{seq} WHERE k IN {tuple(NON_MUNICIPAL)} AND cve IS NOT NULL""",
         [name],
     )
-    cut = con.execute(f"SELECT max(fecha_ok) FROM {res} WHERE motivo IS NULL").fetchone()[0]
-    # The row id hashes the key once per place × crime row (md5 per data row would dominate a 20 M-row load);
-    # the month is folded in by xor on bits 40 and up.
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE mun_kh_{seq} AS
-            SELECT cve, combo, metodologia, md5_number_lower(concat_ws('|', cve, '{layout.medida}', '{layout.fuero}',
-                   metodologia, tipo_key, delito, metodo)) AS h
-            FROM (SELECT DISTINCT cve, combo, metodologia, tipo_key, delito, metodo FROM {res} WHERE motivo IS NULL)"""
-    )
+    cut = con.execute(f"SELECT max(last) FROM mun_used_{seq} WHERE motivo IS NULL").fetchone()[0]
+    # The row id folds the month (bits 40 and up) into the hash of the key's other columns.
     con.execute(
         f"""INSERT INTO obs_batch BY NAME
-            SELECT {seq} AS load_seq, r.fecha_ok AS fecha, 'municipio' AS nivel, r.cve AS lugar_id, r.estado_id,
-                   '{layout.medida}' AS medida, '{layout.fuero}' AS fuero, r.metodologia, r.tipo_key, r.delito, r.metodo,
-                   NULL AS sexo, NULL AS rango_edad, r.eventos, ?::DATE AS corte, TRUE AS vigente,
-                   NULL AS sustituida_por, ? AS source_file, r.source_row,
-                   (xor(kh.h, (year(r.fecha_ok) * 12 + month(r.fecha_ok))::UBIGINT << 40)
-                    & 9223372036854775807::UBIGINT)::BIGINT AS row_id
-            FROM {res} r JOIN mun_kh_{seq} kh USING (cve, combo, metodologia) WHERE r.motivo IS NULL""",
+            SELECT {seq} AS load_seq, make_date({year}, {month}, 1) AS fecha, 'municipio' AS nivel, k.cve AS lugar_id,
+                   k.estado_id, '{layout.medida}' AS medida, '{layout.fuero}' AS fuero, k.metodologia, k.tipo_key,
+                   k.delito, k.metodo, NULL AS sexo, NULL AS rango_edad, ({num})::BIGINT AS eventos, ?::DATE AS corte,
+                   TRUE AS vigente, NULL AS sustituida_por, ? AS source_file, l.source_row,
+                   (xor(k.kh, ({year} * 12 + {month})::UBIGINT << 40) & 9223372036854775807::UBIGINT)::BIGINT AS row_id
+            {rows} WHERE {checks} IS NULL""",
         [cut, name],
     )
-    return observations.insert_levels(con, seq, layout.fuero, res)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP VIEW mun_res_{seq} AS
+            SELECT NULL::VARCHAR AS motivo, k.* FROM {keys} k WHERE k.idx IN (SELECT idx FROM mun_used_{seq} WHERE motivo IS NULL)"""
+    )
+    return observations.insert_levels(con, seq, layout.fuero, f"mun_res_{seq}")
+
+
+def _resolve_places(con, long: str, seq: int) -> None:
+    """``mun_place_<seq>``: each distinct place label of the file, its state and its municipality code."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE mun_place_{seq} AS
+            SELECT d.*, {PLACE_HASH.format("d.")} AS ph, s.abbr, s.cve_ent, coalesce(
+                     CASE WHEN d.cve_mun IS NOT NULL THEN (SELECT c.cve FROM mun_codes c
+                                                           WHERE c.cve = lpad(trim(d.cve_mun), 5, '0')) END,
+                     CASE WHEN d.k IN {tuple(NON_MUNICIPAL)} THEN s.cve_ent || CASE d.k {
+            " ".join(f"WHEN '{k}' THEN '{v[0]}'" for k, v in NON_MUNICIPAL.items())
+        } END END,
+                     n.cve) AS cve
+            FROM (SELECT *, {NAME_KEY.format("municipio")} AS k
+                  FROM (SELECT DISTINCT clave, entidad, cve_mun, municipio FROM {long})) d
+            LEFT JOIN obs_states s ON s.num = TRY_CAST(trim(d.clave) AS INTEGER)
+                 OR (d.clave IS NULL AND {NAME_KEY.format("s.nombre")} = {NAME_KEY.format("d.entidad")})
+            LEFT JOIN mun_names n ON d.cve_mun IS NULL AND n.cve_ent = s.cve_ent AND n.k = d.k"""
+    )
+
+
+def _resolve_keys(con, layout: MunicipalLayout, seq: int) -> None:
+    """``mun_keys_<seq>``: every place label × crime row × methodology, with its keys, the reason a row of it is
+    quarantined (place or crime) and the hash its row ids start from: a few hundred thousand rows, not millions."""
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE obs_method_key AS
+           SELECT anio, metodologia, dense_rank() OVER (ORDER BY metodologia) AS mh FROM obs_method"""
+    )
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE mun_keys_{seq} AS
+            SELECT row_number() OVER () AS idx, p.ph, c.h AS ch, coalesce(m.mh, 0) AS mh, p.cve, p.abbr AS estado_id,
+                   m.metodologia, c.combo, c.tipo_key, c.delito, c.metodo,
+                   CASE WHEN p.abbr IS NULL THEN 'entidad desconocida'
+                        WHEN p.cve IS NULL OR left(p.cve, 2) <> p.cve_ent THEN 'municipio desconocido en el catálogo INEGI'
+                        WHEN c.delito IS NULL THEN 'tipo de delito vacío' END AS motivo,
+                   md5_number_lower(concat_ws('|', p.cve, '{layout.medida}', '{layout.fuero}', m.metodologia,
+                                              c.tipo_key, c.delito, c.metodo)) AS kh
+            FROM mun_place_{seq} p CROSS JOIN obs_crimes c
+            CROSS JOIN (SELECT DISTINCT metodologia, mh FROM obs_method_key UNION ALL SELECT NULL, 0) m"""
+    )

@@ -68,9 +68,9 @@ class MunicipalTipoParquet(MunicipalLayout):
                      ON f.file = r.filename"""
 
     def long_sql(self, table: str) -> str:
-        """Already long: the month from the date, no subtipo."""
+        """Already long: the year and month from the date (as numbers: no text to parse back), no subtipo."""
         return f"""
-            SELECT source_row, year(fecha)::VARCHAR AS anio, month(fecha)::VARCHAR AS mes, NULL::VARCHAR AS clave,
+            SELECT source_row, year(fecha) AS anio, month(fecha) AS mes, NULL::VARCHAR AS clave,
                    entidad, NULL::VARCHAR AS cve_mun, municipio, NULL::VARCHAR AS ley, bien_juridico_afectado AS bien,
                    tipo_de_delito AS tipo, NULL::VARCHAR AS subtipo, modalidad, incidentes AS valor
             FROM {table} WHERE incidentes IS NOT NULL"""

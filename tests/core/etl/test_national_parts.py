@@ -1,0 +1,124 @@
+"""The national parts load (core/etl/layouts/municipal.py ``stage_municipal``): rows written once, totals kept.
+
+A folder of parts is loaded set-wise: the labels resolve in small tables and the data rows go
+straight into ``obs_batch``; no temporary table of the file's size is written on the way. The
+totals of a national build equal a bare DuckDB aggregate over the same parts (the real parts,
+when ``CASANDRA_NATIONAL_PARTS`` or the shared data folder has them).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from core.cli import main
+from core.config import load_settings
+from core.etl import SourceSpec, pipeline, run_etl
+from core.etl.publish import Depot
+from tests.conftest import FIXTURES
+
+MINI = FIXTURES / "etl" / "nacional" / "municipal_tipo_mini.parquet"
+INEGI = FIXTURES.parent.parent / "data" / "raw" / "nacional" / "municipios_inegi_mg2023.csv"
+MONTHS = 60  # the fixture's rows repeated over five years: the data outnumber every label table
+
+
+@pytest.fixture
+def big_parts(tmp_path) -> Path:
+    """Two parts: the mini fixture's rows, each repeated over 60 months (900 rows)."""
+    folder = tmp_path / "partes"
+    folder.mkdir()
+    for i, half in enumerate(("Fecha < '2020-01-01'", "Fecha >= '2020-01-01'")):
+        duckdb.sql(
+            f"""COPY (SELECT * FROM (
+                        SELECT (last_day(DATE '2015-01-01' + INTERVAL (m) MONTH))::TIMESTAMP AS Fecha, * EXCLUDE (Fecha)
+                        FROM read_parquet('{MINI}'), range({MONTHS}) t(m)) WHERE {half})
+                TO '{folder / f"part.{i}.parquet"}' (FORMAT parquet)"""
+        )
+    return folder
+
+
+def test_the_parts_rows_are_written_once_while_loading(tmp_path, big_parts, monkeypatch):
+    # Two thirds of the rows are accepted: a table of half the file's size holds the parts' rows.
+    rows = duckdb.sql(f"SELECT count(*) // 2 FROM read_parquet('{big_parts}/*.parquet')").fetchall()[0][0]
+    cons, big = [], []
+    connect = pipeline._connect
+
+    def kept(settings, work):
+        cons.append(connect(settings, work))
+        return cons[-1]
+
+    def progress(stage, fraction, message):
+        if stage == "curate" and fraction == 0.0:  # every file read: the load's tables are all still there
+            # (a table of data rows carries their source_row; the catalogues' tables do not)
+            big.extend(
+                cons[-1]
+                .execute(
+                    """SELECT DISTINCT t.table_name FROM duckdb_tables() t JOIN duckdb_columns() c USING (table_name)
+                       WHERE t.estimated_size >= ? AND c.column_name = 'source_row' ORDER BY 1""",
+                    [rows],
+                )
+                .fetchall()
+            )
+
+    monkeypatch.setattr(pipeline, "_connect", kept)
+    settings = load_settings(tmp_path / "data")
+    result = run_etl([SourceSpec(INEGI), SourceSpec(big_parts)], settings, progress=progress)
+    assert result.published
+    assert big == [("obs_batch",)]  # only the batch holds the parts' rows: no staging copy of them
+
+
+def _sums(sql: str) -> dict:
+    return {(e, y): n for e, y, n in duckdb.sql(sql).fetchall()}
+
+
+REAL = load_settings().national_parts
+STATES = ("Colima", "Tabasco", "Oaxaca", "Sonora")  # Tabasco: a negative cell; Oaxaca, Sonora: odd names
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL.is_dir(), reason="sin las partes nacionales (CASANDRA_NATIONAL_PARTS)")
+def test_national_totals_equal_a_bare_aggregate_of_the_parts(tmp_path, monkeypatch, capsys):
+    parts = tmp_path / "partes"
+    parts.mkdir()
+    names = ", ".join(f"'{s}'" for s in STATES)
+    for i in range(2):  # the four states' rows of the real parts, in two parts
+        duckdb.sql(
+            f"""COPY (SELECT * FROM read_parquet('{REAL}/part.*.parquet')
+                      WHERE Entidad::VARCHAR IN ({names}) AND (year(Fecha) % 2) = {i})
+                TO '{parts / f"part.{i}.parquet"}' (FORMAT parquet)"""
+        )
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copy(INEGI, raw / INEGI.name)
+    (raw / "manifest.json").write_text(json.dumps({"files": [{"path": INEGI.name}]}), encoding="utf-8")
+    monkeypatch.setenv("CASANDRA_NATIONAL_PARTS", str(parts))
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "build", "--nacional", "--raw-dir", str(raw), "--quiet"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    depot = Depot(data / "nacional" / "store")
+    obs, places, quarantine = (depot.table_path(t) for t in ("observations", "places", "quarantine"))
+    reasons = duckdb.sql(f"SELECT DISTINCT motivo FROM read_parquet('{quarantine}') ORDER BY 1").fetchall()
+    assert reasons == [("conteo negativo (anomalía de origen)",), ("municipio desconocido en el catálogo INEGI",)]
+    assert (
+        summary["cuarentena"]["filas"]
+        == duckdb.sql(f"SELECT count(*) FROM read_parquet('{quarantine}')").fetchall()[0][0]
+    )
+    built = _sums(
+        f"""SELECT s.label, year(o.fecha), sum(o.eventos) FROM read_parquet('{obs}') o
+            JOIN read_parquet('{places}') s ON s.lugar_id = o.estado_id AND s.nivel = 'estado'
+            WHERE o.nivel = 'municipio' GROUP BY ALL"""
+    )
+    # The bare aggregate without what the build set aside: the negative cell and the names no catalogue has
+    # (the quarantine keeps each row's text: year, month, state, municipality, …).
+    bare = _sums(
+        f"""SELECT Entidad::VARCHAR, year(Fecha), sum(Incidentes) FROM read_parquet('{parts}/*.parquet')
+            WHERE Incidentes >= 0 AND (Entidad::VARCHAR, Municipio::VARCHAR) NOT IN (
+                SELECT (split_part(valores, ',', 3), split_part(valores, ',', 4)) FROM read_parquet('{quarantine}')
+                WHERE motivo LIKE 'municipio desconocido%')
+            GROUP BY ALL"""
+    )
+    assert built == bare and len(bare) == len(STATES) * 11
