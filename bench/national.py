@@ -1,18 +1,17 @@
-"""Item 3: analysis-tool latency on a national-size store, next to hand-written DuckDB SQL.
+"""The national section: analysis-tool latency on the real national store, next to hand-written DuckDB SQL.
 
-The store is built by the REAL ETL (``core.etl.run_etl``) from a synthetic IDM_NM file of
-the whole country (``bench.synth``). For every case the plan goes through
-``core.api.execute`` and its tool timing (``Execution.timings_ms["0:<tool>"]``) is
-recorded next to the wall time of one hand-written SQL statement that computes the same
-result rows straight from the version's Parquet files, in the same process, interleaved
-run by run (so neighbours' load hits both alike). The answers are compared row by row.
+The store is the one ``python -m core build --nacional`` builds (``bench.national_store``): the bundled
+files plus the 36 real national municipal Parquet parts (20 M rows), loaded by the real ETL. For every
+case the plan goes through ``core.api.execute`` and its tool timing (``Execution.timings_ms["0:<tool>"]``)
+is recorded next to the wall time of one hand-written SQL statement that computes the same result rows
+straight from the version's Parquet files, in the same process, interleaved run by run (so neighbours'
+load hits both alike). The answers are compared row by row. Without the parts (a fresh clone) the
+section says so and is skipped.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import math
 import shutil
 import time
@@ -21,16 +20,11 @@ from pathlib import Path
 
 import duckdb
 
-from bench import synth
-from bench.common import ROOT, norm_cell, quiet_fds, ratio, same_rows, stats
-from bench.national_cases import (
-    TOOL_P95_MS,
-    TOOL_RATIO,
-    Case,
-    NationalConfig,
-    Paths,
-    cases,
-)
+from bench import national_store
+from bench.common import norm_cell, quiet_fds, ratio, same_rows, stats
+from bench.national_cases import TOOL_P95_MS, TOOL_RATIO, Case, NationalConfig, Paths, cases
+
+NO_PARTS = "sin las partes nacionales (CASANDRA_NATIONAL_PARTS): la sección nacional se omite"
 
 # -- building the store -------------------------------------------------------------------------
 
@@ -47,77 +41,6 @@ def build_bundled(work: Path) -> Path:
     with quiet_fds():
         result = run_etl(load_manifest(DEFAULT_DATA_DIR / "raw"), settings)
     return settings.store_dir / "versions" / result.dataset_version
-
-
-def _stamp(cfg: NationalConfig, profile_dir: Path | None) -> str:
-    """What the built store depends on: the generator, its settings and the bundled data."""
-    h = hashlib.sha256()
-    h.update(
-        json.dumps(
-            {k: v for k, v in asdict(cfg).items() if k in ("per_state", "years", "crimes", "seed")}, sort_keys=True
-        ).encode()
-    )
-    h.update(Path(synth.__file__).read_bytes())
-    for f in sorted((ROOT / "core" / "etl").glob("*.py")):
-        h.update(f.read_bytes())
-    if profile_dir is not None and (profile_dir / "metadata.json").is_file():
-        h.update(json.loads((profile_dir / "metadata.json").read_text(encoding="utf-8"))["content_hash"].encode())
-    return h.hexdigest()[:16]
-
-
-def build_national(
-    cfg: NationalConfig,
-    work: Path,
-    profile: synth.Profile | None = None,
-    profile_dir: Path | None = None,
-    reuse: bool = True,
-) -> dict:
-    """Generate the synthetic country and load it through ``run_etl``; returns the description.
-
-    With ``reuse`` a store built earlier from the same generator, settings, bundled data
-    and ETL code is kept (its build is not a measurement)."""
-    from core.config import load_settings
-    from core.etl import SourceSpec, run_etl
-    from core.etl.publish import Depot
-
-    work = Path(work)
-    work.mkdir(parents=True, exist_ok=True)
-    if profile is None:
-        profile_dir = build_bundled(work)
-        profile = synth.load_profile(profile_dir)
-    stamp = _stamp(cfg, profile_dir)
-    settings = load_settings(work / "data")
-    stamp_file = work / "store.json"
-    if reuse and stamp_file.is_file() and Depot(settings.store_dir).current_id():
-        old = json.loads(stamp_file.read_text(encoding="utf-8"))
-        if old.get("stamp") == stamp and old.get("dataset_version") == Depot(settings.store_dir).current_id():
-            return old | {"reutilizado": True}
-    t0 = time.perf_counter()
-    info = synth.generate(work / "csv", profile, cfg.per_state, cfg.years, cfg.crimes, cfg.seed)
-    gen_s = time.perf_counter() - t0
-    if settings.data_dir.exists():
-        shutil.rmtree(settings.data_dir)
-    specs = [SourceSpec(Path(info["path"]), procedencia="bench: sintético nacional")]
-    if info.get("poblacion"):
-        specs.append(SourceSpec(Path(info["poblacion"]["path"]), procedencia="bench: población sintética"))
-    t0 = time.perf_counter()
-    with quiet_fds():
-        result = run_etl(specs, settings)
-    etl_s = time.perf_counter() - t0
-    shutil.rmtree(work / "csv", ignore_errors=True)
-    out = {
-        "stamp": stamp,
-        "generador": {k: v for k, v in info.items() if k not in ("path", "poblacion")},
-        "generacion_s": round(gen_s, 2),
-        "etl_s": round(etl_s, 2),
-        "dataset_version": result.dataset_version,
-        "row_counts": result.summary.get("row_counts"),
-        "cuarentena": result.summary.get("cuarentena"),
-        "data_dir": str(settings.data_dir),
-        "reutilizado": False,
-    }
-    stamp_file.write_text(json.dumps(out, ensure_ascii=False, indent=2), encoding="utf-8")
-    return out
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -260,16 +183,22 @@ def run(
     cfg: NationalConfig,
     work: Path,
     log=print,
-    profile: synth.Profile | None = None,
+    profile=None,
     profile_dir: Path | None = None,
     reuse: bool = True,
 ) -> dict:
-    """Build the national store and time every case; returns the JSON section."""
+    """Build the real national store and time every case; returns the JSON section (``omitido`` without parts).
+
+    ``profile`` and ``profile_dir`` (the synthetic country's, for the ETL section) are not used here."""
     from core.config import load_settings
     from core.etl.publish import Depot
 
-    log(f"[national] generando {sum(cfg.per_state.values())} municipios × {len(cfg.years)} años")
-    built = build_national(cfg, work, profile, profile_dir, reuse)
+    parts = national_store.parts_folder()
+    if parts is None:
+        log(f"[national] {NO_PARTS}")
+        return {"omitido": NO_PARTS}
+    log(f"[national] almacén nacional con las partes de {parts}")
+    built = national_store.build(work, parts, reuse)
     log(
         f"[national] ETL {built['etl_s']} s → {built['dataset_version']} {built['row_counts']}"
         + (" (reutilizado)" if built.get("reutilizado") else "")
@@ -295,8 +224,7 @@ def run(
             )
     con.close()
     return {
-        "config": {k: v for k, v in asdict(cfg).items() if k != "per_state"}
-        | {"municipios": sum(cfg.per_state.values()), "estados": len(cfg.per_state)},
+        "config": {k: v for k, v in asdict(cfg).items() if k not in ("per_state", "crimes", "seed")},
         "store": built,
         "casos": out,
         "objetivos": {"tool_p95_ms": TOOL_P95_MS, "ratio_max": TOOL_RATIO},

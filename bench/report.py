@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from bench import browser_report, report_etl, report_etl_pending, report_national
+from bench import browser_report, report_builds, report_etl, report_etl_pending, report_national
 from bench.report_before import section as _before_after
 from bench.report_fmt import SKIP
 from bench.report_fmt import fmt as _f
@@ -160,6 +160,7 @@ def render(r: dict) -> str:
         rows += report_national.summary_rows(secs["national"])
     if "etl" in secs:
         rows += report_etl.summary_rows(secs["etl"])
+        rows += report_builds.summary_rows(report_builds.load())  # bench.national_parts
     p = secs.get("pipeline")
     if p and "omitido" not in p:
         rows.append(
@@ -179,6 +180,7 @@ def render(r: dict) -> str:
         out += report_national.section(secs["national"])
     if "etl" in secs:
         out += report_etl.section(secs["etl"])
+        out += report_builds.section(report_builds.load())
     out += _pipeline(secs.get("pipeline"))
     out += browser_report.section(secs.get("browser"))
     out += _before_after(r)

@@ -18,6 +18,8 @@ RATIO = 1.3  # bench.national.TOOL_RATIO
 
 def summary_rows(n: dict) -> list[list]:
     """The item-3 rows of the «Objetivos» table."""
+    if "omitido" in n:  # a clone without the national parts: nothing measured, nothing failed
+        return [["3", "herramientas: p95 ≤ 300 ms y ≤ 1.3× SQL", f"omitida ({n['omitido']})", "—"]]
     cases = [c for c in n.get("casos", []) if "error" not in c]
     if not cases:
         return [["3", "herramientas: p95 ≤ 300 ms y ≤ 1.3× SQL", "sin resultados", NO]]
@@ -50,17 +52,19 @@ def summary_rows(n: dict) -> list[list]:
 
 def section(n: dict) -> list[str]:
     """The «## 3. Escala nacional» section."""
-    st = n["store"]
-    g = st["generador"]
-    cfg = n["config"]
     out = ["## 3. Escala nacional: herramientas frente a SQL escrito a mano", ""]
+    if "omitido" in n:
+        return [*out, f"Sección omitida: {n['omitido']}.", ""]
+    st = n["store"]
+    cfg = n["config"]
+    counts = st["row_counts"] or {}
     out.append(
-        f"Almacén sintético del país cargado con la ETL real (`run_etl`): {g['municipios']:,} municipios de "
-        f"{g['estados']} estados × {len(g['delitos'])} delitos ({g['filas_por_municipio_anio']} filas IDM_NM por "
-        f"municipio-año) × {g['anios'][0]}–{g['anios'][1]}; CSV IDM_NM latin-1 de {g['bytes'] / 2**20:,.0f} MB, "
-        f"{g['rows']:,} filas → **{st['row_counts']['incidents']:,} celdas** en `incidents.parquet` "
-        f"(carga: {_f(st['etl_s'])} s{', reutilizada de una corrida anterior' if st.get('reutilizado') else ''}). "
-        f"Distribuciones tomadas de los datos reales de Guanajuato (ver `bench/README.md`). "
+        f"Almacén nacional real (`python -m core build --nacional`): los archivos incluidos más las "
+        f"{st.get('archivos_partes', 36)} partes Parquet municipales del país → **{counts.get('observations', 0):,} "
+        f"observaciones** (carga: {_f(st['etl_s'])} s"
+        f"{', reutilizada de una corrida anterior' if st.get('reutilizado') else ''}). "
+        f"Herramientas nacionales sobre los 32 estados y herramientas municipales sobre los municipios de "
+        f"{cfg.get('estado')}. "
         f"Cada caso: {cfg['warmup']} corridas de calentamiento y {cfg['runs']} medidas; herramienta = "
         '`Execution.timings_ms["0:<herramienta>"]` de `core.api.execute`; SQL = una sentencia DuckDB escrita '
         "a mano sobre los Parquet de la versión (`read_parquet`), misma respuesta comparada fila por fila."

@@ -7,14 +7,19 @@ shape, that each tool's answer equals the hand-written SQL, and that the report 
 from __future__ import annotations
 
 import json
+import shutil
+from dataclasses import replace
 
 import pytest
 
 from bench import etl_throughput, national, report, synth
 from bench import run as bench_run
 from core.etl.publish import Depot
+from tests.conftest import FIXTURES
 
-pytestmark = pytest.mark.slow  # builds a synthetic country and runs the benchmark harness
+MINI = FIXTURES / "etl" / "nacional" / "municipal_tipo_mini.parquet"
+
+pytestmark = pytest.mark.slow  # builds a national store and a synthetic country and runs the benchmark harness
 
 
 @pytest.fixture(scope="module")
@@ -36,20 +41,21 @@ def test_generator_is_deterministic_latin1_idm_nm(tmp_path, profile_dir):
     assert len(synth.sesnsp_rows()) == 98
 
 
-def test_benchmarks_toy_size(tmp_path, profile_dir):
+def test_benchmarks_toy_size(tmp_path, profile_dir, monkeypatch):
     profile = synth.load_profile(profile_dir)
     sc = bench_run.scale("toy")
-    nat = national.run(
-        sc.national, tmp_path / "national", log=lambda m: None, profile=profile, profile_dir=profile_dir, reuse=False
-    )
-    assert (
-        nat["store"]["row_counts"]["incidents"] == 3 * 1 * 5 * 12
-    )  # 3 munis × 1 year × (4 + 1) IDM_NM rows × 12 months
+    parts = tmp_path / "partes"  # the national section reads parts: here the mini fixture as the only one
+    parts.mkdir()
+    shutil.copy(MINI, parts / "part.0.parquet")
+    monkeypatch.setenv("CASANDRA_NATIONAL_PARTS", str(parts))
+    cfg = replace(sc.national, estado="GTO", years=[2023, 2024])  # Guanajuato's municipal cells are bundled
+    nat = national.run(cfg, tmp_path / "national", log=lambda m: None, profile=profile, reuse=False)
+    assert nat["store"]["archivos_partes"] == 1 and nat["store"]["row_counts"]["observations"] > 0
     bad = [(c["caso"], c.get("error") or c.get("diferencia")) for c in nat["casos"] if not c.get("respuestas_iguales")]
     assert not bad, bad
     for c in nat["casos"]:
         assert {"tool_ms", "execute_ms", "sql_ms", "ratio_p50", "ratio_p95", "desglose"} <= set(c)
-        assert c["tool_ms"]["n"] == sc.national.runs and c["sql_ms"]["p95"] is not None
+        assert c["tool_ms"]["n"] == cfg.runs and c["sql_ms"]["p95"] is not None
     etl = etl_throughput.run(sc.etl, tmp_path / "etl", profile, log=lambda m: None)
     assert 0.5e6 < etl["archivo"]["bytes"] < 2e6
     assert [r["returncode"] for r in etl["etl"]["corridas"]] == [0]
