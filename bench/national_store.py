@@ -12,6 +12,7 @@ import hashlib
 import json
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from bench.common import ROOT, quiet_fds
@@ -47,7 +48,7 @@ def build(work: Path, parts: Path, reuse: bool = True) -> dict:
     work = Path(work)
     work.mkdir(parents=True, exist_ok=True)
     raw = DEFAULT_DATA_DIR / "raw"
-    settings = load_settings(work / "data")
+    settings = replace(load_settings(work / "data"), national_parts=parts)  # the parts found, whatever the default
     national = national_settings(settings)
     stamp, stamp_file = _stamp(parts, raw), work / "store.json"
     current = Depot(national.store_dir).current_id()
