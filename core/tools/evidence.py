@@ -10,6 +10,7 @@ municipalities), those rows are listed in the same table, with ``tabla = 'incide
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from core.errors import ValidacionError
@@ -144,53 +145,84 @@ def _observation_rows(ctx: ToolContext, name: str, ev: Evidence, limit: int) -> 
     return out
 
 
-def _cells(series: Series, crime_: Crime, win: Window, place_sql: str, place_params) -> tuple[str, list]:
-    """The condition (alias ``o``) of one series' state-level observations of a crime, window and place."""
-    cond, params = series.where()
-    crime_sql, crime_params = crime_.where()
-    where = f"""o.nivel IN ('estado', 'extranjero') AND {cond} AND o.fecha BETWEEN ? AND ? AND {crime_sql}
-                AND ({place_sql})"""
-    return where, [*params, win.start, win.end, *crime_params, *place_params]
+# Which rows a national result read, as a condition on any alias of ``observations``: (sql, params).
+Condition = Callable[[str], tuple[str, list]]
 
 
-def national(series: Series, crime_: Crime, win: Window, place_sql: str = "TRUE", place_params=()) -> Evidence:
+def _cells(series: Series, crime_: Crime, win: Window, lugar_id: str | None, levels: str) -> Condition:
+    """The standing-or-not state-level observations of one series, crime, window and place (None: every place)."""
+
+    def on(a: str) -> tuple[str, list]:
+        cond, params = series.where(a)
+        crime_sql, crime_params = crime_.where(a)
+        place, place_params = (f"{a}.lugar_id = ?", [lugar_id]) if lugar_id else ("TRUE", [])
+        where = f"{a}.nivel IN ({levels}) AND {cond} AND {a}.fecha BETWEEN ? AND ? AND {crime_sql} AND {place}"
+        return where, [*params, win.start, win.end, *crime_params, *place_params]
+
+    return on
+
+
+def _and(first: Condition, second: Condition | None) -> Condition:
+    """Both conditions on the same alias."""
+    if second is None:
+        return first
+
+    def on(a: str) -> tuple[str, list]:
+        (x, xp), (y, yp) = first(a), second(a)
+        return f"{x} AND {y}", [*xp, *yp]
+
+    return on
+
+
+def national(
+    series: Series,
+    crime_: Crime,
+    win: Window,
+    lugar_id: str | None = None,
+    states_only: bool = False,
+    only: Condition | None = None,
+) -> Evidence:
     """The rows a national result sums (``national.state_cells``): the series' standing state-level observations
+    of a state (``lugar_id``) or every place (None; ``states_only`` leaves the federal file's «Extranjero» out)
     and, for the común carpetas, the municipal incidents that replace the state cells set aside for them."""
-    where, where_params = _cells(series, crime_, win, place_sql, place_params)
-    # observations are selected by their own row ids: an incident may carry the same number
-    out = Evidence(
-        f"i.row_id IN (SELECT o.row_id FROM observations o WHERE {where} AND o.vigente)",
-        where_params,
-        table="observations",
-    )
+    cells = _and(_cells(series, crime_, win, lugar_id, "'estado'" if states_only else "'estado', 'extranjero'"), only)
+    where, params = cells("i")
+    out = Evidence(f"{where} AND i.vigente", params, table="observations")
     if series == COMUN_IDFC:
+        aside, aside_params = cells("o")
         out.also.append(
             Evidence(
-                f"""EXISTS (SELECT 1 FROM observations o WHERE {where} AND NOT o.vigente
+                f"""EXISTS (SELECT 1 FROM observations o WHERE {aside} AND NOT o.vigente
                     AND o.sustituida_por = 'municipal' AND o.lugar_id = i.estado_id AND o.fecha = i.fecha
                     AND o.delito = i.delito AND o.metodo = i.metodo)""",
-                list(where_params),
+                aside_params,
             )
         )
     return out
 
 
-def victims(crime_: Crime, win: Window, place_sql: str, place_params, beyond: bool) -> Evidence:
+def victims(crime_: Crime, win: Window, lugar_id: str | None, beyond: bool) -> Evidence:
     """The rows of victimas_sexo_edad: its victims and the carpetas they are divided by (victims per carpeta).
 
     The carpetas are the same place's común series (IDFC) of the crimes with victims in the window, in the months
     the victims publish; ``beyond`` adds a single subtipo's months only the municipal files publish, as
     ``national.state_cells`` does for one state."""
-    victim_series, carpetas = Series("victimas", "comun", "IDFC"), COMUN_IDFC
-    out = national(victim_series, crime_, win, place_sql, place_params)
-    vwhere, vparams = _cells(victim_series, crime_, win, place_sql, place_params)
-    with_victims = f"""o.delito IN (SELECT o.delito FROM observations o WHERE {vwhere} AND o.vigente)
-                       AND o.fecha IN (SELECT o.fecha FROM observations o WHERE {vwhere} AND o.vigente)"""
-    divided = national(carpetas, crime_, win, f"({place_sql}) AND {with_victims}", [*place_params, *vparams, *vparams])
+    victim_series = Series("victimas", "comun", "IDFC")
+    out = national(victim_series, crime_, win, lugar_id)
+    vwhere, vparams = _cells(victim_series, crime_, win, lugar_id, "'estado'")("v")
+
+    def with_victims(a: str) -> tuple[str, list]:
+        return (
+            f"""{a}.delito IN (SELECT v.delito FROM observations v WHERE {vwhere} AND v.vigente)
+                AND {a}.fecha IN (SELECT v.fecha FROM observations v WHERE {vwhere} AND v.vigente)""",
+            [*vparams, *vparams],
+        )
+
+    divided = national(COMUN_IDFC, crime_, win, lugar_id, only=with_victims)
     out.also += [divided, *divided.also]
     divided.also = []
-    if beyond and crime_.level == "delito":
-        cond, params = carpetas.where("s")
+    if beyond and lugar_id and crime_.level == "delito":
+        cond, params = COMUN_IDFC.where("s")
         out.also.append(
             Evidence(
                 f"""i.delito = ? AND i.estado_id = ? AND i.fecha BETWEEN ? AND ?
@@ -198,8 +230,8 @@ def victims(crime_: Crime, win: Window, place_sql: str, place_params, beyond: bo
                                 AND k.estado_id = i.estado_id AND i.fecha BETWEEN k.desde AND k.hasta)
                     AND NOT EXISTS (SELECT 1 FROM observations s WHERE s.nivel = 'estado' AND s.lugar_id = i.estado_id
                                     AND s.fecha = i.fecha AND s.delito = i.delito AND {cond})
-                    AND i.fecha IN (SELECT o.fecha FROM observations o WHERE {vwhere} AND o.vigente)""",
-                [crime_.key, *place_params, win.start, win.end, *params, *vparams],
+                    AND i.fecha IN (SELECT v.fecha FROM observations v WHERE {vwhere} AND v.vigente)""",
+                [crime_.key, lugar_id, win.start, win.end, *params, *vparams],
             )
         )
     return out

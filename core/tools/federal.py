@@ -79,7 +79,7 @@ def fuero_federal(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings=warns,
         extra_meta={**win.meta(), **prov},
         empty=not total,
-        evidence=national_evidence(FEDERAL, crime_, win, at, at_params),
+        evidence=national_evidence(FEDERAL, crime_, win, None if lugar_id == COUNTRY else lugar_id),
     )
 
 

@@ -112,7 +112,7 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings=national_warnings(series, crime_, win),
         extra_meta={**win.meta(), **prov},
         empty=not files,
-        evidence=national_evidence(series, crime_, win, "o.nivel = 'estado'"),
+        evidence=national_evidence(series, crime_, win, states_only=True),
     )
 
 

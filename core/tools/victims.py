@@ -115,7 +115,7 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings=warns,
         extra_meta={**win.meta(), **prov},
         empty=not total,
-        evidence=victims_evidence(crime_, win, at, at_params, beyond),
+        evidence=victims_evidence(crime_, win, None if lugar_id == COUNTRY else lugar_id, beyond),
     )
 
 
