@@ -5,7 +5,8 @@ A result over ``incidents`` (or the yearly series) lists its rows with the nine 
 observation needs to be read (``output_contract.columns_observations``): its table and row id (row ids are unique
 within a table, not across tables), level, place, crime, method, sexo, rango de edad, measure, jurisdiction and
 methodology. When such a result also summed municipal ``incidents`` (Guanajuato's state cells set aside for its
-municipalities), those rows are listed in the same table, with ``tabla = 'incidents'``.
+municipalities), those rows are listed in the same table, with ``tabla = 'incidents'``. Victims and the carpetas
+they are divided by are two measures: listed together, counted apart (``metrics.medidas``), never summed.
 """
 
 from __future__ import annotations

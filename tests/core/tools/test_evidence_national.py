@@ -7,14 +7,19 @@ ids are unique within a table only.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import duckdb
 import pytest
 
 from core import api
 from core.ask.context import Assistant
+from core.tools.evidence import OBSERVATION_COLUMNS
 from ui.chat import evidence_plan
+
+ROOT = Path(__file__).resolve().parents[3]
 
 W23 = {"desde": "2023-01-01", "hasta": "2023-12-31"}
 # (tool id, args, the figure's metric, the rows behind it: lugar prefix or (column, value) or None for all)
@@ -41,6 +46,12 @@ CASES = [
 ]  # fmt: skip
 COLUMNS = ["tabla", "row_id", "fecha", "nivel", "lugar_id", "label", "delito", "metodo", "sexo", "rango_edad",
            "medida", "fuero", "metodologia", "eventos", "source_file", "source_row"]  # fmt: skip
+
+
+def test_the_spec_documents_the_observation_columns():
+    spec = json.loads((ROOT / "catalogs" / "tools" / "09_listar_evidencia.json").read_text(encoding="utf-8"))
+    documented = [(c["name"], c["type"]) for c in spec["output_contract"]["columns_observations"]]
+    assert documented == OBSERVATION_COLUMNS and [c for c, _ in OBSERVATION_COLUMNS] == COLUMNS
 
 
 def evidence_rows(settings, envelope: dict) -> list[dict]:
