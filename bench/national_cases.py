@@ -39,8 +39,10 @@ class NationalConfig:
     per_state: dict[str, int] = field(default_factory=lambda: dict(synth.MUNICIPALITIES_PER_STATE))
     years: list[int] = field(default_factory=lambda: list(range(2015, 2025)))
     crimes: str | list[str] = "carried"
-    estado: str = "MEX"  # the state the municipal analyses look at (Estado de México, 125 municipalities)
-    estado_grande: str | None = "OAX"  # the state with most municipalities (570)
+    # The state the municipal analyses look at. None: none, since the municipal tools address the
+    # municipalities of ``entities`` (Guanajuato's), whose cells the national store holds like the default one.
+    estado: str | None = None
+    estado_grande: str | None = None  # a second state with many municipalities (Oaxaca's 570, once addressable)
     crime_a: str = "violencia_familiar"  # keys the national parts carry by municipality (no homicide subtipo)
     crime_b: str = "narcomenudeo"
     serie_crime: str = "homicidio"  # tipo-level key: the parts' «Homicidio» (doloso + culposo)
@@ -140,7 +142,7 @@ def state_cases(cfg: NationalConfig) -> list[Case]:
 
 def cases(cfg: NationalConfig) -> list[Case]:
     """The benchmark cases for one configuration: the national tools', then the municipal tools' on one state."""
-    return state_cases(cfg) + municipal_cases(cfg)
+    return state_cases(cfg) + (municipal_cases(cfg) if cfg.estado else [])
 
 
 def municipal_cases(cfg: NationalConfig) -> list[Case]:

@@ -63,9 +63,9 @@ def section(n: dict) -> list[str]:
         f"{st.get('archivos_partes', 36)} partes Parquet municipales del país → **{counts.get('observations', 0):,} "
         f"observaciones** (carga: {_f(st['etl_s'])} s"
         f"{', reutilizada de una corrida anterior' if st.get('reutilizado') else ''}). "
-        f"Herramientas nacionales sobre los 32 estados y herramientas municipales sobre los municipios de "
-        f"{cfg.get('estado')}. "
-        f"Cada caso: {cfg['warmup']} corridas de calentamiento y {cfg['runs']} medidas; herramienta = "
+        "Herramientas nacionales (ranking_estados, victimas_sexo_edad, fuero_federal) sobre los 32 estados"
+        + (f" y herramientas municipales sobre los municipios de {cfg['estado']}. " if cfg.get("estado") else ". ")
+        + f"Cada caso: {cfg['warmup']} corridas de calentamiento y {cfg['runs']} medidas; herramienta = "
         '`Execution.timings_ms["0:<herramienta>"]` de `core.api.execute`; SQL = una sentencia DuckDB escrita '
         "a mano sobre los Parquet de la versión (`read_parquet`), misma respuesta comparada fila por fila."
     )
