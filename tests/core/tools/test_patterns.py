@@ -1,14 +1,17 @@
 """detectar_patrones (tool 8): co-occurrence and seasonality against independent computations.
 
-The expected numbers come straight from the raw CSVs under ``data/raw/sesnsp`` (DuckDB reads
+The expected numbers come straight from the raw files under ``data/raw/sesnsp`` (DuckDB reads
 them, pandas does the arithmetic): the wide homicide file is unpivoted here, the long files
-list only non-zero cells (an absent municipality-month is a zero), and every municipality of
-the catalog is a transaction. A synthetic store checks the definitions on exact numbers.
+list only non-zero cells (an absent municipality-month is a zero), the tipo × modalidad parquet
+continues each curated file after it ends (issue 14), and every municipality of the catalog is a
+transaction. A synthetic store checks the definitions on exact numbers.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
+import unicodedata
 from pathlib import Path
 
 import duckdb
@@ -56,18 +59,26 @@ REDUCED_FILES = {
     "violencia_familiar": "gto_violencia_familiar_2015-2022.csv",
     "abuso_sexual": "gto_abuso_sexual_2015-2022.csv",
 }
-# Published months of each crime (data/raw/README.md), first and last.
+PARQUET = SESNSP / "gto_municipal_tipo_modalidad_2015-01_2025-05.parquet"
+# The parquet's months after each curated file ends: the curated file holds the months before (issue 14).
+# (Irapuato's JSON replaces the parquet's Irapuato rows, but both hold the same numbers up to 2025-05.)
+PARQUET_AFTER = {
+    "feminicidio": (["Feminicidio"], "2025-01-01"),
+    "secuestro": (["Secuestro"], "2025-01-01"),
+    "violencia_familiar": (["Violencia familiar"], "2023-01-01"),
+    "abuso_sexual": (["Abuso sexual"], "2022-07-01"),
+}
+# Published months of each crime (data/raw/README.md), first and last: the homicide file's subtipos
+# 2020-01..2025-11 (the parquet's tipo «Homicidio» stands aside there, so it is published 2015..2019 only);
+# robo a institución bancaria is a subtipo the parquet only holds inside «Robo» (its file ends 2024-12);
+# every other crime is a tipo of the parquet (2015-01..2025-05), its curated file included.
 COVERAGE = {
     "homicidio_doloso": ("2020-01", "2025-11"),
     "homicidio_culposo": ("2020-01", "2025-11"),
     "homicidio": ("2020-01", "2025-11"),
-    "violencia_familiar": ("2015-01", "2022-12"),
-    "abuso_sexual": ("2015-01", "2022-06"),
-    "violacion": ("2015-01", "2022-06"),
-    "violacion_simple": ("2015-01", "2022-06"),
-    "violacion_equiparada": ("2015-01", "2022-06"),
+    "robo_a_institucion_bancaria": ("2015-01", "2024-12"),
 }
-LONG_COVERAGE = ("2015-01", "2024-12")
+PARQUET_COVERAGE = ("2015-01", "2025-05")
 ENVELOPE_KEYS = {"status", "tool", "summary", "data", "evidence", "meta", "metrics"}
 META_KEYS = {
     "schema_version",
@@ -101,8 +112,23 @@ def _wide_unpivot(path: Path, where: str, params: list) -> pd.DataFrame:
     return df[["cve", "year", "month", "eventos"]]
 
 
+def _parquet_after(tipos: list[str], since: str) -> pd.DataFrame:
+    """(cve, year, month, eventos) of the parquet's tipos from ``since`` on (municipality names → codes)."""
+    return (
+        duckdb.connect()
+        .execute(
+            f"""SELECT CAST(m.cve_municipio AS INTEGER) AS cve, year(p.Fecha) AS year, month(p.Fecha) AS month,
+                       CAST(p.Incidentes AS DOUBLE) AS eventos
+                FROM read_parquet(?) p JOIN read_csv(?, all_varchar = true) m ON m.municipio = p.Municipio
+                WHERE p."Tipo de delito" IN ({", ".join("?" for _ in tipos)}) AND p.Fecha >= CAST(? AS DATE)""",
+            [str(PARQUET), str(RAW / "municipios_gto.csv"), *tipos, since],
+        )
+        .df()
+    )
+
+
 def raw_monthly(delito: str) -> pd.DataFrame:
-    """Events per municipality and month of one crime, read from the raw CSV (non-zero cells)."""
+    """Events per municipality and month of one crime, read from the raw files (non-zero cells)."""
     if delito in HOMICIDE_SUBTYPES:
         subtypes = HOMICIDE_SUBTYPES[delito]
         df = _wide_unpivot(
@@ -123,6 +149,8 @@ def raw_monthly(delito: str) -> pd.DataFrame:
             )
             .df()
         )
+    if delito in PARQUET_AFTER:
+        df = pd.concat([df, _parquet_after(*PARQUET_AFTER[delito])], ignore_index=True)
     df = df.groupby(["cve", "year", "month"], as_index=False)["eventos"].sum()
     df["ym"] = df["year"] * 100 + df["month"]
     return df[df["eventos"] > 0]
@@ -130,7 +158,7 @@ def raw_monthly(delito: str) -> pd.DataFrame:
 
 def published_months(delito: str, start: str, end: str) -> set[int]:
     """yyyymm of the crime's published months inside [start, end] ('YYYY-MM')."""
-    lo, hi = COVERAGE.get(delito, LONG_COVERAGE)
+    lo, hi = COVERAGE.get(delito, PARQUET_COVERAGE)
     first, last = max(lo, start), min(hi, end)
     return {p.year * 100 + p.month for p in pd.period_range(first, last, freq="M")} if first <= last else set()
 
@@ -146,6 +174,20 @@ def municipalities() -> list[int]:
         .iloc[:, 0]
         .tolist()
     )
+
+
+def _key(name: str) -> str:
+    """A crime name as its store key: no accents, lower case, words joined by ``_``."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", plain.lower()).strip("_")
+
+
+def published_crimes(start: str, end: str) -> set[str]:
+    """Keys of every monthly crime the raw files publish inside [start, end]: the parquet's tipos, the
+    homicide file's subtipos and the curated files' crimes."""
+    tipos = duckdb.connect().execute('SELECT DISTINCT "Tipo de delito" FROM read_parquet(?)', [str(PARQUET)]).fetchall()
+    keys = {_key(t) for (t,) in tipos} | set(COVERAGE)
+    return {k for k in keys if published_months(k, start, end)}
 
 
 LEON = 11020
@@ -319,14 +361,21 @@ def test_one_crime_is_paired_with_every_other_published_crime(bundled_settings):
     ).last
     rows = rows_as_dicts(env)
     assert rows and all(r["delito_a"] == "homicidio_doloso" for r in rows)
-    assert "violencia_familiar" in {r["delito_b"] for r in rows}
-    # the asked crime is A: confidence = n(A∧B) / n(homicidio doloso)
+    # every other crime the raw files publish in the window is evaluated (a pair never together is dropped),
+    # but not the tipo «homicidio», which sums the asked crime (a tipo is never paired with its subtipos)
+    others = published_crimes("2020-01", "2024-12") - {"homicidio_doloso", "homicidio"}
+    assert env["metrics"]["pares_evaluados"] == len(others)
+    got = {r["delito_b"] for r in rows}
+    assert got <= others and {"violencia_familiar", "homicidio_culposo", "robo", "narcomenudeo", "lesiones"} <= got
+    # the asked crime is A: confidence = n(A∧B) / n(homicidio doloso); violencia familiar continues in the
+    # parquet after its file (2022-12), so the pair spans the whole window
     vf = next(r for r in rows if r["delito_b"] == "violencia_familiar")
+    (expected,) = expected_pairs(["homicidio_doloso", "violencia_familiar"], "2020-01", "2024-12", municipalities(), 0)
+    assert (vf["n"], vf["transacciones"]) == (expected["n"], expected["transacciones"]) == (expected["n"], 46 * 60)
     hd = raw_monthly("homicidio_doloso")
-    months = published_months("homicidio_doloso", "2020-01", "2022-12")
-    n_a = int(hd["ym"].isin(months).sum())
+    n_a = int(hd["ym"].isin(published_months("homicidio_doloso", "2020-01", "2024-12")).sum())
     assert vf["confidence"] == pytest.approx(vf["n"] / n_a, abs=1e-4)
-    assert vf["transacciones"] == 46 * 36
+    assert vf["lift"] == pytest.approx(expected["lift"], abs=1e-4)
 
 
 def test_without_delito_every_pair_uses_only_months_both_crimes_publish(bundled_settings):
@@ -339,6 +388,7 @@ def test_without_delito_every_pair_uses_only_months_both_crimes_publish(bundled_
     assert rows and env["metrics"]["pares_evaluados"] > len(rows) / 2
     assert env["meta"]["date_range_effective"] == {"from": "2015-01-01", "to": "2025-11-30"}
     n_munis = len(municipalities())
+    assert {k for r in rows for k in (r["delito_a"], r["delito_b"])} <= published_crimes("2015-01", "2025-11")
     for r in rows:
         months = published_months(r["delito_a"], "2015-01", "2025-11") & published_months(
             r["delito_b"], "2015-01", "2025-11"
@@ -347,15 +397,22 @@ def test_without_delito_every_pair_uses_only_months_both_crimes_publish(bundled_
     keys = [(r["lift"] <= 1, -r["score"]) for r in rows]
     assert keys == sorted(keys)  # lift > 1 first, then by score
     assert any("cobertura" in w for w in env["meta"]["warnings"])
-    assert result.timings_ms["0:detectar_patrones"] < 10_000  # state-wide, 18 crimes, 153 pairs
+    assert result.timings_ms["0:detectar_patrones"] < 10_000  # state-wide, every published crime
 
 
 def test_a_window_only_homicide_publishes_leaves_one_pair(bundled_settings):
+    # after the parquet's 2025-05 only the homicide file publishes: its doloso and culposo subtipos and their
+    # tipo, which is never paired with its own subtipos
+    assert published_crimes("2025-06", "2025-11") == {"homicidio", "homicidio_culposo", "homicidio_doloso"}
     env = run(
-        bundled_settings, {"entidad_id": "GTO", "from": "2025-01-01", "to": "2025-11-30", "min_support": 0.0}
+        bundled_settings, {"entidad_id": "GTO", "from": "2025-06-01", "to": "2025-11-30", "min_support": 0.0}
     ).last
     assert env["metrics"]["pares_evaluados"] == 1
-    assert {(r["delito_a"], r["delito_b"]) for r in rows_as_dicts(env)} <= {("homicidio_culposo", "homicidio_doloso")}
+    got = rows_as_dicts(env)
+    expected = expected_pairs(["homicidio_culposo", "homicidio_doloso"], "2025-06", "2025-11", municipalities(), 0)
+    assert [(r["delito_a"], r["delito_b"], r["n"], r["transacciones"]) for r in got] == [
+        (e["delito_a"], e["delito_b"], e["n"], e["transacciones"]) for e in expected
+    ]
 
 
 # -- seasonality on the bundled data ----------------------------------------------------
