@@ -24,6 +24,7 @@ from core.config import DEFAULT_DATA_DIR, extra_cli_modules, load_settings
 from core.engine.limits import MAX_PLAN_BYTES, load_json
 from core.errors import CasandraError, DatosFaltantesError, HerramientaError, LimiteRecursosError, ValidacionError
 from core.etl import SourceSpec, run_etl
+from core.etl.metadata import stale
 from core.etl.national import national_settings, national_specs
 from core.etl.publish import Depot
 
@@ -83,8 +84,10 @@ def cmd_build(args, settings) -> int:
     """Build the default store from the bundled files listed in data/raw/manifest.json."""
     depot = Depot((national_settings(settings) if args.nacional else settings).store_dir)
     if args.if_missing and depot.current_id():
-        sys.stderr.write(f"El almacén ya existe ({depot.current_id()}); no se reconstruye.\n")
-        return 0
+        if not stale(depot.metadata()):
+            sys.stderr.write(f"El almacén ya existe ({depot.current_id()}); no se reconstruye.\n")
+            return 0
+        sys.stderr.write(f"El almacén {depot.current_id()} se derivó con un formato anterior; se reconstruye.\n")
     raw = Path(args.raw_dir) if args.raw_dir else settings.raw_dir
     if not args.raw_dir and not (raw / "manifest.json").is_file():
         raw = DEFAULT_DATA_DIR / "raw"  # an empty data folder builds from the bundled files

@@ -302,6 +302,16 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
             "en_datos",
         ]
         crimes = [dict(zip(ccols, r)) for r in store.query(f"SELECT {', '.join(ccols)} FROM crimes ORDER BY delito")]
+        for c in crimes:  # the modalidades each crime has in the común series (what a tipo row's metodo can mean)
+            c["metodos"] = []
+        if "crime_levels" in {r[0] for r in store.query("SELECT table_name FROM information_schema.tables")}:
+            levels = store.query(
+                """SELECT delito, list(DISTINCT metodo ORDER BY metodo) FROM crime_levels
+                   WHERE fuero = 'comun' AND metodologia = 'IDFC' GROUP BY delito"""
+            )
+            by_key = dict(levels)
+            for c in crimes:
+                c["metodos"] = list(by_key.get(c["delito"]) or [])
         mcols = ["metodo", "modalidad", "violencia", "sinonimos", "en_datos"]
         methods = [dict(zip(mcols, r)) for r in store.query(f"SELECT {', '.join(mcols)} FROM methods ORDER BY metodo")]
     catalog = Catalog(load_tool_specs(catalogs_dir), entities, crimes, methods, iso_utc((clock or Clock()).now()), vid)

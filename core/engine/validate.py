@@ -129,12 +129,16 @@ def resolve_window(
     return a, b, notes
 
 
-def _coverage_runs(metadata: dict, delito: str, estado_id: str | None) -> list[tuple[date, date]]:
+def _coverage_runs(
+    metadata: dict, delito: str, estado_id: str | None, entidad_id: str | None = None
+) -> list[tuple[date, date]]:
     info = metadata.get("coverage", {}).get(delito)
-    if not info:
-        return []
-    states = info["estados"]
-    runs = states.get(estado_id, []) if estado_id else [r for rs in states.values() for r in rs]
+    runs = []
+    if info:
+        states = info["estados"]
+        runs = states.get(estado_id, []) if estado_id else [r for rs in states.values() for r in rs]
+    # a municipality's own finer file (Irapuato's subtipos) covers that municipality only
+    runs = runs + ((metadata.get("coverage_municipal") or {}).get(delito) or {}).get(entidad_id or "", [])
     return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
 
 
@@ -153,8 +157,9 @@ def apply_coverage(
         return
     includes = includes or {}
     estado = scope.entity.estado_id if scope.entity else None
+    place = scope.entity.entidad_id if scope.entity is not None and scope.entity.nivel == "municipio" else None
     runs = {
-        k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado)})
+        k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado, place)})
         for k in scope.delitos
     }
     overlapping = {k: [r for r in rs if r[0] <= scope.date_to and r[1] >= scope.date_from] for k, rs in runs.items()}

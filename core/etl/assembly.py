@@ -200,7 +200,8 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
                   coalesce(c.sinonimos, '') AS sinonimos, coalesce(c.descripcion, '') AS descripcion,
                   coalesce(c.granularity, 'month') AS granularity,
                   coalesce(c.nivel, 'subtipo') AS nivel, coalesce(c.incluye, '') AS incluye,
-                  coalesce(c.delito, d.delito) IN (SELECT delito FROM new_coverage) AS en_datos
+                  coalesce(c.delito, d.delito) IN (SELECT delito FROM new_coverage
+                                                   UNION ALL SELECT delito FROM new_obs_coverage) AS en_datos
            FROM cat_crimes c FULL OUTER JOIN data d ON c.delito = d.delito
            ORDER BY delito"""
     )
@@ -213,13 +214,19 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
     )
     con.execute(
         """CREATE OR REPLACE TABLE new_methods AS
-           WITH used AS (SELECT DISTINCT metodo FROM new_incidents),
+           WITH used AS (SELECT metodo FROM new_incidents UNION SELECT metodo FROM new_observations
+                         WHERE nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun'),
                 labels AS (SELECT metodo, any_value(modalidad) AS modalidad
                            FROM (SELECT metodo, modalidad FROM crime_labels UNION ALL SELECT metodo, modalidad FROM cur_methods)
                            GROUP BY metodo),
                 d AS (SELECT u.metodo, l.modalidad FROM used u LEFT JOIN labels l USING (metodo))
            SELECT coalesce(c.metodo, d.metodo) AS metodo, coalesce(c.modalidad, d.modalidad) AS modalidad,
-                  c.violencia, coalesce(c.sinonimos, '') AS sinonimos, d.metodo IS NOT NULL AS en_datos
+                  -- the parquet's robo kinds say the violence in their names («… con violencia»): a robbery
+                  -- «con violencia» is every one of them, vehicles included (shared data README, robo columns)
+                  coalesce(c.violencia, CASE WHEN ends_with(coalesce(c.metodo, d.metodo), '_con_violencia') THEN 'con'
+                                             WHEN ends_with(coalesce(c.metodo, d.metodo), '_sin_violencia') THEN 'sin'
+                                        END) AS violencia,
+                  coalesce(c.sinonimos, '') AS sinonimos, d.metodo IS NOT NULL AS en_datos
            FROM cat_methods c FULL OUTER JOIN d ON c.metodo = d.metodo
            ORDER BY 1"""
     )

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import re
 import shutil
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
+from core.etl.precedence import place_coverage_sql
 from core.etl.publish import Depot
 from core.text import month_end
+
+# The format of what a version derives from its data (the query database's one-number-per-cell
+# ``incidents``, the municipal observations' coverage). Raised when that derivation changes, so
+# the same files publish a new version and ``build --if-missing`` rebuilds a store made before.
+DERIVED_FORMAT = 2
+
+
+def stale(meta: dict | None) -> bool:
+    """Whether a published version was derived in an older format than this code's."""
+    return bool(meta) and int(meta.get("formato_derivados") or 1) < DERIVED_FORMAT
 
 
 def new_geo(previous: dict, geo_files) -> bool:
@@ -51,12 +62,26 @@ def copy_geo(depot: Depot, previous: dict | None, geo_files, staging: Path) -> d
     return out
 
 
+def _joined(runs: list[dict]) -> list[dict]:
+    """Coverage runs sorted, a run that starts the month after the previous one ends joined to it."""
+    out: list[dict] = []
+    for r in sorted(runs, key=lambda r: r["desde"]):
+        last = out[-1] if out else None
+        if last and date.fromisoformat(last["hasta"]) + timedelta(days=1) >= date.fromisoformat(r["desde"]):
+            last["hasta"] = max(last["hasta"], r["hasta"])
+            last["meses"] = (last.get("meses") or 0) + (r.get("meses") or 0)
+        else:
+            out.append(dict(r))
+    return out
+
+
 def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo) -> dict:
     """The version's metadata.json (docs/contracts/001_casandra_v0.md §8-§9)."""
     cov_rows = con.execute(
         """SELECT c.delito, c.granularity, c.estado_id, c.desde, c.hasta, c.meses,
                   coalesce(k.subtipo, c.delito)
-           FROM new_coverage c LEFT JOIN new_crimes k USING (delito) ORDER BY c.delito, c.estado_id, c.desde"""
+           FROM (SELECT * FROM new_coverage UNION ALL SELECT * FROM new_obs_coverage) c
+           LEFT JOIN new_crimes k USING (delito) ORDER BY c.delito, c.estado_id, c.desde"""
     ).fetchall()
     coverage: dict = {}
     for delito, gran, estado, desde, hasta, meses, label in cov_rows:
@@ -70,7 +95,17 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
         item["estados"].setdefault(estado, []).append(
             {"desde": desde.isoformat(), "hasta": end.isoformat(), "meses": meses}
         )
+    for item in coverage.values():  # two sources' adjacent runs (incidents to 2024, the parquet from 2025) are one
+        item["estados"] = {e: _joined(runs) for e, runs in item["estados"].items()}
     monthly = [v for v in coverage.values() if v["granularity"] == "month"]
+    # A municipality's own finer file (Irapuato's subtipos): its months, kept apart from the state's coverage and
+    # from the version's dates (another municipality has no number there).
+    by_place: dict = {}
+    for lugar, delito, desde, hasta, meses in con.execute(
+        place_coverage_sql("new_observations", "new_entities")
+    ).fetchall():
+        run = {"desde": desde.isoformat(), "hasta": month_end(hasta.year, hasta.month).isoformat(), "meses": meses}
+        by_place.setdefault(delito, {}).setdefault(lugar, []).append(run)
     span = monthly or list(coverage.values())
     min_date = min((v["desde"] for v in span), default=None)
     max_date = max((v["hasta"] for v in span), default=None)
@@ -103,6 +138,7 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
         "schema_version": "1.0.0",
         "dataset_version": vid,
         "content_hash": digest,
+        "formato_derivados": DERIVED_FORMAT,
         "min_date": min_date,
         "max_date": max_date,
         "data_available_until": max_date,
@@ -110,6 +146,7 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
         "previous_version": previous["dataset_version"] if previous else None,
         "granularity": "month",
         "coverage": coverage,
+        "coverage_municipal": by_place,
         "annual_series": {
             "total_delitos": {
                 "granularity": "year",

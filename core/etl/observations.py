@@ -23,6 +23,7 @@ import duckdb
 from core.dataset import entities, taxonomy
 from core.etl.curate import insert_rows
 from core.etl.precedence import municipal as municipal_precedence
+from core.etl.precedence import municipal_coverage
 
 OBS_COLUMNS = """row_id BIGINT, fecha DATE, nivel VARCHAR, lugar_id VARCHAR, estado_id VARCHAR, medida VARCHAR,
     fuero VARCHAR, metodologia VARCHAR, tipo_key VARCHAR, delito VARCHAR, metodo VARCHAR, sexo VARCHAR,
@@ -173,6 +174,7 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
             WHERE w.owner IS NULL OR o.load_seq = w.owner"""
     )
     municipal_precedence(con)
+    municipal_coverage(con)
     levels = ", ".join(c.split()[0] for c in LEVEL_COLUMNS.replace("\n", " ").split(","))
     con.execute(
         f"""CREATE OR REPLACE TABLE new_crime_levels AS

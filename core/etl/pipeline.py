@@ -161,7 +161,8 @@ def _run_locked(
         )
         previous = depot.metadata()
         geo = metadata.geo_digest(previous, geo_files)
-        digest = merge.content_digest(con, extra={"geo": geo} if geo else None)
+        extra = {"formato": metadata.DERIVED_FORMAT} | ({"geo": geo} if geo else {})
+        digest = merge.content_digest(con, extra=extra)
         summary = {
             "load_id": load_id,
             "archivos": [{k: v for k, v in r.items() if not k.startswith("_")} for r in reports],

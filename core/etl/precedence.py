@@ -78,18 +78,60 @@ def municipal(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
-# The municipal carpetas of the común IDFC series, one number per cell, over a published version:
-# the standing observations plus the incident cells, except an incident cell whose tipo has a
-# standing tipo-level row for the same place and month (robo a institución bancaria inside the
-# parquet's «Robo»): a sum over crimes counts the tipo row, never it and its subtipos.
+# The municipal carpetas of the común IDFC series, one number per cell, over a published version's query
+# database, whose ``incidents`` already hold the standing observations beside the curated cells
+# (core/etl/query_db.py ``cells_sql``): a row ``cubre`` names lies inside a standing tipo-level row
+# (robo a institución bancaria inside the parquet's «Robo»), so a sum over crimes skips it.
 MUNICIPAL_CELLS_SQL = """
-    WITH tipo_rows AS (
-      SELECT DISTINCT lugar_id, delito AS tipo_key, fecha FROM observations
-      WHERE nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'
-        AND delito IN (SELECT tipo_key FROM crimes WHERE tipo_key = delito))
-    SELECT lugar_id, estado_id, tipo_key, delito, metodo, fecha, eventos, source_file FROM observations
-    WHERE nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'
-    UNION ALL
-    SELECT i.entidad_id, i.estado_id, c.tipo_key, i.delito, i.metodo, i.fecha, i.eventos, i.source_file
-    FROM incidents i JOIN crimes c USING (delito)
-    ANTI JOIN tipo_rows t ON t.lugar_id = i.entidad_id AND t.tipo_key = c.tipo_key AND t.fecha = i.fecha"""
+    SELECT i.entidad_id AS lugar_id, i.estado_id, c.tipo_key, i.delito, i.metodo, i.fecha, i.eventos, i.source_file
+    FROM incidents i JOIN crimes c USING (delito) WHERE i.cubre IS NULL"""
+
+
+def coverage_sql(obs: str, ent: str) -> str:
+    """Runs (estado_id, delito, granularity, desde, hasta, meses) the standing municipal observations cover.
+
+    A key counts the rows of its own level and, for a tipo, those of its subtipos (Irapuato's file
+    holds robo by subtipo where the parquet holds the tipo). A month is covered only when at least
+    half of the state's municipalities carry the key that month: one municipality's finer file
+    (Irapuato's robo a negocio) is no state's coverage, or a question about another municipality
+    would read a missing cell as a zero. Consecutive months collapse into runs, like ``coverage``.
+    ``obs`` and ``ent`` are the observations and entities relations (tables of a load or Parquet files)."""
+    std = f"o.nivel = 'municipio' AND o.vigente AND {SERIES}"
+    return f"""
+        WITH cells AS (
+          SELECT estado_id, delito AS k, fecha, lugar_id FROM {obs} o WHERE {std}
+          UNION
+          SELECT estado_id, tipo_key, fecha, lugar_id FROM {obs} o WHERE {std} AND tipo_key <> delito),
+        mun AS (SELECT estado_id, count(*) AS n FROM {ent} WHERE nivel = 'municipio' GROUP BY ALL),
+        months AS (SELECT c.estado_id, c.k AS delito, c.fecha FROM cells c JOIN mun USING (estado_id)
+                   GROUP BY ALL HAVING count(DISTINCT c.lugar_id) * 2 >= any_value(mun.n))
+        SELECT estado_id, delito, 'month' AS granularity, min(fecha) AS desde, max(fecha) AS hasta,
+               count(*)::INTEGER AS meses
+        FROM (SELECT *, (year(fecha) * 12 + month(fecha))
+                     - row_number() OVER (PARTITION BY estado_id, delito ORDER BY fecha) AS grp FROM months)
+        GROUP BY estado_id, delito, grp ORDER BY delito, estado_id, desde"""
+
+
+def municipal_coverage(con: duckdb.DuckDBPyConnection) -> None:
+    """``new_obs_coverage``: the months each crime key of the standing municipal observations covers a state
+    (``coverage_sql``); kept out of ``coverage``, whose runs decide which load owns an incident slice."""
+    con.execute(f"CREATE OR REPLACE TABLE new_obs_coverage AS {coverage_sql('new_observations', 'new_entities')}")
+
+
+def place_coverage_sql(obs: str, ent: str) -> str:
+    """Runs (lugar_id, delito, desde, hasta, meses) of a municipality's own finer file where no state run covers
+    the month (Irapuato's JSON: every subtipo, homicidio doloso before 2020): that municipality's question has a
+    number, the others' do not (``coverage_sql`` keeps them out of the state's coverage)."""
+    std = f"o.nivel = 'municipio' AND o.vigente AND {SERIES}"
+    return f"""
+        WITH cells AS (
+          SELECT estado_id, lugar_id, delito AS k, fecha FROM {obs} o WHERE {std}
+          UNION
+          SELECT estado_id, lugar_id, tipo_key, fecha FROM {obs} o WHERE {std} AND tipo_key <> delito),
+        state AS (SELECT estado_id, delito AS k, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
+                  FROM ({coverage_sql(obs, ent)})),
+        own AS (SELECT c.* FROM cells c ANTI JOIN state s USING (estado_id, k, fecha))
+        SELECT lugar_id, k AS delito, min(fecha) AS desde, max(fecha) AS hasta, count(*)::INTEGER AS meses
+        FROM (SELECT *, (year(fecha) * 12 + month(fecha))
+                     - row_number() OVER (PARTITION BY lugar_id, k ORDER BY fecha) AS grp FROM own)
+        GROUP BY lugar_id, k, grp ORDER BY delito, lugar_id, desde"""

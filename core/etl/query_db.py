@@ -19,6 +19,7 @@ import duckdb
 
 from core.errors import DatosFaltantesError
 from core.etl.merge import sql_literal
+from core.etl.precedence import coverage_sql
 from core.etl.publish import TABLES
 
 FILE = "store.duckdb"
@@ -40,6 +41,11 @@ def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None) -> Path:
         try:
             for table in TABLES:
                 source = f"read_parquet({sql_literal(folder / f'{table}.parquet')})"
+                if table == "incidents":
+                    source = cells_sql(folder)
+                elif table == "coverage":  # the municipal observations' runs too (see cells_sql)
+                    obs, ent = (parquet(folder, t) for t in ("observations", "entities"))
+                    source = f"(SELECT * FROM {source} UNION ALL BY NAME ({coverage_sql(obs, ent)}))"
                 con.execute(f"CREATE TABLE {alias}.{table} AS SELECT * FROM {source}")
         finally:
             con.execute(f"DETACH {alias}")  # checkpoints: no write-ahead log is left behind
@@ -53,6 +59,49 @@ def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None) -> Path:
             with contextlib.suppress(FileNotFoundError):
                 leftover.unlink()
     return target
+
+
+def parquet(folder: Path, table: str) -> str:
+    """A version's Parquet table as a relation."""
+    return f"read_parquet({sql_literal(Path(folder) / f'{table}.parquet')})"
+
+
+def cells_sql(folder: Path) -> str:
+    """The query database's ``incidents``: every municipal cell of the común carpetas, one number per cell.
+
+    The curated incidents (subtipo level) plus the standing municipal observations (the tipo ×
+    modalidad parquet's robo, narcomenudeo…, Irapuato's subtipos), so every analysis tool reads
+    every crime the same way. ``cubre`` names the tipo of a standing tipo-level row that already
+    holds this subtipo row for the same place and month (robo a institución bancaria inside the
+    parquet's «Robo»): a question about the tipo, or about all crimes, skips it (never counted
+    twice); a question about the subtipo reads it. ``estatal`` says the row's month is inside the state's
+    coverage of its crime or tipo (core/etl/precedence.py ``coverage_sql``): a sum over the state or its
+    municipalities reads only those, so one municipality's longer file (Irapuato's JSON to 2025-12) never
+    makes a state month look complete; that municipality's own question reads all of its rows. ``origen``
+    names the table a row comes from (row ids are hashes of each table's keys)."""
+    inc, obs, crimes, ent = (parquet(folder, t) for t in ("incidents", "observations", "crimes", "entities"))
+    std = "nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
+    return f"""(WITH o AS (SELECT * FROM {obs} WHERE {std}),
+                   tipos AS (SELECT delito FROM {crimes} WHERE nivel = 'tipo'),
+                   tipo_rows AS (SELECT DISTINCT lugar_id, delito AS tipo_key, fecha FROM o
+                                 WHERE delito IN (SELECT delito FROM tipos)),
+                   c AS (SELECT delito, tipo_key FROM {crimes}),
+                   months AS (SELECT DISTINCT estado_id, delito,
+                                     unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
+                              FROM ({coverage_sql(obs, ent)}))
+               SELECT i.*, t.tipo_key AS cubre, 'incidents' AS origen, TRUE AS estatal
+               FROM {inc} i LEFT JOIN c USING (delito)
+               LEFT JOIN tipo_rows t ON t.lugar_id = i.entidad_id AND t.tipo_key = c.tipo_key AND t.fecha = i.fecha
+                                    AND t.tipo_key <> i.delito
+               UNION ALL BY NAME
+               SELECT o.row_id, o.fecha, e.cve AS cve_municipio, o.estado_id, o.lugar_id AS entidad_id, o.delito,
+                      o.metodo, o.eventos, o.source_file, o.source_row, t.tipo_key AS cubre, 'observations' AS origen,
+                      (md.fecha IS NOT NULL OR mt.fecha IS NOT NULL) AS estatal
+               FROM o LEFT JOIN {ent} e ON e.entidad_id = o.lugar_id
+               LEFT JOIN months md ON md.estado_id = o.estado_id AND md.delito = o.delito AND md.fecha = o.fecha
+               LEFT JOIN months mt ON mt.estado_id = o.estado_id AND mt.delito = o.tipo_key AND mt.fecha = o.fecha
+               LEFT JOIN tipo_rows t ON t.lugar_id = o.lugar_id AND t.tipo_key = o.tipo_key AND t.fecha = o.fecha
+                                    AND t.tipo_key <> o.delito)"""
 
 
 def ensure(folder: Path, vid: str) -> Path:

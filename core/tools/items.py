@@ -78,17 +78,29 @@ def _expand(ctx: ToolContext, key: str) -> list[str]:
 
 
 def _item(ctx: ToolContext, key: str, scope: Scope, names: dict[str, str]) -> Item:
-    """An item's published months: those where every component with coverage is published."""
+    """An item's published months: those where every component with coverage is published, and for a tipo
+    also those its own tipo-level rows cover (the parquet's «Robo» holds every robo subtipo; docs/decisions/0012)."""
     estado = scope.entity.estado_id
     delitos = _expand(ctx, key)
-    covered = [r for r in (_runs(ctx, d, estado) for d in delitos) if r]
+    covered = [r for r in (_runs(ctx, d, estado) for d in delitos if d != key) if r]
     runs: list[Run] = []
     if covered:
         runs = covered[0]
         for other in covered[1:]:
             runs = _intersect(runs, other)
-        runs = _clip(runs, scope.date_from, scope.date_to)
-    return Item(key, names.get(key, key), delitos, runs)
+    runs = _union(runs + _runs(ctx, key, estado)) if len(delitos) > 1 else _runs(ctx, key, estado) or runs
+    return Item(key, names.get(key, key), delitos, _clip(runs, scope.date_from, scope.date_to))
+
+
+def _union(runs: list[Run]) -> list[Run]:
+    """Overlapping or adjacent runs joined."""
+    out: list[Run] = []
+    for a, b in sorted(runs):
+        if out and a <= date(out[-1][1].year + out[-1][1].month // 12, out[-1][1].month % 12 + 1, 1):
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _monthly_crimes(ctx: ToolContext) -> list[str]:

@@ -19,6 +19,8 @@ def where(
         if entity.nivel == "estado":
             parts.append(f"{a}estado_id = ?")
             params.append(entity.estado_id)
+            # one municipality's longer file (Irapuato's JSON) never fills a month the state does not publish
+            parts.append(f"{a}estatal")
         else:
             parts.append(f"{a}entidad_id = ?")
             params.append(entity.entidad_id)
@@ -30,6 +32,11 @@ def where(
     if scope.delito_keys:
         parts.append(f"{a}delito IN ({', '.join('?' for _ in scope.delito_keys)})")
         params += list(scope.delito_keys)
+        # A subtipo row a standing tipo row already holds is skipped when that tipo is asked (never twice).
+        parts.append(f"({a}cubre IS NULL OR {a}cubre NOT IN ({', '.join('?' for _ in scope.delitos)}))")
+        params += list(scope.delitos)
+    else:
+        parts.append(f"{a}cubre IS NULL")  # all crimes: each tipo row once, never beside its subtipos
     if scope.metodos:
         parts.append(f"{a}metodo IN ({', '.join('?' for _ in scope.metodos)})")
         params += list(scope.metodos)

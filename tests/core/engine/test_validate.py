@@ -63,7 +63,7 @@ def error_of(result):
         ({"plan": [step(**{"from": "2024-02-30"})]}, "INVALID_DATE_RANGE", "inexistente"),
         ({"plan": [step(**{"from": "2030-01-01", "to": "2030-12-31"})]}, "INVALID_DATE_RANGE", "fuera de los datos"),
         (
-            {"plan": [step(delito="feminicidio", **{"from": "2025-01-01", "to": "2025-06-30"})]},
+            {"plan": [step(delito="feminicidio", **{"from": "2025-06-01", "to": "2025-10-31"})]},
             "DATA_QUALITY_ISSUE",
             "No hay datos publicados",
         ),
@@ -221,9 +221,10 @@ def test_clamping_to_the_watermark_and_to_coverage(bundled_settings):
     assert env["meta"]["date_range_effective"]["to"] == "2025-11-30"
     assert "recortada" in env["meta"]["range_adjusted_reason"]
     fem = run(
-        bundled_settings, {"plan": [step(delito="feminicidio", **{"from": "2024-07-01", "to": "2025-06-30"})]}
+        bundled_settings, {"plan": [step(delito="feminicidio", **{"from": "2024-07-01", "to": "2025-08-31"})]}
     ).last
-    assert fem["meta"]["date_range_effective"] == {"from": "2024-07-01", "to": "2024-12-31"}
+    # feminicidio ends with the tipo × modalidad parquet (2025-05), before the homicide file's 2025-11
+    assert fem["meta"]["date_range_effective"] == {"from": "2024-07-01", "to": "2025-05-31"}
     assert "cobertura del delito" in fem["meta"]["range_adjusted_reason"]
 
 

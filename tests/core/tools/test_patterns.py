@@ -69,13 +69,13 @@ PARQUET_AFTER = {
     "abuso_sexual": (["Abuso sexual"], "2022-07-01"),
 }
 # Published months of each crime (data/raw/README.md), first and last: the homicide file's subtipos
-# 2020-01..2025-11 (the parquet's tipo «Homicidio» stands aside there, so it is published 2015..2019 only);
+# 2020-01..2025-11; the tipo «homicidio» also 2015..2019, from the parquet's «Homicidio» (it stands aside from 2020);
 # robo a institución bancaria is a subtipo the parquet only holds inside «Robo» (its file ends 2024-12);
 # every other crime is a tipo of the parquet (2015-01..2025-05), its curated file included.
 COVERAGE = {
     "homicidio_doloso": ("2020-01", "2025-11"),
     "homicidio_culposo": ("2020-01", "2025-11"),
-    "homicidio": ("2020-01", "2025-11"),
+    "homicidio": ("2015-01", "2025-11"),
     "robo_a_institucion_bancaria": ("2015-01", "2024-12"),
 }
 PARQUET_COVERAGE = ("2015-01", "2025-05")
@@ -112,16 +112,17 @@ def _wide_unpivot(path: Path, where: str, params: list) -> pd.DataFrame:
     return df[["cve", "year", "month", "eventos"]]
 
 
-def _parquet_after(tipos: list[str], since: str) -> pd.DataFrame:
-    """(cve, year, month, eventos) of the parquet's tipos from ``since`` on (municipality names → codes)."""
+def _parquet_after(tipos: list[str], since: str, until: str = "2100-01-01") -> pd.DataFrame:
+    """(cve, year, month, eventos) of the parquet's tipos from ``since`` on, before ``until`` (names → codes)."""
     return (
         duckdb.connect()
         .execute(
             f"""SELECT CAST(m.cve_municipio AS INTEGER) AS cve, year(p.Fecha) AS year, month(p.Fecha) AS month,
                        CAST(p.Incidentes AS DOUBLE) AS eventos
                 FROM read_parquet(?) p JOIN read_csv(?, all_varchar = true) m ON m.municipio = p.Municipio
-                WHERE p."Tipo de delito" IN ({", ".join("?" for _ in tipos)}) AND p.Fecha >= CAST(? AS DATE)""",
-            [str(PARQUET), str(RAW / "municipios_gto.csv"), *tipos, since],
+                WHERE p."Tipo de delito" IN ({", ".join("?" for _ in tipos)}) AND p.Fecha >= CAST(? AS DATE)
+                  AND p.Fecha < CAST(? AS DATE)""",
+            [str(PARQUET), str(RAW / "municipios_gto.csv"), *tipos, since, until],
         )
         .df()
     )
@@ -151,6 +152,8 @@ def raw_monthly(delito: str) -> pd.DataFrame:
         )
     if delito in PARQUET_AFTER:
         df = pd.concat([df, _parquet_after(*PARQUET_AFTER[delito])], ignore_index=True)
+    if delito == "homicidio":  # before the homicide file (2020-01) the parquet's tipo row is homicidio's number
+        df = pd.concat([df, _parquet_after(["Homicidio"], "2015-01-01", "2020-01-01")], ignore_index=True)
     df = df.groupby(["cve", "year", "month"], as_index=False)["eventos"].sum()
     df["ym"] = df["year"] * 100 + df["month"]
     return df[df["eventos"] > 0]

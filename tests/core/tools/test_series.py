@@ -71,6 +71,19 @@ def _long(path: str) -> str:
         FROM read_csv('{path}', all_varchar = true)"""
 
 
+def _parquet_after(path) -> str:
+    """The tipo × modalidad parquet's months after each curated file ends (issue 14: the series continue there)."""
+    return f"""
+        SELECT lpad(CAST(m.cve_municipio AS VARCHAR), 5, '0') AS cve,
+               CASE WHEN p."Tipo de delito" LIKE 'Violación%' THEN 'Violación' ELSE p."Tipo de delito" END AS crimen,
+               CASE WHEN p."Tipo de delito" IN ('Feminicidio', 'Secuestro') THEN p.Modalidad END AS modalidad,
+               date_trunc('month', p.Fecha)::DATE AS fecha, p.Incidentes AS eventos
+        FROM read_parquet('{path}') p JOIN read_csv('{RAW / "municipios_gto.csv"}') m ON m.municipio = p.Municipio
+        WHERE (p."Tipo de delito" IN ('Feminicidio', 'Secuestro') AND p.Fecha >= DATE '2025-01-01')
+           OR (p."Tipo de delito" = 'Violencia familiar' AND p.Fecha >= DATE '2023-01-01')
+           OR (p."Tipo de delito" LIKE 'Violación%' AND p.Fecha >= DATE '2022-07-01')"""
+
+
 @pytest.fixture(scope="module")
 def raw():
     """DuckDB over the raw CSVs: view ``m(cve, crimen, modalidad, fecha, eventos)`` and ``mun(cve, municipio)``."""
@@ -82,6 +95,7 @@ def raw():
         _wide(s / "gto_violencia_familiar_2015-2022.csv", "'Violencia familiar'", "NULL"),
         _long(s / "gto_feminicidio_2015-2024.csv"),
         _long(s / "gto_secuestro_2015-2024.csv"),
+        _parquet_after(s / "gto_municipal_tipo_modalidad_2015-01_2025-05.parquet"),
     ]
     con.execute("CREATE VIEW m AS " + " UNION ALL ".join(parts))
     con.execute(
@@ -236,9 +250,9 @@ def test_leon_2024_series_matches_golden_and_raw_sql(bundled_settings, raw, plan
             "feminicidio",
             ["Feminicidio"],
             None,
-            None,  # crosses the end of coverage
-            ("2024-07-01", "2025-06-30"),
-            ("2024-07-01", "2024-12-31"),
+            None,  # crosses the end of coverage (the parquet's 2025-05)
+            ("2024-07-01", "2025-08-31"),
+            ("2024-07-01", "2025-05-31"),
             "cobertura",
         ),
         (
@@ -306,9 +320,9 @@ def test_state_2023_series_sums_to_golden(bundled_settings):
 @pytest.mark.parametrize(
     "entidad,delito,a,b",
     [
-        ("GTO", "feminicidio", "2025-01-01", "2025-06-30"),  # after feminicidio coverage (2024-12)
-        ("GTO.MUN.LEON", "feminicidio", "2025-01-01", "2025-11-30"),
-        ("GTO", "violacion", "2023-01-01", "2023-12-31"),  # violación ends 2022-06
+        ("GTO", "feminicidio", "2025-06-01", "2025-10-31"),  # after feminicidio coverage (the parquet's 2025-05)
+        ("GTO.MUN.LEON", "feminicidio", "2025-06-01", "2025-11-30"),
+        ("GTO", "violacion", "2025-07-01", "2025-11-30"),  # violación ends with the parquet (2025-05)
         ("GTO", "homicidio_doloso", "2018-01-01", "2018-12-31"),  # homicide file starts 2020-01
     ],
     ids=["feminicidio-2025", "leon-feminicidio-2025", "violacion-2023", "doloso-2018"],
@@ -320,28 +334,24 @@ def test_series_wholly_outside_coverage_is_an_error_never_a_count(bundled_settin
 
 
 @pytest.mark.parametrize(
-    "entidad,cve,a,b,other,other_label",
-    [
-        ("GTO", None, date(2022, 1, 1), date(2022, 12, 1), "violencia_familiar", "Violencia familiar"),
-        ("GTO.MUN.LEON", LEON, date(2022, 1, 1), date(2023, 3, 1), "homicidio_doloso", "Homicidio doloso"),
-    ],
-    ids=["state-vf", "leon-doloso"],
+    "entidad,cve,a,b",
+    [("GTO", None, date(2025, 1, 1), date(2025, 9, 1)), ("GTO.MUN.LEON", LEON, date(2024, 10, 1), date(2025, 11, 1))],
+    ids=["state", "leon"],
 )
-def test_multi_crime_series_when_one_crime_ends_earlier(bundled_settings, raw, entidad, cve, a, b, other, other_label):
+def test_multi_crime_series_when_one_crime_ends_earlier(bundled_settings, raw, entidad, cve, a, b):
+    """Feminicidio ends with the parquet (2025-05), homicidio doloso runs to 2025-11: the later months are published
+    (homicide's) and hold homicide alone, and the answer says which crime lacks them."""
     end = b.replace(day=calendar.monthrange(b.year, b.month)[1])
-    env = run(_series(entidad, ["violacion", other], a.isoformat(), end.isoformat()), bundled_settings)
+    env = run(_series(entidad, ["feminicidio", "homicidio_doloso"], a.isoformat(), end.isoformat()), bundled_settings)
     assert_ok_envelope(env, ["fecha", "conteo", "publicado"])
-    both = sql_monthly(raw, ["Violación", other_label], a, b, cve=cve)
-    only_other = dict(sql_monthly(raw, [other_label], a, b, cve=cve))
+    both = sql_monthly(raw, ["Feminicidio", "Homicidio doloso"], a, b, cve=cve)
+    only_other = dict(sql_monthly(raw, ["Homicidio doloso"], a, b, cve=cve))
     rows = env["data"]["inline"]["rows"]
     assert rows == [[d.isoformat(), n, True] for d, n in both]  # every month still published
-    after = [r for r in rows if r[0] > "2022-06-30"]
+    after = [r for r in rows if r[0] > "2025-05-31"]
     assert after and all(r[1] == only_other[date.fromisoformat(r[0])] for r in after)
     assert env["metrics"]["meses_no_publicados"] == 0
-    warnings = env["meta"]["warnings"]
-    # violación is a tipo: each of its subtipos says which months it lacks
-    assert any("Violación simple no está publicado en 2022-07.." in w for w in warnings), warnings
-    assert any("Violación equiparada no está publicado en 2022-07.." in w for w in warnings), warnings
+    assert any("Feminicidio no está publicado en 2025-06.." in w for w in env["meta"]["warnings"]), env["meta"]
 
 
 def test_months_outside_every_run_have_no_number(bundled_settings, raw):
@@ -529,8 +539,8 @@ def test_compare_base_partly_outside_coverage_is_clamped(bundled_settings, raw):
     "delito,window,base",
     [
         ("homicidio_doloso", ("2024-01-01", "2024-12-31"), ("2018-01-01", "2018-12-31")),  # before 2020-01
-        ("feminicidio", ("2024-01-01", "2024-06-30"), ("2025-01-01", "2025-06-30")),  # after 2024-12
-        ("violacion", ("2021-01-01", "2021-12-31"), ("2023-01-01", "2023-12-31")),  # after 2022-06
+        ("feminicidio", ("2024-01-01", "2024-06-30"), ("2025-06-01", "2025-11-30")),  # after 2025-05
+        ("violacion", ("2021-01-01", "2021-12-31"), ("2025-06-01", "2025-11-30")),  # after 2025-05
     ],
     ids=["doloso-2018", "feminicidio-2025", "violacion-2023"],
 )
