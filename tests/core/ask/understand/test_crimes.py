@@ -60,10 +60,12 @@ def test_crimes(ask, question, expected):
 IN_DATA = [
     ("homicidios dolosos", True),
     ("homicidios", True),  # a tipo is answerable when every subtype it sums is in the store
-    ("robos", False),  # only robo a institución bancaria is loaded: its sum is not «robos»
+    ("robos", True),  # the municipal tipo × modalidad file carries Robo whole (decision 0012)
     ("robo de vehículos", False),
     ("robo a casa habitación", False),
-    ("narcomenudeo", False),
+    ("narcomenudeo", True),
+    ("robo a negocio", False),  # a robo subtipo no municipal file publishes (the parquet has robo by modalidad)
+    ("lesiones dolosas", False),  # lesiones is published at tipo level only
     ("feminicidios", True),
     ("total de delitos", True),
 ]
