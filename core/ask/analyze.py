@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
+from core.ask.plan import granularity
 from core.ask.scope import below_municipality
 from core.ask.understand.national import is_national
 from core.text import normalize_text
@@ -89,7 +90,7 @@ def analyze(category: str, kind: str, mode: str, question: str | None, refused: 
 # -- the stage --------------------------------------------------------------------------------
 
 
-def refusal_tag(turn: Turn) -> str | None:
+def refusal_tag(turn: Turn, ctx: StageContext | None = None) -> str | None:
     """Why the turn must be refused (destructive, override, pii, offensive, off_topic, crime not in data), or None."""
     m, cat, u = turn.intake.moderation, turn.intake.category, turn.understanding
     if m.destructive:
@@ -103,7 +104,11 @@ def refusal_tag(turn: Turn) -> str | None:
     if cat == "irrelevant":
         return "off_topic"
     national = is_national(u)  # the state file holds every crime of the fuero común
+    # a crime the municipal files hold only at a coarser level is answered with what exists (issue 14 §5)
+    coarser = ctx is not None and granularity.find(u, ctx.catalog, ctx.metadata) is not None
     if cat == "relevant" and u is not None and u.crimes and not any(c.in_data for c in u.crimes) and not national:
+        if coarser:
+            return None
         # below the municipality, where the data stop is the answer (it also says the crime is not loaded)
         return None if below_municipality(normalize_text(turn.question)) else "gray_zone_crime_not_in_data"
     return None
@@ -111,7 +116,7 @@ def refusal_tag(turn: Turn) -> str | None:
 
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """AnalystPlan (002) and the refusal decision."""
-    turn.refusal = refusal_tag(turn)
+    turn.refusal = refusal_tag(turn, ctx)
     if turn.refusal:
         turn.clarify = []
     kind = turn.understanding.kind if turn.understanding else "unknown"

@@ -15,6 +15,7 @@ from core.ask.charts import chart_spec, declared_shape, shape_of
 from core.ask.contracts import Answer, SourceRef
 from core.ask.glossary import define
 from core.ask.methodology import cite
+from core.ask.plan.granularity import ALSO, LEAD
 from core.ask.review import review
 from core.ask.wording import (
     between,
@@ -57,8 +58,24 @@ def _method_detail(envelopes: list[dict], index: int, metadata: dict) -> str:
         r["metodo"] for e in filters for r in records(e) if "metodo" in r
     ]  # a method filter lists the methods kept
     names = {m.metodo: m.modalidad.lower() for m in load_methods()}
-    words = [names.get(k, k.replace("_", " ")) for k in dict.fromkeys(keys)]
+    keys = list(dict.fromkeys(keys))
+    for v in ("con", "sin"):  # every robo kind «… con violencia»: said once, not listed
+        if len(keys) > 2 and all(k.endswith(f"{v}_violencia") for k in keys) and f"{v}_violencia" in keys:
+            return f"{v} violencia (todas sus modalidades, vehículos incluidos)"
+    words = [names.get(k, k.replace("_", " ")) for k in keys]
     return join_y(words + ([f"{args['violencia']} violencia"] if args.get("violencia") else []))
+
+
+def _relaxed_words(relaxed: list[str]) -> str:
+    """«robo de motocicleta con violencia y robo de motocicleta sin violencia» from ``metodo=…`` / ``violencia=…``."""
+    names = {m.metodo: m.modalidad.lower() for m in load_methods()}
+    words: list[str] = []
+    for item in relaxed:
+        key, _, value = item.partition("=")
+        words += (
+            [names.get(v, v.replace("_", " ")) for v in value.split(",")] if key == "metodo" else [f"{value} violencia"]
+        )
+    return join_y(list(dict.fromkeys(words)))
 
 
 def _error_text(env: dict) -> str:
@@ -182,6 +199,14 @@ def compose(
         )
     shape, shapes, detail = shape_of(env), [shape_of(e) for e in envelopes], _method_detail(envelopes, index, metadata)
     lead = " ".join(leads.lead(env, shape, detail, focus=(metadata or {}).get("focus")))
+    for also in (metadata or {}).get("also") or []:  # a context step the planner asked to say too (its lead)
+        if 0 <= also < len(envelopes) and also != index and envelopes[also].get("status") == "ok":
+            lead += " " + " ".join(leads.lead(envelopes[also], shapes[also], detail))
+    relaxed = (meta.get("retry") or {}).get("relaxed")
+    if relaxed:  # the contract's relaxed fallback: the figure is without the filter asked, said before it
+        lead = f"No hay casos registrados de {_relaxed_words(relaxed)}; sin ese filtro: {lead}"
+    elif (metadata or {}).get("lead_note"):  # what the data publish, said before the numbers (issue 14 §5)
+        lead = f"{metadata['lead_note']} {lead}"
     if shape == "series" and "anomalies" in shapes:  # a series pipeline with anomaly detection says both
         lead += " " + " ".join(leads.lead(envelopes[shapes.index("anomalies")], "anomalies", detail))
     rng = meta.get("date_range_effective") or {}
@@ -221,10 +246,19 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """The Spanish answer, checked by the review pass."""
 
     clarifying = [q.question for q in turn.clarify]
-    notes = [n for n in turn.plan_notes if not n.startswith("focus:")]
+    notes = [n for n in turn.plan_notes if not n.startswith(("focus:", LEAD, ALSO))]
     # «¿qué porcentaje … ocurrió en Celaya?»: the plan ranks every municipality; the answer leads with the one asked
     focus = next((n.split(":", 1)[1] for n in turn.plan_notes if n.startswith("focus:")), None)
-    metadata = {**(ctx.metadata or {}), "notes": notes, "plan": turn.plan, "focus": focus}
+    lead_note = " ".join(n[len(LEAD) :] for n in turn.plan_notes if n.startswith(LEAD))
+    also = [int(n[len(ALSO) :]) for n in turn.plan_notes if n.startswith(ALSO)]
+    metadata = {
+        **(ctx.metadata or {}),
+        "notes": notes,
+        "plan": turn.plan,
+        "focus": focus,
+        "lead_note": lead_note,
+        "also": also,
+    }
     strategy = turn.planner_state.strategy
     answer = compose(
         turn.intake.rewritten_question,

@@ -96,6 +96,13 @@ _NAMED = re.compile(
 )
 
 
+# A phone stolen is an object, not a person's number: «robo de celulares», «asaltos de teléfonos».
+_STOLEN = re.compile(
+    r"\b(robos?|robad[oa]s?|asaltos?|hurtos?|arrebat\w*)\s+(de\s+|del\s+|a\s+)?(los\s+|sus\s+)?"
+    r"(telefonos?|celular(es)?)(\s+celular(es)?)?\b"
+)
+
+
 def asks_identity(normalized: str, original: str = "") -> bool:
     """Whether the question asks for a person's name, address, photo, phone or identity."""
-    return bool(IDENTITY.search(normalized) or (original and _NAMED.search(original)))
+    return bool(IDENTITY.search(_STOLEN.sub(" ", normalized)) or (original and _NAMED.search(original)))

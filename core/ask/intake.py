@@ -294,7 +294,17 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         rewritten = describe(u, lex)
     # Without data there is no lexicon to understand with: treat the question as on-topic so the
     # answer is "no hay datos publicados", not an off-topic refusal.
-    has_signal = lex is None or bool(u and (u.crimes or u.places or u.window or u.generic_place or u.kind != "unknown"))
+    has_signal = lex is None or bool(
+        u
+        and (
+            u.crimes
+            or u.places
+            or u.window
+            or u.generic_place
+            or u.kind != "unknown"
+            or any(s.startswith("national:") for s in u.signals)  # «portación de armas en el país»
+        )
+    )
     category = "relevant" if follow else classify(normalized, has_signal)
     if category == "irrelevant" and u is not None and "delito" in normalized:
         category = "relevant"

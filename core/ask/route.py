@@ -166,7 +166,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     refused = m.pii_request or m.destructive or m.instruction_override or m.offensive
     if cat == "relevant" and u is not None and ctx.metadata and not refused:  # a refusal asks nothing back
         needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total" and "national:federal" not in u.signals
-        turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u))
+        turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u), ctx.metadata)
         normalized = normalize_text(turn.question)
         if below_municipality(normalized):  # the data stop at the municipality: no figure for a colonia
             turn.clarify = [below_reply(u, normalized, ctx.metadata, _big_municipalities(ctx.catalog))]

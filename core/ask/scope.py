@@ -168,7 +168,9 @@ def below_reply(u: Understanding | None, normalized: str, metadata: dict, big_pl
     level = _level(normalized)
     place = _municipality(u)
     crimes = [c for c in (u.crimes if u else []) if c.in_data and c.delito != "total_delitos"]
-    latest = _latest(metadata, crimes[0].delito if crimes else "homicidio_doloso")
+    # «homicidios» is offered as doloso and culposo: their months, not the tipo row's (which ends in 2019)
+    key = crimes[0].delito if crimes and crimes[0].delito != "homicidio" else "homicidio_doloso"
+    latest = _latest(metadata, key)
     period = _period(u, latest.year if latest.month == 12 else latest.year - 1)
     # a group of crimes («homicidio») is offered as its parts, so the offered question is answered, not asked back
     label = "homicidios dolosos y culposos" if crimes and crimes[0].delito == "homicidio" else None

@@ -95,10 +95,13 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
             options=["Ranking de estados", f"{named} frente a {home}"],
         )
     if foreign:
-        named = " ni de ".join(foreign).replace("de el estado", "del estado")
-        parts.append(
-            f"No tengo datos de {named}: solo están cargados los de {home}.".replace("de el estado", "del estado")
-        )
+        cities = [_outside(u, t.detail, t.text) for t in terms if t.kind == "place_foreign" and t not in states]
+        named = " ni de ".join(cities or foreign).replace("de el estado", "del estado")
+        line = f"No tengo datos de {named}: por municipio solo están cargados los de {home}"
+        if states and cities:  # «Zamora, Michoacán»: the state itself has its state figures (the national tables)
+            names = " y ".join(_outside(u, t.detail, t.text).removeprefix("el estado de ") for t in states)
+            line += f"; de {names} solo están las cifras estatales"
+        parts.append((line + ".").replace("de el estado", "del estado"))
     if unknown:
         written = [as_written(u.question, t.text) for t in unknown]
         parts.append(f"No reconocí el lugar {_quote(written)} entre los municipios de {home}.")

@@ -9,6 +9,7 @@ the tool clips it to the months its series publishes (an unpublished month is ne
 
 from __future__ import annotations
 
+from core.ask.plan.granularity import ALSO
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import Understanding
 
@@ -44,7 +45,8 @@ def build(u: Understanding) -> ToolPlan:
     if len(u.crimes) > 1:
         notes.append(f"Las tablas nacionales se consultan un delito a la vez: se usó {u.crimes[0].label.lower()}.")
     if "national:federal" in signals:
-        args = {"lugar_id": lugar, "desglose": "concepto", **_window(u)}
+        key = next((s.split(":", 2)[2] for s in u.signals if s.startswith("national:federal_key:")), None)
+        args = {"lugar_id": lugar, **({"clave_delito": key} if key else {}), "desglose": "concepto", **_window(u)}
         return ToolPlan({"plan": [_step("fuero_federal", args)]}, notes, "national")
     if "national:victims" in signals:
         args = {"lugar_id": lugar, **_crime(u), **_window(u)}
@@ -55,4 +57,10 @@ def build(u: Understanding) -> ToolPlan:
         args["metodologia"] = "RNID"
     if others:
         args["comparar_con"] = others[:10]
+    if u.window is not None and u.compare_window is not None:  # «Michoacán en 2020 con 2021»: both periods said
+        a, b = sorted([u.window, u.compare_window])
+        first = {**args, "desde": a[0].isoformat(), "hasta": a[1].isoformat()}
+        second = {**args, "desde": b[0].isoformat(), "hasta": b[1].isoformat()}
+        steps = [_step("ranking_estados", first), _step("ranking_estados", second)]
+        return ToolPlan({"plan": steps}, [*notes, f"{ALSO}0"], "national")
     return ToolPlan({"plan": [_step("ranking_estados", args)]}, notes, "national")

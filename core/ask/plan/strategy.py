@@ -27,7 +27,7 @@ from core.ask.contracts import (
     Safety,
     StopConditions,
 )
-from core.ask.plan import assumptions, national, rules
+from core.ask.plan import assumptions, granularity, national, rules
 from core.ask.understand import Understanding
 from core.ask.understand.national import is_national
 from core.text import normalize_text
@@ -40,7 +40,9 @@ PLANNER_VERSION = {"rules": "rules-1.0.0", "llm": "llm-1.0.0"}
 _QUOTED = re.compile(r"[\"“«]([^\"”»]{2,60})[\"”»]")
 
 
-def clarifications(u: Understanding | None, catalog, kind_needs_crime: bool) -> list[ClarifyingQuestion]:
+def clarifications(
+    u: Understanding | None, catalog, kind_needs_crime: bool, metadata: dict | None = None
+) -> list[ClarifyingQuestion]:
     """Questions that unblock a concrete slot (at most three)."""
     if u is None:
         return []
@@ -64,7 +66,9 @@ def clarifications(u: Understanding | None, catalog, kind_needs_crime: bool) -> 
             )
         )
     out += assumptions.questions(u, catalog, _big_municipalities(catalog))
-    out += _unqualified_crime(u, catalog)
+    fallback = granularity.find(u, catalog, metadata)
+    if fallback is None or fallback.case != "tipo":  # no split published: the tipo total is answered, said so
+        out += _unqualified_crime(u, catalog)
     if kind_needs_crime and not u.crimes and not assumptions.crime_words(u):
         crimes = [
             c
@@ -307,7 +311,12 @@ def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> No
             update={"planner_meta": meta.model_copy(update={"rationale_tags": tags})}
         )
     # the country, the states, victims and federal crimes are the national tables' (issue 14)
-    built = national.build(u) if is_national(u) else rules.build(u, ctx.metadata, includes)
+    u = granularity.violence_methods(u, ctx.catalog)
+    fallback = granularity.find(u, ctx.catalog, ctx.metadata)  # a level the municipal data lack (issue 14 §5)
+    if fallback is not None:
+        built = granularity.build(u, fallback, ctx.metadata, lambda x: rules.build(x, ctx.metadata, includes))
+    else:
+        built = national.build(u) if is_national(u) else rules.build(u, ctx.metadata, includes)
     turn.plan, turn.plan_notes, turn.planner_used = built.plan, turn.plan_notes + built.notes, "rules"
 
 

@@ -6,17 +6,21 @@ Independencia Nacional» is no «nacional») and adds ``national:*`` signals; th
 («Guanajuato vs Jalisco», «¿en qué lugar está Puebla?») stop being places outside the store and become places of
 the national tables. The planner (core/ask/plan/national.py) sends such a question to tools 21–23.
 
-A state named alone («homicidios dolosos en Puebla en 2023») is still said to be outside the loaded municipal
-data: its state figure comes with the evaluation set's update (issue 14 note), not silently.
+A state named alone («homicidios dolosos en Puebla en 2023») is answered from the state file too: its figure and
+its place among the 32 (the municipal data stop at Guanajuato, which the answer says).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
+from functools import lru_cache
 
 from core.ask.understand import Understanding
-from core.ask.understand.tokens import tokenize
+from core.ask.understand.tokens import key_of, tokenize
+from core.config import CATALOGS_DIR
+from core.dataset.entities import load_states
 
 _C = lambda *parts: re.compile("|".join(parts))
 
@@ -64,6 +68,27 @@ VICTIMS = _C(
     r"\b(?:fueron|eran|son)\s+(?:mujeres|hombres|menores)\b",
 )
 FEDERAL = _C(r"\bfuero\s+federal\b", r"\bdelitos?\s+(?:del\s+orden\s+)?federal(?:es)?\b", r"\bfederales\b", r"\bfgr\b")
+
+
+@lru_cache(maxsize=1)
+def _federal_aliases() -> list[tuple[re.Pattern, str]]:
+    """Everyday names of federal crimes (catalogs/taxonomy/alias_federal.json) → their key, longest first."""
+    data = json.loads((CATALOGS_DIR / "taxonomy" / "alias_federal.json").read_text(encoding="utf-8"))
+    pairs = [(key_of(a), e["clave"]) for e in data["alias"] for a in e["alias"]]
+    pairs.sort(key=lambda p: len(p[0]), reverse=True)
+    return [(re.compile(rf"\b{re.escape(a)}\b"), k) for a, k in pairs if a]
+
+
+def federal_key(text: str) -> str | None:
+    """The federal crime an everyday name in ``text`` points at («huachicol», «portación de armas»), or None."""
+    return next((k for pattern, k in _federal_aliases() if pattern.search(text)), None)
+
+
+def _federal_words(text: str) -> set[str]:
+    """The words of the federal names found in ``text``: understood, never «No tomé en cuenta» or an unknown crime."""
+    return {w for pattern, _ in _federal_aliases() for m in pattern.finditer(text) for w in m.group(0).split()}
+
+
 # the words the cues themselves are: never an unknown place («Nacional» of Santiago Pinotepa) or crime («federales»)
 _CUE_WORDS = frozenset({"nacional", "nacionales", "federal", "federales", "pais", "republica", "mexico", "fgr"})
 # the rest of a national question's own words: understood, never «No tomé en cuenta»
@@ -123,13 +148,46 @@ def _foreign_states(u: Understanding) -> list[str]:
     return list(dict.fromkeys(s.rsplit(":", 1)[1] for s in u.signals if s.startswith("place:not_in_store:")))
 
 
+@lru_cache(maxsize=1)
+def _state_names() -> dict[str, str]:
+    """Accent-free full names and aliases of the 32 states → abbreviation («san luis potosi» → «SLP»)."""
+    out: dict[str, str] = {}
+    for st in load_states():
+        for name in (st.nombre, *st.aliases):
+            out.setdefault(key_of(name), st.abreviatura)
+    return out
+
+
+# «Aguascalientes capital», «la ciudad de Querétaro», «el municipio de Puebla»: the city, not the state
+_CITY_CUE = re.compile(r"\b(?:capital|ciudad|cd|municipio|municipal|zona\s+metropolitana|area\s+metropolitana)\b")
+
+
+def _foreign_places(u: Understanding, text: str) -> tuple[list[str], bool]:
+    """(states named, whether a municipality of another state is named).
+
+    A state whose capital has its name («San Luis Potosí», «Zacatecas») is the state unless a city is cued."""
+    states, city = _foreign_states(u), bool(_CITY_CUE.search(text))
+    names = _state_names()
+    municipal = False
+    for t in u.unknown_terms:
+        if t.kind != "place_foreign":
+            continue
+        abbr = names.get(key_of(t.text)) or (t.text.upper() if t.text.upper() in names.values() else None)
+        if abbr and not city:
+            states.append(abbr)
+        elif not abbr or city:
+            municipal = True
+    return list(dict.fromkeys(states)), municipal
+
+
 def scope(u: Understanding) -> Understanding:
     """The understanding with its national signals (and the states a national question names taken as places)."""
     text = _masked(u)
     municipal = any(p.nivel == "municipio" for p in u.places)
-    states = _foreign_states(u)
+    states, elsewhere = _foreign_places(u, text)
     country, rank, versus = bool(COUNTRY.search(text)), bool(RANK.search(text)), bool(VS_COUNTRY.search(text))
-    federal = bool(FEDERAL.search(text))
+    fed_key = federal_key(text)  # «huachicol», «Ley Federal de Armas de Fuego»: federal even without «federal»
+    federal = bool(FEDERAL.search(text)) or fed_key is not None
     victims = bool(VICTIMS.search(text)) and not municipal
     home = any(p.nivel == "estado" for p in u.places) or u.whole_state
     # a crime named: the yearly total of every crime has 2026 in its own file (total_anual)
@@ -138,10 +196,13 @@ def scope(u: Understanding) -> Understanding:
     signals: list[str] = ["national:rnid"] if rnid and not municipal else []
     if federal and not municipal:
         signals.append("national:federal")
+        signals += [f"national:federal_key:{fed_key}"] if fed_key else []
     elif victims:
         signals.append("national:victims")
-    elif ((rank or versus) and not municipal) or (states and (home or country)):
+    elif ((rank or versus) and not municipal) or (states and (home or country or not (municipal or elsewhere))):
         signals.append("national:rank")
+        if not (rank or versus or home or country):  # a state named alone: a follow-up keeps the previous scope
+            signals.append("national:alone")
     elif country and not municipal and not states:
         signals.append("national:country")
     elif rnid and not municipal:  # «homicidios dolosos en Guanajuato en el primer trimestre de 2026»
@@ -154,13 +215,14 @@ def scope(u: Understanding) -> Understanding:
         signals.append("national:place:MX")
     signals += [f"national:place:{s}" for s in states]
     # the states are the national tables' places now; the cue words are no unknown place or crime
+    named = _federal_words(text) | {"federales", "delitos", "delito", "ley"} if fed_key else set()
     kept = [
         t
         for t in u.unknown_terms
         if not (t.kind == "place_foreign" and states)
         and not (t.kind.startswith("place") and set(t.text.split()) & _CUE_WORDS)
         and not (t.kind == "crime" and set(t.text.split()) <= _CUE_WORDS | {"delito", "delitos"})
-        and not (not t.kind.startswith("place") and set(t.text.split()) <= _NATIONAL_WORDS)
+        and not (not t.kind.startswith("place") and set(t.text.split()) <= _NATIONAL_WORDS | named)
     ]
     dropped = {s for s in u.signals if s.startswith("place:not_in_store:") or s == "place:other_state"}
     return replace(
@@ -174,11 +236,14 @@ def carry(merged: Understanding, current: Understanding, previous: Understanding
     """A follow-up to a national question stays national («¿y Michoacán?», «¿y en Nuevo León?», «¿y en
     feminicidios?»): the previous scope, with the states it names in place of the previous ones."""
     before = [s for s in previous.signals if s.startswith("national:")]
-    if not before or any(s.startswith("national:") for s in current.signals):
+    own = [s for s in current.signals if s.startswith("national:")]
+    if not before or (own and "national:alone" not in own):
         return merged
     if any(p.nivel == "municipio" for p in merged.places):
         return merged  # «¿y en León?»: municipal again
-    states = _foreign_states(current)
+    # «¿y en Nuevo León?» after a federal or victims question: that scope, for the state named
+    states = _foreign_states(current) or [s.rsplit(":", 1)[1] for s in own if s.startswith("national:place:")]
+    merged = replace(merged, signals=[s for s in merged.signals if s not in own])
     scope_ = [s for s in before if not (states and s.startswith("national:place:"))]
     kept = [t for t in merged.unknown_terms if not (t.kind == "place_foreign" and states)]
     dropped = {s for s in merged.signals if s.startswith("place:not_in_store:") or s == "place:other_state"}

@@ -38,7 +38,7 @@ PLANS = {
     "annual": "[14]\nentidad_id: GTO\nnivel: actual\nfrom: 2015-01-01\nto: 2026-12-31\ntop_k: 20\n",
     "annual_municipal": "[14]\nentidad_id: GTO\ntop_k: 5\n" + YEAR_2024,
     "evidence": "[6,9]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 5\n" + YEAR_2024,
-    "error": "[6]\nentidad_id: GTO\ndelito: violencia_familiar\n" + YEAR_2024,
+    "error": "[6]\nentidad_id: GTO\ndelito: violencia_familiar\nfrom: 2025-06-01\nto: 2025-10-31\n",  # after its coverage
 }
 
 

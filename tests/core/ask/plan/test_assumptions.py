@@ -22,11 +22,13 @@ def _turn(assistant, question: str) -> Turn:
 @pytest.mark.parametrize(
     ("question", "says"),
     [
-        # another state: its municipalities are not loaded, its state figures are offered (issue 14)
-        ("homicidios dolosos en Puebla en 2023", ["no tengo datos por municipio de puebla", "ranking de estados"]),
+        # another state's capital city: its municipalities are not loaded, its state figures are offered (issue 14)
+        (
+            "homicidios dolosos en la ciudad de Puebla en 2023",
+            ["no tengo datos por municipio de puebla", "ranking de estados"],
+        ),
         ("¿Cuántos homicidios dolosos hubo en Guadalajara en 2023?", ["guadalajara, municipio de jalisco"]),
         ("feminicidios en Tlaquepaque durante 2022", ["tlaquepaque", "jalisco"]),
-        ("homicidios dolosos en CDMX en 2023", ["«cdmx» (el estado de ciudad de mexico)"]),
         ("secuestros en Villa Quetzal en 2024", ["no reconoci el lugar «villa quetzal»"]),
         ("feminicidios en xqtlzz en 2021", ["no reconoci el lugar «xqtlzz»"]),
         ("homicidios dolosos en silau en 2023", ["¿te refieres a silao de la victoria"]),
@@ -111,3 +113,13 @@ def test_a_long_list_of_places_elsewhere_fits_the_question_limit():
     text = _fit(parts)
     assert len(text) <= 300
     assert text.endswith(("¿Cuál?", "…"))
+
+
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [("homicidios dolosos en Puebla en 2023", "852"), ("homicidios dolosos en CDMX en 2023", "Ciudad de México")],
+)
+def test_another_state_named_alone_gets_its_state_figure(assistant, question, figure):
+    """Issue 14: the state file answers a state named alone (README: Puebla homicidio doloso 2023 = 852)."""
+    turn = _turn(assistant, question)
+    assert turn.planner_state.strategy == "retrieve_then_answer" and figure in turn.answer.text

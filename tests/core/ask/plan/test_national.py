@@ -55,3 +55,31 @@ def test_national_plan(ask, question, tool, args):
     step = build(ask(question)).plan["plan"][0]
     assert step["tool_id"] == tool_id(tool)
     assert args.items() <= step["args"].items(), step["args"]
+
+
+@pytest.mark.parametrize(
+    ("question", "clave"),
+    [
+        (
+            "¿Cuántas carpetas por la Ley Federal de Armas de Fuego hubo en Guanajuato en 2023?",
+            "federal_otras_leyes_y_codigos_ley_federal_de_armas_de_fuego_y_explosivos_l_f_a_f_e",
+        ),
+        (
+            "huachicol en Guanajuato en 2019",
+            "federal_otras_leyes_y_codigos_ley_federal_para_prevenir_y_sancionar_los_delitos_cometidos_en_materia_"
+            "de_hidrocarburos_l_f_p_s_d_c_m_h",
+        ),
+        ("delitos patrimoniales federales en Jalisco 2022", "federal_otros_delitos_patrimoniales"),
+        (
+            "narcomenudeo federal en Guanajuato 2024",
+            "federal_ley_general_de_salud_l_g_s_contra_la_salud_en_su_modalidad_de_narcomenudeo",
+        ),
+    ],
+)
+def test_federal_crimes_by_their_everyday_names(ask, question, clave):
+    """catalogs/taxonomy/alias_federal.json: a federal crime named as people say it is that federal key, with
+    nothing left unknown (the state's municipal figure is never given in its place)."""
+    u = ask(question)
+    plan = build(u).plan["plan"]
+    assert plan[0]["tool_id"] == tool_id("fuero_federal") and plan[0]["args"]["clave_delito"] == clave
+    assert not [t for t in u.unknown_terms if t.kind == "crime"]

@@ -29,7 +29,7 @@ def test_everyday_questions_leave_nothing_unknown(ask, question):
 @pytest.mark.parametrize(
     ("question", "kind", "text"),
     [
-        ("homicidios dolosos en Puebla en 2023", "place_foreign", "puebla"),
+        ("homicidios dolosos en la ciudad de Puebla en 2023", "place_foreign", "puebla"),
         ("homicidios dolosos en Guadalajara en 2023", "place_foreign", "guadalajara"),
         ("robos en Zapopan durante 2024", "place_foreign", "zapopan"),
         ("homicidios dolosos en Tlacotalpan en 2023", "place_foreign", "tlacotalpan"),

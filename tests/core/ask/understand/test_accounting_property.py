@@ -140,10 +140,10 @@ def test_no_figure_for_what_the_question_did_not_name(assistant, template, place
 @pytest.mark.parametrize(
     ("question", "said"),
     [
-        ("homicidios dolosos en Puebla en 2023", "puebla"),
+        ("homicidios dolosos en la ciudad de Puebla en 2023", "puebla"),
         ("¿Cuántos homicidios dolosos hubo en Guadalajara en 2023?", "guadalajara"),
         ("homicidios dolosos en Zelaya en 2023", "entendi: celaya"),
-        ("secuestros en Zacatecas durante 2022", "zacatecas"),
+        ("secuestros en la ciudad de Zacatecas durante 2022", "zacatecas"),
         ("secuestros en Villa Quetzal en 2024", "villa quetzal"),
     ],
 )

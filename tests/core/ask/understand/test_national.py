@@ -36,7 +36,7 @@ NOT_NATIONAL = [
     "homicidios dolosos en Dolores Hidalgo Cuna de la Independencia Nacional en 2023",  # «Nacional» is its name
     "¿en qué municipio hubo más homicidios dolosos en 2024?",
     "¿cuántas víctimas de homicidio doloso hubo en León en 2024?",  # victims are published by state only
-    "homicidios dolosos en Puebla en 2023",  # a state alone: offered, not answered (the evaluation set's update)
+    "homicidios dolosos en la ciudad de Puebla en 2023",  # a capital city is no state (its state alone is national)
     "¿en qué lugar hubo más feminicidios en 2022?",  # «lugar» is a place here, not a position
     "¿cuántos homicidios dolosos habrá en León en 2026?",  # a forecast, and a municipality
 ]

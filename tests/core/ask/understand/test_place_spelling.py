@@ -78,10 +78,10 @@ def test_confident_typos_are_read_and_marked(ask, question, label):
 @pytest.mark.parametrize(
     ("question", "text", "detail"),
     [
-        ("homicidios dolosos en Puebla en 2023", "puebla", "Puebla"),
+        ("homicidios dolosos en la ciudad de Puebla en 2023", "puebla", "Puebla"),
         ("¿Cuántos homicidios dolosos hubo en Guadalajara en 2023?", "guadalajara", "Jalisco"),
         ("robos en Tacámbaro en 2023", "tacambaro", "Michoacán"),
-        ("homicidios en CDMX 2023", "cdmx", "Ciudad de México"),
+        ("homicidios en la ciudad de Zacatecas en 2023", "zacatecas", "Zacatecas"),
         ("secuestros en Tepic el año pasado", "tepic", "Nayarit"),
     ],
 )

@@ -1,0 +1,234 @@
+"""Honest granularity (issue 14 item 5): a question at a crime level the municipal data do not publish gets
+what exists, and the answer says so before any number.
+
+Guanajuato's municipal files carry some crimes only at tipo level (the tipo × modalidad parquet: robo as con/sin
+violencia plus vehicles and machinery, lesiones and, before 2020, homicidio with doloso and culposo summed); the
+state file carries every subtipo. So, for one crime asked:
+
+- ``subtipo``: a subtipo no municipality publishes (robo a transportista in Silao) → the state's figure of that
+  subtipo (``ranking_estados``) and, for a municipality, its tipo by modalidad (``desglose_modalidad``);
+- ``antes``: a subtipo whose municipal months start after the window (homicidio doloso in Salamanca in 2016) → the
+  municipality's tipo total, doloso and culposo summed and said so, and the state's figure of the subtipo;
+- ``tipo``: a bare tipo whose subtipos the municipal data never separate in the window (lesiones in Salamanca) → the
+  tipo total, said to sum them: there is no split to ask about (docs/decisions/0010 asks only where one exists).
+
+Which case holds is read from the catalog (``tipo_key``, ``incluye``) and the published coverage, never from names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date
+
+from core.ask.plan.assumptions import as_written
+from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
+from core.ask.understand import CrimeMatch, Understanding
+from core.ask.understand.national import is_national
+
+# The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
+# index of a step whose lead follows the answering step's.
+LEAD, ALSO = "lead:", "also:"
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """What the data hold for the crime asked: the case, the crime and its tipo (catalog rows)."""
+
+    case: str  # municipio | subtipo | modalidad | antes | tipo | acotado
+    asked: dict
+    tipo: dict
+    members: tuple[str, ...] = ()  # the labels of the subtipos the tipo sums (acotado: the narrowing words)
+
+    @property
+    def sums(self) -> str:
+        """«homicidio doloso y homicidio culposo»: what a tipo total adds up."""
+        names = [m.lower() for m in self.members]
+        return " y ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+
+
+def _runs(metadata: dict, key: str, estado: str, place: str | None = None) -> list[tuple[date, date]]:
+    """A crime's published runs for a state, and for one municipality's own finer file (Irapuato) when given."""
+    info = (metadata.get("coverage") or {}).get(key) or {}
+    runs = [] if info.get("granularity", "month") != "month" else list((info.get("estados") or {}).get(estado, []))
+    runs += ((metadata.get("coverage_municipal") or {}).get(key) or {}).get(place or "", [])
+    return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
+
+
+def _covers(metadata: dict, key: str, estado: str, window: tuple[date, date] | None, place: str | None = None) -> bool:
+    runs = _runs(metadata, key, estado, place)
+    if window is None:
+        return bool(runs)
+    return any(a <= window[1] and b >= window[0] for a, b in runs)
+
+
+def _elsewhere(u: Understanding) -> bool:
+    """A place the store does not hold was named (Guadalajara, a colonia): never answered with Guanajuato's figure."""
+    outside = ("place:not_in_store", "place:other_state")
+    return any(t.kind.startswith("place") for t in u.unknown_terms) or any(s.startswith(outside) for s in u.signals)
+
+
+def _municipality(u: Understanding):
+    return next((p for p in u.places if p.nivel == "municipio"), None)
+
+
+def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | None:
+    """The case of a question about one crime at a level the municipal data lack, or None (the usual plan)."""
+    if u is None or not metadata or len(u.crimes) != 1 or u.crimes[0].note or is_national(u):
+        return None
+    if any(p.nivel == "estado" and p.entidad_id != STATE_DEFAULT for p in u.places) or _elsewhere(u):
+        return None
+    rows = {c["delito"]: c for c in catalog.crimes}
+    asked = rows.get(u.crimes[0].delito)
+    narrowed = [t.text for t in u.unknown_terms if t.kind == "crime"]
+    if asked is not None and narrowed and u.crimes[0].in_data:  # «robo de celulares»: a kind SESNSP does not publish
+        named = _named_methods(asked, rows, narrowed)
+        if named:  # «robo de motocicleta»: a modalidad of the tipo rows by its own words
+            return Fallback("modalidad", {**asked, "metodos": named}, asked, (asked["subtipo"],))
+        return Fallback("acotado", asked, rows.get(asked.get("tipo_key") or "") or asked, tuple(narrowed))
+    tipo = rows.get((asked or {}).get("tipo_key") or "")
+    if asked is None or tipo is None or tipo.get("nivel") != "tipo":
+        return None
+    place = _municipality(u)
+    estado = place.entidad_id.split(".")[0] if place else STATE_DEFAULT
+    window = u.window
+    keys = [k for k in (tipo.get("incluye") or "").split("|") if k]
+    members = tuple((rows.get(k) or {}).get("subtipo") or k for k in keys)
+    if asked is tipo:
+        split = any(_covers(metadata, k, estado, window) for k in keys)
+        whole = _covers(metadata, tipo["delito"], estado, window)
+        return Fallback("tipo", asked, tipo, members) if place and whole and not split else None
+    if _covers(metadata, asked["delito"], estado, window):
+        return None  # the subtipo itself is published for the window
+    if place is not None and _covers(metadata, asked["delito"], estado, window, place.entidad_id):
+        return Fallback("municipio", asked, tipo, members)  # that municipality's own file has it (Irapuato)
+    if _runs(metadata, asked["delito"], estado):
+        # published later (homicidio doloso from 2020): the tipo of those months, only for a municipality
+        ok = place is not None and window is not None and _covers(metadata, tipo["delito"], estado, window)
+        return Fallback("antes", asked, tipo, members) if ok else None
+    if place is not None and _as_modalities(asked, tipo, rows):
+        return Fallback("modalidad", asked, tipo, members)  # vehicles, machinery: the tipo rows carry them whole
+    return Fallback("subtipo", asked, tipo, members)  # the state file has every subtipo; the municipality its tipo
+
+
+def _named_methods(asked: dict, rows: dict, words: list[str]) -> list[str]:
+    """The crime's modalidades whose names hold every narrowing word («motocicleta», «tractores»)."""
+    said = [w.rstrip("s") for text in words for w in text.split() if len(w) > 3]
+    keys = [asked["delito"], *[k for k in (asked.get("incluye") or "").split("|") if k]]
+    methods = {m for k in keys for m in (rows.get(k) or {}).get("metodos") or []}
+    return sorted(m for m in methods if said and all(any(p.startswith(w) for p in m.split("_")) for w in said))
+
+
+def _as_modalities(asked: dict, tipo: dict, rows: dict) -> bool:
+    """Whether the tipo rows carry the subtipo whole as modalidades only it has (robo de vehículo automotor: coche,
+    motocicleta, embarcaciones), so the municipal figure is exact, not an estimate."""
+    own = set(asked.get("metodos") or [])
+    others = {
+        m
+        for k in (tipo.get("incluye") or "").split("|")
+        if k and k != asked["delito"]
+        for m in (rows.get(k) or {}).get("metodos") or []
+    }
+    return bool(own) and own <= set(tipo.get("metodos") or []) and not own & others
+
+
+def _method_label(metodo: str) -> str:
+    return metodo.replace("_", " ").removeprefix("robo de ")
+
+
+def _window_args(u: Understanding) -> tuple[dict, dict]:
+    """(national args, municipal args) of the question's window (the tools clip it to what they publish)."""
+    if u.window is None:
+        return {}, {}
+    a, b = u.window[0].isoformat(), u.window[1].isoformat()
+    return {"desde": a, "hasta": b}, {"from": a, "to": b}
+
+
+def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> ToolPlan:
+    """The plan of a fallback: the state's figure of the subtipo and/or the municipality's tipo, said first.
+
+    ``municipal_plan(u)`` is the usual offline plan (core/ask/plan/rules.build) of an understanding."""
+    place = _municipality(u)
+    asked, tipo = fb.asked["subtipo"], fb.tipo["subtipo"]
+    national_win, municipal_win = _window_args(u)
+    state = _step(
+        "ranking_estados",
+        {"lugar_id": STATE_DEFAULT, "clave_delito": fb.asked["delito"], "ordenar_por": "conteo", **national_win},
+    )
+    as_tipo = replace(
+        u,
+        crimes=[CrimeMatch(fb.tipo["delito"], tipo, tipo.lower(), 100.0, True)],
+        signals=[s for s in u.signals if not s.startswith("crime:unqualified:")] + ["crime:tipo_fallback"],
+    )
+    if fb.case == "municipio":
+        return municipal_plan(replace(u, crimes=[replace(u.crimes[0], in_data=True)]))
+    if fb.case == "acotado":
+        built = municipal_plan(u)
+        words = "», «".join(as_written(u.question, w) for w in fb.members)
+        note = (
+            f"El SESNSP no publica {asked.lower()} desglosado por «{words}»: la cifra es la de todo "
+            f"{asked.lower()}, sin ese detalle."
+        )
+        return ToolPlan(built.plan, [LEAD + note, *built.notes], built.kind)
+    if fb.case == "tipo":
+        built = municipal_plan(as_tipo)
+        later = any(_runs(metadata, k, STATE_DEFAULT) for k in (fb.tipo.get("incluye") or "").split("|") if k)
+        when = "En ese periodo los datos por municipio no separan" if later else "Por municipio, el SESNSP no separa"
+        note = f"{when} {fb.sums}: la cifra de {tipo.lower()} los suma."
+        return ToolPlan(built.plan, [LEAD + note, *built.notes], built.kind)
+    if fb.case == "modalidad":
+        own = sorted(fb.asked.get("metodos") or [])
+        picked = [m for m in u.methods if m in own] or own  # «robo de coche con violencia»: the modalidad asked
+        if u.violencia:  # these modalidades say the violence in their own names
+            picked = [m for m in picked if m.endswith(f"_{u.violencia}_violencia")] or picked
+        built = municipal_plan(replace(as_tipo, methods=picked, violencia=None))
+        which = "sus modalidades" if picked == own else ", ".join(_method_label(m) for m in picked)
+        note = (
+            f"Por municipio, el SESNSP publica {asked.lower()} dentro de {tipo.lower()}, como modalidades que solo "
+            f"él tiene; la cifra suma {which}."
+            if fb.asked["delito"] != fb.tipo["delito"]
+            else f"La cifra es de {tipo.lower()} en sus modalidades {', '.join(_method_label(m) for m in picked)}."
+        )
+        return ToolPlan(built.plan, [LEAD + note, *built.notes], built.kind)
+    if fb.case == "antes":
+        start = min(a for a, _ in _runs(metadata, fb.asked["delito"], STATE_DEFAULT))
+        built = municipal_plan(as_tipo)
+        steps = list(built.plan["plan"]) if built.plan else []
+        note = (
+            f"Antes de {start:%Y} los datos por municipio no separan {asked.lower()} del resto de {tipo.lower()} "
+            f"({fb.sums} suman una sola cifra): para {place.label} doy ese total de "
+            f"{tipo.lower()}; la cifra de {asked.lower()} de esos años solo se publica por estado."
+        )
+        return ToolPlan(
+            {"plan": [*steps, state]}, [LEAD + note, f"{ALSO}{len(steps) - 1}", *built.notes], "single_value"
+        )
+    if place is None:  # the state asked: the state file answers exactly
+        note = f"{asked} no se publica por municipio (sin desglose por subtipo); la cifra es la del archivo estatal."
+        return ToolPlan({"plan": [state]}, [LEAD + note], "national")
+    breakdown = _step(
+        "desglose_modalidad", {"entidad_id": place.entidad_id, "delito": fb.tipo["delito"], **municipal_win}
+    )
+    kinds = " (con y sin violencia, vehículos y maquinaria)" if fb.tipo["delito"] == "robo" else ""
+    own = sorted((metadata.get("coverage_municipal") or {}).get(fb.asked["delito"]) or {})
+    if own:  # «solo Irapuato lo desglosa»: the municipalities whose own file has it
+        kinds += "; solo " + " y ".join(p.rsplit(".", 1)[-1].replace("_", " ").title() for p in own) + " lo desglosa"
+    note = (
+        f"{asked} no se publica por municipio en los datos cargados: el archivo municipal del SESNSP trae "
+        f"{tipo.lower()} sin desglose por subtipo, solo por modalidad{kinds}. Doy la cifra estatal y, para "
+        f"{place.label}, {tipo.lower()} por modalidad."
+    )
+    return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0"], "national")
+
+
+def violence_methods(u: Understanding, catalog) -> Understanding:
+    """«robos con violencia»: every modalidad of the crime with that violence, not only the one called so.
+
+    The parquet's robo kinds carry their violence in their names («Robo de coche de 4 ruedas Con violencia»), so
+    the generic «Con violencia» row alone would leave violent vehicle thefts out (shared data README: «robo con
+    violencia incl. vehicles»)."""
+    if not u.violencia or u.methods != [f"{u.violencia}_violencia"]:
+        return u
+    rows = {c["delito"]: c for c in catalog.crimes}
+    keys = [k for c in u.crimes for k in [c.delito, *((rows.get(c.delito) or {}).get("incluye") or "").split("|")] if k]
+    suffix = f"{u.violencia}_violencia"
+    found = sorted({m for k in keys for m in (rows.get(k) or {}).get("metodos") or [] if m.endswith(suffix)})
+    return replace(u, methods=found) if len(found) > 1 else u

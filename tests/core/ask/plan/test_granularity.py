@@ -1,0 +1,73 @@
+"""Honest granularity (issue 14 §5, core/ask/plan/granularity.py): a question at a level the municipal data do not
+publish gets what exists and says so before any number; a kind the data carry another way gets its exact figure.
+
+Figures are the raw tipo × modalidad parquet's and the README's (checked by DuckDB over data/raw, never the store)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.ask.context import Assistant
+from core.ask.pipeline import Conversation
+from core.text import normalize_text
+
+
+@pytest.fixture(scope="module")
+def assistant(bundled_settings):
+    """The pipeline over the bundled store, without the same-day cache."""
+    return Assistant(settings=bundled_settings, use_cache=False)
+
+
+def answer(assistant, question: str):
+    turn = assistant.ask(question, Conversation(), planner="rules")
+    return turn, normalize_text(turn.answer.text)
+
+
+# (question, the figure that must be said, words the answer must say, words it must not say)
+CASES = [
+    # the tipo the parquet publishes by municipality
+    ("robos en León en 2024", "8,375", [], ["no se publica"]),
+    ("¿cuántas extorsiones hubo en Celaya en 2024?", "208", [], []),
+    ("violencia familiar en León 2024", "2,881", [], []),
+    # a bare tipo whose subtipos the municipal data do not separate: the total, said to sum them (no question back)
+    ("lesiones en Salamanca en 2022", "633", ["lesiones dolosas y lesiones culposas"], []),
+    ("homicidios en Salamanca 2016", "203", ["en ese periodo", "homicidio doloso y homicidio culposo"], []),
+    # a subtipo published later (2020): the mixed total for the municipality and the subtipo for the state
+    ("homicidio doloso en Salamanca en 2016", "203", ["antes de 2020", "solo se publica por estado", "947"], []),
+    # a subtipo no municipality publishes (Irapuato's own file aside): the state's figure and the tipo by modalidad
+    ("robo a transportista en Silao en 2021", "1,471", ["no se publica por municipio", "sin desglose por subtipo"], []),
+    ("robo a negocio en León 2024", "4,169", ["no se publica por municipio", "solo irapuato lo desglosa"], []),
+    # Irapuato's own file publishes every subtipo (README: robo a negocio 2024 = 1,001; homicidio doloso 2017 = 70)
+    ("robo a negocio en Irapuato 2024", "1,001", [], ["no se publica"]),
+    ("homicidio doloso en Irapuato en 2017", "70", [], ["no se publica"]),
+    # a subtipo the tipo rows carry whole as its own modalidades: exact (coche, moto, embarcaciones)
+    ("robo de vehículos en León 2024", "648", ["modalidades que solo el tiene"], []),
+    # «con violencia» is every robo kind with violence, vehicles included (README: Celaya 2024 = 1,271)
+    ("¿Cuántos robos con violencia hubo en Celaya en 2024?", "1,271", ["vehiculos incluidos"], []),
+    ("robo con violencia en Silao en 2021", "521", [], []),
+    # a kind SESNSP does not publish: said before the tipo's total, never passed off as it
+    ("¿Cuántos robos de celular hubo en León en 2024?", "8,375", ["no publica robo desglosado por «celular»"], []),
+]
+
+
+@pytest.mark.parametrize(("question", "figure", "says", "never"), CASES, ids=[c[0] for c in CASES])
+def test_what_exists_is_answered_and_said(assistant, question, figure, says, never):
+    turn, text = answer(assistant, question)
+    assert turn.planner_state.strategy == "retrieve_then_answer", turn.answer.text
+    assert figure in turn.answer.text, turn.answer.text
+    for words in says:
+        assert normalize_text(words) in text, turn.answer.text
+    for words in never:
+        assert normalize_text(words) not in text, turn.answer.text
+
+
+def test_the_granularity_sentence_comes_before_any_number(assistant):
+    turn, _ = answer(assistant, "robo a transportista en Silao en 2021")
+    first = turn.answer.text.split(". ")[0]
+    assert "no se publica por municipio" in first and not any(ch.isdigit() for ch in first)
+
+
+def test_a_place_outside_the_store_is_never_answered_with_guanajuato(assistant):
+    """«robo a negocio en Guadalajara»: no state or municipal figure of Guanajuato in its place."""
+    turn, _ = answer(assistant, "robo a negocio en Guadalajara 2024")
+    assert turn.envelopes == [] and "4,169" not in turn.answer.text
