@@ -73,9 +73,13 @@ NOT_SESNSP = [
 
 
 def test_a_tipo_with_subtypes_missing_is_not_answered_as_their_sum(ask):
-    """«robos» with only bank robberies loaded: not in the data (never the bank robberies alone)."""
+    """«robos» is the municipal file's tipo-level Robo (decision 0012), never the loaded subtipos summed; a subtipo
+    no municipal file publishes (robo a transeúnte, lesiones dolosas) is not in the data."""
     u = ask("¿cuántos robos hubo en Celaya en 2024?")
-    assert [c.delito for c in u.crimes] == ["robo"] and not u.crimes[0].in_data
+    assert [(c.delito, c.in_data) for c in u.crimes] == [("robo", True)]
+    assert [(c.delito, c.in_data) for c in ask("lesiones dolosas en Celaya en 2024").crimes] == [
+        ("lesiones_dolosas", False)
+    ]
     assert [c.in_data for c in ask("robo a transeúnte en León en 2023").crimes] == [False]
     assert [c.in_data for c in ask("homicidios en León").crimes] == [True]
 
