@@ -65,7 +65,7 @@ def test_tools_by_name(bundled_settings):
         (
             {
                 "intent": "consulta",
-                "params": {"delito": "feminicidio", "fecha_inicio": "2025-01-01", "fecha_fin": "2025-06-30"},
+                "params": {"delito": "feminicidio", "fecha_inicio": "2025-07-01", "fecha_fin": "2025-12-31"},
             },
             "DATA_QUALITY_ISSUE",
         ),
