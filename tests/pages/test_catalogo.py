@@ -48,7 +48,9 @@ def test_catalogo_lists_every_tool_with_contract_and_example(bundled_settings, m
 def test_the_search_filters_tools_entities_and_crimes(bundled_settings, make_app):
     at = _open(make_app, bundled_settings)
     at.text_input(key="catalogo_buscar").input("rank").run()
-    assert [e.label.split(" · ")[1].split(" @")[0] for e in at.expander] == ["rank_por_delito", "ranking_estados"]
+    # Names and summaries are searched: listar_evidencia's summary names ranking_estados.
+    found = [e.label.split(" · ")[1].split(" @")[0] for e in at.expander]
+    assert found == ["rank_por_delito", "listar_evidencia", "ranking_estados"]
     at.text_input(key="catalogo_buscar").input("leon").run()  # accents ignored: León
     assert not at.expander and "Ninguna herramienta" in texts(at.info)
     assert list(at.dataframe[0].value["entidad_id"]) == ["GTO.MUN.LEON", "GTO.MUN.MOROLEON"]
