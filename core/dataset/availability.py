@@ -50,7 +50,8 @@ _PART_TEXT = """
              ELSE strftime(desde, '%Y-%m') || '..' || strftime(hasta, '%Y-%m') END)"""
 
 MUNICIPAL_SQL = f"""
-WITH methods AS (SELECT estado_id, delito, max(metodo) > min(metodo) AS modalidades FROM incidents GROUP BY ALL),
+WITH methods AS (SELECT estado_id, delito, max(metodo) > min(metodo) AS modalidades FROM incidents
+                 WHERE origen = 'incidents' GROUP BY ALL),
      towns AS (SELECT estado_id, count(*) AS n_mun FROM entities WHERE nivel = 'municipio' GROUP BY ALL),
      parts AS (
         SELECT 'comun' AS fuero, c.tipo_key, v.delito, c.tipo, c.subtipo,
@@ -60,8 +61,10 @@ WITH methods AS (SELECT estado_id, delito, max(metodo) > min(metodo) AS modalida
                false AS pais, false AS extranjero, NULL AS un_lugar, v.desde, v.hasta, v.granularity = 'year' AS anual
         FROM coverage v
         LEFT JOIN crimes c USING (delito)
+        -- the curated runs only: the observations' own runs are the OBSERVATIONS_SQL part (docs/decisions/0012)
         LEFT JOIN methods m USING (estado_id, delito)
-        LEFT JOIN towns t USING (estado_id))
+        LEFT JOIN towns t USING (estado_id)
+        WHERE v.origen = 'incidents')
 SELECT fuero, tipo_key, delito, tipo, CASE WHEN grano = 'tipo' THEN NULL ELSE subtipo END AS subtipo, nivel_clave,
        string_agg({_PART_TEXT}, '; ' ORDER BY desde, hasta) AS celda
 FROM parts GROUP BY ALL"""

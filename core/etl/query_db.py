@@ -45,7 +45,10 @@ def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None) -> Path:
                     source = cells_sql(folder)
                 elif table == "coverage":  # the municipal observations' runs too (see cells_sql)
                     obs, ent = (parquet(folder, t) for t in ("observations", "entities"))
-                    source = f"(SELECT * FROM {source} UNION ALL BY NAME ({coverage_sql(obs, ent)}))"
+                    source = (
+                        f"(SELECT *, 'incidents' AS origen FROM {source} UNION ALL BY NAME "
+                        f"SELECT *, 'observations' AS origen FROM ({coverage_sql(obs, ent)}))"
+                    )
                 con.execute(f"CREATE TABLE {alias}.{table} AS SELECT * FROM {source}")
         finally:
             con.execute(f"DETACH {alias}")  # checkpoints: no write-ahead log is left behind
