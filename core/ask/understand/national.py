@@ -159,7 +159,10 @@ def _state_names() -> dict[str, str]:
 
 
 # «Aguascalientes capital», «la ciudad de Querétaro», «el municipio de Puebla»: the city, not the state
-_CITY_CUE = re.compile(r"\b(?:capital|ciudad|cd|municipio|municipal|zona\s+metropolitana|area\s+metropolitana)\b")
+_CITY_CUE = re.compile(
+    r"\b(?:capital|ciudad(?!\s+de\s+mexico)|cd(?!\s*\.?\s*de\s+mexico)|municipio|municipal|zona\s+metropolitana"
+    r"|area\s+metropolitana)\b"
+)
 
 
 def _foreign_places(u: Understanding, text: str) -> tuple[list[str], bool]:
@@ -172,7 +175,8 @@ def _foreign_places(u: Understanding, text: str) -> tuple[list[str], bool]:
     for t in u.unknown_terms:
         if t.kind != "place_foreign":
             continue
-        abbr = names.get(key_of(t.text)) or (t.text.upper() if t.text.upper() in names.values() else None)
+        name = re.sub(r"^(?:el\s+)?estado\s+de\s+", "", t.text)  # «el estado de Querétaro»
+        abbr = names.get(key_of(name)) or (name.upper() if name.upper() in names.values() else None)
         if abbr and not city:
             states.append(abbr)
         elif not abbr or city:
