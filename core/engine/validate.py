@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from core.engine.catalog import Catalog, ToolSpec
-from core.engine.limits import short
 from core.engine.plan import Plan, parse_plan, query_hash
 from core.engine.static import static_step
+from core.engine.window import apply_coverage, parse_date, resolve_window
 from core.errors import ErrorGroup, Problem, ProblemCollector
-from core.text import month_count, month_end
+from core.text import month_count
 from core.tools import Entity, ResolvedStep, Scope
 
 MAX_ESTIMATED_CELLS = 50_000_000
@@ -68,126 +68,11 @@ class StepCheck:
 
     def date(self, key: str) -> date | None:
         """The ISO date argument ``key`` (None when absent or not a date, which is a problem)."""
-        return _parse_date(self.args[key], self.problems, f"{self.path}.args.{key}") if key in self.args else None
+        return parse_date(self.args[key], self.problems, f"{self.path}.args.{key}") if key in self.args else None
 
     def window(self, start: date, end: date, where: str) -> tuple[date, date, list[str]] | None:
         """``resolve_window`` with this plan's data and strict_time."""
         return resolve_window(start, end, self.metadata, self.strict, self.problems, self.path + where)
-
-
-def first_day(d: date) -> date:
-    """First day of d's month."""
-    return d.replace(day=1)
-
-
-def last_day(d: date) -> date:
-    """Last day of d's month."""
-    return month_end(d.year, d.month)
-
-
-def _parse_date(value, problems: ProblemCollector, path: str) -> date | None:
-    try:
-        return date.fromisoformat(str(value))
-    except ValueError:
-        problems.add("INVALID_DATE_RANGE", f"Fecha inexistente: {short(value, 20)}.", ["Use AAAA-MM-DD."], path)
-        return None
-
-
-def resolve_window(
-    start: date, end: date, metadata: dict, strict: bool, problems: ProblemCollector, path: str
-) -> tuple[date, date, list[str]] | None:
-    """Align a window to whole months and clamp it to the watermark (docs/contracts/001_casandra_v0.md §5)."""
-    notes: list[str] = []
-    if start > end:
-        problems.add(
-            "INVALID_DATE_RANGE", f"from ({start}) es posterior a to ({end}).", ["Asegure 'from' <= 'to'."], path
-        )
-        return None
-    a, b = first_day(start), last_day(end)
-    if (a, b) != (start, end):
-        notes.append(f"ventana alineada a meses completos: {a}..{b}")
-    lo, hi = date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"])
-    if b < lo or a > hi:
-        problems.add(
-            "INVALID_DATE_RANGE",
-            f"La ventana {a}..{b} está fuera de los datos ({lo}..{hi}).",
-            ["Consulte la cobertura de cada delito en la página Datos."],
-            path,
-        )
-        return None
-    if a < lo or b > hi:
-        if strict:
-            problems.add(
-                "INVALID_DATE_RANGE",
-                f"La ventana {a}..{b} excede los datos ({lo}..{hi}) y strict_time está activo.",
-                ["Desactive strict_time o ajuste from/to."],
-                path,
-            )
-            return None
-        a, b = max(a, lo), min(b, hi)
-        notes.append(f"recortada a los datos disponibles: {a}..{b}")
-    return a, b, notes
-
-
-def _coverage_runs(
-    metadata: dict, delito: str, estado_id: str | None, entidad_id: str | None = None
-) -> list[tuple[date, date]]:
-    info = metadata.get("coverage", {}).get(delito)
-    runs = []
-    if info:
-        states = info["estados"]
-        runs = states.get(estado_id, []) if estado_id else [r for rs in states.values() for r in rs]
-    # a municipality's own finer file (Irapuato's subtipos) covers that municipality only
-    runs = runs + ((metadata.get("coverage_municipal") or {}).get(delito) or {}).get(entidad_id or "", [])
-    return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
-
-
-def apply_coverage(
-    scope: Scope,
-    metadata: dict,
-    problems: ProblemCollector,
-    path: str,
-    labels: dict,
-    includes: dict[str, list[str]] | None = None,
-) -> None:
-    """Clamp the window to the selected crimes' coverage; outside it there is no number.
-
-    A tipo-level key (``homicidio``) is covered where any of its subtipos is."""
-    if scope.date_from is None or not scope.delitos:
-        return
-    includes = includes or {}
-    estado = scope.entity.estado_id if scope.entity else None
-    place = scope.entity.entidad_id if scope.entity is not None and scope.entity.nivel == "municipio" else None
-    runs = {
-        k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado, place)})
-        for k in scope.delitos
-    }
-    overlapping = {k: [r for r in rs if r[0] <= scope.date_to and r[1] >= scope.date_from] for k, rs in runs.items()}
-    if not any(overlapping.values()):
-        spans = "; ".join(
-            f"{labels.get(k, k)}: " + (", ".join(f"{a:%Y-%m}..{b:%Y-%m}" for a, b in rs) or "sin datos")
-            for k, rs in runs.items()
-        )
-        problems.add(
-            "DATA_QUALITY_ISSUE",
-            f"No hay datos publicados de {', '.join(labels.get(k, k) for k in scope.delitos)} entre "
-            f"{scope.date_from:%Y-%m} y {scope.date_to:%Y-%m}. Cobertura: {spans}.",
-            ["Elija una ventana dentro de la cobertura del delito.", "Un mes no publicado no es un cero."],
-            path,
-        )
-        return
-    lo = min(r[0] for rs in overlapping.values() for r in rs)
-    hi = max(r[1] for rs in overlapping.values() for r in rs)
-    a, b = max(scope.date_from, lo), min(scope.date_to, hi)
-    if (a, b) != (scope.date_from, scope.date_to):
-        scope.adjustments.append(f"recortada a la cobertura del delito: {a}..{b}")
-        scope.date_from, scope.date_to = a, b
-    for k, rs in overlapping.items():
-        if not any(r[0] <= a and r[1] >= b for r in rs):
-            scope.warnings.append(
-                f"{labels.get(k, k)} no cubre toda la ventana {a:%Y-%m}..{b:%Y-%m}"
-                + (": sin datos en ella." if not rs else ".")
-            )
 
 
 def _entity(catalog: Catalog, entidad_id: str) -> Entity | None:
@@ -276,8 +161,8 @@ def _validate(raw, catalog: Catalog, metadata: dict | None, strict_time: bool | 
             step_scope.frecuencia = {k: args.get(k) for k in FREQUENCY_ARGS}
         if "from" in args or "to" in args:
             if "from" in args and "to" in args:
-                a = _parse_date(args["from"], problems, f"{path}.args.from")
-                b = _parse_date(args["to"], problems, f"{path}.args.to")
+                a = parse_date(args["from"], problems, f"{path}.args.from")
+                b = parse_date(args["to"], problems, f"{path}.args.to")
                 if a and b and spec.calendar == "years":  # yearly series: its own years, not the monthly watermark
                     step_scope.requested = (str(args["from"]), str(args["to"]))
                     if a > b:
