@@ -10,7 +10,8 @@ from core.api import execution
 from ui import markup
 from ui import plan_form as pf
 from ui.auth import ANALYSTS, require
-from ui.render import geo_for, render_envelopes, render_problems
+from ui.maps import geo_for
+from ui.render import render_envelopes, render_problems
 from ui.session import assistant, settings
 
 email, role = require(ANALYSTS)

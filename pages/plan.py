@@ -5,7 +5,8 @@ import streamlit as st
 
 from ui import markup
 from ui.auth import ANALYSTS, require
-from ui.render import open_in_editor, render_plan_details, turn_dict
+from ui.plan_view import render_plan_details
+from ui.render import open_in_editor, turn_dict
 from ui.session import assistant
 
 require(ANALYSTS)

@@ -1,5 +1,5 @@
 """Streamlit drawing helpers shared by Consultar, Plan de consulta and the plan editor:
-answer, chart, map, table + CSV, evidence, provenance, envelopes and the plan panel.
+answer, chart, map, table + CSV, evidence, provenance and envelopes (the plan panel is ``ui.plan_view``).
 
 They only draw what the engine already decided (``core.ask.charts`` picks the chart, ``core.ask.compose``
 writes the text); no business logic lives here. Every string a person, an upload or an LLM controls
@@ -25,15 +25,6 @@ from ui import markup, navigation, states
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
 GTO_CENTER = {"lat": 20.92, "lon": -101.05}
-CONFIDENCE = {"high": "alta", "medium": "media", "low": "baja"}
-LAB_STATUS = {"denied": "denegado", "approved": "aprobado", "conditional": "condicionado"}
-STRATEGIES = {
-    "retrieve_then_answer": "consultar y responder",
-    "clarify_then_retrieve": "preguntar antes de consultar",
-    "defer_or_refuse": "declinar",
-    "direct_answer": "responder directamente",
-}
-PLANNER_NAMES = {"rules": "reglas (determinista)", "llm": "LLM"}
 
 
 def _dump(model: Any) -> Any:
@@ -315,114 +306,3 @@ def render_answer(
     if load_evidence is not None:
         render_evidence(turn, key, load_evidence)
     render_provenance(answer.provenance)
-
-
-# --- Plan de consulta ---------------------------------------------------------------------------
-
-
-def _yes(value: Any) -> str:
-    return "sí" if value else "no"
-
-
-def _items(values: list | None) -> str:
-    return markup.codes(values)
-
-
-def pipeline_rows(plan: dict | None, envelopes: list[dict], catalog: Any) -> list[dict]:
-    """tool_id, name@version and args of every step of a plan."""
-    rows = []
-    for i, step in enumerate((plan or {}).get("plan", [])):
-        spec = catalog.spec_for(step["tool_id"]) if catalog is not None else None
-        version = step.get("tool_version") or (spec.version if spec else "?")
-        name = f"{spec.name}@{version}" if spec else (envelopes[i]["tool"] if i < len(envelopes) else "?")
-        rows.append(
-            {
-                "tool_id": step["tool_id"],
-                "herramienta": name,
-                "args": json.dumps(step.get("args", {}), ensure_ascii=False, sort_keys=True),
-            }
-        )
-    return rows
-
-
-def render_plan_details(turn: Any, catalog: Any = None) -> None:
-    """QueryPlan, AnalystPlan, PlannerState, tools, validation, query_hash, timings and LLM of a turn."""
-    d = turn_dict(turn)
-    qp, ap, ps = d.get("query_plan") or {}, d.get("analyst_plan") or {}, d.get("planner_state") or {}
-    if qp:
-        lab = qp.get("lab_policy") or {}
-        st.markdown(
-            f"**Modo** {markup.code(qp.get('mode'))} · **Dominios** {_items(qp.get('domains_selected'))} · "
-            f"**Confianza** {markup.text(CONFIDENCE.get(qp.get('confidence'), qp.get('confidence')))} · "
-            f"**Señales** {_items(qp.get('flags'))}"
-        )
-        st.markdown("**Por qué:**  \n" + markup.text(qp.get("rationale", "")))
-        st.caption(
-            f"Laboratorio: {markup.text(LAB_STATUS.get(lab.get('status'), lab.get('status')))} — "
-            f"{markup.text(lab.get('rationale', ''))}"
-        )
-    if ap:
-        st.markdown(
-            f"**Analista** · intención {markup.code(ap.get('intent'))} · tipo {markup.code(ap.get('request_type'))} · "
-            f"vía {markup.code(ap.get('track'))} · fuentes {_items(ap.get('required_sources'))} · "
-            f"salida {markup.code(ap.get('expected_output_schema'))}"
-            + (f"  \nRuta: {markup.text(d['route_reason'])}" if d.get("route_reason") else "")
-        )
-    if ps:
-        _planner_state(ps, d.get("planner"))
-    rows = pipeline_rows(d.get("plan"), d.get("envelopes") or [], catalog)
-    if rows:
-        st.markdown("**Herramientas**")  # st.table draws each cell as Markdown: the arguments come from plans
-        st.table(pd.DataFrame([{**row, "args": markup.text(row["args"])} for row in rows]), hide_index=True)
-    _validation(d.get("validation"))
-    timings = d.get("timings_ms") or {}
-    if timings:
-        st.markdown("**Tiempos por etapa (ms)**")
-        st.table(pd.DataFrame([{"etapa": k, "ms": f"{v:,.1f}"} for k, v in timings.items()]), hide_index=True)
-    if d.get("llm"):
-        st.markdown(
-            "**LLM** · "
-            + " · ".join(f"{markup.text(k)}: {markup.code(v)}" for k, v in d["llm"].items() if k != "attempts")
-        )
-        st.json(d["llm"].get("attempts") or [], expanded=False)
-
-
-def _planner_state(ps: dict, planner: str | None) -> None:
-    acc, stop, safety = ps.get("acceptance_criteria") or {}, ps.get("stop_conditions") or {}, ps.get("safety") or {}
-    lines = [
-        (
-            f"**Planificador** {markup.text(PLANNER_NAMES.get(planner, planner))} · estrategia "
-            f"{markup.code(ps.get('strategy'))} ({markup.text(STRATEGIES.get(ps.get('strategy'), ''))})"
-        ),
-        (
-            f"Aceptación: fuentes independientes ≥ {acc.get('min_independent_sources')}, fuente oficial "
-            f"{_yes(acc.get('require_authoritative_source'))}, entidades {_items(acc.get('must_cover_entities'))}"
-        ),
-        (
-            f"Parada: rondas ≤ {stop.get('max_rounds')}, documentos ≤ {stop.get('max_total_docs')}, "
-            f"sin información nueva ≤ {stop.get('no_new_information_rounds')}"
-        ),
-        f"Seguridad: {markup.text(safety.get('sensitivity'))}, datos personales {_yes(safety.get('pii_allowed'))}",
-        f"Etiquetas: {_items((ps.get('planner_meta') or {}).get('rationale_tags'))}",
-    ]
-    for q in ps.get("clarifying_questions") or []:
-        lines.append(f"Pregunta aclaratoria ({markup.text(q.get('reason'))}): {markup.text(q.get('question'))}")
-    for r in ps.get("retrieval_rounds") or []:
-        modes = ", ".join(f"{m['type']} k={m['k']}" for m in r.get("retrieval_modes", []))
-        lines.append(
-            f"Ronda {markup.text(r.get('round_id'))} ({markup.text(r.get('purpose'))}): {markup.text(modes)}; "
-            f"hasta {markup.text(r['output']['max_docs'])} documentos"
-        )
-    st.markdown("  \n".join(lines))
-
-
-def _validation(validation: dict | None) -> None:
-    if not validation:
-        st.caption("Sin plan de herramientas: la respuesta no consultó la base de datos.")
-        return
-    if validation.get("ok"):
-        st.success(f"Plan válido · query_hash {markup.code(validation.get('query_hash'))}")
-        for warning in validation.get("warnings") or []:
-            st.caption(markup.text(warning))
-    else:
-        render_problems(validation.get("problems") or [])

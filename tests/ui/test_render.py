@@ -46,11 +46,8 @@ def test_map_figure_is_a_choropleth_keyed_by_cve_municipio(engine):
     assert fig.layout.map.style == "white-bg"  # no tiles to download
 
 
-def test_pipeline_rows_and_frame_of_a_turn(engine, catalog):
+def test_frame_of_a_turn(engine):
     turn = engine.ask(TOP10, Conversation())
-    rows = render.pipeline_rows(turn.plan, turn.envelopes, catalog)
-    assert rows[0]["tool_id"] == 6 and rows[0]["herramienta"] == "rank_por_delito@1.1.0"
-    assert json.loads(rows[0]["args"])["top_k"] == 10
     frame = render.frame_of(turn.result)
     assert list(frame.columns) == ["entidad_id", "label", "conteo", "tasa_per_100k"] and len(frame) == 10
     assert frame.iloc[0]["label"] == "León"
@@ -100,12 +97,6 @@ def draw_envelopes(envelopes) -> None:
     from ui import render
 
     render.render_envelopes(envelopes, "e")
-
-
-def draw_plan_details(turn) -> None:
-    from ui import render
-
-    render.render_plan_details(turn)
 
 
 @pytest.fixture
@@ -177,40 +168,6 @@ def test_envelopes_headlines_warnings_and_problems_draw_as_text():
     assert at.markdown[0].value == f"**rank\\_por\\_delito** — {markup.text(f'Top {SUBTIPO} (conteo)')}"
     assert at.warning[0].value == markup.text(f"{SUBTIPO} sin datos en 2023")
     assert markup.code("plan[0].args.`![p](http://127.0.0.1:9/p.png)`") in at.error[0].value
-
-
-def test_the_plan_panel_draws_an_llm_rationale_and_plan_arguments_as_text():
-    turn = {
-        "question": QUESTION,
-        "query_plan": {
-            "mode": "fast",
-            "domains_selected": ["incidencia`"],
-            "confidence": "high",
-            "flags": [RATIONALE],
-            "rationale": f"Tipo de pregunta: conteo.\nDelito: {SUBTIPO}.",
-            "lab_policy": {"status": "denied", "rationale": QUESTION},
-        },
-        "analyst_plan": {
-            "intent": RATIONALE,
-            "request_type": "x",
-            "track": "y",
-            "required_sources": [],
-            "expected_output_schema": "z",
-        },
-        "route_reason": QUESTION,
-        "plan": {"plan": [{"tool_id": 6, "args": {"delito": f"robo ![p]({BEACON}/p.png)"}}]},
-        "envelopes": [{"tool": "rank_por_delito"}],
-        "validation": {"ok": True, "query_hash": RATIONALE, "warnings": [QUESTION]},
-        "llm": {"model": "stub", "rationale": RATIONALE, "attempts": []},
-        "planner": "llm",
-    }
-    at = AppTest.from_function(draw_plan_details, args=(turn,)).run()
-    assert not at.exception
-    assert_inert(at)
-    texts = [m.value for m in at.markdown]
-    assert f"rationale: {markup.code(RATIONALE)}" in texts[-1]
-    assert markup.text(f"Tipo de pregunta: conteo.\nDelito: {SUBTIPO}.") in texts[1]
-    assert at.table[0].value["args"][0] == markup.text(json.dumps({"delito": f"robo ![p]({BEACON}/p.png)"}))
 
 
 def test_frame_csv_keeps_numbers_and_neutralizes_formula_text():
