@@ -14,9 +14,10 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from core.audit.records import BUSY_TIMEOUT_MS
+from core.audit.records import BUSY_TIMEOUT_MS, discover_migrations
 
 _local = threading.local()  # per thread: {path: (connection, pid, inode)}
 _migrated: set[tuple[str, int, str]] = set()  # (path, inode, migrations folder) this process checked
@@ -75,6 +76,45 @@ def mark_migrated(path: Path, migrations_dir: Path) -> None:
     """Remember that the file's migrations are applied (same migrations, same file: no need to look again)."""
     with _migrated_lock:
         _migrated.add((str(path), _inode(path) or 0, str(migrations_dir)))
+
+
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    """The migration versions recorded in the file's ``schema_migrations`` (empty for a new file)."""
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").fetchone()
+    if not exists:
+        return set()
+    return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+
+
+def apply_migrations(conn: sqlite3.Connection, migrations_dir: Path, now: Callable[[], str]) -> None:
+    """Apply the folder's pending ``NNNN_name.sql`` migrations in order, once, even with several processes opening.
+
+    Shared by every SQLite file of the app that keeps its schema in numbered migrations (the audit log,
+    ``core.workspace``); ``now()`` gives each migration's ``applied_at``."""
+    migrations = discover_migrations(migrations_dir)
+    if {m.version for m in migrations} <= applied_versions(conn):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        applied = applied_versions(conn)  # re-read under the write lock
+        for migration in migrations:
+            if migration.version in applied:
+                continue
+            for statement in migration.statements():
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, now()),
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def set_wal(conn: sqlite3.Connection) -> None:

@@ -98,41 +98,9 @@ class AuditLog:
 
     # -- migrations --------------------------------------------------------------------
 
-    def _applied_versions(self, conn: sqlite3.Connection) -> set[int]:
-        exists = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-        ).fetchone()
-        if not exists:
-            return set()
-        return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-
     def _migrate(self) -> None:
         """Apply pending migrations in order, once, even with several processes opening."""
-        migrations = discover_migrations(MIGRATIONS_DIR)
-        conn = self._conn()
-        if {m.version for m in migrations} <= self._applied_versions(conn):
-            return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-            )
-            applied = self._applied_versions(conn)  # re-read under the write lock
-            for migration in migrations:
-                if migration.version in applied:
-                    continue
-                for statement in migration.statements():
-                    conn.execute(statement)
-                conn.execute(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                    (migration.version, migration.name, iso_utc(self.clock.now())),
-                )
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+        audit_conn.apply_migrations(self._conn(), MIGRATIONS_DIR, lambda: iso_utc(self.clock.now()))
 
     def schema_version(self) -> int:
         """Highest applied migration version (0 for an empty database)."""
