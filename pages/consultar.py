@@ -6,8 +6,9 @@ import streamlit as st
 from core.ask.pipeline import Conversation
 from ui import chat, markup
 from ui.auth import ANALYSTS, require
+from ui.maps import geo_for
 from ui.plan_view import render_plan_details
-from ui.render import geo_for, open_in_editor, render_answer
+from ui.render import open_in_editor, render_answer
 from ui.session import assistant, settings
 
 email, role = require(ANALYSTS)

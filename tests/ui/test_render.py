@@ -15,14 +15,14 @@ from streamlit.testing.v1 import AppTest
 from core.ask.charts import chart_spec
 from core.ask.pipeline import Conversation
 from tests.markdown_check import assert_inert
-from ui import markup, render
+from ui import maps, markup, render
 
 TOP10 = "¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?"
 
 
 def test_light_geojson_keeps_every_municipality_with_fewer_points():
-    raw = json.loads(render.GEOJSON_FALLBACK.read_text(encoding="utf-8"))
-    light = render.light_geojson(raw)
+    raw = json.loads(maps.GEOJSON_FALLBACK.read_text(encoding="utf-8"))
+    light = maps.light_geojson(raw)
     assert [f["properties"]["cve_municipio"] for f in light["features"]] == [
         f["properties"]["cve_municipio"] for f in raw["features"]
     ]
@@ -36,8 +36,8 @@ def test_map_figure_is_a_choropleth_keyed_by_cve_municipio(engine):
     turn = engine.ask(TOP10, Conversation())
     spec = turn.answer.chart
     assert spec["type"] == "bar" and spec["map"] == {"key": "entidad_id", "value": "conteo"}
-    geojson, cves = render.geo_for(engine)()
-    fig = render.map_figure(spec, geojson, cves)
+    geojson, cves = maps.geo_for(engine)()
+    fig = maps.map_figure(spec, geojson, cves)
     trace = fig.data[0]
     assert trace.type == "choroplethmap" and trace.featureidkey == "properties.cve_municipio"
     assert "11020" in list(trace.locations)  # León
