@@ -1,4 +1,8 @@
-"""``python -m core audit list|verify|export|reanchor``: the audit log from the command line."""
+"""``python -m core audit list|verify|export|reanchor``: the audit log from the command line.
+
+``export --format segment --first-seq A --last-seq B`` writes a verified chain segment (``core.audit.segment``);
+``verify --segment FILE`` checks one with this installation's key.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from core.audit import segment as audit_segment
 from core.audit.log import AuditLog
 from core.audit.records import _FILTERS
 from core.audit.verify import describe
@@ -61,10 +66,50 @@ def _cli_list(args, settings) -> int:
 
 def _cli_verify(args, settings) -> int:
     """``audit verify``: exit 0 when the chain and its anchor agree, 1 naming what was done and where."""
+    if args.segment:
+        return _verify_segment(args, settings)
     with _log_for(args, settings) as log:
         result = log.verify()
     print(describe(result))
     return 0 if result.ok else 1
+
+
+def _verify_segment(args, settings) -> int:
+    """``audit verify --segment FILE``: check an exported segment with this installation's key (exit 0 or 1)."""
+    try:
+        document = json.loads(Path(args.segment).read_text(encoding="utf-8"))
+        with _log_for(args, settings) as log:
+            key = log.seal.key()
+    except (OSError, ValueError, CasandraError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    result = audit_segment.check_segment(document, key)
+    print(audit_segment.describe(result))
+    return 0 if result.ok else 1
+
+
+def _export_segment(args, settings) -> int:
+    """``audit export --format segment``: the verified segment first..last as JSON (the export is audited)."""
+    if args.first_seq is None or args.last_seq is None:
+        print("Error: el formato segment necesita --first-seq y --last-seq.", file=sys.stderr)
+        return 2
+    try:
+        with _log_for(args, settings) as log:
+            document = audit_segment.export(log, args.first_seq, args.last_seq, user=args.by, role="supervisor")
+    except (CasandraError, ValueError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    text = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    if args.output:
+        target = Path(args.output)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        print(f"Exportado el segmento seq={document['first_seq']}..{document['last_seq']} a {target}.", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    status = audit_segment.SegmentCheck(**document["segment_verification"])
+    print(audit_segment.describe(status), file=sys.stderr)
+    return 0 if status.ok else 1
 
 
 def _cli_reanchor(args, settings) -> int:
@@ -82,7 +127,9 @@ def _cli_reanchor(args, settings) -> int:
 
 
 def _cli_export(args, settings) -> int:
-    """``audit export``: every matching record as JSON or CSV, to a file or stdout."""
+    """``audit export``: every matching record as JSON or CSV, or a verified segment, to a file or stdout."""
+    if args.format == "segment":
+        return _export_segment(args, settings)
     try:
         with _log_for(args, settings) as log:
             if args.output:
@@ -111,6 +158,7 @@ def register_cli(subparsers) -> None:
     listing.set_defaults(handler=_cli_list)
 
     verify = commands.add_parser("verify", help="verifica la cadena sellada y su ancla")
+    verify.add_argument("--segment", help="verifica en su lugar un segmento exportado (archivo JSON)")
     verify.set_defaults(handler=_cli_verify)
 
     reanchor = commands.add_parser(
@@ -120,8 +168,16 @@ def register_cli(subparsers) -> None:
     reanchor.add_argument("--user", default="local", help="quién lo decide")
     reanchor.set_defaults(handler=_cli_reanchor)
 
-    export = commands.add_parser("export", help="exporta registros en JSON o CSV")
-    export.add_argument("--format", choices=("json", "csv"), required=True, help="formato de salida")
+    export = commands.add_parser("export", help="exporta registros en JSON o CSV, o un segmento verificado")
+    export.add_argument(
+        "--format",
+        choices=("json", "csv", "segment"),
+        required=True,
+        help="formato de salida (segment: registros seq A..B con sus hashes, el ancla y la verificación)",
+    )
     export.add_argument("--output", help="archivo de salida (por omisión, la salida estándar)")
+    export.add_argument("--first-seq", dest="first_seq", type=int, help="primer registro del segmento")
+    export.add_argument("--last-seq", dest="last_seq", type=int, help="último registro del segmento")
+    export.add_argument("--by", default="local", help="quién exporta el segmento (queda auditado)")
     _add_filters(export, with_limit=False)
     export.set_defaults(handler=_cli_export)

@@ -22,6 +22,8 @@ PROBLEMS = {
     "key_missing": "Llave de auditoría ausente o ilegible",
     "anchor_missing": "Ancla de auditoría ausente",
     "anchor_forged": "Ancla de auditoría alterada",
+    "segment_broken": "Segmento incompleto o desordenado",
+    "segment_forged": "Segmento alterado después de exportarlo",
 }
 
 
