@@ -52,6 +52,14 @@ class Example(BaseModel):
     after: str | None = None  # the example runs this tool first (evidence lists the rows behind its result)
 
 
+class Explain(BaseModel):
+    """How the Plan de consulta says a step in plain Spanish (core.ask.explain fills the template)."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=10)  # {delito}, {lugar}, {periodo}… or an argument's name; [ … ] drops when empty
+    values: dict[str, dict[str, str]] = {}  # an argument's value → its words («desc» → «con más»)
+
+
 def load_function(ref: str) -> Callable:
     """Import the function a ``module:function`` reference names."""
     module, func = ref.split(":")
@@ -76,6 +84,7 @@ class ToolSpec(BaseModel):
     - ``lead`` / ``chart``: ``module:function`` writing the Spanish lead ``(env, rows, noun, per) -> [str]``
       and the chart spec ``(env, pipeline) -> dict | None`` of a new shape.
     - ``example``: the Catálogo's example plan, for a tool that does not answer alone.
+    - ``explain``: the Spanish sentence the Plan de consulta says for a step of this tool.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -98,6 +107,7 @@ class ToolSpec(BaseModel):
     lead: str | None = Field(default=None, pattern=_FUNCTION, exclude=True)
     chart: str | None = Field(default=None, pattern=_FUNCTION, exclude=True)
     example: Example | None = Field(default=None, exclude=True)
+    explain: Explain | None = Field(default=None, exclude=True)
 
     @field_validator("args_schema")
     @classmethod
