@@ -36,6 +36,7 @@ class PageSpec:
 
 PAGES = (
     PageSpec("pages/consultar.py", "Consultar", ":material/forum:", ANALYSTS, "Análisis"),
+    PageSpec("pages/explorar.py", "Explorar", ":material/tune:", ANALYSTS, "Análisis"),
     PageSpec("pages/plan.py", "Plan de consulta", ":material/account_tree:", ANALYSTS, "Análisis"),
     PageSpec("pages/editor.py", "Editor de plan", ":material/edit_note:", ANALYSTS, "Análisis"),
     PageSpec("pages/datos.py", "Datos", ":material/database:", EVERYONE, "Datos"),
