@@ -3,6 +3,7 @@ answer shows its chart, table, evidence and provenance with the «Plan de consul
 
 import streamlit as st
 
+from core.ask import examples
 from core.ask.pipeline import Conversation
 from ui import chat, markup
 from ui.auth import ANALYSTS, require
@@ -44,6 +45,21 @@ def ask_option(turn):
     return lambda option: state.__setitem__("pending_question", chat.completed_question(turn, option))
 
 
+def other_crime(turn) -> None:
+    """«Otro delito»: every other crime the clarification allows, beyond its buttons (``chat.other_options``)."""
+    others = chat.other_options(turn, engine.catalog)
+    if others:
+        key = f"{turn.job_id}_other"
+        st.selectbox(
+            "Otro delito",
+            others,
+            index=None,
+            placeholder="Elija otro delito…",
+            key=key,
+            on_change=lambda: state.get(key) and ask_option(turn)(state[key]),
+        )
+
+
 def show_turn(turn, latest: bool) -> None:
     """Draw one past turn: the question, then the answer with its plan panel."""
     with st.chat_message("user"):
@@ -62,6 +78,7 @@ def show_turn(turn, latest: bool) -> None:
                 geo=geo,
                 load_evidence=lambda t: chat.evidence_envelope(t, settings(), email, role),
             )
+            other_crime(turn)
         with right, st.expander("Plan de consulta", expanded=latest):
             render_plan_details(turn, engine.catalog)
             if turn.plan and st.button("Editar este plan", key=f"{turn.job_id}_edit"):
@@ -72,8 +89,21 @@ history = list(state["turns"])
 for n, past in enumerate(history):
     show_turn(past, latest=n == len(history) - 1)
 
-question = st.chat_input("Escribe tu pregunta sobre la incidencia delictiva en Guanajuato…", key="chat")
+if not history:  # the first screen: what is loaded and questions that work on it (core.ask.examples)
+    st.caption(examples.coverage_line(engine.metadata, engine.catalog))
+    for i, example in enumerate(examples.example_questions(engine.store, engine.catalog, engine.metadata)):
+        st.button(
+            example,
+            key=f"example_{i}",
+            icon=":material/chat:",
+            on_click=state.__setitem__,
+            args=("pending_question", example),
+        )
+question = st.chat_input(chat.PROMPT, key="chat", max_chars=chat.MAX_QUESTION)
 question = question or state.pop("pending_question", None)
+if chat.question_problem(question):  # empty or too long: say so, send nothing
+    st.warning(chat.question_problem(question))
+    question = None
 if question:
     with st.chat_message("user"):
         st.markdown(markup.text(question))

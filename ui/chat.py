@@ -23,6 +23,22 @@ STAGE_LABELS = {
 DOMAIN_HINTS: tuple[str, ...] = get_args(DomainHint)
 PLANNERS = {"rules": "Reglas (sin red)", "llm": "LLM"}
 EVIDENCE_LIMIT = 200
+MAX_QUESTION = 2000  # what core.ask.intake reads of a question; the box refuses more and counts near the end
+PROMPT = f"Escribe tu pregunta sobre la incidencia delictiva en Guanajuato (hasta {MAX_QUESTION:,} caracteres)…"
+
+
+def question_problem(raw: str | None) -> str | None:
+    """Why a typed question is not sent (None when it is fine, or when nothing was typed)."""
+    if raw is None:
+        return None
+    text = raw.strip()
+    if not text:
+        return "La pregunta está vacía: escribe qué quieres saber."
+    if len(text) > MAX_QUESTION:
+        return (
+            f"La pregunta tiene {len(text):,} caracteres y el máximo es {MAX_QUESTION:,}: acórtala y vuelve a enviarla."
+        )
+    return None
 
 
 def planner_options(llm_config: Any) -> list[str]:
@@ -34,6 +50,17 @@ def completed_question(turn: Turn, option: str) -> str:
     """The question a clarifying option sends: the (rewritten) question with the chosen option."""
     base = turn.intake.rewritten_question if turn.intake else turn.question
     return f"{base.strip()} ({option})"
+
+
+def other_options(turn: Turn, catalog: Any) -> list[str]:
+    """The rest of what a clarification allows beyond its buttons (a contract caps them at 12): for «¿Sobre qué
+    delito?», every other crime a question may name by month, from the catalog (the «Otro delito» choice)."""
+    from core.ask.examples import monthly_crimes
+
+    if not any(getattr(c, "reason", None) == "missing_crime" for c in getattr(turn, "clarify", None) or []):
+        return []
+    shown = set(turn.answer.clarifying_options if turn.answer else [])
+    return [c["subtipo"] for c in monthly_crimes(catalog) if c["subtipo"] not in shown]
 
 
 def evidence_plan(plan: dict) -> dict | None:

@@ -1,5 +1,5 @@
 """The map of an answer: the municipalities' GeoJSON (lightened once), the choropleth of a chart spec
-with a ``map``, and the chart-and-map tabs of an answer.
+with a ``map`` (every municipality on a continuous scale), and the map-then-chart tabs of an answer.
 
 Only drawing: ``core.ask.charts`` decides the chart and whether it has a map.
 """
@@ -14,11 +14,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.ask.charts import plotly_figure
+from core.ask.charts import chart_note, map_plan, plotly_figure
+from core.engine.envelope import records
 from ui import markup
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
-GTO_CENTER = {"lat": 20.92, "lon": -101.05}
+NO_VALUE = "#eeeeee"  # a municipality the answer has no value for: grey, never the colour of zero
+MAP_HEIGHT = 420
+MAP_CACHE = 16
+MAP_CONFIG = {"displayModeBar": False, "scrollZoom": False}  # no toolbar over the map on a phone
 
 
 def simplify_ring(points: list, tolerance: float) -> list:
@@ -72,66 +76,127 @@ def load_geojson(path: str) -> dict:
     return light_geojson(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-def geo_for(engine: Any) -> Callable[[], tuple[dict, dict]]:
-    """A loader of the map's inputs: the version's GeoJSON and entidad_id → INEGI code (``cve``)."""
+class MapSource:
+    """A page's map inputs: the version's GeoJSON, entidad_id → INEGI code (``cve``) and, for a top-k answer,
+    every municipality's value (its plan re-run for all of them, audited as ``map``, kept per session)."""
 
-    def load() -> tuple[dict, dict]:
-        path = engine.store.geojson_path() or GEOJSON_FALLBACK
-        return load_geojson(str(path)), {e["entidad_id"]: e["cve"] for e in engine.catalog.entities}
+    def __init__(self, engine: Any):
+        self.engine = engine
 
-    return load
+    def __call__(self) -> tuple[dict, dict]:
+        """The lightened GeoJSON and the ``entidad_id`` → ``cve`` table."""
+        path = self.engine.store.geojson_path() or GEOJSON_FALLBACK
+        return load_geojson(str(path)), {e["entidad_id"]: e["cve"] for e in self.engine.catalog.entities}
+
+    def rows(self, plan: dict) -> list[dict] | None:
+        """The result rows of ``plan`` (None when it fails), run once per session and plan."""
+        cache = st.session_state.setdefault("map_rows", {})
+        key = json.dumps(plan, sort_keys=True, ensure_ascii=False)
+        if key not in cache:
+            from core.api import execution
+
+            result = execution(
+                plan, settings=self.engine.settings, user=self.engine.user, role=self.engine.role, kind="map"
+            )
+            envelope = result.envelopes[-1] if result.envelopes else {}
+            cache[key] = records(envelope) if envelope.get("status") == "ok" else None
+            while len(cache) > MAP_CACHE:  # the oldest maps go first: a long conversation stays light
+                cache.pop(next(iter(cache)))
+        return cache[key]
+
+
+def geo_for(engine: Any) -> MapSource:
+    """The map inputs of a page (a callable: ``geo()`` → GeoJSON and the cve table)."""
+    return MapSource(engine)
+
+
+def map_rows(spec: dict, plan: dict | None, geo: Any) -> list[dict]:
+    """The rows the map colours: every municipality when the answer is a top-k and its plan can say more."""
+    wanted = map_plan(plan, spec)
+    if wanted is None or not hasattr(geo, "rows"):
+        return spec["data"]
+    rows = geo.rows(wanted)
+    key, value = spec["map"]["key"], spec["map"]["value"]
+    if not rows or any(key not in r or value not in r for r in rows[:1]):
+        return spec["data"]
+    return markup.plot_safe({"data": rows})["data"]  # labels come from uploads: Plotly draws tags in hovers
 
 
 def map_figure(spec: dict, geojson: dict, cve_by_id: dict[str, str]):
-    """A choropleth of Guanajuato's municipalities for a chart spec with a ``map`` (no map tiles needed)."""
-    import plotly.express as px
+    """A choropleth of Guanajuato's municipalities on a continuous scale, fitted to its frame at any width
+    (no map tiles, no WebGL); a municipality without a value in the rows is grey and says so on hover."""
+    import plotly.graph_objects as go
 
     key, value = spec["map"]["key"], spec["map"]["value"]
+    label = spec.get("y_label") or value
     frame = pd.DataFrame(spec["data"])
     frame["cve_municipio"] = frame[key].map(cve_by_id)
     frame = frame.dropna(subset=["cve_municipio"])
-    shown = set(frame["cve_municipio"])  # the filled trace carries only its own shapes; the outline layer all
-    filled = {
-        "type": "FeatureCollection",
-        "features": [f for f in geojson["features"] if f["properties"].get("cve_municipio") in shown],
-    }
-    fig = px.choropleth_map(
-        frame,
-        geojson=filled,
-        locations="cve_municipio",
-        featureidkey="properties.cve_municipio",
-        color=value,
-        hover_name="label",
-        color_continuous_scale="Reds",
-        map_style="white-bg",
-        center=GTO_CENTER,
-        zoom=6.4,
-        opacity=0.85,
-        title=spec.get("title"),
-        labels={value: spec.get("y_label", value)},
+    frame[value] = pd.to_numeric(frame[value], errors="coerce")
+    every = [f["properties"].get("cve_municipio") for f in geojson["features"]]
+    names = {f["properties"].get("cve_municipio"): f["properties"].get("NOMGEO") for f in geojson["features"]}
+    missing = [c for c in every if c not in set(frame["cve_municipio"])]
+    fig = go.Figure()
+    if missing:
+        fig.add_trace(
+            go.Choropleth(
+                geojson=geojson,
+                featureidkey="properties.cve_municipio",
+                locations=missing,
+                z=[0] * len(missing),
+                colorscale=[[0, NO_VALUE], [1, NO_VALUE]],
+                showscale=False,
+                customdata=[[names.get(c) or c] for c in missing],
+                hovertemplate="<b>%{customdata[0]}</b><br>Sin dato en esta respuesta<extra></extra>",
+                marker={"line": {"color": "#9a9a9a", "width": 0.6}},
+            )
+        )
+    fig.add_trace(
+        go.Choropleth(
+            geojson=geojson,
+            featureidkey="properties.cve_municipio",
+            locations=frame["cve_municipio"],
+            z=frame[value],
+            zmin=0,
+            colorscale="Reds",
+            customdata=frame[["label"]].to_numpy(),
+            hovertemplate=f"<b>%{{customdata[0]}}</b><br>{label}: %{{z:,}}<extra></extra>",
+            marker={"line": {"color": "#9a9a9a", "width": 0.6}},
+            colorbar={"orientation": "h", "thickness": 12, "len": 0.9, "y": -0.02, "yanchor": "top", "title": None},
+        )
     )
-    fig.update_layout(
-        map_layers=[{"source": geojson, "type": "line", "color": "#9a9a9a", "line": {"width": 0.6}}],
-        margin={"l": 0, "r": 0, "t": 40, "b": 0},
-        height=460,
-    )
+    fig.update_geos(fitbounds="locations", visible=False, projection_type="mercator")
+    fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0}, height=MAP_HEIGHT, dragmode=False)
     return fig
 
 
-def render_chart(spec: dict | None, key: str, geo: Callable[[], tuple[dict, dict]] | None = None) -> None:
-    """The chart of a spec (bar, line with anomaly markers, scatter) and, when it has a map, the map."""
+def render_chart(
+    spec: dict | None,
+    key: str,
+    geo: Callable[[], tuple[dict, dict]] | None = None,
+    *,
+    plan: dict | None = None,
+    envelope: dict | None = None,
+) -> None:
+    """The chart of a spec (bar, line with anomaly markers, scatter); with a map, the map first and the chart in
+    the second tab. No spec: the reason when a reader would expect a chart (``envelope``)."""
     if not spec:
+        note = chart_note(envelope)
+        if note:
+            st.caption(note)
         return
     spec = markup.plot_safe(spec)  # Plotly draws <a href>, <b>… in titles, ticks and hovers: labels come from uploads
     if spec.get("map") and geo is not None:
-        chart_tab, map_tab = st.tabs(["Gráfica", "Mapa"])
-        with chart_tab:
-            st.plotly_chart(plotly_figure(spec), key=f"{key}_chart")
+        st.markdown(f"**{markup.text(spec.get('title') or '')}**")  # wraps at 390 px; a figure title is cut
+        map_tab, chart_tab = st.tabs(["Mapa", "Gráfica"])
         with map_tab:
             try:
                 geojson, cves = geo()
-                st.plotly_chart(map_figure(spec, geojson, cves), key=f"{key}_map")
+                rows = map_rows(spec, plan, geo)
+                st.plotly_chart(map_figure({**spec, "data": rows}, geojson, cves), key=f"{key}_map", config=MAP_CONFIG)
             except (OSError, ValueError, KeyError):
                 st.caption("No se pudo dibujar el mapa de esta respuesta.")
+        with chart_tab:
+            st.plotly_chart(plotly_figure({**spec, "title": None}), key=f"{key}_chart")
         return
     st.plotly_chart(plotly_figure(spec), key=f"{key}_chart")

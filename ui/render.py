@@ -18,8 +18,8 @@ import streamlit as st
 from core import csv_export
 from core.ask.charts import chart_spec, shape_of
 from core.ask.wording import month_words
-from core.engine.envelope import columns, tool_name
-from ui import markup, navigation, states
+from core.engine.envelope import columns
+from ui import column_labels, markup, navigation, states
 from ui.maps import render_chart
 
 
@@ -66,17 +66,17 @@ def render_table(envelope: dict, key: str) -> None:
     frame = frame_of(envelope)
     if frame.empty:
         return
+    frame = column_labels.spanish_frame(frame)  # contract keys stay in the envelope; people read Spanish
     st.dataframe(frame, hide_index=True, key=f"{key}_table")
     notice = envelope["data"]["inline"].get("limit_notice") or {}
     if notice.get("applied"):
         st.caption(f"Se muestran {len(frame)} de {notice.get('total_rows')} filas; el resto está en los artefactos.")
     else:
         st.caption(f"{len(frame)} fila{'s' if len(frame) != 1 else ''}")
-    name = tool_name(envelope) or "resultado"
     st.download_button(
         "Descargar CSV",
         frame_csv(frame),
-        file_name=f"{name}.csv",
+        file_name=column_labels.download_name(envelope),
         mime="text/csv",
         key=f"{key}_csv",
         on_click="ignore",
@@ -146,7 +146,7 @@ def render_envelope(
     for warning in envelope.get("meta", {}).get("warnings") or []:
         st.warning(markup.text(warning))
     if shape_of(envelope) not in ("filter", "evidence") and not states.render_states(envelope, key):
-        render_chart(chart_spec(envelope, pipeline), key, geo)
+        render_chart(chart_spec(envelope, pipeline), key, geo, envelope=envelope)
     render_table(envelope, key)
 
 
@@ -179,7 +179,7 @@ def render_answer(
             for i, option in enumerate(answer.clarifying_options):
                 st.button(markup.text(option), key=f"{key}_opt{i}", on_click=on_option, args=(option,))
     if not states.render_states(turn.result, key):  # rows of states: a bar per state (ui/states.py)
-        render_chart(answer.chart, key, geo)
+        render_chart(answer.chart, key, geo, plan=getattr(turn, "plan", None), envelope=turn.result)
     result = turn.result
     if result is not None and result.get("status") == "ok":
         render_table(result, key)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from core.ask.wording import crime_labels, period_words
-from core.engine.catalog import tool_spec
+from core.ask.wording import crime_labels, month_words, period_words
+from core.engine.catalog import load_tool_specs, tool_spec
 from core.engine.envelope import columns, records, tool_name
 
 MEASURES = ("conteo", "tasa_per_100k", "porcentaje", "total_anomalias", "gravedad_promedio")
@@ -23,6 +23,8 @@ MEASURE_LABELS = {
     "score": "Puntaje",
     "conteo_base": "Periodo base",
 }
+MONTH_ABBR = ("ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic")
+MAX_TICKS = 8
 MAP_MIN_ROWS = 5  # fewer municipalities make a map mostly empty; a bar says it better
 # An envelope of a tool outside the catalog (an old audit record) is read by its columns.
 _SHAPE_COLUMNS = (
@@ -99,7 +101,38 @@ def _bar(envelope: dict, rows: list[dict], x: str, y: str, lead: str) -> dict:
     if x == "label" and len(rows) >= MAP_MIN_ROWS and _is_municipal(rows):
         # rows carry entidad_id; the UI maps it to the GeoJSON's properties.cve_municipio
         spec["map"] = {"key": "entidad_id", "value": y}
+        entities = (envelope.get("metrics") or {}).get("entidades")
+        if isinstance(entities, int) and entities > len(rows):
+            spec["map"]["entities"] = entities  # a top-k of these: the map asks for the rest (``map_plan``)
     return spec
+
+
+def map_plan(plan: dict | None, spec: dict | None) -> dict | None:
+    """The plan that gives a map every municipality: the plan's last step with a ``top_k`` raised to the
+    number of entities the ranking ranked (None when the chart already has them all or no step can say more).
+
+    A map of the top 10 leaves 36 municipalities blank, and blank reads as zero (issue 15, item 10).
+    """
+    wanted = ((spec or {}).get("map") or {}).get("entities")
+    if not wanted or not plan:
+        return None
+    specs = {s.tool_id: s for s in load_tool_specs()}
+    for step in reversed(plan.get("plan") or []):
+        args, tool = step.get("args") or {}, specs.get(step.get("tool_id"))
+        top = ((tool.args_schema.get("properties") or {}).get("top_k") or {}) if tool else {}
+        if "top_k" in args and top:
+            step = {**step, "args": {**args, "top_k": min(wanted, top.get("maximum", wanted))}}
+            return {"plan": [step], "meta": {"strict_time": bool((plan.get("meta") or {}).get("strict_time"))}}
+    return None
+
+
+def chart_note(envelope: dict | None) -> str | None:
+    """Why an answer with rows draws no chart, when a reader would expect one (a ranking of zeros)."""
+    if not envelope or shape_of(envelope) != "ranking":
+        return None
+    if not any(r.get(ranking_measure(envelope)) for r in records(envelope)):
+        return "Sin gráfica: todas las entidades mostradas registran 0; la tabla las lista."
+    return None
 
 
 def _anomaly_markers(envelopes: list[dict], months: set[str] | None = None) -> list[dict]:
@@ -256,4 +289,39 @@ def plotly_figure(spec: dict):
                 marker={"size": 11, "symbol": "circle-open", "color": "red"},
             )
         )
+    value_label = spec.get("y_label") or ("Delitos registrados" if isinstance(y, list) else y)
+    if x == "fecha":
+        _spanish_months(fig, [str(v) for v in frame[x]] if x in frame else [], value_label)
+    elif x == "anio" and x in frame:
+        years = sorted({int(v) for v in frame[x].dropna()})  # a year is a year: never «2,024.5» between two
+        fig.update_xaxes(tickmode="array", tickvals=years, ticktext=[str(v) for v in years])
+        fig.update_traces(hovertemplate=f"%{{x}}<br>{value_label}: %{{y:,}}<extra>%{{fullData.name}}</extra>")
+    elif kind == "bar":
+        fig.update_traces(hovertemplate=f"%{{x}}<br>{value_label}: %{{y:,}}<extra>%{{fullData.name}}</extra>")
     return fig
+
+
+def month_ticks(months: list[str]) -> tuple[list[str], list[str]]:
+    """Tick positions and Spanish labels for a monthly axis: every January as «2021» over long spans,
+    else every n-th month as «mar 2021» (Plotly's own date labels are English: «Mar 2021»)."""
+    months = sorted(set(months))
+    if not months:
+        return [], []
+    if len(months) > 24:
+        januaries = [m for m in months if m[5:7] == "01"] or months[:1]
+        step = -(-len(januaries) // MAX_TICKS)
+        ticks = januaries[::step]
+        return ticks, [t[:4] for t in ticks]
+    step = -(-len(months) // MAX_TICKS)
+    ticks = months[::step]
+    return ticks, [f"{MONTH_ABBR[int(t[5:7]) - 1]} {t[:4]}" for t in ticks]
+
+
+def _spanish_months(fig, months: list[str], value_label: str) -> None:
+    """Spanish month ticks and hovers on a date axis (every trace, the anomaly markers too)."""
+    ticks, labels = month_ticks(months)
+    fig.update_xaxes(tickmode="array", tickvals=ticks, ticktext=labels)
+    for trace in fig.data:
+        dates = [str(v)[:10] for v in (trace.x if trace.x is not None else ())]
+        trace.customdata = [[month_words(d)] for d in dates]
+        trace.hovertemplate = f"%{{customdata[0]}}<br>{value_label}: %{{y:,}}<extra>%{{fullData.name}}</extra>"

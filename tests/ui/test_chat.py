@@ -3,6 +3,8 @@ Conversation, a clarifying option completes the question, evidence rows come on 
 
 from __future__ import annotations
 
+import pytest
+
 from core.ask.pipeline import STAGES, Conversation
 from core.audit.log import AuditLog
 from ui import chat
@@ -73,3 +75,48 @@ def test_selectors_offer_auto_and_every_domain_and_the_llm_only_when_configured(
     assert chat.planner_options(None) == ["rules"]
     assert chat.planner_options(object()) == ["rules", "llm"]
     assert set(chat.STAGE_LABELS) == {name for name, _ in STAGES}
+
+
+# --- the question box (issue 15: «cuts at 2,000 characters silently and sends whitespace-only questions») ------
+
+
+@pytest.mark.parametrize(
+    "raw,problem",
+    [
+        (None, None),
+        ("¿Cuántos robos hubo en León en 2024?", None),
+        ("   \n\t  ", "La pregunta está vacía"),
+        ("", "La pregunta está vacía"),
+        ("x" * chat.MAX_QUESTION, None),
+        ("  " + "x" * chat.MAX_QUESTION + "  ", None),  # the spaces around do not count
+        ("x" * (chat.MAX_QUESTION + 1), "el máximo es 2,000"),
+    ],
+)
+def test_question_problem(raw, problem):
+    said = chat.question_problem(raw)
+    assert (said is None) if problem is None else (problem in said)
+
+
+def test_the_box_says_its_limit():
+    assert "2,000 caracteres" in chat.PROMPT
+
+
+# --- «Only 12 of 18 crimes are offered as clarification buttons» (issue 15) --------------------------
+
+
+@pytest.mark.parametrize("question", ["mes con más casos en León en 2024", "promedio mensual en Celaya en 2023"])
+def test_every_crime_the_clarification_allows_is_offered(engine, catalog, question):
+    from core.ask.examples import monthly_crimes
+
+    conversation = Conversation()
+    turn = engine.ask(question, conversation)
+    buttons, others = turn.answer.clarifying_options, chat.other_options(turn, catalog)
+    assert buttons and others and not set(buttons) & set(others)
+    assert sorted(buttons + others) == sorted(c["subtipo"] for c in monthly_crimes(catalog))
+    follow = engine.ask(chat.completed_question(turn, others[-1]), conversation)
+    assert follow.result is not None and follow.result.get("status") == "ok"  # the «otro» path answers
+
+
+def test_no_other_options_without_a_crime_clarification(engine, catalog):
+    turn = engine.ask("¿Cuántos robos hubo en Celaya en 2024?", Conversation())
+    assert chat.other_options(turn, catalog) == []

@@ -15,35 +15,9 @@ from streamlit.testing.v1 import AppTest
 from core.ask.charts import chart_spec
 from core.ask.pipeline import Conversation
 from tests.markdown_check import assert_inert
-from ui import maps, markup, render
+from ui import markup, render
 
 TOP10 = "¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?"
-
-
-def test_light_geojson_keeps_every_municipality_with_fewer_points():
-    raw = json.loads(maps.GEOJSON_FALLBACK.read_text(encoding="utf-8"))
-    light = maps.light_geojson(raw)
-    assert [f["properties"]["cve_municipio"] for f in light["features"]] == [
-        f["properties"]["cve_municipio"] for f in raw["features"]
-    ]
-    assert len(json.dumps(light)) < len(json.dumps(raw)) / 8  # ~100 m is plenty for a state map
-    for feature in light["features"]:
-        for ring in feature["geometry"]["coordinates"]:
-            assert ring[0] == ring[-1] and len(ring) >= 4
-
-
-def test_map_figure_is_a_choropleth_keyed_by_cve_municipio(engine):
-    turn = engine.ask(TOP10, Conversation())
-    spec = turn.answer.chart
-    assert spec["type"] == "bar" and spec["map"] == {"key": "entidad_id", "value": "conteo"}
-    geojson, cves = maps.geo_for(engine)()
-    fig = maps.map_figure(spec, geojson, cves)
-    trace = fig.data[0]
-    assert trace.type == "choroplethmap" and trace.featureidkey == "properties.cve_municipio"
-    assert "11020" in list(trace.locations)  # León
-    assert len(trace.geojson["features"]) == 10  # only the shapes it fills; the outline layer has all 46
-    assert len(fig.layout.map.layers[0].source["features"]) == 46
-    assert fig.layout.map.style == "white-bg"  # no tiles to download
 
 
 def test_frame_of_a_turn(engine):
@@ -140,7 +114,7 @@ def test_an_answer_with_hostile_labels_draws_them_as_text(downloads):
     assert "&lt;a href=" in layout["layout"]["title"]["text"] and "<a" not in json.dumps(layout["data"])
     rows = list(csv.reader(io.StringIO(downloads[0].decode("utf-8-sig"))))
     assert rows == [
-        ["entidad_id", "label", "conteo"],
+        ["Clave de lugar", "Lugar", "Delitos registrados"],
         ["GTO.MUN.LEON", f"'{FORMULA}", "22"],
         ["GTO.MUN.CELAYA", "'@SUM(A1:A9)", "-5"],
     ]

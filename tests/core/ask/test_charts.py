@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import pytest
 
 from core import api
-from core.ask.charts import chart_spec, plotly_figure, ranking_measure, shape_of
+from core.ask.charts import chart_note, chart_spec, month_ticks, plotly_figure, ranking_measure, shape_of
 from core.ask.wording import crime_labels, place_label
 
 YEAR_2024 = "from: 2024-01-01\nto: 2024-12-31\n"
@@ -93,7 +93,7 @@ def test_rankings_are_bars_with_a_map_for_five_municipalities(envelopes, name, y
     assert [r["label"] for r in spec["data"]] == [row[1] for row in env["data"]["inline"]["rows"]]
     assert spec["title"]
     if has_map:
-        assert spec["map"] == {"key": "entidad_id", "value": y}
+        assert {k: spec["map"][k] for k in ("key", "value")} == {"key": "entidad_id", "value": y}
         assert all(r["entidad_id"].startswith("GTO.MUN.") for r in spec["data"])
     else:
         assert "map" not in spec
@@ -221,3 +221,57 @@ def test_share_ranking_ordered_by_rate_follows_the_rows(bundled_settings):
         settings=bundled_settings,
     ).envelopes[0]
     assert ranking_measure(env) == "tasa_per_100k" and chart_spec(env)["y"] == "tasa_per_100k"
+
+
+# --- Spanish axes and the reason for no chart (issue 15, item 9) -----------------------------------
+
+ENGLISH_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+@pytest.mark.parametrize(
+    "months,ticks,labels",
+    [
+        (["2025-01-01", "2025-02-01", "2025-03-01"], ["2025-01-01", "2025-02-01", "2025-03-01"], None),
+        ([f"2025-{m:02d}-01" for m in range(1, 13)], None, ["ene 2025", "mar 2025", "may 2025"]),
+        ([f"{y}-{m:02d}-01" for y in range(2015, 2026) for m in range(1, 13)], None, ["2015", "2017", "2019"]),
+        ([], [], []),
+    ],
+)
+def test_month_ticks_are_spanish(months, ticks, labels):
+    got_ticks, got_labels = month_ticks(months)
+    assert len(got_ticks) <= 8 and len(got_ticks) == len(got_labels)
+    if ticks is not None:
+        assert got_ticks == ticks
+    if labels is not None:
+        assert got_labels[: len(labels)] == labels
+    assert not any(m in label for label in got_labels for m in ENGLISH_MONTHS)
+
+
+@pytest.mark.parametrize("name", ["series", "series_anomalies", "anomalies"])
+def test_date_axes_and_hovers_speak_spanish(envelopes, name):
+    env = envelopes[name][0]
+    fig = plotly_figure(chart_spec(env, envelopes[name]))
+    layout = fig.layout.xaxis
+    assert layout.tickmode == "array" and layout.ticktext
+    assert not any(m in t for t in layout.ticktext for m in ENGLISH_MONTHS)
+    for trace in fig.data:
+        assert "customdata[0]" in trace.hovertemplate
+        assert all(" de 20" in c[0] for c in trace.customdata)  # «enero de 2025»
+
+
+def test_a_one_year_chart_has_whole_year_ticks(envelopes):
+    env = copy.deepcopy(envelopes["annual"][0])
+    rows = env["data"]["inline"]["rows"]
+    env["data"]["inline"]["rows"] = [r for r in rows if r[2] == 2024]  # one year: Plotly would tick 2,024.5
+    spec = chart_spec(env)
+    fig = plotly_figure(spec)
+    assert list(fig.layout.xaxis.tickvals) == [2024] and list(fig.layout.xaxis.ticktext) == ["2024"]
+
+
+def test_a_ranking_of_zeros_says_why_it_has_no_chart(envelopes):
+    env = copy.deepcopy(envelopes["ranking"][0])
+    for row in env["data"]["inline"]["rows"]:
+        row[2], row[3] = 0, 0.0
+    assert chart_spec(env) is None
+    assert "registran 0" in chart_note(env)
+    assert chart_note(envelopes["ranking"][0]) is None and chart_note(None) is None
