@@ -119,25 +119,53 @@ def tool_plan(selection: Selection, options: Options, catalog) -> rules.ToolPlan
 
 def run(selection: Selection, options: Options, catalog, *, settings=None, user: str = "local", role: str = "analista"):
     """Plan, validate, run, audit and compose one selection: a ``Turn`` like the chat's (its answer, plan, envelopes)."""
+    built = tool_plan(selection, options, catalog)
+    return answer(
+        built.plan,
+        describe(selection, options),
+        built.notes,
+        options.metadata,
+        settings=settings,
+        user=user,
+        role=role,
+        kind=AUDIT_KIND,
+        audit_extra={"selection": to_params(selection)},
+    )
+
+
+def answer(
+    plan: dict,
+    question: str,
+    notes: list[str],
+    metadata: dict,
+    *,
+    settings=None,
+    user: str = "local",
+    role: str = "analista",
+    kind: str = AUDIT_KIND,
+    audit_extra: dict | None = None,
+):
+    """Validate, run and audit a tool plan (``core.api.execution``) and compose its answer: a ``Turn`` like the chat's.
+
+    ``notes`` are the planner's notes (said in the answer); ``metadata`` the data version's, which the composer
+    reads for «datos hasta» and the version."""
     from core.api import execution
     from core.ask.compose import compose
     from core.ask.pipeline import Turn
     from core.engine.catalog import tool_spec
 
-    built = tool_plan(selection, options, catalog)
-    text = describe(selection, options)
-    turn = Turn(question=text, planner_requested="explorar")
+    turn = Turn(question=question, planner_requested="explorar")
     result = execution(
-        built.plan,
+        plan,
         settings=settings,
         user=user,
         role=role,
-        question=text,
-        kind=AUDIT_KIND,
-        audit_extra={"selection": to_params(selection), "notes": built.notes},
+        question=question,
+        kind=kind,
+        audit_extra={**(audit_extra or {}), "notes": list(notes)},
     )
     vp = result.validated
-    turn.plan_notes = list(built.notes)
+    turn.plan_notes = list(notes)
     turn.envelopes = result.envelopes
     turn.timings_ms = dict(result.timings_ms)
     if vp is not None:
@@ -148,21 +176,21 @@ def run(selection: Selection, options: Options, catalog, *, settings=None, user:
         }
         turn.validation = {"ok": True, "query_hash": vp.query_hash, "warnings": vp.warnings}
     else:
-        turn.plan = built.plan
+        turn.plan = plan
         problems = [p for e in result.errors for p in (e.get("problems") or [e])]
         turn.validation = {"ok": False, "problems": problems}
     # the answering envelope, picked as the chat's execute stage does (evidence steps never answer)
     answers = [i for i, e in enumerate(turn.envelopes) if getattr(tool_spec(e["tool"]), "kind", None) != "evidence"]
     turn.result_index = answers[-1] if answers else None
-    notes = [n for n in built.notes if not n.startswith(("focus:", granularity.LEAD, granularity.ALSO))]
-    metadata = {
-        **options.metadata,
-        "notes": notes,
+    said = [n for n in notes if not n.startswith(("focus:", granularity.LEAD, granularity.ALSO))]
+    context = {
+        **metadata,
+        "notes": said,
         "plan": turn.plan,
-        "focus": next((n.split(":", 1)[1] for n in built.notes if n.startswith("focus:")), None),
-        "lead_note": " ".join(n[len(granularity.LEAD) :] for n in built.notes if n.startswith(granularity.LEAD)),
-        "also": [int(n[len(granularity.ALSO) :]) for n in built.notes if n.startswith(granularity.ALSO)],
+        "focus": next((n.split(":", 1)[1] for n in notes if n.startswith("focus:")), None),
+        "lead_note": " ".join(n[len(granularity.LEAD) :] for n in notes if n.startswith(granularity.LEAD)),
+        "also": [int(n[len(granularity.ALSO) :]) for n in notes if n.startswith(granularity.ALSO)],
     }
-    answer = compose(text, turn.envelopes, metadata=metadata)
-    turn.answer = answer.model_copy(update={"warnings": list(dict.fromkeys(notes + answer.warnings))})
+    composed = compose(question, turn.envelopes, metadata=context)
+    turn.answer = composed.model_copy(update={"warnings": list(dict.fromkeys(said + composed.warnings))})
     return turn
