@@ -5,7 +5,8 @@ the selection, so a reload or a shared link shows the same thing."""
 import streamlit as st
 
 from core.explore import plan as explore
-from ui import explorer, markup
+from core.explore.selection import to_params
+from ui import board, explorer, markup
 from ui.auth import ANALYSTS, require
 from ui.maps import geo_for
 from ui.plan_view import render_plan_details
@@ -37,6 +38,7 @@ st.subheader(markup.text(turn.question))
 left, right = st.columns([3, 2])
 with left:
     render_answer(turn, "explorar", geo=geo_for(engine))
+    board.pin_button(turn, email, key="explorar", origin="explorar", link=board.explorer_link(to_params(current)))
 with right, st.expander("Plan de consulta", expanded=True):
     render_plan_details(turn, engine.catalog)
     if turn.plan and st.button("Editar este plan", key="explorar_edit"):

@@ -39,6 +39,7 @@ PAGES = (
     PageSpec("pages/explorar.py", "Explorar", ":material/tune:", ANALYSTS, "Análisis"),
     PageSpec("pages/plan.py", "Plan de consulta", ":material/account_tree:", ANALYSTS, "Análisis"),
     PageSpec("pages/editor.py", "Editor de plan", ":material/edit_note:", ANALYSTS, "Análisis"),
+    PageSpec("pages/tablero.py", "Tablero", ":material/dashboard:", ANALYSTS, "Análisis"),
     PageSpec("pages/datos.py", "Datos", ":material/database:", EVERYONE, "Datos"),
     PageSpec("pages/catalogo.py", "Catálogo", ":material/menu_book:", EVERYONE, "Datos"),
     PageSpec("pages/carga.py", "Carga de datos", ":material/upload_file:", STEWARDS, "Datos"),

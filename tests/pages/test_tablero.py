@@ -1,0 +1,69 @@
+"""AppTest of «Tablero» and of the «Fijar en tablero» button: an answer pinned in Explorar becomes a tile of its
+user only, re-run on the current version beside what it said when pinned, removable, exported as CSV and page."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.workspace.tablero import Board
+from tests.markdown_check import unescape
+
+pytestmark = pytest.mark.slow  # AppTest runs of whole pages
+
+LEON_2024 = {"delito": "homicidio_doloso", "lugar": "GTO.MUN.LEON", "desde": "2024-01", "hasta": "2024-12"}
+
+
+def all_text(at) -> str:
+    parts = [*at.markdown, *at.caption, *at.info, *at.warning, *at.error]
+    return unescape("\n".join(str(e.value) for e in parts))
+
+
+@pytest.fixture
+def pinned(data_copy, make_app):
+    """Explorar opened on León 2024 and its answer pinned with the button."""
+    at = make_app(data_copy, roles=["analista"], script="pages/explorar.py")
+    at.query_params.update(LEON_2024)
+    at.run()
+    assert not at.exception, at.exception
+    at.button(key="explorar_pin").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_pinning_in_explorar_stores_a_tile_for_its_user(pinned, data_copy):
+    tiles = Board.for_settings(data_copy).tiles("ana@example.org")
+    assert len(tiles) == 1 and tiles[0].origin == "explorar"
+    assert tiles[0].pinned.value.startswith("León registró 596 homicidios dolosos")
+    assert "lugar=GTO.MUN.LEON" in tiles[0].link
+    assert pinned.button(key="explorar_pinned").disabled  # «Fijada en el tablero»: pinned once
+
+
+def test_the_tablero_shows_each_tile_then_and_now(pinned, data_copy, make_app):
+    at = make_app(data_copy, roles=["analista"], script="pages/tablero.py").run()
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "Total del periodo de homicidio doloso en León" in text
+    assert text.count("León registró 596 homicidios dolosos") == 2  # then and now
+    assert "Al fijar" in text and "Ahora" in text and "Las cifras no cambiaron" in text
+    assert "Abrir en Explorar" in text
+    assert {b.label for b in at.get("download_button")} == {"Descargar CSV", "Página para imprimir"}
+
+
+def test_another_user_sees_an_empty_tablero(pinned, data_copy, make_app):
+    at = make_app(data_copy, roles=["analista"], email="beto@example.org", script="pages/tablero.py").run()
+    assert not at.exception, at.exception
+    assert "Aún no hay tarjetas" in all_text(at) and "León registró" not in all_text(at)
+
+
+def test_a_tile_can_be_removed(pinned, data_copy, make_app):
+    at = make_app(data_copy, roles=["analista"], script="pages/tablero.py").run()
+    tile = Board.for_settings(data_copy).tiles("ana@example.org")[0]
+    at.button(key=f"tablero_quitar_{tile.id}").click().run()
+    assert not at.exception, at.exception
+    assert Board.for_settings(data_copy).tiles("ana@example.org") == []
+    assert "Aún no hay tarjetas" in all_text(at)
+
+
+def test_a_steward_cannot_open_the_tablero(data_copy, make_app):
+    at = make_app(data_copy, roles=["steward"], script="pages/tablero.py").run()
+    assert not at.exception and "Aún no hay tarjetas" not in all_text(at)

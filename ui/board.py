@@ -1,0 +1,136 @@
+"""The tablero in the UI: the «Fijar en tablero» button of an answer, a tile (then and now) and the exports.
+
+What a tile keeps and how it re-runs lives in ``core.workspace.tablero``; the files in
+``core.workspace.board_export``. A tile is re-run once per data version and session (kept in
+``st.session_state``), so drawing the page again neither re-runs nor re-audits it.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from core.clock import Clock, iso_utc
+from core.errors import CasandraError
+from core.workspace.board_export import csv_bytes, html_page
+from core.workspace.tablero import Board, Reading, Tile, pinnable, reading
+from ui import markup
+from ui.session import settings
+
+READINGS, NOTICE = "tablero_lecturas", "tablero_aviso"
+ORIGIN_WORDS = {"consultar": "Consultar", "explorar": "Explorar"}
+
+
+def board() -> Board:
+    """The workspace's board of the current data folder."""
+    return Board.for_settings(settings())
+
+
+def explorer_link(params: dict) -> str:
+    """Explorar's query string of a selection (``core.explore.selection.to_params``), as a tile keeps it."""
+    return urlencode(params, doseq=True)
+
+
+def _pin(user: str, turn, origin: str, link: str | None) -> None:
+    try:
+        board().pin(user, turn, origin=origin, link=link)
+    except CasandraError as exc:  # a full board: said in Spanish
+        st.session_state[NOTICE] = exc.details
+    except Exception:  # noqa: BLE001 - a locked or unreadable workspace file: said, never a traceback
+        st.session_state[NOTICE] = "No se pudo fijar la respuesta; inténtelo de nuevo."
+    else:
+        st.session_state[NOTICE] = "Fijada en «Tablero»."
+
+
+def pin_button(turn, user: str, *, key: str, origin: str, link: str | None = None) -> None:
+    """«Fijar en tablero» under an answer (nothing for an answer without a valid plan); «Fijada» once pinned."""
+    notice = st.session_state.pop(NOTICE, None)
+    if notice:
+        st.toast(notice)
+    if not pinnable(turn):
+        return
+    if board().get_by_hash(user, turn.validation["query_hash"]) is not None:
+        st.button("Fijada en el tablero", key=f"{key}_pinned", icon=":material/push_pin:", disabled=True)
+        return
+    st.button(
+        "Fijar en tablero",
+        key=f"{key}_pin",
+        icon=":material/push_pin:",
+        on_click=_pin,
+        args=(user, turn, origin, link),
+    )
+
+
+def readings(tiles: list[Tile], engine, user: str, role: str) -> list[Reading]:
+    """Each tile re-run on the current data version (once per version and session)."""
+    kept: dict = st.session_state.setdefault(READINGS, {})
+    version = engine.store.dataset_version
+    out = []
+    for tile in tiles:
+        key = (tile.id, version)
+        if key not in kept:
+            kept[key] = reading(tile, engine.metadata, settings=settings(), user=user, role=role)
+        out.append(kept[key])
+    return out
+
+
+def forget_readings() -> None:
+    """Drop the kept readings: the next draw re-runs every tile."""
+    st.session_state.pop(READINGS, None)
+
+
+def draw_tile(r: Reading, user: str) -> None:
+    """One tile: its title, the answer when pinned and now with both versions, whether the figures changed."""
+    tile = r.tile
+    with st.container(border=True, key=f"tablero_tile_{tile.id}"):
+        st.markdown(f"**{markup.text(tile.title)}**")
+        then, now = st.columns(2)
+        then.caption(
+            f"Al fijar · {markup.text(tile.pinned_at)} · versión {markup.code(tile.pinned.dataset_version or '—')}"
+        )
+        then.markdown(markup.text(tile.pinned.value))
+        now.caption(f"Ahora · versión {markup.code(r.now.dataset_version or '—')}")
+        now.markdown(markup.text(r.now.value))
+        if not r.ok:
+            st.error("El plan ya no se pudo ejecutar con los datos actuales.")
+        elif r.changed:
+            st.warning("Las cifras cambiaron desde que se fijó.")
+        else:
+            st.caption(
+                "Las cifras no cambiaron"
+                + (" (los datos tienen una versión nueva)." if r.version_changed else " (misma versión de datos).")
+            )
+        left, right = st.columns([3, 1])
+        where = ORIGIN_WORDS.get(tile.origin, tile.origin)
+        if tile.origin == "explorar" and tile.link:
+            left.markdown(f"Desde {where} · [Abrir en Explorar](explorar?{tile.link})")
+        else:
+            left.caption(f"Desde {where} · query_hash {markup.code(tile.query_hash)}")
+        right.button("Quitar", key=f"tablero_quitar_{tile.id}", on_click=_unpin, args=(user, tile.id))
+
+
+def _unpin(user: str, tile_id: str) -> None:
+    board().unpin(user, tile_id)
+
+
+def exports(all_readings: list[Reading], user: str) -> None:
+    """The board as CSV and as a printable page."""
+    stamp = iso_utc(Clock().now())
+    left, right, _ = st.columns([2, 3, 4])
+    left.download_button(
+        "Descargar CSV",
+        csv_bytes(all_readings),
+        file_name="tablero.csv",
+        mime="text/csv",
+        key="tablero_csv",
+        on_click="ignore",
+    )
+    right.download_button(
+        "Página para imprimir",
+        html_page(all_readings, user=user, generated_at=stamp).encode("utf-8"),
+        file_name="tablero.html",
+        mime="text/html",
+        key="tablero_html",
+        on_click="ignore",
+    )
