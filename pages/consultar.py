@@ -5,7 +5,7 @@ import streamlit as st
 
 from core.ask import examples
 from core.ask.pipeline import Conversation
-from ui import chat, markup
+from ui import board, chat, markup
 from ui.auth import ANALYSTS, require
 from ui.maps import geo_for
 from ui.plan_view import render_plan_details
@@ -79,6 +79,7 @@ def show_turn(turn, latest: bool) -> None:
                 load_evidence=lambda t: chat.evidence_envelope(t, settings(), email, role),
             )
             other_crime(turn)
+            board.pin_button(turn, email, key=turn.job_id, origin="consultar")
         with right, st.expander("Plan de consulta", expanded=latest):
             render_plan_details(turn, engine.catalog)
             if turn.plan and st.button("Editar este plan", key=f"{turn.job_id}_edit"):

@@ -67,3 +67,15 @@ def test_a_tile_can_be_removed(pinned, data_copy, make_app):
 def test_a_steward_cannot_open_the_tablero(data_copy, make_app):
     at = make_app(data_copy, roles=["steward"], script="pages/tablero.py").run()
     assert not at.exception and "Aún no hay tarjetas" not in all_text(at)
+
+
+def test_pinning_in_consultar_stores_a_tile(data_copy, make_app):
+    at = make_app(data_copy, roles=["analista"], script="pages/consultar.py").run()
+    at.chat_input(key="chat").set_value("¿Cuántos homicidios dolosos hubo en León en 2024?").run()
+    assert not at.exception, at.exception
+    pin = next(b for b in at.button if str(b.key).endswith("_pin"))
+    pin.click().run()
+    assert not at.exception, at.exception
+    tiles = Board.for_settings(data_copy).tiles("ana@example.org")
+    assert [t.origin for t in tiles] == ["consultar"] and tiles[0].title.startswith("¿Cuántos homicidios dolosos")
+    assert tiles[0].pinned.value.startswith("León registró 596")
