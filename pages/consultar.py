@@ -1,11 +1,16 @@
 """Consultar: the chat. Each question runs the pipeline stage by stage inside st.status; every
-answer shows its chart, table, evidence and provenance with the «Plan de consulta» beside it."""
+answer shows its chart, table, evidence and provenance with the «Plan de consulta» beside it.
+
+Earlier turns draw light (text and a small table; «Ver gráfica y detalles» opens one), so turn 20 draws as fast
+as turn 1. The conversation lasts (``ui.history``): the URL names it, a reload restores it, the sidebar lists
+the user's past ones, and each answer has a permalink that re-runs its plan."""
 
 import streamlit as st
 
 from core.ask import examples
 from core.ask.pipeline import Conversation
-from ui import board, chat, markup
+from core.workspace import permalink
+from ui import board, chat, history, markup
 from ui.auth import ANALYSTS, require
 from ui.maps import geo_for
 from ui.plan_view import render_plan_details
@@ -19,6 +24,8 @@ state = st.session_state
 state.setdefault("conversation", Conversation())
 state.setdefault("turns", state["conversation"].turns)
 state.setdefault("stage_log", {})
+state.setdefault("opened_turns", set())
+history.sync(engine, email)  # the URL's conversation: a reload restores it
 
 st.title("Consultar")
 if engine.metadata is None:
@@ -34,10 +41,10 @@ with st.sidebar:
         format_func=chat.PLANNERS.get,
         horizontal=True,
     )
-    if st.button("Nueva conversación", key="new_conversation"):
-        state["conversation"] = Conversation()
-        state["turns"] = state["conversation"].turns
-        state["evidence_rows"] = {}
+    history.sidebar(engine, email)
+shared = st.query_params.get(permalink.QUERY_PARAM)
+if shared:
+    history.show_permalink(shared, email, role, geo)
 
 
 def ask_option(turn):
@@ -60,13 +67,28 @@ def other_crime(turn) -> None:
         )
 
 
+def show_light(turn) -> None:
+    """An earlier turn, drawn light: its text, a small table and a button that opens the whole answer."""
+    render_answer(turn, turn.job_id, on_option=ask_option(turn), light=True)
+    link = history.permalink_of(turn)
+    with st.container(horizontal=True):
+        st.button(
+            "Ver gráfica y detalles", key=f"{turn.job_id}_open", on_click=state["opened_turns"].add, args=(turn.job_id,)
+        )
+        if link:
+            st.markdown(f"[Enlace permanente]({link})")
+
+
 def show_turn(turn, latest: bool) -> None:
-    """Draw one past turn: the question, then the answer with its plan panel."""
+    """Draw one past turn: the question, then the answer with its plan panel (light unless latest or opened)."""
     with st.chat_message("user"):
         st.markdown(markup.text(turn.question))
     with st.chat_message("assistant"):
+        if not (latest or turn.job_id in state["opened_turns"]):
+            show_light(turn)
+            return
         log = state["stage_log"].get(turn.job_id)
-        if log:
+        if log and latest:
             with st.status(f"Listo en {turn.timings_ms.get('total', 0):,.0f} ms", state="complete"):
                 st.markdown("  \n".join(log))
         left, right = st.columns([3, 2])
@@ -80,17 +102,20 @@ def show_turn(turn, latest: bool) -> None:
             )
             other_crime(turn)
             board.pin_button(turn, email, key=turn.job_id, origin="consultar")
+            link = history.permalink_of(turn)
+            if link:
+                st.markdown(f"[Enlace permanente]({link})")
         with right, st.expander("Plan de consulta", expanded=latest):
             render_plan_details(turn, engine.catalog)
             if turn.plan and st.button("Editar este plan", key=f"{turn.job_id}_edit"):
                 open_in_editor(turn.plan)
 
 
-history = list(state["turns"])
-for n, past in enumerate(history):
-    show_turn(past, latest=n == len(history) - 1)
+earlier = list(state["turns"])
+for n, past in enumerate(earlier):
+    show_turn(past, latest=n == len(earlier) - 1)
 
-if not history:  # the first screen: what is loaded and questions that work on it (core.ask.examples)
+if not earlier:  # the first screen: what is loaded and questions that work on it (core.ask.examples)
     st.caption(examples.coverage_line(engine.metadata, engine.catalog))
     for i, example in enumerate(examples.example_questions(engine.store, engine.catalog, engine.metadata)):
         st.button(
@@ -135,4 +160,5 @@ if question:
             )
             st.stop()
     state["stage_log"][turn.job_id] = log
+    history.save(email, turn)
     st.rerun()

@@ -22,6 +22,8 @@ from core.engine.envelope import columns
 from ui import column_labels, markup, navigation, states
 from ui.maps import render_chart
 
+LIGHT_ROWS = 5  # rows of an earlier turn's small table
+
 
 def _dump(model: Any) -> Any:
     return model.model_dump(mode="json", by_alias=True) if hasattr(model, "model_dump") else model
@@ -81,6 +83,20 @@ def render_table(envelope: dict, key: str) -> None:
         key=f"{key}_csv",
         on_click="ignore",
     )
+
+
+def render_small_table(envelope: dict | None, rows: int = LIGHT_ROWS) -> None:
+    """The first rows of a result as a static table (an earlier turn's light drawing), with how many there are."""
+    if envelope is None or envelope.get("status") != "ok":
+        return
+    frame = frame_of(envelope)
+    if frame.empty:
+        return
+    head = frame.head(rows).astype(object)
+    # st.table draws each cell as Markdown: text cells (labels from uploads) are escaped
+    st.table(head.map(lambda v: markup.text(v) if isinstance(v, str) else ("" if v is None else v)), hide_index=True)
+    if len(frame) > rows:
+        st.caption(f"Primeras {rows} de {len(frame)} filas.")
 
 
 def render_provenance(provenance: dict | None) -> None:
@@ -167,8 +183,12 @@ def render_answer(
     on_option: Callable[[str], None] | None = None,
     load_evidence: Callable[[Any], dict | None] | None = None,
     geo: Callable[[], tuple[dict, dict]] | None = None,
+    light: bool = False,
 ) -> None:
-    """Answer text, clarifying options, chart, table + CSV, evidence and provenance of one turn."""
+    """Answer text, clarifying options, chart, table + CSV, evidence and provenance of one turn.
+
+    ``light``: an earlier turn of a conversation, drawn as its text and a small table only (no chart, map or
+    evidence): redrawing every earlier chart on each turn made turn 20 take seconds (issue 15 §2)."""
     answer = turn.answer
     if answer is None:
         st.warning("La consulta no produjo una respuesta.")
@@ -178,6 +198,10 @@ def render_answer(
         with st.container(horizontal=True):
             for i, option in enumerate(answer.clarifying_options):
                 st.button(markup.text(option), key=f"{key}_opt{i}", on_click=on_option, args=(option,))
+    if light:
+        render_small_table(turn.result)
+        render_provenance(answer.provenance)
+        return
     if not states.render_states(turn.result, key):  # rows of states: a bar per state (ui/states.py)
         render_chart(answer.chart, key, geo, plan=getattr(turn, "plan", None), envelope=turn.result)
     result = turn.result
