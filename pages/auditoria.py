@@ -3,6 +3,7 @@
 import streamlit as st
 
 from core.ask.govern import lab_approved
+from core.audit import segment as audit_segment
 from core.errors import CasandraError
 from ui import audit_view, auth, markup, session
 from ui.feedback import show_error
@@ -62,46 +63,89 @@ filters = audit_view.clean_filters(
 try:
     records = log.list(**filters, limit=int(limit))
     total = log.count(**filters)
+    activity = audit_view.activity_frame(log, filters)
 except CasandraError as exc:
     show_error(exc)
     st.stop()
 
-st.caption(f"Mostrando {len(records)} de {total} registros (los más recientes primero).")
-st.dataframe(audit_view.records_frame(records), hide_index=True, width="stretch")
-e1, e2 = st.columns(2)
-e1.download_button(
-    "Exportar CSV",
-    data=audit_view.export_bytes(log, "csv", filters),
-    file_name="auditoria.csv",
-    mime="text/csv",
-    key="aud_csv",
-    width="stretch",
-)
-e2.download_button(
-    "Exportar JSON",
-    data=audit_view.export_bytes(log, "json", filters),
-    file_name="auditoria.json",
-    mime="application/json",
-    key="aud_json",
-    width="stretch",
-)
+tab_records, tab_activity, tab_segment = st.tabs(["Registros", "Actividad por usuario y día", "Segmento verificado"])
 
-if not records:
-    st.info("Sin registros para esos filtros.")
-    st.stop()
-st.subheader("Detalle de un registro")
-chosen = st.selectbox("Registro", records, format_func=audit_view.record_label, key="aud_detalle")
-st.markdown(  # a record holds what analysts typed: every value is drawn as text
-    f"**{markup.text(audit_view.KIND_LABELS.get(chosen.kind, chosen.kind))}** · estado {markup.code(chosen.status)} · "
-    f"{markup.text(chosen.user)} ({markup.text(chosen.role)}) · {markup.text(chosen.ts)}"
-)
-if chosen.question:
-    st.markdown(f"> {markup.text(chosen.question)}")
-st.caption(
-    f"job_id {markup.code(chosen.job_id)} · query_hash {markup.code(chosen.query_hash or '—')} · catálogo "
-    f"{markup.code(chosen.catalog_version or '—')} · datos {markup.code(chosen.dataset_version or '—')} · "
-    f"hash {markup.code(chosen.hash)}"
-)
-for title, value in audit_view.contract_sections(chosen.payload):
-    with st.expander(title):
-        st.json(value, expanded=True) if isinstance(value, (dict, list)) else st.code(str(value))
+with tab_records:
+    st.caption(f"Mostrando {len(records)} de {total} registros (los más recientes primero).")
+    st.dataframe(audit_view.records_frame(records), hide_index=True, width="stretch", height=320)
+    e1, e2 = st.columns(2)
+    # The files are built when a button is clicked, not on every run of the page (a log holds many records).
+    e1.download_button(
+        "Exportar CSV",
+        data=lambda: audit_view.export_bytes(log, "csv", filters),
+        file_name="auditoria.csv",
+        mime="text/csv",
+        key="aud_csv",
+        width="stretch",
+    )
+    e2.download_button(
+        "Exportar JSON",
+        data=lambda: audit_view.export_bytes(log, "json", filters),
+        file_name="auditoria.json",
+        mime="application/json",
+        key="aud_json",
+        width="stretch",
+    )
+    if not records:
+        st.info("Sin registros para esos filtros.")
+    else:
+        st.subheader("Detalle de un registro")
+        chosen = st.selectbox("Registro", records, format_func=audit_view.record_label, key="aud_detalle")
+        st.markdown(  # a record holds what analysts typed: every value is drawn as text
+            f"**{markup.text(audit_view.KIND_LABELS.get(chosen.kind, chosen.kind))}** · estado "
+            f"{markup.code(chosen.status)} · {markup.text(chosen.user)} ({markup.text(chosen.role)}) · "
+            f"{markup.text(chosen.ts)}"
+        )
+        if chosen.question:
+            st.markdown(f"> {markup.text(chosen.question)}")
+        st.caption(
+            f"job_id {markup.code(chosen.job_id)} · query_hash {markup.code(chosen.query_hash or '—')} · catálogo "
+            f"{markup.code(chosen.catalog_version or '—')} · datos {markup.code(chosen.dataset_version or '—')} · "
+            f"hash {markup.code(chosen.hash)} · hash anterior {markup.code(chosen.prev_hash)}"
+        )
+        for title, value in audit_view.contract_sections(chosen.payload):
+            with st.expander(title):
+                if title == "Gobernador" and (decision := audit_view.governor_text(value)):
+                    st.markdown(markup.text(decision))
+                audit_view.show_value(value)
+
+with tab_activity:
+    st.caption(
+        "Registros por usuario y día (UTC) con los filtros de arriba: preguntas, planes ejecutados (también los "
+        "editados y los de la API), cargas de datos y denegaciones (preguntas o cargas rechazadas)."
+    )
+    if activity.empty:
+        st.info("Sin actividad para esos filtros.")
+    else:
+        st.bar_chart(activity, x="día (UTC)", y="total", color="usuario", height=220)
+        st.dataframe(activity, hide_index=True, width="stretch", height=280, key="aud_actividad")
+
+with tab_segment:
+    st.caption(
+        "Un tramo de la cadena para entregar a otra persona: cada registro con su hash y el hash anterior, el "
+        "ancla y la huella de la llave con que se verifica, el resultado de verificar la cadena y el tramo, y un "
+        "sello del documento. Se verifica con `python -m core audit verify --segment archivo.json`."
+    )
+    first, last, head = audit_view.segment_defaults(log, records)
+    s1, s2 = st.columns(2)
+    seg_first = s1.number_input("Desde el registro (seq)", min_value=1, value=max(first, 1), key="aud_seg_desde")
+    seg_last = s2.number_input("Hasta el registro (seq)", min_value=1, value=max(last, 1), key="aud_seg_hasta")
+    try:
+        audit_segment.bounds(int(seg_first), int(seg_last))
+    except CasandraError as exc:
+        show_error(exc)
+    else:
+        st.download_button(
+            f"Descargar segmento verificado (seq {int(seg_first)}–{min(int(seg_last), head)})",
+            data=lambda: audit_view.segment_bytes(settings, int(seg_first), int(seg_last), email, role),
+            file_name=f"auditoria_segmento_{int(seg_first)}-{min(int(seg_last), head)}.json",
+            mime="application/json",
+            key="aud_segmento",
+            disabled=head == 0 or int(seg_first) > head,
+        )
+        st.caption(f"La cadena tiene {head} registros; la exportación queda registrada en la auditoría.")

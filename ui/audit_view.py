@@ -1,8 +1,9 @@
-"""Auditoría helpers: filter choices, the records table, a record's contracts, exports and the lab setting."""
+"""Auditoría helpers: filter choices, the records table, a record's contracts, activity, exports and the lab setting."""
 
 from __future__ import annotations
 
 import io
+import json
 from datetime import date
 from typing import Any
 
@@ -10,6 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from core import api
+from core.audit import activity
+from core.audit import segment as audit_segment
 from core.audit.log import AuditLog
 from core.audit.verify import describe
 
@@ -21,6 +24,18 @@ KIND_LABELS = {
     "rollback": "reversión de versión",
     "settings": "configuración",
     "audit_reanchor": "reanclaje de la auditoría",
+    "audit_export": "exportación de un segmento de auditoría",
+    "job": "ejecución por API",
+}
+ACTIVITY_LABELS = {
+    "day": "día (UTC)",
+    "user": "usuario",
+    "questions": "preguntas",
+    "plans": "planes ejecutados",
+    "uploads": "cargas",
+    "denials": "denegaciones",
+    "other": "otros",
+    "total": "total",
 }
 # Every contract a record's payload may carry, in pipeline order (docs/contracts/000_query_plan.md and
 # 001_casandra_v0.md).
@@ -117,6 +132,52 @@ def contract_sections(payload: dict) -> list[tuple[str, Any]]:
     if rest:
         sections.append(("Otros campos", rest))
     return sections
+
+
+def show_value(value: Any) -> None:
+    """One contract of a record: JSON for objects and lists, plain text otherwise."""
+    if isinstance(value, dict | list):
+        st.json(value, expanded=1)
+    else:
+        st.code(str(value), language=None)
+
+
+def governor_text(governor: Any) -> str | None:
+    """The Governor's lab decision worded as the access decision it is (not as an error), or None."""
+    policy = governor.get("lab_policy") if isinstance(governor, dict) else None
+    if not isinstance(policy, dict):
+        return None
+    if policy.get("status") == "approved":
+        return "Acceso al laboratorio: aprobado por supervisión; se permiten herramientas experimentales."
+    if policy.get("status") == "conditional":
+        return "Acceso al laboratorio: condicionado; herramientas experimentales solo con sus condiciones."
+    return (
+        "Acceso al laboratorio: sin aprobación de supervisión, así que solo se usan herramientas estables "
+        "(es la política por omisión, no un error)."
+    )
+
+
+def activity_frame(log: AuditLog, filters: dict) -> pd.DataFrame:
+    """Records per user and day by kind (counted by SQLite), with Spanish column names."""
+    rows = activity.per_user_day(log, **filters)
+    return pd.DataFrame([vars(r) for r in rows], columns=list(ACTIVITY_LABELS)).rename(columns=ACTIVITY_LABELS)
+
+
+def segment_defaults(log: AuditLog, records) -> tuple[int, int, int]:
+    """(first, last, head) seq proposed for a segment: the records in the table, else the newest ones."""
+    head = audit_segment.head_seq(log)
+    if records:
+        first, last = min(r.seq for r in records), max(r.seq for r in records)
+    else:
+        first, last = max(1, head - 99), head
+    return max(first, last - audit_segment.MAX_RECORDS + 1), last, head
+
+
+def segment_bytes(settings, first_seq: int, last_seq: int, user: str, role: str) -> bytes:
+    """The verified segment first..last as a JSON file (the export is audited); run when the button is clicked."""
+    with AuditLog.for_settings(settings) as log:
+        document = audit_segment.export(log, first_seq, last_seq, user=user, role=role)
+    return (json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 def export_bytes(log: AuditLog, fmt: str, filters: dict) -> bytes:

@@ -218,12 +218,17 @@ def read(log: AuditLog, first_seq: int, last_seq: int) -> list[AuditRecord]:
     return [_record(row) for row in log._conn().execute(sql, (first_seq, last_seq))]
 
 
+def head_seq(log: AuditLog) -> int:
+    """The seq of the chain's last record (0 for an empty log)."""
+    return int(log._conn().execute(f"SELECT coalesce(max(seq), 0) FROM {_TABLE}").fetchone()[0])
+
+
 def export(log: AuditLog, first_seq: int, last_seq: int, *, user: str, role: str) -> dict:
     """The verified segment ``first_seq..last_seq`` (cut at the head) as a document; the export itself is audited."""
     bounds(first_seq, last_seq)
     chain = log.verify()
-    head = log._conn().execute(f"SELECT coalesce(max(seq), 0) FROM {_TABLE}").fetchone()[0]
-    last = min(last_seq, int(head))
+    head = head_seq(log)
+    last = min(last_seq, head)
     if first_seq > last:
         raise ValidacionError(
             f"No hay registros desde seq={first_seq}: el último registro es seq={head}.", path="first_seq"

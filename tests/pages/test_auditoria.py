@@ -10,6 +10,7 @@ import pytest
 
 from core import api
 from core.ask.govern import lab_approved
+from core.audit import segment
 from core.audit.log import AuditLog
 from core.etl import SourceSpec
 from tests.conftest import FIXTURES
@@ -20,7 +21,11 @@ pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipe
 
 CONTRACTS = {
     "query_plan": {"mode": "fast", "domains": ["tendencias"]},
-    "governor": {"lab": "denied"},
+    "governor": {
+        "lab_policy": {"allow_lab": False, "status": "denied", "rationale": "Laboratorio bloqueado por defecto."},
+        "allowed_tool_status": ["stable"],
+        "decided_by": "policy",
+    },
     "analyst_plan": {"steps": ["serie"]},
     "planner_state": {"strategy": "retrieve_then_answer"},
     "plan": {"plan": [{"tool_id": 12, "args": {}}]},
@@ -136,6 +141,9 @@ def test_a_record_detail_shows_every_contract(audited, make_app):
     assert "¿Cómo van los homicidios en León?" in texts(at.markdown)
     shown = [json.loads(j.proto.body) for j in at.json]
     assert {"strategy": "retrieve_then_answer"} in shown and {"route_reason": "serie mensual"} in shown
+    # the Governor's lab decision reads as the access decision it is, not as an error
+    assert "Acceso al laboratorio: sin aprobación de supervisión" in texts(at.markdown)
+    assert "denegado" not in texts(at.markdown).lower()
 
 
 def test_a_tampered_chain_is_reported_naming_the_first_bad_record(audited, make_app):
@@ -164,7 +172,7 @@ def test_the_page_says_which_tampering_it_found(audited, make_app):
 
 def test_exports_follow_the_filters(audited, make_app):
     at = _auditoria(make_app, audited)
-    assert [b.proto.label for b in at.get("download_button")] == ["Exportar CSV", "Exportar JSON"]
+    assert [b.proto.label for b in at.get("download_button")][:2] == ["Exportar CSV", "Exportar JSON"]
     log = AuditLog.for_settings(audited)
     filters = audit_view.clean_filters(user="ana@example.org", text="")
     csv_lines = audit_view.export_bytes(log, "csv", filters).decode().strip().splitlines()
@@ -195,3 +203,64 @@ def test_an_empty_log_is_fine(data_copy, make_app):
     assert not at.exception
     assert "íntegra: 0 registros" in texts(at.success)
     assert "Sin registros para esos filtros." in texts(at.info)
+
+
+def _all_elements(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _all_elements(child)
+
+
+def test_the_record_detail_prints_no_python_internals(audited, make_app):
+    """Streamlit's magic drew «Creator of Delta protobuf messages» (a DeltaGenerator's help) under every contract."""
+    at = _auditoria(make_app, audited)
+    labels = at.selectbox(key="aud_detalle").options
+    at.selectbox(key="aud_detalle").select_index(next(i for i, label in enumerate(labels) if "pregunta" in label)).run()
+    assert not at.exception
+    assert at.get("help") == []
+    shown = "\n".join(str(getattr(e, "proto", "")) for e in _all_elements(at._tree))
+    for internal in ("DeltaGenerator", "Creator of Delta protobuf messages", "root_container"):
+        assert internal not in shown
+
+
+def test_activity_per_user_and_day_follows_the_filters(audited, make_app):
+    at = _auditoria(make_app, audited)
+    activity = at.dataframe[1].value
+    assert list(activity.columns) == [
+        "día (UTC)",
+        "usuario",
+        "preguntas",
+        "planes ejecutados",
+        "cargas",
+        "denegaciones",
+        "otros",
+        "total",
+    ]
+    by_user = activity.set_index("usuario")
+    assert by_user.loc["ana@example.org", "planes ejecutados"] == 1
+    assert by_user.loc["sofia@example.org", "preguntas"] == 1
+    assert by_user.loc["luis@example.org", "cargas"] == 1
+    assert activity["total"].sum() == 3
+    assert len(at.get("vega_lite_chart")) == 1
+    at.selectbox(key="aud_usuario").set_value("luis@example.org").run()
+    assert list(at.dataframe[1].value["usuario"]) == ["luis@example.org"]
+    at.date_input(key="aud_desde").set_value(date.today() + timedelta(days=1)).run()
+    assert "Sin actividad para esos filtros." in texts(at.info)
+
+
+def test_a_verified_segment_is_offered_for_the_records_shown(audited, make_app):
+    at = _auditoria(make_app, audited)
+    assert (at.number_input(key="aud_seg_desde").value, at.number_input(key="aud_seg_hasta").value) == (1, 3)
+    button = next(b for b in at.get("download_button") if "segmento" in b.proto.label)
+    assert button.proto.label == "Descargar segmento verificado (seq 1–3)" and not button.proto.disabled
+    at.number_input(key="aud_seg_desde").set_value(3).run()
+    at.number_input(key="aud_seg_hasta").set_value(2).run()
+    assert "Rango de registros inválido" in at.error[0].value
+    assert not [b for b in at.get("download_button") if "segmento" in b.proto.label]
+
+    document = json.loads(audit_view.segment_bytes(audited, 1, 3, "sofia@example.org", "supervisor"))
+    log = AuditLog.for_settings(audited)
+    assert segment.check_segment(document, log.seal.key()).ok
+    assert log.list(limit=1)[0].kind == "audit_export"
+    document["records"][1]["question"] = "otra"
+    assert not segment.check_segment(document, log.seal.key()).ok
