@@ -98,7 +98,9 @@ def show_turn(turn, latest: bool) -> None:
                 turn.job_id,
                 on_option=ask_option(turn),
                 geo=geo,
-                load_evidence=lambda t: chat.evidence_envelope(t, settings(), email, role),
+                load_evidence=lambda t, limit=chat.EVIDENCE_LIMIT: chat.evidence_envelope(
+                    t, settings(), email, role, limit
+                ),
             )
             other_crime(turn)
             board.pin_button(turn, email, key=turn.job_id, origin="consultar")

@@ -63,23 +63,38 @@ def other_options(turn: Turn, catalog: Any) -> list[str]:
     return [c["subtipo"] for c in monthly_crimes(catalog) if c["subtipo"] not in shown]
 
 
-def evidence_plan(plan: dict) -> dict | None:
-    """The turn's plan with the evidence tool at the end (None when the turn ran no plan)."""
+def evidence_plan(plan: dict, limit: int = EVIDENCE_LIMIT) -> dict | None:
+    """The turn's plan with the evidence tool at the end, listing up to ``limit`` rows (None when it ran no plan)."""
     if not plan or not plan.get("plan"):
         return None
     evidence = next(s.tool_id for s in load_tool_specs() if s.kind == "evidence")
     steps = [{k: v for k, v in s.items() if k in ("tool_id", "tool_version", "args")} for s in plan["plan"]]
     if steps[-1]["tool_id"] != evidence:
-        steps.append({"tool_id": evidence, "args": {"limit": EVIDENCE_LIMIT}})
+        steps.append({"tool_id": evidence, "args": {"limit": limit}})
+    elif limit != EVIDENCE_LIMIT:  # the whole list asked for: the plan's own evidence step lists them all
+        steps[-1] = {**steps[-1], "args": {**(steps[-1].get("args") or {}), "limit": limit}}
     return {"plan": steps, "meta": {"strict_time": bool((plan.get("meta") or {}).get("strict_time"))}}
 
 
-def evidence_envelope(turn: Turn, settings, user: str, role: str) -> dict | None:
+def evidence_max() -> int:
+    """The most rows the evidence tool lists in one run (its spec's ``limit`` maximum)."""
+    spec = next(s for s in load_tool_specs() if s.kind == "evidence")
+    return int(((spec.args_schema.get("properties") or {}).get("limit") or {}).get("maximum") or EVIDENCE_LIMIT)
+
+
+def evidence_counts(envelope: dict) -> tuple[int, int]:
+    """(rows listed, rows behind the answer): «se muestran 200 de 217» when the list stopped at its limit."""
+    shown = len(((envelope.get("data") or {}).get("inline") or {}).get("rows") or [])
+    total = (envelope.get("metrics") or {}).get("filas")
+    return shown, max(shown, total if isinstance(total, int) else shown)
+
+
+def evidence_envelope(turn: Turn, settings, user: str, role: str, limit: int = EVIDENCE_LIMIT) -> dict | None:
     """The evidence rows behind a turn's answer (an audited run of its plan + the evidence tool)."""
     ready = [e for e in turn.envelopes if getattr(tool_spec(str(e.get("tool", ""))), "kind", None) == "evidence"]
-    if ready:
+    if ready and evidence_counts(ready[-1])[0] >= min(limit, evidence_counts(ready[-1])[1]):
         return ready[-1]
-    plan = evidence_plan(turn.plan)
+    plan = evidence_plan(turn.plan, limit)
     if plan is None:
         return None
     from core.api import execution
@@ -93,4 +108,26 @@ def evidence_envelope(turn: Turn, settings, user: str, role: str) -> dict | None
         question=turn.question[:2000],
         audit_extra={"source_job_id": turn.job_id, "source_query_hash": (turn.validation or {}).get("query_hash")},
     )
-    return result.envelopes[-1]
+    envelope = result.envelopes[-1]
+    return with_every_row(envelope, settings.artifacts_dir) if limit != EVIDENCE_LIMIT else envelope
+
+
+def with_every_row(envelope: dict, artifacts_dir) -> dict:
+    """A copy of an envelope whose inline rows are its whole table when the inline part was cut (the rest is in
+    its ``artifact://`` Parquet file, inside ``artifacts_dir``); unchanged when nothing was cut or no file is found."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    data = envelope.get("data") or {}
+    if not ((data.get("inline") or {}).get("limit_notice") or {}).get("applied"):
+        return envelope
+    root = Path(artifacts_dir).resolve()
+    for address in (data.get("artifacts") or {}).get("tables", {}).values():
+        path = (root / str(address).removeprefix("artifact://")).resolve()
+        if root in path.parents and path.is_file():
+            frame = pd.read_parquet(path)
+            rows = frame.astype(object).where(frame.notna(), None).values.tolist()
+            inline = {**data["inline"], "rows": rows, "limit_notice": {"applied": False, "total_rows": len(rows)}}
+            return {**envelope, "data": {**data, "inline": inline}}
+    return envelope

@@ -19,6 +19,8 @@ from core.engine.envelope import records
 from ui import markup
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
+SCALE = "Reds"
+LATITUDE_STRETCH = 1.07  # 1 / cos(21°): a degree of longitude is shorter than one of latitude at Guanajuato
 NO_VALUE = "#eeeeee"  # a municipality the answer has no value for: grey, never the colour of zero
 MAP_HEIGHT = 420
 MAP_CACHE = 16
@@ -122,10 +124,24 @@ def map_rows(spec: dict, plan: dict | None, geo: Any) -> list[dict]:
     return markup.plot_safe({"data": rows})["data"]  # labels come from uploads: Plotly draws tags in hovers
 
 
+def _outline(geometry: dict) -> tuple[list, list]:
+    """x and y of every ring of a (Multi)Polygon, rings apart by a gap (None)."""
+    polygons = geometry["coordinates"] if geometry["type"] == "MultiPolygon" else [geometry["coordinates"]]
+    xs: list = []
+    ys: list = []
+    for polygon in polygons:
+        for ring in polygon:
+            xs += [p[0] for p in ring] + [None]
+            ys += [p[1] for p in ring] + [None]
+    return xs, ys
+
+
 def map_figure(spec: dict, geojson: dict, cve_by_id: dict[str, str]):
-    """A choropleth of Guanajuato's municipalities on a continuous scale, fitted to its frame at any width
-    (no map tiles, no WebGL); a municipality without a value in the rows is grey and says so on hover."""
+    """Guanajuato's municipalities filled on a continuous scale, drawn as plain shapes on hidden axes: it fits its
+    frame at any width and needs nothing from the network (a Plotly geo map fetches a world outline from a CDN, a
+    tile map sets its zoom in pixels). A municipality without a value in the rows is grey and says so on hover."""
     import plotly.graph_objects as go
+    from plotly.colors import sample_colorscale
 
     key, value = spec["map"]["key"], spec["map"]["value"]
     label = spec.get("y_label") or value
@@ -133,40 +149,59 @@ def map_figure(spec: dict, geojson: dict, cve_by_id: dict[str, str]):
     frame["cve_municipio"] = frame[key].map(cve_by_id)
     frame = frame.dropna(subset=["cve_municipio"])
     frame[value] = pd.to_numeric(frame[value], errors="coerce")
-    every = [f["properties"].get("cve_municipio") for f in geojson["features"]]
-    names = {f["properties"].get("cve_municipio"): f["properties"].get("NOMGEO") for f in geojson["features"]}
-    missing = [c for c in every if c not in set(frame["cve_municipio"])]
+    values = dict(zip(frame["cve_municipio"], frame[value], strict=True))
+    names = dict(zip(frame["cve_municipio"], frame["label"], strict=True))
+    top = max([v for v in values.values() if pd.notna(v)] or [0]) or 1
     fig = go.Figure()
-    if missing:
+    for feature in geojson["features"]:
+        cve = feature["properties"].get("cve_municipio")
+        name = names.get(cve) or feature["properties"].get("NOMGEO") or cve
+        amount = values.get(cve)
+        known = amount is not None and pd.notna(amount)
+        xs, ys = _outline(feature["geometry"])
+        fill = sample_colorscale(SCALE, [amount / top])[0] if known else NO_VALUE
+        said = f"{name}: {amount:,.4g} ({label})" if known else f"{name}: sin dato en esta respuesta"
         fig.add_trace(
-            go.Choropleth(
-                geojson=geojson,
-                featureidkey="properties.cve_municipio",
-                locations=missing,
-                z=[0] * len(missing),
-                colorscale=[[0, NO_VALUE], [1, NO_VALUE]],
-                showscale=False,
-                customdata=[[names.get(c) or c] for c in missing],
-                hovertemplate="<b>%{customdata[0]}</b><br>Sin dato en esta respuesta<extra></extra>",
-                marker={"line": {"color": "#9a9a9a", "width": 0.6}},
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                fill="toself",
+                fillcolor=fill,
+                line={"color": "#9a9a9a", "width": 0.6},
+                name=said,
+                hoveron="fills",
+                hoverinfo="name",
+                showlegend=False,
+                meta={"cve_municipio": cve, "valor": float(amount) if known else None},
             )
         )
-    fig.add_trace(
-        go.Choropleth(
-            geojson=geojson,
-            featureidkey="properties.cve_municipio",
-            locations=frame["cve_municipio"],
-            z=frame[value],
-            zmin=0,
-            colorscale="Reds",
-            customdata=frame[["label"]].to_numpy(),
-            hovertemplate=f"<b>%{{customdata[0]}}</b><br>{label}: %{{z:,}}<extra></extra>",
-            marker={"line": {"color": "#9a9a9a", "width": 0.6}},
-            colorbar={"orientation": "h", "thickness": 12, "len": 0.9, "y": -0.02, "yanchor": "top", "title": None},
+    fig.add_trace(  # the colour scale's bar: one invisible point carries it
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            showlegend=False,
+            hoverinfo="skip",
+            marker={
+                "colorscale": SCALE,
+                "cmin": 0,
+                "cmax": top,
+                "color": [0],
+                "showscale": True,
+                "colorbar": {"orientation": "h", "thickness": 12, "len": 0.9, "y": -0.02, "yanchor": "top"},
+            },
         )
     )
-    fig.update_geos(fitbounds="locations", visible=False, projection_type="mercator")
-    fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0}, height=MAP_HEIGHT, dragmode=False)
+    fig.update_xaxes(visible=False, fixedrange=True)
+    fig.update_yaxes(visible=False, fixedrange=True, scaleanchor="x", scaleratio=LATITUDE_STRETCH)
+    fig.update_layout(
+        margin={"l": 0, "r": 0, "t": 0, "b": 0},
+        height=MAP_HEIGHT,
+        dragmode=False,
+        hoverlabel={"namelength": -1},
+        plot_bgcolor="rgba(0,0,0,0)",
+    )
     return fig
 
 

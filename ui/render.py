@@ -19,7 +19,7 @@ from core import csv_export
 from core.ask.charts import chart_spec, shape_of
 from core.ask.wording import month_words
 from core.engine.envelope import columns
-from ui import column_labels, markup, navigation, states
+from ui import chat, column_labels, markup, navigation, states
 from ui.maps import render_chart
 
 LIGHT_ROWS = 5  # rows of an earlier turn's small table
@@ -130,6 +130,33 @@ def render_evidence(turn: Any, key: str, loader: Callable[[Any], dict | None]) -
         if envelope:
             st.caption(markup.text(envelope.get("summary", {}).get("headline", "")))
             render_table(envelope, f"{key}_evrows")
+            render_evidence_rest(turn, f"{key}_evall", envelope, loader, store)
+
+
+def render_evidence_rest(turn: Any, key: str, envelope: dict, loader: Callable[..., dict | None], store: dict) -> None:
+    """When the evidence list stopped at its limit: say so («se muestran 200 de 217») and offer every row as CSV."""
+    shown, total = chat.evidence_counts(envelope)
+    if shown >= total:
+        return
+    st.caption(f"Se muestran {shown:,} de {total:,} filas de evidencia; el CSV completo las trae todas.")
+    wanted = min(total, chat.evidence_max())
+    full_key = f"{turn.job_id}:{wanted}"
+    if full_key not in store:
+        st.button(
+            f"Preparar el CSV con las {wanted:,} filas",
+            key=f"{key}_prepare",
+            on_click=lambda: store.__setitem__(full_key, loader(turn, wanted)),
+        )
+    full = store.get(full_key)
+    if full:
+        st.download_button(
+            f"Descargar CSV completo ({chat.evidence_counts(full)[0]:,} filas)",
+            frame_csv(column_labels.spanish_frame(frame_of(full))),
+            file_name=column_labels.download_name(full),
+            mime="text/csv",
+            key=f"{key}_csv",
+            on_click="ignore",
+        )
 
 
 def render_problems(problems: list[dict]) -> None:

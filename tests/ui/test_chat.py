@@ -120,3 +120,14 @@ def test_every_crime_the_clarification_allows_is_offered(engine, catalog, questi
 def test_no_other_options_without_a_crime_clarification(engine, catalog):
     turn = engine.ask("¿Cuántos robos hubo en Celaya en 2024?", Conversation())
     assert chat.other_options(turn, catalog) == []
+
+
+def test_the_whole_evidence_list_when_it_stopped_at_its_limit(engine, ui_settings):
+    turn = engine.ask("¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?", Conversation())
+    first = chat.evidence_envelope(turn, ui_settings, "ana@example.org", "analista")
+    shown, total = chat.evidence_counts(first)
+    assert shown == chat.EVIDENCE_LIMIT < total == len(turn.answer.evidence_ids)  # 200 of 217
+    every = chat.evidence_envelope(turn, ui_settings, "ana@example.org", "analista", limit=total)
+    assert chat.evidence_counts(every) == (total, total)
+    assert {r[0] for r in every["data"]["inline"]["rows"]} == set(turn.answer.evidence_ids)
+    assert chat.evidence_max() >= total

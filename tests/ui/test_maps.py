@@ -64,24 +64,29 @@ def test_a_top10_map_colours_every_municipality(engine, top10):
     assert len(rows) == MUNICIPALITIES and geo.plans == [wanted]
     geojson, cves = geo()
     fig = maps.map_figure({**spec, "data": rows}, geojson, cves)
-    assert len(fig.data) == 1  # no grey layer: every municipality has its value
-    trace = fig.data[0]
-    assert trace.type == "choropleth" and trace.featureidkey == "properties.cve_municipio"
-    assert len(trace.locations) == MUNICIPALITIES and len(set(trace.locations)) == MUNICIPALITIES
-    assert min(trace.z) >= 0 and trace.zmin == 0  # a continuous scale from zero
-    leon = list(trace.locations).index("11020")
-    assert trace.z[leon] == 596 and trace.customdata[leon][0] == "León"
-    assert "%{customdata[0]}" in trace.hovertemplate and "Delitos registrados" in trace.hovertemplate
-    assert fig.layout.geo.fitbounds == "locations" and fig.layout.geo.visible is False  # fits 390 px, no tiles
+    shapes = municipalities(fig)
+    assert len(shapes) == MUNICIPALITIES and len({t.meta["cve_municipio"] for t in shapes}) == MUNICIPALITIES
+    assert all(t.meta["valor"] is not None and t.fillcolor != maps.NO_VALUE for t in shapes)  # every one coloured
+    leon = next(t for t in shapes if t.meta["cve_municipio"] == "11020")
+    assert leon.meta["valor"] == 596 and leon.name.startswith("León: 596") and "Delitos registrados" in leon.name
+    assert leon.hoveron == "fills" and fig.layout.hoverlabel.namelength == -1  # the whole name and value on hover
+    scale = fig.data[-1].marker
+    assert scale.showscale and scale.cmin == 0 and scale.cmax == 596  # one continuous scale from zero
+    assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.xaxis.visible is False  # fits any width, no tiles
+
+
+def municipalities(fig) -> list:
+    """The traces that draw a municipality (the last one only carries the colour bar)."""
+    return [t for t in fig.data if t.fill == "toself"]
 
 
 def test_a_map_without_every_value_greys_the_rest_and_says_so(engine, top10):
     geojson, cves = maps.geo_for(engine)()
     fig = maps.map_figure(top10.answer.chart, geojson, cves)  # the top 10 only (no plan to ask for the rest)
-    grey, coloured = fig.data
-    assert len(grey.locations) == MUNICIPALITIES - 10 and len(coloured.locations) == 10
-    assert "Sin dato" in grey.hovertemplate and grey.showscale is False
-    assert not set(grey.locations) & set(coloured.locations)
+    shapes = municipalities(fig)
+    grey = [t for t in shapes if t.fillcolor == maps.NO_VALUE]
+    assert len(shapes) == MUNICIPALITIES and len(grey) == MUNICIPALITIES - 10
+    assert all("sin dato" in t.name and t.meta["valor"] is None for t in grey)
 
 
 def test_a_complete_ranking_asks_for_nothing_more(engine, top10):
@@ -110,7 +115,7 @@ def test_the_map_is_the_first_tab_and_has_no_toolbar(top10):
     assert [t.label for t in at.tabs] == ["Mapa", "Gráfica"]
     charts = at.get("plotly_chart")
     first = json.loads(charts[0].proto.spec)
-    assert first["data"][-1]["type"] == "choropleth"
+    assert first["data"][0]["fill"] == "toself"  # the map, drawn first
     assert json.loads(charts[0].proto.config)["displayModeBar"] is False  # nothing over the map on a phone
     assert "title" not in first["layout"] or not first["layout"]["title"].get("text")
     assert at.markdown[0].value.startswith("**Delitos registrados")  # the title wraps as text above

@@ -152,3 +152,52 @@ def test_frame_csv_keeps_numbers_and_neutralizes_formula_text():
     ]
     gaps = render.frame_csv(pd.DataFrame({"a": [None, "-x"], "b": [1.5, float("nan")]}))
     assert list(csv.reader(io.StringIO(gaps.decode("utf-8-sig")))) == [["a", "b"], ["", "1.5"], ["'-x", ""]]
+
+
+# --- «The evidence header says 217 rows and shows 200 with no note» (issue 15) ------------------------------
+
+
+def draw_evidence(total: int) -> None:
+    from types import SimpleNamespace
+
+    from ui import render
+    from ui.chat import EVIDENCE_LIMIT
+
+    def listing(rows: int) -> dict:
+        """An evidence listing of ``rows`` rows out of ``total`` behind the answer."""
+        return {
+            "tool": "listar_evidencia@1.0.0",
+            "status": "ok",
+            "summary": {"headline": f"Evidencia: {total} filas curadas"},
+            "meta": {"warnings": []},
+            "metrics": {"filas": total},
+            "data": {
+                "inline": {
+                    "columns": [{"name": "row_id"}, {"name": "entidad_id"}, {"name": "eventos"}],
+                    "rows": [[i, "GTO.MUN.LEON", 1] for i in range(rows)],
+                    "limit_notice": {"applied": False, "total_rows": rows},
+                }
+            },
+            "evidence": [],
+        }
+
+    def loader(turn, limit=EVIDENCE_LIMIT):
+        return listing(min(limit, total))
+
+    turn = SimpleNamespace(answer=SimpleNamespace(evidence_ids=list(range(total))), job_id="j")
+    render.render_evidence(turn, "t", loader)
+
+
+@pytest.mark.parametrize("total,note", [(217, "Se muestran 200 de 217 filas de evidencia"), (150, None)])
+def test_evidence_says_how_many_it_shows_and_offers_them_all(total, note):
+    at = AppTest.from_function(draw_evidence, args=(total,)).run(timeout=60)
+    at.button(key="t_ev").click().run(timeout=60)
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    if note is None:
+        assert "Se muestran" not in captions and not [b for b in at.button if "CSV" in b.label]
+        return
+    assert note in captions
+    at.button(key="t_evall_prepare").click().run(timeout=60)
+    assert not at.exception
+    assert "Descargar CSV completo (217 filas)" in [b.proto.label for b in at.get("download_button")]
