@@ -166,8 +166,12 @@ def load_files(
     dry_run: bool = False,
     progress=None,
     clock: Clock | None = None,
+    confirm_removals: int | None = None,
+    note: str | None = None,
 ) -> dict:
-    """Run the ETL (or its preview) and audit who loaded what; refusals are audited and re-raised."""
+    """Run the ETL (or its preview) and audit who loaded what; refusals are audited and re-raised.
+
+    A load that removes cells publishes only with ``confirm_removals`` equal to the preview's removed cells."""
     from core.errors import CasandraError, error_payload
     from core.etl import run_etl
     from core.etl.intent import PublishAudit, load_payload
@@ -178,7 +182,16 @@ def load_files(
     # A publish writes its «published» record in the same step as the switch (core.etl.intent).
     audit = None if dry_run else PublishAudit(AuditLog.for_settings(settings, clock=clock), user, role, names)
     try:
-        result = run_etl(specs, settings, clock=clock, progress=progress, dry_run=dry_run, audit=audit)
+        result = run_etl(
+            specs,
+            settings,
+            clock=clock,
+            progress=progress,
+            dry_run=dry_run,
+            audit=audit,
+            confirm_removals=confirm_removals,
+            note=note,
+        )
     except CasandraError as exc:
         if not dry_run:
             with AuditLog.for_settings(settings, clock=clock) as log:
@@ -213,15 +226,18 @@ def rollback(
     user: str = "local",
     role: str = "steward",
     clock: Clock | None = None,
+    reason: str | None = None,
 ) -> dict:
-    """Make an earlier version current again, its history line and audit record in the same step."""
+    """Make an earlier version current again, its history line and audit record (with ``reason``) in the same step."""
     from core.clock import iso_utc
     from core.etl.publish import Depot
 
     settings = _reconciled(settings)
     clock = clock or Clock()
     log = AuditLog.for_settings(settings, clock=clock)
-    meta = Depot(settings.store_dir).rollback(version_id, iso_utc(clock.now()), log=log, user=user, role=role)
+    meta = Depot(settings.store_dir).rollback(
+        version_id, iso_utc(clock.now()), log=log, user=user, role=role, reason=reason
+    )
     get_store(settings).refresh()
     return meta
 

@@ -30,7 +30,7 @@ from core.etl.publish import Depot
 
 # The command modules, in help order; a new command is a module with register_cli added here
 # (or named in CASANDRA_CLI_MODULES without editing the project).
-COMMAND_MODULES = ("core.cli", "core.audit.cli", "evals.harness")
+COMMAND_MODULES = ("core.cli", "core.etl.cli", "core.audit.cli", "evals.harness")
 
 
 class CommandModuleError(ImportError):
@@ -44,23 +44,6 @@ def _print_json(obj) -> None:
 def _stderr_progress(stage: str, fraction: float, message: str) -> None:
     sys.stderr.write(f"[{stage} {int(fraction * 100):3d}%] {message}\n")
     sys.stderr.flush()
-
-
-def cmd_etl(args, settings) -> int:
-    """Load files into a new dataset version."""
-    from core import api
-
-    specs = [SourceSpec(Path(p), coverage=args.coverage, annual_cut=args.annual_cut) for p in args.files]
-    summary = api.load_files(
-        specs,
-        settings=settings,
-        user=args.user,
-        role="steward",
-        dry_run=args.dry_run,
-        progress=None if args.quiet else _stderr_progress,
-    )
-    _print_json(summary)
-    return 0
 
 
 def load_manifest(raw_dir: Path) -> list[SourceSpec]:
@@ -112,21 +95,6 @@ def cmd_metadata(args, settings) -> int:
             "No hay datos publicados en esta carpeta.", ["Cargue archivos con `python -m core etl ARCHIVO`."]
         )
     _print_json(meta)
-    return 0
-
-
-def cmd_versions(args, settings) -> int:
-    """List the published versions, newest first."""
-    _print_json(Depot(settings.store_dir).versions())
-    return 0
-
-
-def cmd_rollback(args, settings) -> int:
-    """Make an earlier version current again."""
-    from core import api
-
-    meta = api.rollback(args.version_id, settings=settings, user=args.user, role="steward")
-    _print_json({"status": "rolled_back", "dataset_version": meta["dataset_version"], "max_date": meta["max_date"]})
     return 0
 
 
@@ -282,16 +250,8 @@ def _common() -> argparse.ArgumentParser:
 
 
 def register_cli(subparsers) -> None:
-    """Add the built-in commands (etl, build, metadata, versions, rollback, catalog, execute, job, ask, contracts)."""
+    """Add the built-in commands (build, metadata, catalog, execute, job, ask, contracts; the steward's in core.etl.cli)."""
     common = _common()
-    p = subparsers.add_parser("etl", parents=[common], help="cargar archivos CSV/ZIP en una nueva versión")
-    p.add_argument("files", nargs="+")
-    p.add_argument("--coverage", help="AAAA-MM:AAAA-MM para archivos largos sin ceros")
-    p.add_argument("--annual-cut", help="AAAA-MM: último mes incluido en los totales anuales")
-    p.add_argument("--quiet", action="store_true")
-    p.add_argument("--dry-run", action="store_true", help="revisar sin publicar (vista previa)")
-    p.add_argument("--user", default="cli")
-    p.set_defaults(handler=cmd_etl)
     p = subparsers.add_parser("build", parents=[common], help="construir el almacén con los archivos de data/raw")
     p.add_argument("--if-missing", action="store_true")
     p.add_argument("--raw-dir")
@@ -300,11 +260,6 @@ def register_cli(subparsers) -> None:
     p.set_defaults(handler=cmd_build)
     p = subparsers.add_parser("metadata", parents=[common], help="metadatos de la versión vigente")
     p.set_defaults(handler=cmd_metadata)
-    subparsers.add_parser("versions", parents=[common], help="versiones publicadas").set_defaults(handler=cmd_versions)
-    p = subparsers.add_parser("rollback", parents=[common], help="volver a una versión anterior")
-    p.add_argument("version_id")
-    p.add_argument("--user", default="cli")
-    p.set_defaults(handler=cmd_rollback)
     p = subparsers.add_parser("catalog", parents=[common], help="catálogo de herramientas (CatalogSpec)")
     p.set_defaults(handler=cmd_catalog)
     p = subparsers.add_parser("execute", parents=[common], help="ejecutar un plan (texto o JSON; '-' = stdin)")

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from core.dataset import entities, taxonomy
-from core.etl import observations
+from core.etl import coverage, observations
 from core.etl.merge import INCIDENT_COLUMNS, SUMMARY_COLUMNS, current_cells
 
 
@@ -66,14 +66,16 @@ def assemble(
         )
         con.execute(f"""CREATE OR REPLACE VIEW new_incidents_summary AS
                         SELECT {SUMMARY_COLUMNS} FROM (SELECT 0 AS load_seq, * FROM new_incidents) GROUP BY ALL""")
-    # Consecutive owned months collapse into coverage runs (usually one per crime).
+    # Consecutive owned months collapse into coverage runs (usually one per crime); a month a load leaves
+    # incomplete for the state stays out (core.etl.coverage.mark_partial_months).
+    coverage.mark_partial_months(con)
     con.execute(
         """CREATE OR REPLACE TABLE new_coverage_month AS
            SELECT estado_id, delito, 'month' AS granularity, min(fecha) AS desde, max(fecha) AS hasta,
                   count(*)::INTEGER AS meses
            FROM (SELECT *, (year(fecha) * 12 + month(fecha))
                         - row_number() OVER (PARTITION BY estado_id, delito ORDER BY fecha) AS grp
-                 FROM owner)
+                 FROM owner ANTI JOIN partial_months USING (estado_id, delito, fecha))
            GROUP BY estado_id, delito, grp"""
     )
     _newest_per_key(

@@ -14,6 +14,7 @@ from datetime import date
 from core.errors import ValidacionError
 from core.etl import merge
 from core.etl.layouts import Layout
+from core.text import month_words
 
 _MONTH_RE = re.compile(r"^\s*(\d{4})-(\d{1,2})\s*$")
 
@@ -82,7 +83,7 @@ def own_slices(con, seq: int, layout: Layout, declared_coverage: str | None, rep
         if first:
             report["advertencias"].append(
                 f"Cobertura inferida {first:%Y-%m}..{last:%Y-%m}: los meses ausentes dentro de ella cuentan como 0. "
-                "Declárela con --coverage si el archivo cubre otro periodo."
+                "Si el archivo cubre otro periodo, declare su cobertura."
             )
     if first:
         merge.add_owned_range(con, seq, first, last)
@@ -109,6 +110,69 @@ def _warn_partial_extension(con, seq: int, report: dict) -> None:
             f"{delito}: {months} meses nuevos con menos municipios que los conocidos; "
             "los municipios ausentes contarán como 0 en esos meses."
         )
+
+
+def mark_partial_months(con) -> None:
+    """``partial_months``: the months this load owns where the next version carries fewer than half the
+    municipalities that crime's months usually carry in that state; they leave the state's coverage.
+
+    A one-row file of León for December would otherwise make December a state month whose total is León's
+    (a long file's absent cells are zeros). Usual = the median count of the current version's covered months,
+    and only crimes whose usual month carries at least half the state's municipalities are judged: a sparse
+    crime (trata de personas) has months with one municipality or none. The cells stay, as their places' own
+    coverage (``core.etl.metadata``). Called once ``new_incidents`` is assembled, before the coverage runs."""
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE partial_months AS
+           WITH cov AS (SELECT estado_id, delito, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
+                        FROM cur_coverage WHERE granularity = 'month'),
+                per_month AS (SELECT estado_id, delito, fecha, count(DISTINCT cve_municipio) AS n
+                              FROM cur_incidents JOIN cov USING (estado_id, delito, fecha) GROUP BY ALL),
+                mun AS (SELECT estado_id, count(*) AS n FROM cur_entities WHERE nivel = 'municipio' GROUP BY ALL),
+                dense AS (SELECT p.estado_id, p.delito, median(p.n) AS usual FROM per_month p JOIN mun m USING (estado_id)
+                          GROUP BY ALL HAVING median(p.n) * 2 >= any_value(m.n)),
+                months AS (SELECT DISTINCT estado_id, delito, fecha FROM owned),
+                after AS (SELECT estado_id, delito, fecha, count(DISTINCT cve_municipio) AS n
+                        FROM new_incidents JOIN months USING (estado_id, delito, fecha) GROUP BY ALL)
+           SELECT m.estado_id, m.delito, m.fecha, coalesce(w.n, 0) AS municipios, d.usual::INTEGER AS habituales
+           FROM months m JOIN dense d USING (estado_id, delito) LEFT JOIN after w USING (estado_id, delito, fecha)
+           WHERE coalesce(w.n, 0) * 2 < d.usual"""
+    )
+
+
+def partial_months(con) -> list[dict]:
+    """The months ``mark_partial_months`` kept out of the state's coverage, for the load's report."""
+    rows = con.execute(
+        """SELECT p.estado_id, p.delito, any_value(c.subtipo), p.fecha, p.municipios, p.habituales
+           FROM partial_months p LEFT JOIN new_crimes c USING (delito) GROUP BY ALL ORDER BY p.delito, p.fecha"""
+    ).fetchall()
+    return [
+        {
+            "estado_id": e,
+            "delito": d,
+            "nombre": label or d,
+            "fecha": f.isoformat(),
+            "municipios": int(n),
+            "habituales": int(u),
+        }
+        for e, d, label, f, n, u in rows
+    ]
+
+
+def partial_warnings(months: list[dict]) -> list[str]:
+    """One Spanish warning per crime whose months a load leaves incomplete for the state."""
+    by_crime: dict[str, list[dict]] = {}
+    for m in months:
+        by_crime.setdefault(m["delito"], []).append(m)
+    out = []
+    for items in by_crime.values():
+        first, last = date.fromisoformat(items[0]["fecha"]), date.fromisoformat(items[-1]["fecha"])
+        when = month_words(first) if first == last else f"{month_words(first)} a {month_words(last)}"
+        most = max(i["municipios"] for i in items)
+        out.append(
+            f"{items[0]['nombre']}: {when} quedaría con {most} de {items[0]['habituales']} municipios habituales; "
+            "ese periodo no contará como total del estado (solo como dato de esos municipios) hasta que llegue el resto."
+        )
+    return out
 
 
 def iso_date(value) -> str | None:

@@ -170,30 +170,6 @@ def current_cells(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute("SELECT count(*) FROM cur_incidents").fetchone()[0]
 
 
-def diff_incidents(con: duckdb.DuckDBPyConnection) -> dict:
-    """Cells added, changed and removed against the current version, per crime."""
-    if current_cells(con) == 0:  # a first load: every cell is new, no join needed
-        rows = con.execute("SELECT delito, sum(n), 0, 0, 0 FROM new_incidents_summary GROUP BY 1 ORDER BY 1").fetchall()
-    else:
-        rows = _diff_rows(con)
-    per = {d: {"agregadas": a, "eliminadas": e, "cambiadas": c, "iguales": i} for d, a, e, c, i in rows}
-    totals = {k: sum(v[k] for v in per.values()) for k in ("agregadas", "eliminadas", "cambiadas", "iguales")}
-    changed = {d: v for d, v in per.items() if v["agregadas"] or v["eliminadas"] or v["cambiadas"]}
-    return {"totales": totals, "por_delito": changed}
-
-
-def _diff_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
-    return con.execute(
-        """SELECT coalesce(n.delito, o.delito) AS delito,
-                  count(*) FILTER (WHERE o.row_id IS NULL) AS agregadas,
-                  count(*) FILTER (WHERE n.row_id IS NULL) AS eliminadas,
-                  count(*) FILTER (WHERE n.row_id IS NOT NULL AND o.row_id IS NOT NULL AND n.eventos <> o.eventos) AS cambiadas,
-                  count(*) FILTER (WHERE n.row_id IS NOT NULL AND o.row_id IS NOT NULL AND n.eventos = o.eventos) AS iguales
-           FROM new_incidents n FULL OUTER JOIN cur_incidents o ON n.row_id = o.row_id
-           GROUP BY 1 ORDER BY 1"""
-    ).fetchall()
-
-
 def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, Path] | None = None) -> dict[str, int]:
     """Write every ``new_<table>`` as Parquet into ``folder`` (or copy a ``ready`` file), then the
     version's query database (``core.etl.query_db``); returns row counts."""

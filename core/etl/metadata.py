@@ -75,6 +75,18 @@ def _joined(runs: list[dict]) -> list[dict]:
     return out
 
 
+# A municipality's curated cells in months its state's coverage leaves out (a load that brought only some
+# municipalities of a month: core.etl.coverage.mark_partial_months): that municipality's own runs.
+PLACE_CELLS_SQL = """
+    SELECT entidad_id, delito, min(fecha), max(fecha), count(*)::INTEGER
+    FROM (SELECT *, (year(fecha) * 12 + month(fecha))
+                    - row_number() OVER (PARTITION BY entidad_id, delito ORDER BY fecha) AS grp
+          FROM (SELECT DISTINCT entidad_id, estado_id, delito, fecha FROM new_incidents) i
+          WHERE NOT EXISTS (SELECT 1 FROM new_coverage_month c WHERE c.estado_id = i.estado_id
+                            AND c.delito = i.delito AND i.fecha BETWEEN c.desde AND c.hasta))
+    GROUP BY entidad_id, delito, grp"""
+
+
 def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo) -> dict:
     """The version's metadata.json (docs/contracts/001_casandra_v0.md §8-§9)."""
     cov_rows = con.execute(
@@ -102,7 +114,8 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
     # from the version's dates (another municipality has no number there).
     by_place: dict = {}
     for lugar, delito, desde, hasta, meses in con.execute(
-        place_coverage_sql("new_observations", "new_entities")
+        f"""SELECT * FROM ({place_coverage_sql("new_observations", "new_entities")})
+            UNION ALL SELECT * FROM ({PLACE_CELLS_SQL}) ORDER BY 2, 1, 3"""
     ).fetchall():
         run = {"desde": desde.isoformat(), "hasta": month_end(hasta.year, hasta.month).isoformat(), "meses": meses}
         by_place.setdefault(delito, {}).setdefault(lugar, []).append(run)

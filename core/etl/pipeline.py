@@ -19,7 +19,7 @@ from core.clock import Clock, iso_utc
 from core.config import Settings
 from core.dataset import taxonomy
 from core.errors import DatosFaltantesError, ValidacionError
-from core.etl import assembly, coverage, curate, direct, load, merge, metadata, sources
+from core.etl import assembly, changes, coverage, curate, direct, load, merge, metadata, sources
 from core.etl.coverage import iso_date, parse_coverage, parse_month
 from core.etl.intent import PublishAudit
 from core.etl.layouts import Layout, ReadContext, detect_layout
@@ -61,12 +61,16 @@ def run_etl(
     progress: Progress | None = None,
     dry_run: bool = False,
     audit: PublishAudit | None = None,
+    confirm_removals: int | None = None,
+    note: str | None = None,
 ) -> EtlResult:
     """Load, curate and publish a batch of files; raise a CasandraError on refusal.
 
     With ``dry_run`` everything is checked and the summary (layouts, crimes, periods,
     quarantine, changes) is returned, but nothing is published: the upload preview.
-    With ``audit`` a publish writes its «published» record in the same step as the switch."""
+    With ``audit`` a publish writes its «published» record in the same step as the switch.
+    A load that removes cells publishes only when ``confirm_removals`` is that number (the
+    preview's ``cambios.totales.eliminadas``); ``note`` is the steward's note on the version."""
     clock = clock or Clock()
     progress = progress or _noop
     depot = Depot(settings.store_dir)
@@ -79,7 +83,8 @@ def run_etl(
     with depot.lock():
         work = depot.new_work_dir()
         try:
-            return _run_locked(specs, settings, clock, progress, depot, work, dry_run, audit)
+            publication = Publication(audit, confirm_removals, note)
+            return _run_locked(specs, settings, clock, progress, depot, work, dry_run, publication)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -101,8 +106,10 @@ def _run_locked(
     depot: Depot,
     work: Path,
     dry_run: bool = False,
-    audit: PublishAudit | None = None,
+    publication: Publication | None = None,
 ) -> EtlResult:
+    publication = publication or Publication()
+    audit = publication.audit
     now = clock.now()
     loaded_at = iso_utc(now)
     load_id = uuid.uuid4().hex[:12]
@@ -172,26 +179,29 @@ def _run_locked(
             },
             "previous_version": previous["dataset_version"] if previous else None,
         }
-        if previous and previous.get("content_hash") == digest and not metadata.new_geo(previous, geo_files):
+        summary["cambios"] = changes.diff(con)
+        summary["cambios"]["meses_incompletos"] = coverage.partial_months(con)
+        summary["cambios"]["avisos"] = coverage.partial_warnings(summary["cambios"]["meses_incompletos"])
+        if _unchanged(con, previous, digest, geo_files):
             summary.update(
                 status="unchanged",
                 dataset_version=previous["dataset_version"],
-                cambios=merge.diff_incidents(con),
-                mensaje="Sin cambios: el contenido ya estaba publicado.",
+                mensaje=UNCHANGED_PREVIEW if dry_run else UNCHANGED,
             )
             progress("publish", 1.0, "Sin cambios")
             return EtlResult(False, previous["dataset_version"], summary)
-        summary["cambios"] = merge.diff_incidents(con)
         if dry_run:
             summary.update(status="preview", dataset_version=None, mensaje="Vista previa: nada se publicó todavía.")
             progress("publish", 1.0, "Vista previa lista")
             return EtlResult(False, None, summary)
+        changes.require_confirmation(summary["cambios"], publication.confirm_removals)
         vid = f"gx-{now:%Y.%m.%d}-{digest[:8]}"
         staging = depot.new_staging_version()
         try:
             counts = merge.write_tables(con, staging, ready)
             geo_meta = metadata.copy_geo(depot, previous, geo_files, staging)
             meta = metadata.build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo_meta)
+            meta["publicacion"] = publication.record(summary)
             (staging / "metadata.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
             progress("publish", 0.8, "Publicando versión")
             depot.commit_version(staging, vid)
@@ -212,6 +222,8 @@ def _run_locked(
             "at": loaded_at,
             "load_id": load_id,
             "files": [r["archivo"] for r in reports],
+            "user": audit.user if audit else None,
+            "nota": meta["publicacion"]["nota"],
         }
         # The switch, its history line and its audit record as one step (core.etl.intent).
         depot.publish(vid, event, audit.record(vid, summary) if audit else None, audit.log if audit else None)
@@ -232,6 +244,38 @@ def _run_locked(
         ) from exc
     finally:
         con.close()
+
+
+UNCHANGED = "Sin cambios: no se publicó una versión nueva."
+UNCHANGED_PREVIEW = "Sin cambios: la versión vigente ya tiene este contenido; no se publicará una versión nueva."
+
+
+@dataclass(frozen=True)
+class Publication:
+    """Who publishes (the audit log and its user), the removals they confirmed and their note on the version."""
+
+    audit: PublishAudit | None = None
+    confirm_removals: int | None = None
+    note: str | None = None
+
+    def record(self, summary: dict) -> dict:
+        """What the version's metadata keeps of its publication: who, which files, what changed, the note."""
+        totals = summary["cambios"]["totales"]
+        return {
+            "usuario": self.audit.user if self.audit else None,
+            "archivos": [a["archivo"] for a in summary["archivos"]],
+            "cambios": {k: totals.get(k, 0) for k in changes.KINDS},
+            "nota": (self.note or "").strip() or None,
+        }
+
+
+def _unchanged(con, previous: dict | None, digest: str, geo_files) -> bool:
+    """No new version: the same digest, or (a version whose digest other code recorded) the same tables."""
+    if not previous or metadata.new_geo(previous, geo_files):
+        return False
+    if previous.get("content_hash") == digest:
+        return True
+    return not metadata.stale(previous) and changes.same_tables(con)
 
 
 def _known_views(con) -> None:

@@ -91,6 +91,8 @@ class Depot:
                     "row_counts": meta.get("row_counts", {}),
                     "previous_version": meta.get("previous_version"),
                     "current": meta["dataset_version"] == current,
+                    # who published it, from which files, what changed and their note (older versions: none)
+                    "publicacion": meta.get("publicacion") or {},
                 }
             )
         out.sort(key=lambda v: (v["updated_at"], v["dataset_version"]), reverse=True)
@@ -192,19 +194,28 @@ class Depot:
             return intents.reconcile(self, log) if held else None
 
     def rollback(
-        self, vid: str, when: str, *, log: Any | None = None, user: str = "local", role: str = "steward"
+        self,
+        vid: str,
+        when: str,
+        *,
+        log: Any | None = None,
+        user: str = "local",
+        role: str = "steward",
+        reason: str | None = None,
     ) -> dict:
-        """Make an earlier version current again, with its history line and (given ``log``) audit record."""
+        """Make an earlier version current again, with its history line and (given ``log``) audit record;
+        ``reason`` (why the steward goes back) is kept in both."""
         with self.lock():
             previous = self.current_id()
+            reason = (reason or "").strip() or None
             record = {
                 "kind": "rollback",
                 "user": user,
                 "role": role,
                 "status": "ok",
                 "dataset_version": vid,
-                "payload": {"from": previous, "to": vid},
+                "payload": {"from": previous, "to": vid, "motivo": reason},
             }
-            event = {"event": "rollback", "from": previous, "to": vid, "at": when}
+            event = {"event": "rollback", "from": previous, "to": vid, "at": when, "user": user, "motivo": reason}
             self.publish(vid, event, record if log is not None else None, log)
         return self.metadata(vid)

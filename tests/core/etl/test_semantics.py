@@ -225,7 +225,11 @@ def test_a_newer_long_file_owns_its_whole_slices(empty_settings, clock, tmp_path
     lines = FEMINICIDIO.read_text(encoding="utf-8").splitlines()
     keep = [lines[0]] + [line for line in lines[1:] if ",2024," in line][:1]
     revised.write_text("\n".join(keep) + "\n", encoding="utf-8")
-    result = load(empty_settings, revised, clock=clock, coverage="2024-01:2024-12")
+    preview = run_etl([SourceSpec(revised, coverage="2024-01:2024-12")], empty_settings, clock=clock, dry_run=True)
+    removed = preview.summary["cambios"]["totales"]["eliminadas"]  # published only with that confirmation
+    result = run_etl(
+        [SourceSpec(revised, coverage="2024-01:2024-12")], empty_settings, clock=clock, confirm_removals=removed
+    )
     # Every other 2024 cell is now an absent (zero) cell of the newer file.
     assert total(empty_settings, "feminicidio", "AND year(fecha) = 2024") == int(keep[1].rsplit(",", 1)[1])
     assert total(empty_settings, "feminicidio", "AND year(fecha) = 2023") == 26
