@@ -13,7 +13,7 @@ from core.workspace import permalink
 from ui import board, chat, history, markup
 from ui.auth import ANALYSTS, require
 from ui.maps import geo_for
-from ui.plan_view import render_plan_details
+from ui.plan_view import files_of, render_plan_details
 from ui.render import open_in_editor, render_answer
 from ui.session import assistant, settings
 
@@ -108,7 +108,7 @@ def show_turn(turn, latest: bool) -> None:
             if link:
                 st.markdown(f"[Enlace permanente]({link})")
         with right, st.expander("Plan de consulta", expanded=latest):
-            render_plan_details(turn, engine.catalog)
+            render_plan_details(turn, engine.catalog, files=files_of(engine.store, turn), beside_answer=True)
             if turn.plan and st.button("Editar este plan", key=f"{turn.job_id}_edit"):
                 open_in_editor(turn.plan)
 

@@ -1,11 +1,11 @@
-"""Plan de consulta: every contract of any turn of this session, and a way to edit its plan."""
+"""Plan de consulta: any turn of this session in plain words, then every contract (collapsed), and a way to edit its plan."""
 
 import pandas as pd
 import streamlit as st
 
 from ui import markup
 from ui.auth import ANALYSTS, require
-from ui.plan_view import render_plan_details
+from ui.plan_view import files_of, render_plan_details
 from ui.render import open_in_editor, turn_dict
 from ui.session import assistant
 
@@ -20,7 +20,8 @@ labels = {i: f"#{i + 1} · {turn_dict(t)['question'][:90]}" for i, t in enumerat
 index = st.selectbox("Turno", list(labels), index=len(turns) - 1, format_func=labels.get, key="plan_turn")
 turn = turns[index]
 d = turn_dict(turn)
-catalog = assistant().catalog
+engine = assistant()
+catalog = engine.catalog
 
 st.markdown(f"**Pregunta:** {markup.text(d['question'])}")
 if d.get("rewritten_question") and d["rewritten_question"] != d["question"]:
@@ -31,7 +32,7 @@ if answer.get("text"):
 
 summary, timings, raw = st.tabs(["Resumen", "Tiempos", "JSON"])
 with summary:
-    render_plan_details(turn, catalog)
+    render_plan_details(turn, catalog, files=files_of(engine.store, turn))
 with timings:
     stage_ms = {k: v for k, v in (d.get("timings_ms") or {}).items() if k != "total"}
     if stage_ms:

@@ -1,7 +1,9 @@
-"""The «Plan de consulta» panel of a turn, shared by Consultar and the Plan de consulta page: the contracts
-(QueryPlan, AnalystPlan, PlannerState), the tools and arguments, the validation, timings and LLM.
+"""The «Plan de consulta» panel of a turn, shared by Consultar and the Plan de consulta page.
 
-Every string a person, an upload or an LLM controls goes through ``ui.markup`` before Streamlit draws it.
+First the plan in plain words (``core.ask.explain``): «Qué entendí · Qué calculé · Con qué datos · Periodo
+efectivo · Advertencias» and the lab decision; then, collapsed under «Detalles técnicos», the contracts
+(QueryPlan, AnalystPlan, PlannerState), the tools with their arguments as a list, the validation, hashes,
+timings and LLM. Every string a person, an upload or an LLM controls goes through ``ui.markup``.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core.ask.explain import PlanWords, explain_turn, source_files
 from ui import markup
 from ui.render import render_problems, turn_dict
 
 CONFIDENCE = {"high": "alta", "medium": "media", "low": "baja"}
-LAB_STATUS = {"denied": "denegado", "approved": "aprobado", "conditional": "condicionado"}
 STRATEGIES = {
     "retrieve_then_answer": "consultar y responder",
     "clarify_then_retrieve": "preguntar antes de consultar",
@@ -24,6 +26,14 @@ STRATEGIES = {
     "direct_answer": "responder directamente",
 }
 PLANNER_NAMES = {"rules": "reglas (determinista)", "llm": "LLM"}
+SECTIONS = (
+    ("understood", "Qué entendí"),
+    ("computed", "Qué calculé"),
+    ("data", "Con qué datos"),
+    ("period", "Periodo efectivo"),
+    ("warnings", "Advertencias"),
+)
+TECHNICAL = "Detalles técnicos"
 
 
 def _yes(value: Any) -> str:
@@ -51,9 +61,54 @@ def pipeline_rows(plan: dict | None, envelopes: list[dict], catalog: Any) -> lis
     return rows
 
 
-def render_plan_details(turn: Any, catalog: Any = None) -> None:
-    """QueryPlan, AnalystPlan, PlannerState, tools, validation, query_hash, timings and LLM of a turn."""
+def args_lines(args: dict | None) -> list[str]:
+    """One Markdown list item per argument («- `delito`: homicidio_doloso»): a long value wraps, never cut."""
+    out = []
+    for name, value in (args or {}).items():
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+        shown = json.dumps(shown, ensure_ascii=False) if isinstance(shown, (dict, bool)) or shown is None else shown
+        out.append(f"- {markup.code(name)}: {markup.text(shown)}")
+    return out
+
+
+def files_of(store: Any, turn: Any) -> list[str]:
+    """The source files of a turn's evidence rows, looked up once per turn (``st.session_state["plan_files"]``)."""
     d = turn_dict(turn)
+    found = st.session_state.setdefault("plan_files", {})
+    if d.get("job_id") not in found:
+        found[d.get("job_id")] = source_files(store, d.get("envelopes") or []) if store is not None else []
+    return found[d.get("job_id")]
+
+
+def render_plain(words: PlanWords) -> None:
+    """The plan in plain words: each section's heading and its sentences, then the lab decision."""
+    for field, title in SECTIONS:
+        lines = getattr(words, field)
+        st.markdown(f"**{title}**  \n" + "  \n".join(markup.text(line) for line in lines))
+    st.caption(markup.text(words.access))
+
+
+def render_plan_details(
+    turn: Any, catalog: Any = None, *, files: list[str] | None = None, beside_answer: bool = False, key: str = ""
+) -> None:
+    """The plan in plain words, then the contracts under «Detalles técnicos».
+
+    ``beside_answer``: the panel sits in an expander beside the answer (Consultar). Streamlit cannot nest
+    expanders, so a toggle opens the technical details, drawn only when opened; and the data version and
+    query_hash, which the answer already shows, are not said again.
+    """
+    d = turn_dict(turn)
+    render_plain(explain_turn(d, catalog, files, with_version=not beside_answer))
+    if beside_answer:
+        if st.toggle(TECHNICAL, key=f"{key or d.get('job_id', 'plan')}_technical"):
+            _technical(d, catalog)
+        return
+    with st.expander(TECHNICAL, expanded=False):
+        _technical(d, catalog)
+
+
+def _technical(d: dict, catalog: Any) -> None:
+    """QueryPlan, AnalystPlan, PlannerState, tools and arguments, validation, query_hash, timings and LLM."""
     qp, ap, ps = d.get("query_plan") or {}, d.get("analyst_plan") or {}, d.get("planner_state") or {}
     if qp:
         lab = qp.get("lab_policy") or {}
@@ -63,10 +118,7 @@ def render_plan_details(turn: Any, catalog: Any = None) -> None:
             f"**Señales** {_items(qp.get('flags'))}"
         )
         st.markdown("**Por qué:**  \n" + markup.text(qp.get("rationale", "")))
-        st.caption(
-            f"Laboratorio: {markup.text(LAB_STATUS.get(lab.get('status'), lab.get('status')))} — "
-            f"{markup.text(lab.get('rationale', ''))}"
-        )
+        st.caption(f"Política del laboratorio: {markup.text(lab.get('rationale', ''))}")
     if ap:
         st.markdown(
             f"**Analista** · intención {markup.code(ap.get('intent'))} · tipo {markup.code(ap.get('request_type'))} · "
@@ -77,9 +129,12 @@ def render_plan_details(turn: Any, catalog: Any = None) -> None:
     if ps:
         _planner_state(ps, d.get("planner"))
     rows = pipeline_rows(d.get("plan"), d.get("envelopes") or [], catalog)
+    steps = ((d.get("plan") or {}).get("plan")) or []
     if rows:
-        st.markdown("**Herramientas**")  # st.table draws each cell as Markdown: the arguments come from plans
-        st.table(pd.DataFrame([{**row, "args": markup.text(row["args"])} for row in rows]), hide_index=True)
+        st.markdown("**Herramientas y argumentos**")  # a list, not a table: a narrow column wraps it, never cuts it
+        for i, (row, step) in enumerate(zip(rows, steps, strict=False)):
+            head = f"{i + 1}. {markup.code(row['herramienta'])} (herramienta {row['tool_id']})"
+            st.markdown("\n".join([head, *args_lines(step.get("args"))]))
     _validation(d.get("validation"))
     timings = d.get("timings_ms") or {}
     if timings:

@@ -99,13 +99,13 @@ def render_small_table(envelope: dict | None, rows: int = LIGHT_ROWS) -> None:
         st.caption(f"Primeras {rows} de {len(frame)} filas.")
 
 
-def render_provenance(provenance: dict | None) -> None:
-    """«Datos hasta …» · dataset_version · query_hash."""
+def render_provenance(provenance: dict | None, said: str = "") -> None:
+    """«Datos hasta …» · dataset_version · query_hash, each only when the answer's text (``said``) does not say it."""
     p = provenance or {}
     parts = []
-    if p.get("data_available_until"):
+    if p.get("data_available_until") and f"Datos hasta {month_words(p['data_available_until'])}" not in said:
         parts.append(f"Datos hasta {month_words(p['data_available_until'])}")
-    if p.get("dataset_version"):
+    if p.get("dataset_version") and p["dataset_version"] not in said:
         parts.append(f"versión {markup.code(p['dataset_version'])}")
     if p.get("query_hash"):
         parts.append(f"query_hash {markup.code(p['query_hash'])}")
@@ -227,7 +227,7 @@ def render_answer(
                 st.button(markup.text(option), key=f"{key}_opt{i}", on_click=on_option, args=(option,))
     if light:
         render_small_table(turn.result)
-        render_provenance(answer.provenance)
+        render_provenance(answer.provenance, answer.text)
         return
     if not states.render_states(turn.result, key):  # rows of states: a bar per state (ui/states.py)
         render_chart(answer.chart, key, geo, plan=getattr(turn, "plan", None), envelope=turn.result)
@@ -236,4 +236,4 @@ def render_answer(
         render_table(result, key)
     if load_evidence is not None:
         render_evidence(turn, key, load_evidence)
-    render_provenance(answer.provenance)
+    render_provenance(answer.provenance, answer.text)

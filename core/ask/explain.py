@@ -281,14 +281,14 @@ def _files(envelopes: list[dict], files: list[str] | None) -> list[str]:
     return list(dict.fromkeys(found + list(files or [])))
 
 
-def data_used(d: dict, files: list[str] | None = None) -> list[str]:
-    """The data version, how far it reaches, the sources and the files the rows came from."""
+def data_used(d: dict, files: list[str] | None = None, with_version: bool = True) -> list[str]:
+    """The data version (unless the answer beside already says it), the sources and the files the rows came from."""
     answer = d.get("answer") or {}
     prov = answer.get("provenance") or {}
     if not (d.get("plan") or {}).get("plan"):
         return ["Ninguno: la respuesta no leyó la base de datos."]
     out = []
-    if prov.get("dataset_version"):
+    if with_version and prov.get("dataset_version"):
         until = (
             f" (datos hasta {month_words(prov['data_available_until'])})" if prov.get("data_available_until") else ""
         )
@@ -338,13 +338,13 @@ def lab_access(d: dict) -> str:
     return f"{name}: no usado — no hacía falta y está apagado mientras un supervisor no lo apruebe."
 
 
-def explain_turn(d: dict, catalog: Any = None, files: list[str] | None = None) -> PlanWords:
+def explain_turn(d: dict, catalog: Any = None, files: list[str] | None = None, with_version: bool = True) -> PlanWords:
     """Every plain-words section of a turn (its ``as_dict()``); ``files``: source files found for its rows."""
     return PlanWords(
         understood=understood(d, catalog),
         computed=plan_sentences(d.get("plan"), d.get("envelopes"), catalog)
         or ["Nada: la respuesta no necesitó consultar la base de datos."],
-        data=data_used(d, files),
+        data=data_used(d, files, with_version),
         period=effective_period(d, catalog),
         warnings=caveats(d),
         access=lab_access(d),

@@ -50,13 +50,17 @@ def test_a_question_renders_answer_chart_table_and_plan_panel(app):
     assert [e.label for e in app.expander] == ["Evidencia (126 filas de datos)", "Plan de consulta"]
     panel = app.expander[1]
     panel_text = unescape("\n".join(m.value for m in panel.markdown))
+    assert "**Qué calculé**  \nConté las carpetas de homicidios dolosos en los municipios de Guanajuato" in panel_text
+    panel.toggle[0].set_value(True).run()  # «Detalles técnicos»: the contracts, drawn when opened
+    panel = app.expander[1]
+    panel_text = unescape("\n".join(m.value for m in panel.markdown))
     assert (
         "Tipo de pregunta: ranking de municipios." in panel_text and "estrategia `retrieve_then_answer`" in panel_text
     )
-    assert "rank_por_delito@1.1.0" in list(panel.table[0].value["herramienta"])
+    assert "`rank_por_delito@1.1.0`" in panel_text
     assert panel.success[0].value.startswith("Plan válido · query_hash `sha256:")
-    provenance = [unescape(c.value) for c in app.caption if c.value.startswith("Datos hasta")]
-    assert provenance and "noviembre de 2025" in provenance[0] and "query_hash `sha256:" in provenance[0]
+    provenance = [unescape(c.value) for c in app.caption if "query_hash" in c.value and "Plan válido" not in c.value]
+    assert provenance and "query_hash `sha256:" in provenance[0]  # «Datos hasta … (versión …)» is in the text
     assert app.status[0].label.startswith("Listo en")  # the stages ran inside st.status
     assert "Planeando la consulta" in app.status[0].markdown[0].value
 

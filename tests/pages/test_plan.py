@@ -1,5 +1,5 @@
-"""AppTest of «Plan de consulta»: any turn of the session shows its QueryPlan, AnalystPlan,
-PlannerState, tools, validation, query_hash and timings, and hands its plan to the editor."""
+"""AppTest of «Plan de consulta»: any turn of the session shows its plan in plain words, then its QueryPlan,
+AnalystPlan, PlannerState, tools, validation, query_hash and timings, and hands its plan to the editor."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_a_chosen_turn_shows_every_contract(page, turns):
         "**Dominios** `incidencia`",
         "**Confianza** alta",  # QueryPlan
         "Tipo de pregunta: ranking de municipios.",
-        "Laboratorio: denegado",
+        "Laboratorio (herramientas experimentales): no usado",  # an access decision, not an error
         "intención `query_ranking`",
         "tipo `STATUS_LIST`",
         "vía `FAST`",  # AnalystPlan
@@ -79,8 +79,9 @@ def test_a_chosen_turn_shows_every_contract(page, turns):
         f"Plan válido · query_hash `{turns[0].validation['query_hash']}`",
     ):
         assert expected in text, expected
-    assert list(at.table[0].value["herramienta"]) == ["rank_por_delito@1.1.0"]
-    stages = list(at.table[1].value["etapa"])
+    assert "1. `rank_por_delito@1.1.0` (herramienta 6)\n- `entidad_id`: GTO" in text  # arguments as a list
+    assert "**Qué calculé**  \nConté las carpetas de homicidios dolosos en los municipios de Guanajuato" in text
+    stages = list(at.table[0].value["etapa"])
     assert stages[:3] == ["intake", "route", "govern"] and "total" in stages
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # timings bar chart
     assert len(at.json) == 7  # raw contracts in the JSON tab: intake … validation (no LLM)
