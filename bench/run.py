@@ -7,7 +7,8 @@
 Sections: ``national`` (item 3, tool latency vs hand-written SQL on a national store),
 ``etl`` (item 4, ETL throughput vs DuckDB's bare CSV → Parquet copy), ``pipeline``
 (item 2, question pipeline; runs only once ``evals/questions.json`` exists) and
-``browser`` (item 5, Enter in Consultar's chat to the rendered answer in Chromium).
+``browser`` (item 5, Enter in Consultar's chat to the rendered answer in Chromium) and ``conversation``
+(issue 15 §2, the same measure at every turn of a 20-turn conversation).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 from bench import synth
 from bench.common import OUT_DIR, ROOT, cpu_steal, machine
 
-SECTIONS = ("national", "etl", "pipeline", "browser")
+SECTIONS = ("national", "etl", "pipeline", "browser", "conversation")
 NOT_YET = "no implementado aún"
 
 
@@ -37,6 +38,8 @@ class Scale:
     pipeline_passes: int = 1
     browser_repeats: int = 5
     browser_questions: int | None = None  # how many of bench.browser.QUESTIONS (None: all)
+    conversation_repeats: int = 3  # conversations of bench.conversation (issue 15 §2)
+    conversation_turns: int = 20
 
 
 def scale(name: str) -> Scale:
@@ -73,6 +76,8 @@ def scale(name: str) -> Scale:
             EtlConfig(per_state={"15": 8}, etl_repeats=1, copy_repeats=1, profile_fraction=None),
             browser_repeats=1,
             browser_questions=1,
+            conversation_repeats=1,
+            conversation_turns=3,
         )
     raise ValueError(f"escala desconocida: {name}")
 
@@ -84,7 +89,7 @@ def _log(msg: str) -> None:
 
 def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, reuse: bool = True, log=_log) -> dict:
     """Run the chosen sections; write ``results.json`` (and BENCHMARKS.md unless ``md_path`` is None)."""
-    from bench import browser, etl_throughput, national, pipeline
+    from bench import browser, conversation, etl_throughput, national, pipeline
 
     t_start = time.perf_counter()
     out_dir = Path(out_dir)
@@ -123,6 +128,10 @@ def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, r
         elif section == "browser":
             res = browser.run(
                 work / "browser", log, questions=browser.QUESTIONS[: sc.browser_questions], repeats=sc.browser_repeats
+            )
+        elif section == "conversation":
+            res = conversation.run(
+                work / "conversation", log, repeats=sc.conversation_repeats, turns=sc.conversation_turns
             )
         else:
             raise ValueError(section)
@@ -174,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.run", description="Benchmarks de Casandra.")
     p.add_argument(
         "--only",
-        default="national,etl,pipeline,browser",
-        help="secciones separadas por comas: national, etl, pipeline, browser",
+        default="national,etl,pipeline,browser,conversation",
+        help="secciones separadas por comas: national, etl, pipeline, browser, conversation",
     )
     p.add_argument("--scale", choices=["small", "full", "toy"], default="full")
     p.add_argument("--out", default=str(OUT_DIR), help="carpeta de resultados (por omisión bench/out)")

@@ -32,7 +32,9 @@ class ConversationInfo:
 
 @dataclass(frozen=True)
 class StoredAnswer:
-    """The first answer given to a plan (by its query_hash): what a permalink re-runs and compares with."""
+    """The first answer given to a plan (by its query_hash): what a permalink re-runs and compares with.
+
+    ``question`` is the standalone (rewritten) question: a follow-up «¿y en 2021?» reads whole in a shared link."""
 
     query_hash: str
     plan: dict
@@ -167,7 +169,8 @@ class Conversations:
         row = (
             self.workspace.connection()
             .execute(
-                """SELECT query_hash, plan, question, dataset_version, created_at, conversation_id, job_id
+                """SELECT query_hash, plan, coalesce(json_extract(turn, '$.rewritten_question'), question),
+                          dataset_version, created_at, conversation_id, job_id
                    FROM conversation_turns WHERE query_hash = ? AND plan IS NOT NULL
                    ORDER BY created_at, rowid LIMIT 1""",
                 (query_hash,),

@@ -107,3 +107,11 @@ def test_a_turn_without_a_valid_plan_has_no_permalink(convs: Conversations) -> N
 )
 def test_title_of(question: str, title: str) -> None:
     assert title_of(question) == title
+
+
+def test_a_permalink_names_the_standalone_question_of_a_follow_up(convs: Conversations) -> None:
+    turn = _turn("¿y en 2021?", HASH_A)
+    turn["rewritten_question"] = "¿Cuántos robos hubo en Celaya en 2021?"
+    convs.add_turn("ana@x", new_id(), turn)
+    assert convs.answer(HASH_A).question == "¿Cuántos robos hubo en Celaya en 2021?"
+    assert convs.history("ana@x")[0].title == "¿y en 2021?"  # the history keeps what was typed
