@@ -11,6 +11,7 @@ from ui import markup
 from ui import plan_form as pf
 from ui.auth import ANALYSTS, require
 from ui.maps import geo_for
+from ui.plan_form_view import draw_form
 from ui.render import render_envelopes, render_problems
 from ui.session import assistant, settings
 
@@ -55,7 +56,7 @@ st.radio(
 if state.get("editor_notice"):
     st.info(markup.text(state["editor_notice"]))
 if state["editor_mode"] == "form":
-    raw = pf.draw_form(state, catalog, pf.option_labels(catalog))
+    raw = draw_form(state, catalog, pf.option_labels(catalog))
 else:
     raw = st.text_area("Plan (texto `[6,9]` + `clave: valor`, o JSON)", key="editor_text", height=240)
 

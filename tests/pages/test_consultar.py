@@ -41,12 +41,12 @@ def texts(at: AppTest) -> str:
 def test_a_question_renders_answer_chart_table_and_plan_panel(app):
     ask(app, TOP5)
     assert "León (596)" in texts(app)
-    assert len(app.dataframe) == 1 and list(app.dataframe[0].value["label"])[:2] == ["León", "Celaya"]
+    assert len(app.dataframe) == 1 and list(app.dataframe[0].value["Lugar"])[:2] == ["León", "Celaya"]
     assert app.download_button[0].proto.label == "Descargar CSV"
     charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
-    assert charts[0]["data"][0]["type"] == "bar"
-    choropleth = charts[1]["data"][0]  # the map tab: municipalities keyed by their INEGI code
-    assert choropleth["type"] == "choroplethmap" and choropleth["featureidkey"] == "properties.cve_municipio"
+    shapes = [t for t in charts[0]["data"] if t.get("fill") == "toself"]  # the map tab first: every municipality
+    assert len(shapes) == 46 and all(t["meta"]["valor"] is not None for t in shapes)
+    assert charts[1]["data"][0]["type"] == "bar"
     assert [e.label for e in app.expander] == ["Evidencia (126 filas de datos)", "Plan de consulta"]
     panel = app.expander[1]
     panel_text = unescape("\n".join(m.value for m in panel.markdown))
@@ -100,7 +100,7 @@ def test_evidence_rows_on_demand(app):
     next(b for b in app.button if b.label == "Ver filas de evidencia").click().run()
     assert not app.exception
     rows = app.dataframe[1].value
-    assert len(rows) == 126 and {"row_id", "source_file", "source_row"} <= set(rows.columns)
+    assert len(rows) == 126 and {"Fila (row_id)", "Archivo de origen", "Fila del archivo"} <= set(rows.columns)
 
 
 def test_selectors_domain_hint_and_planner(app):

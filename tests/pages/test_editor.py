@@ -106,7 +106,7 @@ def test_edit_run_and_audit_with_both_hashes(editor, data_copy):
     at.button(key="ed_run").click().run()
     assert not at.exception
     table = at.dataframe[0].value
-    assert len(table) == 10 and table.iloc[0]["label"] == "León" and table.iloc[0]["conteo"] == 596
+    assert len(table) == 10 and table.iloc[0]["Lugar"] == "León" and table.iloc[0]["Delitos registrados"] == 596
     assert "rank_por_delito@1.1.0" in unescape("\n".join(m.value for m in at.markdown))
     record = AuditLog.for_settings(data_copy).list(kind="plan_edit", limit=1)[0]
     assert (record.user, record.role, record.status) == ("ana@example.org", "analista", "ok")
@@ -187,7 +187,7 @@ def test_a_tool_added_by_its_folder_is_edited_validated_and_run(editor, monkeypa
     field(at, "max_meses").set_value(12).run()
     at.button(key="ed_run").click().run()
     assert not at.exception
-    assert at.dataframe[0].value.iloc[0]["conteo"] == 596
+    assert at.dataframe[0].value.iloc[0]["Delitos registrados"] == 596
     assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"] == "Total de prueba"
 
 

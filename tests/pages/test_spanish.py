@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.markdown_check import unescape
 from tests.spanish_scan import app_texts, english_in
 from ui.navigation import PAGES
 
@@ -24,9 +25,11 @@ def app(data_copy, make_app, monkeypatch, tmp_path):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr("core.config.SECRETS_FILE", tmp_path / "no-secrets.toml")
 
-    def open_page(script: str):
+    def open_page(script: str, **state):
         at = make_app(data_copy, roles=EVERY_ROLE, script=script)
         at.default_timeout = 120
+        for name, value in state.items():
+            at.session_state[name] = value
         return at.run()
 
     return open_page
@@ -82,3 +85,12 @@ def test_the_editor_states_problems_in_spanish(app, plan):
     assert not at.exception
     assert at.error, "the plan should be invalid"
     assert not english_in(app_texts(at))
+
+
+def test_the_editor_form_describes_each_argument_as_text(app):
+    plan = {"plan": [{"tool_id": 6, "args": {"entidad_id": "GTO", "delito": "robo"}}]}
+    at = app("pages/editor.py", plan_to_edit=plan)
+    assert not at.exception
+    widgets = [*at.number_input, *at.selectbox, *at.multiselect, *at.text_input, *at.date_input]
+    assert widgets and not [w.label for w in widgets if w.help]  # Streamlit names a help icon «Help for top_k»
+    assert "Cuántas filas devolver." in [unescape(c.value) for c in at.caption]  # top_k's description, shown as text

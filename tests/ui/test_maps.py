@@ -119,3 +119,30 @@ def test_the_map_is_the_first_tab_and_has_no_toolbar(top10):
     assert json.loads(charts[0].proto.config)["displayModeBar"] is False  # nothing over the map on a phone
     assert "title" not in first["layout"] or not first["layout"]["title"].get("text")
     assert at.markdown[0].value.startswith("**Delitos registrados")  # the title wraps as text above
+
+
+def draw_nothing_but_why(envelope) -> None:
+    from ui import maps
+
+    maps.render_chart(None, "k", envelope=envelope)
+
+
+def test_a_ranking_of_zeros_says_why_there_is_no_chart():
+    rows = [[f"GTO.MUN.M{i}", f"Municipio {i}", 0, 0.0] for i in range(10)]
+    envelope = {
+        "tool": "rank_por_delito@1.1.0",
+        "status": "ok",
+        "summary": {"headline": "Top 10 municipios por secuestro (conteo)"},
+        "meta": {"warnings": []},
+        "data": {
+            "inline": {
+                "columns": [{"name": n} for n in ("entidad_id", "label", "conteo", "tasa_per_100k")],
+                "rows": rows,
+            }
+        },
+    }
+    at = AppTest.from_function(draw_nothing_but_why, args=(envelope,)).run(timeout=60)
+    assert not at.exception
+    assert [c.value for c in at.caption] == [
+        "Sin gráfica: todas las entidades mostradas registran 0; la tabla las lista."
+    ]
