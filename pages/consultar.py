@@ -121,7 +121,7 @@ if not earlier:  # the first screen: what is loaded and questions that work on i
     st.caption(examples.coverage_line(engine.metadata, engine.catalog))
     for i, example in enumerate(examples.example_questions(engine.store, engine.catalog, engine.metadata)):
         st.button(
-            example,
+            markup.text(example),  # crime labels come from uploads: drawn as text
             key=f"example_{i}",
             icon=":material/chat:",
             on_click=state.__setitem__,

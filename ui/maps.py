@@ -16,7 +16,7 @@ import streamlit as st
 
 from core.ask.charts import chart_note, map_plan, plotly_figure
 from core.engine.envelope import records
-from ui import markup
+from ui import markup, spanish
 
 GEOJSON_FALLBACK = Path(__file__).resolve().parents[1] / "data" / "raw" / "geo" / "gto_municipios.geojson"
 SCALE = "Reds"
@@ -24,7 +24,7 @@ LATITUDE_STRETCH = 1.07  # 1 / cos(21°): a degree of longitude is shorter than 
 NO_VALUE = "#eeeeee"  # a municipality the answer has no value for: grey, never the colour of zero
 MAP_HEIGHT = 420
 MAP_CACHE = 16
-MAP_CONFIG = {"displayModeBar": False, "scrollZoom": False}  # no toolbar over the map on a phone
+MAP_CONFIG = {**spanish.PLOTLY_CONFIG, "displayModeBar": False, "scrollZoom": False}  # no toolbar on a phone
 
 
 def simplify_ring(points: list, tolerance: float) -> list:
@@ -155,7 +155,7 @@ def map_figure(spec: dict, geojson: dict, cve_by_id: dict[str, str]):
     fig = go.Figure()
     for feature in geojson["features"]:
         cve = feature["properties"].get("cve_municipio")
-        name = names.get(cve) or feature["properties"].get("NOMGEO") or cve
+        name = names.get(cve) or markup.plot_text(feature["properties"].get("NOMGEO") or cve)  # Plotly draws tags
         amount = values.get(cve)
         known = amount is not None and pd.notna(amount)
         xs, ys = _outline(feature["geometry"])
@@ -232,6 +232,6 @@ def render_chart(
             except (OSError, ValueError, KeyError):
                 st.caption("No se pudo dibujar el mapa de esta respuesta.")
         with chart_tab:
-            st.plotly_chart(plotly_figure({**spec, "title": None}), key=f"{key}_chart")
+            st.plotly_chart(plotly_figure({**spec, "title": None}), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)
         return
-    st.plotly_chart(plotly_figure(spec), key=f"{key}_chart")
+    st.plotly_chart(plotly_figure(spec), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)

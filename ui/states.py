@@ -22,7 +22,7 @@ import streamlit as st
 
 from core.dataset.entities import load_states
 from core.engine.envelope import columns
-from ui import markup
+from ui import markup, spanish
 
 ID_COLUMNS = ("lugar_id", "clave")
 MEASURES = ("conteo", "victimas", "eventos", "tasa_per_100k")
@@ -109,5 +109,5 @@ def render_states(envelope: dict | None, key: str) -> bool:
         return False
     states, measure, line = found
     title = markup.plot_text((envelope.get("summary") or {}).get("headline") or "") or None
-    st.plotly_chart(states_figure(states, measure, line, title), key=f"{key}_states")
+    st.plotly_chart(states_figure(states, measure, line, title), key=f"{key}_states", config=spanish.PLOTLY_CONFIG)
     return True

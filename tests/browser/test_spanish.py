@@ -49,6 +49,14 @@ def open_page(page, base: str, path: str) -> None:
     page.wait_for_timeout(1500)  # late widgets (tables, charts) settle
 
 
+def drawn_chart(page, answer):
+    """The answer's first chart on screen (the last matching message: a rerun may keep a stale copy a moment)."""
+    plot = answer.last.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').locator("visible=true").first
+    expect(plot).to_be_visible(timeout=60_000)
+    plot.scroll_into_view_if_needed()
+    return plot
+
+
 def read(page) -> list[str]:
     return page.evaluate(VISIBLE_TEXT)
 
@@ -84,10 +92,9 @@ def test_a_ranking_draws_the_whole_map_first_inside_a_phone(app_server, page, vi
     box.press("Enter")
     answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León (596)")
     expect(answer).to_be_visible(timeout=SLOW)
-    tabs = answer.locator('[data-testid="stTab"]')
+    tabs = answer.last.locator('[data-testid="stTab"]')
     expect(tabs.first).to_have_text("Mapa")
-    plot = answer.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first
-    expect(plot).to_be_visible(timeout=30_000)
+    plot = drawn_chart(page, answer)
     shapes = plot.locator("path.js-fill")
     expect(shapes).to_have_count(46, timeout=30_000)  # every municipality, one colour scale
     box_plot, box_map = plot.bounding_box(), plot.locator(".scatterlayer").first.bounding_box()
@@ -103,9 +110,10 @@ def test_a_monthly_series_has_spanish_months(app_server, page):
     box = page.locator('[data-testid="stChatInput"] textarea')
     box.fill("Serie mensual de homicidios dolosos en León en 2024")
     box.press("Enter")
-    plot = page.locator('[data-testid="stChatMessage"] [data-testid="stPlotlyChart"] .js-plotly-plot').first
-    expect(plot).to_be_visible(timeout=SLOW)
-    ticks = plot.locator(".xtick text").all_inner_texts()
+    answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León registró")
+    expect(answer).to_be_visible(timeout=SLOW)
+    plot = drawn_chart(page, answer)
+    ticks = plot.locator(".xtick text").evaluate_all("els => els.map(e => e.textContent)")
     assert ticks and all(
         t.split()[0] in ("ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic")
         for t in ticks
