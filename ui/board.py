@@ -7,7 +7,7 @@ What a tile keeps and how it re-runs lives in ``core.workspace.tablero``; the fi
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 import streamlit as st
 
@@ -15,7 +15,7 @@ from core.clock import Clock, iso_utc
 from core.errors import CasandraError
 from core.workspace.board_export import csv_bytes, html_page
 from core.workspace.tablero import Board, Reading, Tile, pinnable, reading
-from ui import markup
+from ui import markup, navigation
 from ui.session import settings
 
 READINGS, NOTICE = "tablero_lecturas", "tablero_aviso"
@@ -103,11 +103,20 @@ def draw_tile(r: Reading, user: str) -> None:
             )
         left, right = st.columns([3, 1])
         where = ORIGIN_WORDS.get(tile.origin, tile.origin)
+        left.caption(f"Desde {where} · query_hash {markup.code(tile.query_hash)}")
         if tile.origin == "explorar" and tile.link:
-            left.markdown(f"Desde {where} · [Abrir en Explorar](explorar?{tile.link})")
-        else:
-            left.caption(f"Desde {where} · query_hash {markup.code(tile.query_hash)}")
+            _explorer_link(left, tile.link)
         right.button("Quitar", key=f"tablero_quitar_{tile.id}", on_click=_unpin, args=(user, tile.id))
+
+
+def _explorer_link(where, link: str) -> None:
+    """«Abrir en Explorar» with the tile's selection, in the same tab (a page link keeps the session)."""
+    from streamlit.errors import StreamlitAPIException
+
+    try:
+        where.page_link(navigation.page_path("explorar"), label="Abrir en Explorar", query_params=parse_qs(link))
+    except StreamlitAPIException:  # the page runs on its own (no navigation): a plain link
+        where.markdown(f"[Abrir en Explorar](explorar?{link})")
 
 
 def _unpin(user: str, tile_id: str) -> None:

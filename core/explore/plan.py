@@ -53,7 +53,7 @@ def describe(selection: Selection, options: Options) -> str:
     where = join_y([places.get(p, p) for p in selection.lugares]) or "Guanajuato (todo el estado)"
     measure = {"conteo": "", "tasa": " (tasa por 100 mil habitantes)", "victimas": " (víctimas)"}[selection.medida]
     if selection.forma == "ranking":
-        head = f"Ranking de los {selection.top_k} municipios con {ORDERS[selection.orden]} {what}"
+        head = f"Ranking de los {selection.top_k} municipios con {ORDERS[selection.orden]} casos de {what}"
         return f"{head}{measure}, {period}"
     if selection.forma == "comparacion":
         return f"{SHAPES['comparacion']} de {what} en {where}: {period} frente al {BASES[selection.base].lower()}"

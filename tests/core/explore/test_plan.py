@@ -142,7 +142,10 @@ def test_a_plan_the_engine_refuses_is_an_answer_that_says_why(data, engine, opti
 @pytest.mark.parametrize(
     ("selection", "words"),
     [
-        (Selection(delitos=("robo",), forma="ranking", top_k=5, **Y2024), "Ranking de los 5 municipios con más robo"),
+        (
+            Selection(delitos=("robo",), forma="ranking", top_k=5, **Y2024),
+            "Ranking de los 5 municipios con más casos de robo",
+        ),
         (
             Selection(delitos=("robo",), lugares=("GTO.MUN.LEON", "GTO.MUN.CELAYA"), forma="lugares", **Y2024),
             "en León y Celaya",
