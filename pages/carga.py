@@ -56,12 +56,21 @@ if c1.button("Vista previa", disabled=not files, width="stretch"):
         state["carga_error"] = (batch, error_text(exc))
 preview = state.get("carga_preview")
 ready = bool(files) and preview is not None and preview[0] == batch
+# A load that removes cells publishes only once the steward ticks the sentence naming them (drawn under the
+# preview; read here, before the button, from the widget's state).
+removed, told = upload.removals(preview[1]) if ready else (0, "")
+consent_key, note_key = f"carga_quitar::{batch}::{removed}", f"carga_nota::{batch}"
+confirmed = not removed or bool(state.get(consent_key))
 if c2.button(
     "Publicar",
     type="primary",
-    disabled=not ready,
+    disabled=not (ready and confirmed),
     width="stretch",
-    help=None if ready else "Primero pida la vista previa de estos archivos.",
+    help=None
+    if ready and confirmed
+    else "Confirme abajo las celdas que se eliminarán."
+    if ready
+    else "Primero pida la vista previa de estos archivos.",
 ):
     bar = st.progress(0.0, text="Iniciando la carga…")
     try:
@@ -73,6 +82,8 @@ if c2.button(
             role=role,
             dry_run=False,
             progress=upload.progress_callback(bar),
+            confirm_removals=removed or None,
+            note=state.get(note_key),
         )
         state.pop("carga_preview", None)
         state.pop("carga_error", None)
@@ -86,6 +97,19 @@ if error and error[0] == batch:
 if ready:
     st.subheader("Vista previa")
     upload.render_summary(preview[1])
+    if removed:
+        st.error(
+            f"Esta carga elimina {removed:,} celdas que los archivos no mencionan: dejarán de contarse en las "
+            "respuestas. Publicar queda bloqueado hasta que lo confirme."
+        )
+        st.checkbox(upload.removal_consent(removed, markup.text(told)), key=consent_key)
+    st.text_input(
+        "Nota de la versión (opcional)",
+        key=note_key,
+        max_chars=500,
+        placeholder="Por ejemplo: corrección de León, diciembre de 2025",
+        help="Queda en la tabla de versiones y en la auditoría.",
+    )
 elif state.get("carga_result"):
     st.subheader("Resultado de la carga")
     upload.render_summary(state["carga_result"])
@@ -119,11 +143,18 @@ if target:
     st.warning(
         f"¿Volver a la versión **{markup.text(target)}**? La versión vigente deja de usarse (puede volver a ella después)."
     )
+    reason = st.text_input(
+        "Motivo (obligatorio)",
+        key=f"carga_rb_motivo::{target}",
+        max_chars=500,
+        placeholder="Por ejemplo: la carga de diciembre traía cifras sin validar",
+        help="Queda en la auditoría junto con quién volvió y a qué versión.",
+    ).strip()
     b1, b2 = st.columns(2)
-    if b1.button("Confirmar", type="primary", key="carga_rb_ok"):
+    if b1.button("Confirmar", type="primary", key="carga_rb_ok", disabled=not reason):
         state.pop("carga_confirm", None)
         try:
-            api.rollback(target, settings=settings, user=email, role=role)
+            api.rollback(target, settings=settings, user=email, role=role, reason=reason)
             state["carga_rollback_done"] = f"Versión vigente: {target}."
             st.rerun()
         except CasandraError as exc:

@@ -26,6 +26,9 @@ UPLOAD_TYPES = ["csv", "zip", "geojson", "json", "bz2", "gz"]  # .csv.bz2 / .csv
 NOTHING_LOST = "No se publicó nada: la versión vigente sigue igual y sus archivos siguen seleccionados."
 STAGE_SPAN = {"load": (0.0, 0.45), "curate": (0.45, 0.7), "publish": (0.7, 1.0)}
 STAGE_LABEL = {"load": "Lectura", "curate": "Curación", "publish": "Publicación"}
+FUTURE_VERB = {"eliminadas": "Se eliminarán", "agregadas": "Se agregarán", "cambiadas": "Cambiarán"}
+PAST_VERB = {"eliminadas": "Se eliminaron", "agregadas": "Se agregaron", "cambiadas": "Cambiaron"}
+NONE = "—"  # an unknown value in a table (never «None»)
 
 
 def safe_name(index: int, name: str) -> str:
@@ -70,11 +73,24 @@ def load_uploads(
     role: str,
     dry_run: bool,
     progress: Callable[[str, float, str], None] | None = None,
+    confirm_removals: int | None = None,
+    note: str | None = None,
 ) -> dict:
-    """Preview (``dry_run``) or publish the uploaded files; CasandraError on refusal."""
+    """Preview (``dry_run``) or publish the uploaded files; CasandraError on refusal.
+
+    ``confirm_removals``: the removed cells the steward confirmed (a load that removes others is refused)."""
     with tempfile.TemporaryDirectory(prefix="casandra-carga-") as tmp:
         specs = make_specs(uploads, options, Path(tmp))
-        return api.load_files(specs, settings=settings, user=user, role=role, dry_run=dry_run, progress=progress)
+        return api.load_files(
+            specs,
+            settings=settings,
+            user=user,
+            role=role,
+            dry_run=dry_run,
+            progress=progress,
+            confirm_removals=confirm_removals,
+            note=note,
+        )
 
 
 def fingerprint(uploads: Iterable[Any], options: dict) -> str:
@@ -124,8 +140,49 @@ def changes_frame(summary: dict) -> pd.DataFrame:
     )
 
 
+def change_lines(summary: dict) -> list[str]:
+    """The load's changes in words, removals first («Se eliminarán 184 celdas de … en 46 municipios»)."""
+    verbs = PAST_VERB if summary.get("status") == "published" else FUTURE_VERB
+    return [f"{verbs[i['tipo']]} {i['texto']}." for i in (summary.get("cambios") or {}).get("detalle", [])]
+
+
+def removals(summary: dict) -> tuple[int, str]:
+    """How many cells a preview removes and what they are, in words (0 and "" when none)."""
+    cambios = summary.get("cambios") or {}
+    told = "; ".join(i["texto"] for i in cambios.get("detalle", []) if i["tipo"] == "eliminadas")
+    return int((cambios.get("totales") or {}).get("eliminadas", 0)), told
+
+
+def removal_consent(count: int, told: str) -> str:
+    """The sentence a steward ticks before a load that removes cells can be published."""
+    noun = "celda" if count == 1 else "celdas"
+    return (
+        f"Entiendo que se eliminarán {count:,} {noun}: {told}."
+        if ";" in told
+        else f"Entiendo que se eliminarán {told}."
+    )
+
+
+def render_headline(summary: dict) -> None:
+    """What changes, first: removed, added and changed cells, told by crime, month and place."""
+    totals = (summary.get("cambios") or {}).get("totales", {})
+    q = summary.get("cuarentena", {})
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Celdas eliminadas", f"{totals.get('eliminadas', 0):,}")
+    c2.metric("Celdas nuevas", f"{totals.get('agregadas', 0):,}")
+    c3.metric("Celdas reemplazadas", f"{totals.get('cambiadas', 0):,}")
+    c4.metric("Filas en cuarentena", f"{q.get('filas', 0):,}")
+    lines = change_lines(summary)
+    if lines:
+        st.markdown("\n".join(f"- {markup.text(line)}" for line in lines))  # crime and place names come from data
+    elif summary.get("status") != "unchanged":
+        st.caption("Ninguna celda mensual cambia.")
+    for aviso in (summary.get("cambios") or {}).get("avisos", []):
+        st.warning(markup.text(aviso))
+
+
 def render_summary(summary: dict) -> None:
-    """What a preview or a load found: status, files, quarantine reasons, warnings, changes."""
+    """What a preview or a load found: status, what changes (removals first), files, quarantine, warnings."""
     status = summary.get("status")
     if status == "published":
         st.success(
@@ -133,16 +190,10 @@ def render_summary(summary: dict) -> None:
             f"(antes: {markup.text(summary.get('previous_version') or 'ninguna')})."
         )
     elif status == "unchanged":
-        st.info(markup.text(summary.get("mensaje", "Sin cambios.")))
+        st.info(markup.text(summary.get("mensaje", "Sin cambios: no se publicó una versión nueva.")))
     else:
         st.info(markup.text(summary.get("mensaje", "Vista previa: nada se publicó todavía.")))
-    totals = (summary.get("cambios") or {}).get("totales", {})
-    q = summary.get("cuarentena", {})
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Archivos", len(summary.get("archivos", [])))
-    c2.metric("Celdas nuevas", f"{totals.get('agregadas', 0):,}")
-    c3.metric("Celdas reemplazadas", f"{totals.get('cambiadas', 0):,}")
-    c4.metric("Filas en cuarentena", f"{q.get('filas', 0):,}")
+    render_headline(summary)
     st.dataframe(files_frame(summary), hide_index=True, width="stretch")
     for f in summary.get("archivos", []):
         for warning in f.get("advertencias", []):
@@ -178,18 +229,37 @@ def quarantine_csv(rows: list[dict]) -> bytes:
     )
 
 
+VERSION_COLUMNS = ["versión", "vigente", "publicada", "por", "archivos", "cambios", "nota", "hasta", "anterior"]
+
+
+def changes_counts(cambios: dict | None) -> str:
+    """«+1 ~12 −183»: cells added, changed and removed by a version's load (— when not recorded)."""
+    if not cambios:
+        return NONE
+    return f"+{cambios.get('agregadas', 0):,} ~{cambios.get('cambiadas', 0):,} −{cambios.get('eliminadas', 0):,}"
+
+
+def when_text(iso: str | None) -> str:
+    """'2026-01-15T12:00:00Z' → '2026-01-15 12:00 UTC'."""
+    return f"{iso[:10]} {iso[11:16]} UTC" if iso and len(iso) >= 16 else (iso or NONE)
+
+
 def versions_frame(versions: list[dict]) -> pd.DataFrame:
-    """The published versions as the Carga de datos table."""
-    rows = [
-        {
-            "versión": v["dataset_version"],
-            "vigente": "sí" if v.get("current") else "",
-            "publicada": v.get("updated_at"),
-            "desde": v.get("min_date"),
-            "hasta": v.get("max_date"),
-            "celdas": (v.get("row_counts") or {}).get("incidents"),
-            "anterior": v.get("previous_version"),
-        }
-        for v in versions
-    ]
-    return pd.DataFrame(rows, columns=["versión", "vigente", "publicada", "desde", "hasta", "celdas", "anterior"])
+    """The published versions as the Carga de datos table: who, when, which files, what changed and a note."""
+    rows = []
+    for v in versions:
+        pub = v.get("publicacion") or {}
+        rows.append(
+            {
+                "versión": v["dataset_version"],
+                "vigente": "sí" if v.get("current") else "",
+                "publicada": when_text(v.get("updated_at")),
+                "por": pub.get("usuario") or NONE,
+                "archivos": ", ".join(pub.get("archivos") or []) or NONE,
+                "cambios": changes_counts(pub.get("cambios")),
+                "nota": pub.get("nota") or "",
+                "hasta": v.get("max_date") or NONE,
+                "anterior": v.get("previous_version") or "ninguna",
+            }
+        )
+    return pd.DataFrame(rows, columns=VERSION_COLUMNS)
