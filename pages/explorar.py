@@ -9,7 +9,7 @@ from core.explore.selection import to_params
 from ui import board, explorer, markup
 from ui.auth import ANALYSTS, require
 from ui.maps import geo_for
-from ui.plan_view import render_plan_details
+from ui.plan_view import files_of, render_plan_details
 from ui.render import open_in_editor, render_answer
 from ui.session import assistant, settings
 
@@ -40,6 +40,6 @@ with left:
     render_answer(turn, "explorar", geo=geo_for(engine))
     board.pin_button(turn, email, key="explorar", origin="explorar", link=board.explorer_link(to_params(current)))
 with right, st.expander("Plan de consulta", expanded=True):
-    render_plan_details(turn, engine.catalog)
+    render_plan_details(turn, engine.catalog, files=files_of(engine.store, turn), beside_answer=True, key="explorar")
     if turn.plan and st.button("Editar este plan", key="explorar_edit"):
         open_in_editor(turn.plan)

@@ -45,7 +45,10 @@ def test_a_link_opens_its_selection_and_answers_it(explorar, data_copy):
     )
     text = all_text(at)
     assert "León registró 596 homicidios dolosos" in text
-    assert "Plan válido" in text and "rank_por_delito" in unescape(str([t.value for t in at.table]))
+    assert "**Qué calculé**" in text  # the plan in plain words first; the contracts open with a toggle
+    at.toggle(key="explorar_technical").set_value(True).run()
+    assert not at.exception, at.exception
+    assert "Plan válido" in all_text(at) and "`rank_por_delito@" in all_text(at)
     assert at.query_params["lugar"] == "GTO.MUN.LEON" and at.query_params["medida"] == "conteo"
     with AuditLog.for_settings(data_copy) as log:
         records = list(log.list(kind="explore"))
