@@ -72,7 +72,7 @@ tab_records, tab_activity, tab_segment = st.tabs(["Registros", "Actividad por us
 
 with tab_records:
     st.caption(f"Mostrando {len(records)} de {total} registros (los más recientes primero).")
-    st.dataframe(audit_view.records_frame(records), hide_index=True, width="stretch", height=320)
+    st.dataframe(audit_view.records_frame(records), hide_index=True, width="stretch")
     e1, e2 = st.columns(2)
     # The files are built when a button is clicked, not on every run of the page (a log holds many records).
     e1.download_button(
@@ -123,7 +123,7 @@ with tab_activity:
         st.info("Sin actividad para esos filtros.")
     else:
         st.bar_chart(activity, x="día (UTC)", y="total", color="usuario", height=220)
-        st.dataframe(activity, hide_index=True, width="stretch", height=280, key="aud_actividad")
+        st.dataframe(activity, hide_index=True, width="stretch", key="aud_actividad")
 
 with tab_segment:
     st.caption(
