@@ -117,13 +117,11 @@ def _shape(document: dict) -> str | None:
         return f"No es un segmento de auditoría de Casandra (formato {FORMAT})."
     records = document.get("records")
     first, last = document.get("first_seq"), document.get("last_seq")
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+    if not isinstance(records, list) or not records or not all(isinstance(r, dict) for r in records):
         return "El segmento no trae la lista de registros."
     if not isinstance(first, int) or not isinstance(last, int) or document.get("count") != len(records):
         return "El rango o la cuenta de registros del segmento no coincide con los registros que trae."
-    if [r.get("seq") for r in records] != list(range(first, first + len(records))) or (
-        records and records[-1].get("seq") != last
-    ):
+    if [r.get("seq") for r in records] != list(range(first, first + len(records))) or records[-1].get("seq") != last:
         return f"Los registros no son seq={first}..{last} consecutivos: se quitó, añadió o reordenó alguno."
     return None
 

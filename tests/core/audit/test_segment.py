@@ -102,6 +102,10 @@ def _drop_and_renumber(doc: dict) -> None:
     doc["last_seq"] -= 1
 
 
+def _empty(doc: dict) -> None:
+    doc["records"], doc["count"] = [], 0
+
+
 def _swap(doc: dict) -> None:
     records = doc["records"]
     records[1], records[2] = records[2], records[1]
@@ -120,6 +124,7 @@ TAMPERS = [
     (_swap, "edited", 4, True),
     (_set("count", 7), "segment_broken", None, True),
     (_set("format", "otro"), "segment_broken", None, True),
+    (_empty, "segment_broken", None, True),
     (_set("segment_verification.ok", False), "segment_forged", None, False),
     (_set("chain_verification.checked", 99), "segment_forged", None, False),
     (_set("exported_by", "otra persona"), "segment_forged", None, False),
@@ -138,6 +143,7 @@ IDS = [
     "records-swapped",
     "count-changed",
     "not-a-segment",
+    "records-emptied",
     "verification-result-changed",
     "chain-result-changed",
     "exporter-changed",
