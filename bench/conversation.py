@@ -27,7 +27,8 @@ from bench.common import stats
 TARGET_P95_MS = 1000.0
 TURNS = 20
 LAST = 5  # the turns the target is measured on: 16–20
-YEARS = (2024, 2023, 2022, 2021, 2020, 2019)
+# every template answers with a chart or a table in each of these years (2019 has no homicidio doloso)
+YEARS = (2024, 2023, 2022, 2021, 2025)
 
 # Twenty questions of every shape (rankings, monthly series, single values, rates, comparisons and
 # follow-ups), each answered with a chart or a table; ``{y}`` changes per conversation.

@@ -89,7 +89,7 @@ def render_small_table(envelope: dict | None, rows: int = LIGHT_ROWS) -> None:
     """The first rows of a result as a static table (an earlier turn's light drawing), with how many there are."""
     if envelope is None or envelope.get("status") != "ok":
         return
-    frame = frame_of(envelope)
+    frame = column_labels.spanish_frame(frame_of(envelope))
     if frame.empty:
         return
     head = frame.head(rows).astype(object)
