@@ -9,7 +9,7 @@ from ui import navigation
 pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
 
 OWN_PAGES = ["pages/datos.py", "pages/catalogo.py", "pages/carga.py", "pages/auditoria.py"]
-ANALYST_PAGES = ["pages/consultar.py", "pages/plan.py", "pages/editor.py"]
+ANALYST_PAGES = ["pages/consultar.py", "pages/explorar.py", "pages/plan.py", "pages/editor.py", "pages/tablero.py"]
 ALLOWED = {
     "analista": {"pages/datos.py", "pages/catalogo.py", *ANALYST_PAGES},
     "supervisor": {"pages/datos.py", "pages/catalogo.py", "pages/auditoria.py", *ANALYST_PAGES},
