@@ -141,7 +141,9 @@ def summarize(conversations: list[list[dict]], reloads: list[float], failures: l
         "ultimos_turnos": [max(1, turns - LAST + 1), turns],
         "ultimos_ms": final,
         "turno_final_ms": stats(by_turn[turns]),
-        "primeros_ms": stats([ms for n, xs in by_turn.items() if n <= LAST for ms in xs]),
+        "primeros_ms": (first := stats([ms for n, xs in by_turn.items() if n <= LAST for ms in xs])),
+        # load-independent: how much slower the conversation's end is than its start (1.0 = flat)
+        "razon_final_inicio": round(final["p50"] / first["p50"], 2) if final["p50"] and first["p50"] else None,
         "recarga_ms": stats(reloads),
         "conversaciones": conversations,
         "fallas": failures,

@@ -36,7 +36,8 @@ def summary_rows(c: dict | None) -> list[list]:
             POINT,
             GOAL,
             f"p95 {_ms(c['ultimos_ms']['p95'])} ms (turno {c['turnos']}: p95 {_ms(c['turno_final_ms']['p95'])} ms; "
-            f"turnos 1–5: p95 {_ms(c['primeros_ms']['p95'])} ms; {c['repeticiones']} conversaciones){fails}",
+            f"turnos 1–5: p95 {_ms(c['primeros_ms']['p95'])} ms; final/inicio p50 ×{c.get('razon_final_inicio')}; "
+            f"{c['repeticiones']} conversaciones){fails}",
             "✅ sí" if c["cumple_p95"] else "❌ no",
         ]
     ]
@@ -54,7 +55,9 @@ def section(c: dict | None) -> list[str]:
         "Los turnos anteriores se dibujan ligeros (texto y una tabla pequeña); la gráfica, el mapa y el plan, solo "
         f"en el último o al abrirlos. Objetivo: p95 ≤ {TARGET_P95_MS:,.0f} ms en los turnos "
         f"{c['ultimos_turnos'][0]}–{c['ultimos_turnos'][1]}. Recargar la página con la conversación de "
-        f"{c['turnos']} turnos (la URL la nombra) la restaura en p50 {_ms(c['recarga_ms']['p50'])} ms.",
+        f"{c['turnos']} turnos (la URL la nombra) la restaura en p50 {_ms(c['recarga_ms']['p50'])} ms. "
+        f"Mediana de los turnos finales entre la de los primeros: ×{c.get('razon_final_inicio')} (1 = no crece); "
+        f"carga promedio de la máquina al medir: {' → '.join(str(x) for x in c.get('carga_promedio') or [])}.",
         "",
         "| turno | p50 ms | p95 ms | máx ms |",
         "|---:|---:|---:|---:|",

@@ -23,7 +23,7 @@ def test_the_target_is_the_p95_of_the_last_five_turns(ms_by_turn: list[float], m
     res = conversation.summarize(_fake(ms_by_turn), [400.0], [], turns=20)
     assert res["ultimos_turnos"] == [16, 20] and res["ultimos_ms"]["n"] == 10
     assert res["cumple_p95"] is met and res["turno_final_ms"]["max"] == ms_by_turn[-1]
-    assert res["primeros_ms"]["p95"] == 300.0
+    assert res["primeros_ms"]["p95"] == 300.0 and res["razon_final_inicio"] == 3.0
 
 
 def test_a_failed_conversation_misses_the_target() -> None:
