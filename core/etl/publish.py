@@ -214,8 +214,9 @@ class Depot:
                 "role": role,
                 "status": "ok",
                 "dataset_version": vid,
-                "payload": {"from": previous, "to": vid, "motivo": reason},
+                "payload": {"from": previous, "to": vid} | ({"motivo": reason} if reason else {}),
             }
-            event = {"event": "rollback", "from": previous, "to": vid, "at": when, "user": user, "motivo": reason}
+            event = {"event": "rollback", "from": previous, "to": vid, "at": when}
+            event |= {"motivo": reason} if reason else {}
             self.publish(vid, event, record if log is not None else None, log)
         return self.metadata(vid)
