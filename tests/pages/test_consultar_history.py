@@ -62,6 +62,7 @@ def test_earlier_turns_draw_light_and_open_on_demand(page):
     assert latest_charts >= 1  # the latest answer keeps its chart (and map)
     assert [e.label for e in at.expander].count("Plan de consulta") == 1
     assert len(at.table) >= 2  # each earlier turn: a small static table…
+    assert "entidad_id" not in at.table[0].value.columns  # in Spanish, like the whole table
     opens = [b for b in at.button if b.label == "Ver gráfica y detalles"]
     assert len(opens) == 2  # …and a button that opens the rest
     opens[1].click().run()  # the monthly series: its line chart comes back
