@@ -55,7 +55,7 @@ def _set_widgets(selection: Selection) -> None:
     )
 
 
-def _from_widgets(options: Options) -> Selection:
+def _from_widgets() -> Selection:
     state = st.session_state
     desde, hasta = state.get(K_FROM), state.get(K_TO)
     return Selection(
@@ -73,7 +73,7 @@ def _from_widgets(options: Options) -> Selection:
 
 def _refit(options: Options) -> None:
     """A widget changed: fit the whole selection and put the fitted values back into the widgets."""
-    fitted, notes = options.fit(_from_widgets(options))
+    fitted, notes = options.fit(_from_widgets())
     _set_widgets(fitted)
     st.session_state[K_NOTES] = notes
 
@@ -89,7 +89,7 @@ def selection(options: Options) -> tuple[Selection, list[str]]:
         state[K_NOTES] = notes + fit_notes
         state[K_URL] = _same(to_params(fitted))
         return fitted, state[K_NOTES]
-    return options.fit(_from_widgets(options))[0], list(state.get(K_NOTES) or [])
+    return options.fit(_from_widgets())[0], list(state.get(K_NOTES) or [])
 
 
 def write_url(selected: Selection) -> None:
