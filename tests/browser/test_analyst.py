@@ -43,16 +43,27 @@ def test_analyst_asks_reads_the_plan_and_reruns_an_edited_plan(app_server, page)
     answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León (596)")
     expect(answer).to_be_visible(timeout=SLOW)
     expect(answer.get_by_text("León (596)", exact=False)).to_be_visible()
-    chart = answer.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first
+    chart = answer.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').filter(visible=True).first  # map or bar
     expect(chart).to_be_visible(timeout=30_000)
     panel = answer.locator('[data-testid="stExpander"]').filter(has_text="Plan de consulta")
-    expect(panel.get_by_text("Tipo de pregunta: ranking de municipios.", exact=False)).to_be_visible()
+    expect(panel.get_by_text("Qué calculé")).to_be_visible()  # the plan in plain words first
+    expect(panel.get_by_text("Conté las carpetas de homicidios dolosos", exact=False)).to_be_visible()
+    expect(panel.get_by_text("Tipo de pregunta: ranking de municipios.", exact=False)).to_have_count(0)
+    panel.get_by_text("Detalles técnicos").click()  # the contracts open with a toggle
+    expect(panel.get_by_text("Tipo de pregunta: ranking de municipios.", exact=False)).to_be_visible(timeout=30_000)
     expect(panel.get_by_text("rank_por_delito@1.1.0")).to_be_visible()
-    provenance = answer.locator('[data-testid="stCaptionContainer"]').filter(has_text="Datos hasta noviembre de 2025")
+    argument = panel.locator("li").filter(has_text="entidad_id")  # arguments are list items that wrap
+    expect(argument).to_be_visible()
+    box, column = argument.bounding_box(), panel.bounding_box()
+    assert box["x"] + box["width"] <= column["x"] + column["width"] + 1, "a tool argument runs past the column"
+    expect(answer.get_by_text("Datos hasta noviembre de 2025", exact=False)).to_have_count(1)  # said once
+    provenance = answer.locator('[data-testid="stCaptionContainer"]').filter(has_text="query_hash")
     expect(provenance).to_contain_text("query_hash sha256:")
     shot(page, "consultar.png", answer.get_by_text("León (596)", exact=False))
 
     go_to(page, "Plan de consulta")
+    expect(page.get_by_text("Qué entendí")).to_be_visible()
+    page.get_by_text("Detalles técnicos").click()
     expect(page.get_by_text("estrategia", exact=False).first).to_be_visible()
     expect(page.get_by_text("Tipo de pregunta: ranking de municipios.", exact=False)).to_be_visible()
     shot(page, "plan.png")
