@@ -108,7 +108,8 @@ def _warn_partial_extension(con, seq: int, report: dict) -> None:
     for delito, months in rows:
         report["advertencias"].append(
             f"{delito}: {months} meses nuevos con menos municipios que los conocidos; "
-            "los municipios ausentes contarán como 0 en esos meses."
+            "los municipios ausentes contarán como 0 en esos meses (si falta más de la mitad de los habituales, "
+            "esos meses no contarán como total del estado)."
         )
 
 
