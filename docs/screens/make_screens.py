@@ -4,8 +4,8 @@
     .venv/bin/python docs/screens/make_screens.py                  # starts the app over a copy of data/
     .venv/bin/python docs/screens/make_screens.py --url http://127.0.0.1:8501   # an app already running
 
-The app runs in local mode (every role), over a private copy of the published store so the questions asked for
-the answer screens are audited there, not in data/audit. Besides each page, Consultar is shot with an answer
+The app runs in local mode (every role), over a private copy of the published store without the audit log or
+its seal (a fresh chain), so the questions asked for the answer screens are audited there, not in data/audit. Besides each page, Consultar is shot with an answer
 per municipality (the map tab first) and with a monthly series (Spanish months). Never downloads a browser.
 """
 
@@ -52,7 +52,7 @@ def running_app(data: Path) -> Iterator[str]:
     """``streamlit run app.py`` in local mode over a copy of ``data``'s published store; yields its URL."""
     with tempfile.TemporaryDirectory(prefix="casandra-screens-") as tmp:
         copy = Path(tmp) / "data"
-        shutil.copytree(data, copy, ignore=shutil.ignore_patterns("audit", "artifacts", "settings.json"))
+        shutil.copytree(data, copy, ignore=shutil.ignore_patterns("audit", "keys", "artifacts", "settings.json"))
         secrets = Path(tmp) / "secrets.toml"
         secrets.write_text("# local mode: no [auth]\n", encoding="utf-8")
         port = free_port()
