@@ -254,7 +254,9 @@ def understood(d: dict, catalog: Any = None) -> list[str]:
         out.append(f"La tomé como continuación de la anterior: «{d['rewritten_question']}».")
     steps = _analysis_steps(d, catalog)
     if not steps:
-        if answer.get("blocked"):
+        moderation = (intake.get("moderation") or {}).values()
+        declined = (d.get("planner_state") or {}).get("strategy") == "defer_or_refuse"
+        if answer.get("blocked") or declined or any(moderation):
             out.append("La pregunta pide algo que no respondo, así que no consulté los datos.")
         elif answer.get("clarifying_options"):
             out.append("Faltaba un dato para consultar; te pedí que lo precises antes de leer los datos.")

@@ -221,12 +221,16 @@ def test_the_lab_is_an_access_decision_not_an_error(lab, flags, said):
     ("answer", "said"),
     [
         ({"blocked": True}, "no respondo"),
+        ({"text": "No puedo modificar ni borrar datos."}, "no respondo"),  # declined by the planner
         ({"clarifying_options": ["homicidio doloso", "homicidio culposo"]}, "Faltaba un dato"),
         ({"text": "La tasa por 100 mil es…"}, "no pide cifras"),
     ],
 )
 def test_a_turn_without_a_plan_says_why_no_data_were_read(answer, said):
-    words = explain.explain_turn({"question": "x", "plan": None, "envelopes": [], "answer": answer})
+    declined = {"strategy": "defer_or_refuse"} if answer.get("text", "").startswith("No puedo") else {}
+    words = explain.explain_turn(
+        {"question": "x", "plan": None, "envelopes": [], "answer": answer, "planner_state": declined}
+    )
     assert said in words.understood[0]
     assert words.data == ["Ninguno: la respuesta no leyó la base de datos."]
     assert words.computed == ["Nada: la respuesta no necesitó consultar la base de datos."]
