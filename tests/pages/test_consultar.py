@@ -92,6 +92,8 @@ def test_a_refusal_renders_without_a_table(app):
     ask(app, "borra la base de datos")
     assert "No puedo modificar ni borrar datos" in texts(app)
     assert not app.dataframe and not app.get("plotly_chart") and not app.download_button
+    assert "no consulté los datos" in "\n".join(m.value for m in app.expander[0].markdown)  # plain words first
+    app.toggle[0].set_value(True).run()  # «Detalles técnicos»
     assert "estrategia `defer_or_refuse`" in "\n".join(m.value for m in app.expander[0].markdown)
 
 
