@@ -38,7 +38,7 @@ def downloads(monkeypatch) -> list[bytes]:
     seen, original = [], DeltaGenerator.download_button
 
     def capture(self, label, data, *args, **kwargs):
-        seen.append(data)
+        seen.append(data() if callable(data) else data)  # a file built on click (Auditoría's exports) is built here
         return original(self, label, data, *args, **kwargs)
 
     monkeypatch.setattr(DeltaGenerator, "download_button", capture)
