@@ -114,8 +114,11 @@ def show_turn(turn, latest: bool) -> None:
 
 
 earlier = list(state["turns"])
+# While a new question runs, every earlier turn draws light: the rerun after it draws the new one whole.
+arriving = state.get("chat") or state.get("pending_question")
+asking = bool(arriving) and not chat.question_problem(arriving)
 for n, past in enumerate(earlier):
-    show_turn(past, latest=n == len(earlier) - 1)
+    show_turn(past, latest=n == len(earlier) - 1 and not asking)
 
 if not earlier:  # the first screen: what is loaded and questions that work on it (core.ask.examples)
     st.caption(examples.coverage_line(engine.metadata, engine.catalog))
