@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -101,6 +103,7 @@ class Store:
         self._con: duckdb.DuckDBPyConnection | None = None
         self._vid: str | None = None
         self._meta: dict | None = None
+        self._memos: dict[tuple, Any] = {}
 
     def _open(self, vid: str) -> None:
         folder = self.depot.version_dir(vid)
@@ -109,6 +112,7 @@ class Store:
         self._con, self._vid = con, vid
         self._meta = self.depot.metadata(vid)
         self._local = threading.local()
+        self._memos = {}  # facts of the previous version are dropped with it
 
     def refresh(self) -> str | None:
         """Follow the CURRENT pointer if another process published or rolled back."""
@@ -159,6 +163,15 @@ class Store:
     def query(self, sql: str, params: list | tuple = ()) -> list[tuple]:
         """Run one parameterized statement and fetch every row (DuckDB 2 needs full fetches)."""
         return self.cursor().execute(sql, list(params)).fetchall()
+
+    def memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """A fact derived from the open version (e.g. the months a series publishes), computed once per version."""
+        full = (self._vid, *key)
+        if full not in self._memos:
+            value = compute()
+            with self._lock:
+                self._memos[full] = value
+        return self._memos[full]
 
     def geojson_path(self, key: str = "gto_municipios") -> Path | None:
         """Path of a bundled map of this version, if present."""

@@ -219,8 +219,11 @@ class Catalog:
         methods: list[dict],
         generated_at: str,
         dataset_version: str | None,
+        rnid_only: list[dict] | None = None,
     ):
         self.specs = specs
+        # subtipos only the 2026 methodology (RNID) has, by state: names the understanding knows, not plan enums
+        self.rnid_only = rnid_only or []
         self.by_id = {s.tool_id: s for s in specs}
         self.by_name = {s.name: s for s in specs}
         self.entities = entities
@@ -293,7 +296,7 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    entities, crimes, methods = [], [], []
+    entities, crimes, methods, rnid_only = [], [], [], []
     if vid:
         cols = ["entidad_id", "nivel", "cve", "estado_id", "label", "nombre_corto", "aliases", "parent_id"]
         entities = [
@@ -322,9 +325,17 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
             by_key = dict(levels)
             for c in crimes:
                 c["metodos"] = list(by_key.get(c["delito"]) or [])
+            rows = store.query(
+                """SELECT delito, any_value(subtipo), any_value(tipo_key) FROM crime_levels
+                   WHERE metodologia = 'RNID' AND subtipo IS NOT NULL AND delito NOT IN (SELECT delito FROM crimes)
+                   GROUP BY delito ORDER BY delito"""
+            )
+            rnid_only = [{"delito": d, "subtipo": s, "tipo_key": t} for d, s, t in rows]
         mcols = ["metodo", "modalidad", "violencia", "sinonimos", "en_datos"]
         methods = [dict(zip(mcols, r)) for r in store.query(f"SELECT {', '.join(mcols)} FROM methods ORDER BY metodo")]
-    catalog = Catalog(load_tool_specs(catalogs_dir), entities, crimes, methods, iso_utc((clock or Clock()).now()), vid)
+    catalog = Catalog(
+        load_tool_specs(catalogs_dir), entities, crimes, methods, iso_utc((clock or Clock()).now()), vid, rnid_only
+    )
     _CACHE[key] = catalog
     return catalog
 

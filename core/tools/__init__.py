@@ -8,7 +8,7 @@ parameters, identifiers come from the validated catalog.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, NamedTuple
@@ -138,6 +138,11 @@ class ToolContext:
     def query_columns(self, sql: str, params: list | tuple = ()) -> dict[str, Any]:
         """Parameterized query fetched as one NumPy array per column (for results of many rows)."""
         return self.store.cursor().execute(sql, list(params)).fetchnumpy()
+
+    def memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """A fact of the current version computed once per version where the store keeps them (else each call)."""
+        keep = getattr(self.store, "memo", None)
+        return keep(key, compute) if keep else compute()
 
     def previous(self, kind: str | None = None, name: str | None = None) -> tuple[ResolvedStep, ToolOutput] | None:
         """The latest earlier output, optionally of a tool kind or name."""

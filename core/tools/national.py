@@ -92,13 +92,27 @@ class Crime:
     level: str  # delito | tipo | todos
     label: str
     tentativas: tuple[str, ...] = ()  # attempt subtipos a tipo includes (RNID)
+    metodos: tuple[str, ...] = ()  # modalidades asked («con arma de fuego»); none: every modalidad
 
     def where(self, alias: str = "o") -> tuple[str, list]:
-        """SQL condition (parameterized) selecting the crime's rows."""
+        """SQL condition (parameterized) selecting the crime's rows (and its modalidades when asked)."""
+        how = f" AND {alias}.metodo IN ({', '.join('?' * len(self.metodos))})" if self.metodos else ""
         if self.key is None:
-            return "TRUE", []
+            return ("TRUE" + how), [*self.metodos]
         column = "delito" if self.level == "delito" else "tipo_key"
-        return f"{alias}.{column} = ?", [self.key]
+        return f"{alias}.{column} = ?{how}", [self.key, *self.metodos]
+
+    def cells_where(self, alias: str = "incidents") -> tuple[str, list]:
+        """The same condition over municipal cells (``incidents`` has no tipo_key: a tipo is its subtipos)."""
+        how = f" AND {alias}.metodo IN ({', '.join('?' * len(self.metodos))})" if self.metodos else ""
+        if self.key is None:
+            return ("TRUE" + how), [*self.metodos]
+        if self.level == "delito":
+            return f"{alias}.delito = ?{how}", [self.key, *self.metodos]
+        return (
+            f"{alias}.delito IN (SELECT c.delito FROM crime_levels c WHERE c.tipo_key = ?){how}",
+            [self.key, *self.metodos],
+        )
 
 
 def _parse(value: str, name: str) -> date:
@@ -117,7 +131,8 @@ def window(ctx: ToolContext, series: Series, desde: str | None, hasta: str | Non
     state_level = (
         f"SELECT DISTINCT fecha FROM observations o WHERE o.nivel IN ('estado', 'extranjero') AND {cond} ORDER BY 1"
     )
-    published = [r[0] for r in ctx.query(state_level, params)]
+    # once per version: the scan over every state row is most of a small answer's time
+    published = ctx.memo(("published", series), lambda: [r[0] for r in ctx.query(state_level, params)])
     if not published:
         raise RangoFueraDeCorte(f"No hay datos cargados de {series.label}.", ["Cargue el archivo con la ETL."])
     lo, hi = published[0], month_end(published[-1].year, published[-1].month)
@@ -175,8 +190,34 @@ def _suggest(value: str, choices: list[str]) -> list[str]:
     return [f"¿Quiso decir {', '.join(h[0] for h in hits)}?"] if hits else []
 
 
-def crime(ctx: ToolContext, series: Series, key: str | None) -> Crime:
-    """The crime a key names in one series (subtipo first, then tipo); an unknown key is a contract error."""
+def crime(ctx: ToolContext, series: Series, key: str | None, metodo: str | list | None = None) -> Crime:
+    """The crime a key names in one series (subtipo first, then tipo), with the modalidades asked.
+
+    An unknown key, or a modalidad the series does not publish for that crime, is a contract error."""
+    found = _crime(ctx, series, key)
+    if not metodo:
+        return found
+    asked = tuple(dict.fromkeys([metodo] if isinstance(metodo, str) else metodo))
+    cond, params = found.where("c")
+    rows = ctx.query(
+        f"""SELECT DISTINCT c.metodo, coalesce(c.modalidad, c.metodo) FROM crime_levels c
+            WHERE c.fuero = ? AND c.metodologia = ? AND c.metodo IS NOT NULL AND {cond} ORDER BY 1""",
+        [series.fuero, series.metodologia, *params],
+    )
+    names = dict(rows)
+    unknown = [m for m in asked if m not in names]
+    if unknown:
+        raise FiltroInvalidoError(
+            f"{series.label.capitalize()} no publica {found.label.lower()} con la modalidad "
+            f"{', '.join(str(m)[:40] for m in unknown)}.",
+            [f"Modalidades publicadas: {', '.join(sorted(names)) or 'ninguna'}."],
+            "args.metodo",
+        )
+    how = " o ".join(names[m].lower() for m in asked)
+    return Crime(found.key, found.level, f"{found.label} ({how})", found.tentativas, asked)
+
+
+def _crime(ctx: ToolContext, series: Series, key: str | None) -> Crime:
     if not key:
         return Crime(None, "todos", "todos los delitos")
     rows = ctx.query(
@@ -237,11 +278,13 @@ def state_cells(
               FROM observations o
               LEFT JOIN (SELECT estado_id, fecha, delito, metodo, sum(eventos) AS n,
                                 string_agg(DISTINCT source_file, ', ' ORDER BY source_file) AS files
-                         FROM incidents WHERE fecha BETWEEN ? AND ? GROUP BY ALL) m
+                         FROM incidents WHERE fecha BETWEEN ? AND ?
+                           AND {crime_.cells_where("incidents")[0]}
+                         GROUP BY ALL) m
                 ON NOT o.vigente AND m.estado_id = o.lugar_id AND m.fecha = o.fecha
                AND m.delito = o.delito AND m.metodo = o.metodo
               WHERE {where} AND (o.vigente OR o.sustituida_por = 'municipal')"""
-    out = [win.start, win.end, *params, win.start, win.end, *crime_params, *place_params]
+    out = [win.start, win.end, *crime_.cells_where()[1], *params, win.start, win.end, *crime_params, *place_params]
     if not (beyond and crime_.level == "delito"):
         return sql, out
     sql += f"""
@@ -252,12 +295,13 @@ def state_cells(
                     FROM (SELECT estado_id, delito, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS mes
                           FROM coverage WHERE granularity = 'month' AND delito = ?) k
                     LEFT JOIN incidents i ON i.estado_id = k.estado_id AND i.delito = k.delito AND i.fecha = k.mes
+                         {"AND i.metodo IN (" + ", ".join("?" * len(crime_.metodos)) + ")" if crime_.metodos else ""}
                     WHERE k.mes BETWEEN ? AND ? AND NOT EXISTS (
                           SELECT 1 FROM observations s WHERE s.nivel = 'estado' AND s.lugar_id = k.estado_id
                           AND s.fecha = k.mes AND s.delito = k.delito AND {series.where("s")[0]})
                     GROUP BY ALL) o
               WHERE ({place_sql})"""
-    return sql, [*out, crime_.key, win.start, win.end, *params, *place_params]
+    return sql, [*out, crime_.key, *crime_.metodos, win.start, win.end, *params, *place_params]
 
 
 def population(ctx: ToolContext, year: int, sexo: str = "total") -> dict[str, int]:

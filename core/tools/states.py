@@ -35,7 +35,7 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     win = national_window(ctx, series, args.get("desde"), args.get("hasta"))
     asked, asked_label = place(ctx, args.get("lugar_id", "GTO"))
     others = [place(ctx, x)[0] for x in args.get("comparar_con", []) if x != asked]
-    crime_ = crime(ctx, series, args.get("clave_delito"))
+    crime_ = crime(ctx, series, args.get("clave_delito"), args.get("metodo"))
     by_rate = args.get("ordenar_por", "conteo") == "tasa_per_100k"
     year = win.end.year
     cells, params = state_cells(series, crime_, win, "o.nivel = 'estado'")

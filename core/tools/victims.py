@@ -29,13 +29,18 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     args = step.args
     win = national_window(ctx, VICTIMS, args.get("desde"), args.get("hasta"))
     lugar_id, label = place(ctx, args.get("lugar_id", "GTO"))
-    crime_ = crime(ctx, CARPETAS, args.get("clave_delito"))  # victims share the IDFC catalogue's keys
+    crime_ = crime(
+        ctx, CARPETAS, args.get("clave_delito"), args.get("metodo")
+    )  # victims share the IDFC catalogue's keys
     crime_sql, crime_params = crime_.where()
     vcond, vparams = VICTIMS.where()
     at = "TRUE" if lugar_id == COUNTRY else "o.lugar_id = ?"
     at_params = [] if lugar_id == COUNTRY else [lugar_id]
-    has = ctx.query(
-        f"SELECT count(*) FROM observations o WHERE {vcond} AND {crime_sql} LIMIT 1", [*vparams, *crime_params]
+    has = ctx.memo(
+        ("victims_of", crime_.level, crime_.key),
+        lambda: ctx.query(
+            f"SELECT count(*) FROM observations o WHERE {vcond} AND {crime_sql} LIMIT 1", [*vparams, *crime_params]
+        ),
     )
     if not has[0][0]:
         raise FiltroInvalidoError(

@@ -9,9 +9,10 @@ the tool clips it to the months its series publishes (an unpublished month is ne
 
 from __future__ import annotations
 
-from core.ask.plan.granularity import ALSO
+from core.ask.plan.granularity import ALSO, LEAD
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import Understanding
+from core.ask.understand.national import RNID_YEAR
 
 HOME = STATE_DEFAULT  # Casandra's state: the place of a national question that names none
 
@@ -19,7 +20,8 @@ HOME = STATE_DEFAULT  # Casandra's state: the place of a national question that 
 def _places(u: Understanding) -> list[str]:
     """The national places asked, Guanajuato first when it is named or implied."""
     named = [s.rsplit(":", 1)[1] for s in u.signals if s.startswith("national:place:")]
-    home = [HOME] if (u.whole_state or any(p.nivel == "estado" for p in u.places)) else []
+    # a municipality's question the national tables answer by state (a subtipo only RNID has) is its state's
+    home = [HOME] if (u.whole_state or any(p.nivel in ("estado", "municipio") for p in u.places)) else []
     places = list(dict.fromkeys(home + named))
     if not places and "national:rank" in u.signals:
         return ["MX"]  # «ranking de estados», «¿qué estado tuvo más…?»: the country's list, Guanajuato in it
@@ -34,7 +36,22 @@ def _window(u: Understanding) -> dict:
 
 def _crime(u: Understanding) -> dict:
     keys = [c.delito for c in u.crimes if c.delito != "total_delitos"]
-    return {"clave_delito": keys[0]} if keys else {}
+    # the modalidades said («con arma de fuego») narrow the crime: the state files and the victims carry them
+    how = list(dict.fromkeys(u.methods)) if keys else []
+    return {"clave_delito": keys[0], **({"metodo": how[0] if len(how) == 1 else how} if how else {})} if keys else {}
+
+
+def _rnid_only(u: Understanding) -> list[str]:
+    """What a subtipo only the 2026 methodology has is, said before its number (its place, its months)."""
+    if "crime:rnid_only" not in u.signals or not u.crimes:
+        return []
+    what = f"{u.crimes[0].label} solo se publica desde enero de 2026, con la metodología RNID y por estado"
+    towns = [p.label for p in u.places if p.nivel == "municipio"]
+    if towns:
+        return [f"{LEAD}{what}: no hay cifra de {towns[0]}; esta es la del estado."]
+    if u.window is not None and u.window[1].year < RNID_YEAR:
+        return [f"{LEAD}{what}: no existe en la serie hasta 2025."]
+    return [f"{LEAD}{what}."]
 
 
 def build(u: Understanding) -> ToolPlan:
@@ -44,6 +61,7 @@ def build(u: Understanding) -> ToolPlan:
     notes: list[str] = []
     if len(u.crimes) > 1:
         notes.append(f"Las tablas nacionales se consultan un delito a la vez: se usó {u.crimes[0].label.lower()}.")
+    notes += _rnid_only(u)
     if "national:federal" in signals:
         key = next((s.split(":", 2)[2] for s in u.signals if s.startswith("national:federal_key:")), None)
         args = {"lugar_id": lugar, **({"clave_delito": key} if key else {}), "desglose": "concepto", **_window(u)}

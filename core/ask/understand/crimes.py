@@ -55,6 +55,8 @@ def _crime_signals(res: CrimeResult, lex: Lexicon, key: str, fuzzy: bool) -> Non
         res.signals.append("crime:tipo")
     if ref.how == "not_sesnsp":
         res.signals.append("crime:not_sesnsp")
+    elif ref.how == "rnid":  # published by state in the 2026 methodology only (core/ask/understand/national.py)
+        res.signals.append("crime:rnid_only")
     elif not ref.in_data:
         res.signals.append("crime:not_in_data")
 
@@ -146,10 +148,15 @@ def qualified_alone(orphans: list[str], tokens: Tokens, lex: Lexicon) -> list[Cr
     (the press's «los dolosos» are homicidios dolosos); none when several loaded crimes share it."""
     out: list[CrimeMatch] = []
     for q in dict.fromkeys(orphans):
+        at = next((k for k, w in enumerate(tokens.words) if qualifier_key(w) == q), None)
+        if at and tokens.words[at - 1] not in _SKIP:
+            # it qualifies the word before it, which is no crime: «posesión simple» is never a violación simple,
+            # while «y la simple?», «dolosos león 2023» and «¿cuántos culposos?» head their own phrase
+            continue
         subs = [lex.crime_by_key[k] for k in lex.qualifiers.get(q, {}).values() if k in lex.crime_by_key]
         loaded = [r for r in subs if r.in_data]
         if len(loaded) == 1:
-            word = next((w for w in tokens.words if qualifier_key(w) == q), q)
+            word = tokens.words[at] if at is not None else q
             out.append(CrimeMatch(loaded[0].delito, loaded[0].label, word, 90.0, True))
     return out
 

@@ -8,6 +8,7 @@ bucketed by token count, so a national store (≈2,500 municipalities) stays fas
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -121,6 +122,7 @@ class Lexicon:
         lex._add_entities(catalog.entities)
         lex._add_crimes(catalog.crimes)
         lex._add_methods(catalog.methods)
+        lex._add_rnid_only(getattr(catalog, "rnid_only", []))
         lex._add_press_aliases(press_aliases())
         lex._finish()
         if version is not None:
@@ -250,6 +252,29 @@ class Lexicon:
                 # modalities named like a crime ("Fraude", "Violación") are the crime itself
                 if key and key not in self.crimes and key not in STOPWORDS:
                     self.methods.setdefault(key, ref)
+
+    def _add_rnid_only(self, rows: list[dict]) -> None:
+        """Subtipos only the 2026 methodology publishes (by state): «tentativa de homicidio», «posesión simple».
+
+        Their names never shadow a crime of the series to 2025; each is known by its label, by the label without
+        its closing «doloso/dolosa» (the press's «tentativa de homicidio»), and by what follows its tipo's name
+        when that is two words or more («posesión simple» of «Narcomenudeo posesión simple»)."""
+        for r in rows:
+            if r["delito"] in self.method_by_key:  # «secuestro con calidad de rehén»: a modalidad of the series to 2025
+                continue
+            label = r["subtipo"]
+            ref = CrimeRef(r["delito"], label, "subtipo", False, "rnid")
+            self.crime_by_key.setdefault(ref.delito, ref)
+            phrases = [label, r["delito"].replace("_", " "), re.sub(r"\s+dolos[oa]s?$", "", label, flags=re.I)]
+            tipo = (r.get("tipo_key") or "").replace("_", " ")
+            rest = key_of(label)
+            if tipo and rest.startswith(key_of(tipo) + " ") and len(rest.split()) - len(tipo.split()) >= 2:
+                phrases.append(rest[len(key_of(tipo)) + 1 :])
+            for phrase in phrases:
+                key = key_of(phrase, stemmed=True)
+                # «secuestro exprés» is a modalidad of the series to 2025: tipo + modalidad reads both series
+                if key and key not in STOPWORDS and key not in self.methods:
+                    self.crimes.setdefault(key, ref)
 
     def _add_press_aliases(self, data: dict) -> None:
         """alias_prensa.json: abbreviations and colloquial names; the taxonomy's own names win a clash."""

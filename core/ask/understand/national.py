@@ -197,6 +197,11 @@ def scope(u: Understanding) -> Understanding:
     # a crime named: the yearly total of every crime has 2026 in its own file (total_anual)
     specific = [c for c in u.crimes if c.delito != "total_delitos"]
     rnid = bool(u.window and specific) and u.window[0].year >= RNID_YEAR and not _FUTURE.search(text)
+    # a subtipo only the 2026 methodology has («tentativa de homicidio»): its own series, by state only, whatever
+    # the window or the place says (a municipality gets its state's figure and the reason: plan/national.py)
+    rnid_only = "crime:rnid_only" in u.signals and not _FUTURE.search(text)
+    rnid = rnid or rnid_only
+    municipal = municipal and not rnid_only
     signals: list[str] = ["national:rnid"] if rnid and not municipal else []
     if federal and not municipal:
         signals.append("national:federal")

@@ -188,3 +188,45 @@ def test_the_plan_fixture_runs_and_composes(bundled_settings):
     assert "Guanajuato ocupa el lugar 1.º de 32 estados" in answer.text
     assert "por encima de la tasa nacional" in answer.text and "IDFC" in answer.text
     assert answer.chart["type"] == "bar" and len(answer.chart["data"]) == 32
+
+
+# (plan args, raw view, subtipo or tipo column, value, raw modalidad(es), months, population year)
+BY_MODALIDAD = [
+    (dict(clave_delito="homicidio_doloso", metodo="con_arma_de_fuego", desde="2024-01-01", hasta="2024-11-30"),
+     "e", "subtipo", "Homicidio doloso", ["Con arma de fuego"], ("2024-01-01", "2024-11-01"), 2024),
+    (dict(clave_delito="secuestro", metodo="secuestro_expres", desde="2026-01-01", hasta="2026-03-31",
+          metodologia="RNID"),
+     "r", "tipo", "Secuestro", ["Secuestro exprés"], ("2026-01-01", "2026-03-01"), 2026),
+    (dict(clave_delito="lesiones_dolosas", metodo=["con_arma_blanca", "con_arma_de_fuego"], desde="2019-01-01",
+          hasta="2019-12-31"),
+     "e", "subtipo", "Lesiones dolosas", ["Con arma blanca", "Con arma de fuego"], ("2019-01-01", "2019-12-01"), 2019),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "view", "column", "value", "how", "months", "year"), BY_MODALIDAD)
+def test_a_modalidad_narrows_every_state_as_the_raw_file(bundled_settings, oracle, args, view, column, value, how,
+                                                         months, year):  # fmt: skip
+    want = oracle.execute(
+        f"""SELECT ids.lugar_id, sum(n) FROM {view} JOIN ids USING (ent)
+            WHERE {column} = ? AND modalidad IN (SELECT unnest(?)) AND make_date(anio, mes, 1) BETWEEN
+                  CAST(? AS DATE) AND CAST(? AS DATE) GROUP BY 1""",
+        [value, how, *months],
+    ).fetchall()
+    env = run(bundled_settings, **args)
+    assert env["status"] == "ok", env.get("error")
+    got = {r["lugar_id"]: r["conteo"] for r in api_rows(env) if r["lugar_id"] != "MX"}
+    assert got == dict(want)
+    assert all(h.lower() in env["metrics"]["delito_label"].lower() for h in how)  # the label says the modalidad
+
+
+def api_rows(env: dict) -> list[dict]:
+    cols = [c["name"] for c in env["data"]["inline"]["columns"]]
+    return [dict(zip(cols, r)) for r in env["data"]["inline"]["rows"]]
+
+
+@pytest.mark.parametrize("metodo", ["con_violencia_extrema", "robo_de_motocicleta_con_violencia"])
+def test_a_modalidad_the_crime_does_not_have_is_a_contract_error(bundled_settings, metodo):
+    env = run(bundled_settings, clave_delito="homicidio_doloso", metodo=metodo, desde="2023-01-01", hasta="2023-12-31")
+    assert env["status"] == "error" and env["error"]["code"] in ("INVALID_FILTER", "INVALID_PAYLOAD")
+    said = (env["error"]["details"] + " ".join(env["error"]["hints"])).lower()
+    assert "modalidad" in said or "método" in said

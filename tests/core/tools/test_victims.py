@@ -135,3 +135,30 @@ def test_the_table_equals_the_raw_victims_file(bundled_settings, lugar_id, ent, 
     assert sorted(tuple(r[:3]) for r in env["data"]["inline"]["rows"]) == sorted(want)
     women = sum(w[2] for w in want if w[0] == "Mujer")
     assert env["metrics"]["mujeres"] == women
+
+
+@pytest.mark.parametrize(
+    ("args", "subtipo", "how"),
+    [
+        (dict(clave_delito="homicidio_doloso", metodo="con_arma_de_fuego"), "Homicidio doloso", ["Con arma de fuego"]),
+        (dict(lugar_id="MX", clave_delito="feminicidio", metodo="con_arma_blanca"), "Feminicidio", ["Con arma blanca"]),
+        (dict(lugar_id="JAL", clave_delito="lesiones_dolosas", metodo=["con_arma_blanca", "con_arma_de_fuego"]),
+         "Lesiones dolosas", ["Con arma blanca", "Con arma de fuego"]),
+    ],
+)  # fmt: skip
+def test_a_modalidad_narrows_victims_and_their_carpetas(bundled_settings, args, subtipo, how):
+    con = connect(victims=True)
+    ent = {"MX": None, "JAL": 14}.get(args.get("lugar_id", "GTO"), 11)
+    want = con.execute(
+        """SELECT sum(n) FROM v WHERE subtipo = ? AND modalidad IN (SELECT unnest(?)) AND anio = 2024
+           AND (? IS NULL OR ent = ?)""",
+        [subtipo, how, ent, ent],
+    ).fetchone()[0]
+    con.close()
+    rest = {k: v for k, v in args.items() if k != "metodo"}
+    whole = run(bundled_settings, **rest, desde="2024-01-01", hasta="2024-12-31")
+    env = run(bundled_settings, **args, desde="2024-01-01", hasta="2024-12-31")
+    assert env["status"] == "ok", env.get("error")
+    assert env["metrics"]["total"] == want < whole["metrics"]["total"]
+    assert env["metrics"]["carpetas"] < whole["metrics"]["carpetas"]  # the carpetas divided are the same modalidad's
+    assert all(h.lower() in env["metrics"]["delito_label"].lower() for h in how)
