@@ -23,6 +23,7 @@ from core.ask.wording import (
     join_y,
     month_words,
     period_words,
+    state_name,
 )
 from core.dataset.taxonomy import load_crimes, load_methods
 from core.engine.envelope import records
@@ -122,7 +123,28 @@ def _warnings(env: dict, envelopes: list[dict], metadata: dict) -> list[str]:
             + "); se muestra el resultado sin ese filtro."
         )
     out += [humanize_dates(n) for n in metadata.get("notes") or []]
+    out += _always_zero(metadata)
     return list(dict.fromkeys(w for w in out if w))
+
+
+def _always_zero(metadata: dict) -> list[str]:
+    """A crime whose state's municipalities report 0 in every published month: that zero is structural."""
+    coverage = metadata.get("coverage") or {}
+    asked: list[str] = []
+    for step in (metadata.get("plan") or {}).get("plan") or []:
+        value = (step.get("args") or {}).get("delito")
+        asked += [value] if isinstance(value, str) else list(value or [])
+    out = []
+    for key in dict.fromkeys(asked):
+        states = (coverage.get(key) or {}).get("siempre_cero") or []
+        if states:
+            label = coverage[key].get("label") or key
+            out.append(
+                f"{', '.join(state_name(s) for s in states)} registra 0 casos de {label.lower()} en todos los meses "
+                "publicados: es probable que esos hechos se registren bajo otro delito; un 0 aquí no prueba que no "
+                "ocurran."
+            )
+    return out
 
 
 def _pick(envelopes: list[dict], result_index: int | None) -> int:

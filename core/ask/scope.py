@@ -53,7 +53,7 @@ _BELOW = re.compile(
     r"esquina (con|de)|comunidad(es)? (de|del|la|el)|comunidad(es)? rural(es)?|zonas? (urbanas?|rurales?)|"
     # the census's and the police's own units («por AGEB», «por sector policial», «sección electoral»)
     r"agebs?|sector(es)? (policiales?|de (policia|seguridad))|secciones? electorales?)\b"
-    r"|\b(calle|avenida|av\.|bulevar|boulevard|blvd\.?|calzada|callejon|privada)\s+(de\s+)?(?!(la|el|los|las|en|y|o|con|por|a|al|del|para|que)\b)[a-z0-9]"
+    r"|\b(calle|avenida|av\.|bulevar|boulevard|blvd\.?|calzada|callejon|privada)\s+(de\s+)?(?!(la|el|los|las|en|y|o|con|por|a|al|del|para|que|hubo|hay|han|ha|se|fue|fueron|son|es|durante|este|esta|entre|desde|hasta|como)\b)[a-z0-9]"
     r"|\b(que|cuales|las|sus|por|cada|varias|algunas) calles\b"
     r"|\bcerca de (mi|mis|tu|su|la|el|nuestra) (casa|trabajo|escuela|domicilio|colonia|calle|cuadra)\b"
     r"|\b(mi|esta|nuestra) (colonia|calle|cuadra|manzana|zona|barrio|fraccionamiento)\b"

@@ -14,7 +14,7 @@ from core.text import month_end
 # The format of what a version derives from its data (the query database's one-number-per-cell
 # ``incidents``, the municipal observations' coverage). Raised when that derivation changes, so
 # the same files publish a new version and ``build --if-missing`` rebuilds a store made before.
-DERIVED_FORMAT = 2
+DERIVED_FORMAT = 3
 
 
 def stale(meta: dict | None) -> bool:
@@ -87,6 +87,19 @@ PLACE_CELLS_SQL = """
     GROUP BY entidad_id, delito, grp"""
 
 
+# A crime a state's municipalities report as 0 in every published month (Guanajuato's «otros delitos que atentan
+# contra la libertad personal», 2015-2025): a structural zero, most likely counted under another crime. A zero
+# answer of it says so (core/ask/compose.py), never «no cases» alone.
+ALWAYS_ZERO_SQL = """
+    SELECT delito, list(estado_id ORDER BY estado_id)
+    FROM (SELECT delito, estado_id FROM (
+              SELECT delito, estado_id, eventos FROM new_incidents
+              UNION ALL SELECT delito, estado_id, eventos FROM new_observations
+              WHERE nivel = 'municipio' AND medida = 'carpetas' AND vigente)
+          GROUP BY ALL HAVING sum(eventos) = 0 AND count(*) >= 12)
+    GROUP BY delito"""
+
+
 def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo) -> dict:
     """The version's metadata.json (docs/contracts/001_casandra_v0.md §8-§9)."""
     cov_rows = con.execute(
@@ -109,6 +122,9 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
         )
     for item in coverage.values():  # two sources' adjacent runs (incidents to 2024, the parquet from 2025) are one
         item["estados"] = {e: _joined(runs) for e, runs in item["estados"].items()}
+    for delito, states in con.execute(ALWAYS_ZERO_SQL).fetchall():
+        if delito in coverage:
+            coverage[delito]["siempre_cero"] = list(states)
     monthly = [v for v in coverage.values() if v["granularity"] == "month"]
     # A municipality's own finer file (Irapuato's subtipos): its months, kept apart from the state's coverage and
     # from the version's dates (another municipality has no number there).

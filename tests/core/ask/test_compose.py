@@ -441,3 +441,21 @@ def test_municipal_annual_sums_name_their_span(bundled_settings, metadata):
     answer = compose("pregunta", envs, metadata=metadata)
     assert answer.text.startswith("Los 3 municipios con más delitos del fuero común entre 2024 y 2026: León (")
     assert any("mezcla metodologías" in w for w in answer.warnings)
+
+
+@pytest.mark.parametrize(
+    ("delito", "warned"),
+    [("rapto", True), (["rapto", "homicidio_doloso"], True), ("homicidio_doloso", False)],
+)
+def test_a_structural_zero_is_said_to_be_one(runs, metadata, delito, warned):
+    """A crime whose state reports 0 in every published month: the answer says a zero there proves nothing."""
+    coverage = {
+        "rapto": {"label": "Rapto", "siempre_cero": ["GTO"]},
+        "homicidio_doloso": {"label": "Homicidio doloso"},
+    }
+    plan = {"plan": [{"tool_id": 6, "args": {"delito": delito}}]}
+    answer = compose("pregunta", runs["single"], metadata={**metadata, "coverage": coverage, "plan": plan})
+    said = [w for w in answer.warnings if "todos los meses publicados" in w]
+    assert bool(said) is warned
+    if warned:
+        assert said[0].startswith("Guanajuato registra 0 casos de rapto") and "no prueba que no ocurran" in said[0]

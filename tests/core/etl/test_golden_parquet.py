@@ -232,3 +232,16 @@ def test_irapuato_parquet_rows_equal_the_json_summed_to_tipo(store):
         )
         == 0
     )
+
+
+def test_structural_zeros_are_named_in_the_metadata(store):
+    """Crimes Guanajuato's municipalities report as 0 in every published month (another crime holds them)."""
+    coverage = store.metadata()["coverage"]
+    zeros = {k: v["siempre_cero"] for k, v in coverage.items() if v.get("siempre_cero")}
+    assert zeros == {
+        "otros_delitos_que_atentan_contra_la_libertad_personal": ["GTO"],
+        "rapto": ["GTO"],
+        "violencia_de_genero_en_todas_sus_modalidades_distinta_a_la_violencia_familiar": ["GTO"],
+    }
+    assert one(store, "SELECT sum(eventos) FROM incidents WHERE delito = 'rapto'") == 0
+    assert one(store, "SELECT count(*) FROM incidents WHERE delito = 'rapto'") > 0  # months published, all zero
