@@ -249,7 +249,10 @@ def _login_screen(secrets: Mapping[str, Any]) -> None:
     for provider in providers(secrets):
         label = "Iniciar sesión" if provider is None else f"Iniciar sesión con {provider}"
         if st.button(label, type="primary", key=f"login_{provider or 'oidc'}"):
-            st.login(provider) if provider else st.login()
+            if provider:
+                st.login(provider)
+            else:
+                st.login()
     st.stop()
 
 
