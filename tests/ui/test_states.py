@@ -102,7 +102,8 @@ def test_an_answer_at_state_level_draws_the_states_chart_instead_of_its_own():
     charts = at.get("plotly_chart")
     assert len(charts) == 1
     assert "Guanajuato" in charts[0].proto.spec and "México (nacional)" not in charts[0].proto.spec
-    assert len(at.dataframe) == 1 and "MX" in set(at.dataframe[0].value["lugar_id"])  # the table keeps the country
+    # the table keeps the country (its columns carry Spanish labels: ui/column_labels.py)
+    assert len(at.dataframe) == 1 and "MX" in set(at.dataframe[0].value["Clave de lugar"])
 
 
 @pytest.mark.slow
