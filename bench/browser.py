@@ -119,6 +119,7 @@ SETTLED_JS = """() => { const app = document.querySelector('[data-testid="stApp"
          && !document.querySelector('[data-stale="true"]'); }"""
 EMPTY_CHAT_JS = f"""() => ({SETTLED_JS})() && !!document.querySelector('{CHAT_BOX}')
   && document.querySelectorAll('[data-testid="stChatMessage"]').length === 0"""
+RELOADED_JS = f"""() => ({SETTLED_JS})() && !!document.querySelector('{CHAT_BOX}')"""
 ANSWER_JS = f"""(n) => {{
   const msgs = document.querySelectorAll('[data-testid="stChatMessage"]');
   const last = msgs[n - 1];
@@ -238,7 +239,9 @@ def _load(page, url: str | None) -> float:
         page.reload(wait_until="commit")
     else:
         page.goto(url, wait_until="commit")
-    page.wait_for_function(EMPTY_CHAT_JS, timeout=LOAD_TIMEOUT_MS)
+    # a reload restores the conversation of the URL (ui/history.py): its turns are there, the box is ready
+    ready = EMPTY_CHAT_JS if url is not None else RELOADED_JS
+    page.wait_for_function(ready, timeout=LOAD_TIMEOUT_MS)
     ms = (time.perf_counter() - t0) * 1000
     page.evaluate(STAMP_JS)
     return ms

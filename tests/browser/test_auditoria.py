@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - dev dependencies not installed
 
 pytestmark = pytest.mark.browser
 INTERNALS = ("DeltaGenerator", "Creator of Delta protobuf messages", "root_container")
-MAX_HEIGHT_PX = 4000  # the detail with every contract open; 12,000+ px when magic echoed DeltaGenerator's help
+MAX_HEIGHT_PX = 8_000  # every contract of the detail open: 49,064 px with the magic echo, 3,100-5,200 px without
 PLAN = {
     "plan": [
         {

@@ -152,7 +152,8 @@ def test_no_injected_markup_reaches_a_person(app_data_dir, tmp_path, page, beaco
             asked = page.locator('[data-testid="stChatMessage"]').filter(has_text="Verificar cadena").first
             expect(asked).to_contain_text("Resumen ![a](http")  # the question shows as its own text
             panel = answer.locator('[data-testid="stExpander"]').filter(has_text="Plan de consulta")
-            expect(panel).to_contain_text("Plan ` ![r](http")  # the LLM's rationale, as text
+            panel.get_by_text("Detalles técnicos").click()  # the contracts (the LLM's rationale among them)
+            expect(panel).to_contain_text("Plan ` ![r](http", timeout=60_000)  # the LLM's rationale, as text
             answer.locator('[data-testid="stExpander"]').filter(has_text="Evidencia").locator("summary").click()
             page.get_by_role("button", name="Ver filas de evidencia").click()
             expect(page.get_by_text("Evidencia de rank_por_delito", exact=False)).to_be_visible(timeout=60_000)
