@@ -73,24 +73,16 @@ tab_records, tab_activity, tab_segment = st.tabs(["Registros", "Actividad por us
 with tab_records:
     st.caption(f"Mostrando {len(records)} de {total} registros (los más recientes primero).")
     st.dataframe(audit_view.records_frame(records), hide_index=True, width="stretch")
-    e1, e2 = st.columns(2)
     # The files are built when a button is clicked, not on every run of the page (a log holds many records).
-    e1.download_button(
-        "Exportar CSV",
-        data=lambda: audit_view.export_bytes(log, "csv", filters),
-        file_name="auditoria.csv",
-        mime="text/csv",
-        key="aud_csv",
-        width="stretch",
-    )
-    e2.download_button(
-        "Exportar JSON",
-        data=lambda: audit_view.export_bytes(log, "json", filters),
-        file_name="auditoria.json",
-        mime="application/json",
-        key="aud_json",
-        width="stretch",
-    )
+    for column, (fmt, mime) in zip(st.columns(2), (("csv", "text/csv"), ("json", "application/json"))):
+        column.download_button(
+            f"Exportar {fmt.upper()}",
+            data=lambda fmt=fmt: audit_view.export_bytes(log, fmt, filters),
+            file_name=f"auditoria.{fmt}",
+            mime=mime,
+            key=f"aud_{fmt}",
+            width="stretch",
+        )
     if not records:
         st.info("Sin registros para esos filtros.")
     else:
