@@ -40,10 +40,22 @@ def settle(page, n_messages: int) -> None:
     page.wait_for_function(SETTLED, arg=n_messages, timeout=SLOW)
 
 
+INERT = """() => { const box = document.querySelector('[data-testid="stChatInput"] textarea');
+  const held = box && box.closest('[inert]');
+  if (!held) return '';
+  const dialogs = [...document.querySelectorAll('[role="dialog"], [aria-modal="true"]')]
+    .map(d => (d.getAttribute('data-testid') || d.tagName) + ': ' + d.innerText.slice(0, 200));
+  return (held.getAttribute('data-testid') || held.tagName) + ' | ' + dialogs.join(' || '); }"""
+
+
 def ask(page, question: str, n_messages: int) -> None:
     """Type a question, press Enter and wait for its answer to be drawn."""
     box = page.get_by_test_id("stChatInput").locator("textarea")
     expect(box).to_be_editable(timeout=SLOW)
+    try:  # an inert chat box means something modal covers the page: name it rather than time out blind
+        page.wait_for_function(f"() => ({INERT})() === ''", timeout=SLOW)
+    except Exception:  # noqa: BLE001 - re-raised with what holds the page
+        raise AssertionError(f"la caja de preguntas está inerte: {page.evaluate(INERT)}") from None
     box.fill(question)
     box.press("Enter")
     settle(page, n_messages)
