@@ -66,6 +66,30 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class ApiSettings:
+    """The HTTP API (``core.expositor``): where it listens, its per-token rate, body cap and CORS origins."""
+
+    host: str = "127.0.0.1"  # CASANDRA_API_HOST: loopback unless the operator chooses otherwise
+    port: int = 8000  # CASANDRA_API_PORT
+    rate: str = "120/minute"  # CASANDRA_API_RATE: per token, the ``limits`` library's notation
+    max_body_bytes: int = 256 * 1024  # CASANDRA_API_MAX_BODY_BYTES: a plan is a few KiB (uploads use max_upload_bytes)
+    cors_origins: tuple[str, ...] = ()  # CASANDRA_API_CORS_ORIGINS: comma-separated; none means no CORS headers
+
+    @classmethod
+    def from_env(cls) -> ApiSettings:
+        """API settings with any ``CASANDRA_API_*`` environment overrides applied."""
+        env, base = os.environ, cls()
+        origins = env.get("CASANDRA_API_CORS_ORIGINS", "")
+        return cls(
+            host=env.get("CASANDRA_API_HOST") or base.host,
+            port=_number(env.get("CASANDRA_API_PORT"), int, base.port),
+            rate=env.get("CASANDRA_API_RATE") or base.rate,
+            max_body_bytes=_number(env.get("CASANDRA_API_MAX_BODY_BYTES"), int, base.max_body_bytes),
+            cors_origins=tuple(o.strip() for o in origins.split(",") if o.strip()),
+        )
+
+
+@dataclass(frozen=True)
 class Settings:
     """Paths and limits for one process."""
 
@@ -77,6 +101,7 @@ class Settings:
     etl_direct: bool = True  # clean IDM_NM files skip the cell-by-cell text path (same result, faster)
     audit_keys: Path | None = None  # CASANDRA_AUDIT_KEYS_DIR; None = <data_dir>/keys
     national_parts: Path = DEFAULT_NATIONAL_PARTS  # CASANDRA_NATIONAL_PARTS: folder of the national Parquet parts
+    api: ApiSettings = field(default_factory=ApiSettings)  # the HTTP API (core.expositor)
 
     @property
     def store_dir(self) -> Path:
@@ -112,7 +137,7 @@ class Settings:
 
 def load_settings(data_dir: str | Path | None = None) -> Settings:
     """Settings from the environment; ``data_dir`` beats ``CASANDRA_DATA_DIR``."""
-    base = Settings(limits=Limits.from_env())
+    base = Settings(limits=Limits.from_env(), api=ApiSettings.from_env())
     env_dir = os.environ.get("CASANDRA_DATA_DIR")
     chosen = data_dir if data_dir is not None else env_dir
     if os.environ.get("CASANDRA_ETL_MEMORY_LIMIT"):

@@ -20,6 +20,8 @@ CRITICAL_CODES = (
     "RESOURCE_LIMIT",
 )
 NON_CRITICAL_CODES = ("EMPTY_RESULT",)
+# The HTTP API's access refusals (core/expositor): who may call, not what was asked (envelope_error 1.1.0).
+ACCESS_CODES = ("UNAUTHORIZED", "FORBIDDEN")
 
 HTTP_STATUS = {
     "INVALID_PAYLOAD": 422,
@@ -29,6 +31,8 @@ HTTP_STATUS = {
     "COMPUTE_ERROR": 500,
     "RESOURCE_LIMIT": 413,
     "EMPTY_RESULT": 200,
+    "UNAUTHORIZED": 401,
+    "FORBIDDEN": 403,
 }
 
 
@@ -105,6 +109,31 @@ class LimiteRecursosError(CasandraError):
     """Input or work beyond a configured limit."""
 
     code = "RESOURCE_LIMIT"
+
+
+class LimiteTasaError(LimiteRecursosError):
+    """Too many requests from one client in the configured window (HTTP 429, ``retry_after`` seconds)."""
+
+    def __init__(self, details: str, hints: Iterable[str] = (), retry_after: int = 1):
+        super().__init__(details, hints)
+        self.retry_after = max(1, int(retry_after))
+
+    @property
+    def http_status(self) -> int:
+        """429: the same RESOURCE_LIMIT code, told apart by its status and ``Retry-After``."""
+        return 429
+
+
+class NoAutenticadoError(CasandraError):
+    """A request without a valid bearer token (HTTP 401)."""
+
+    code = "UNAUTHORIZED"
+
+
+class SinPermisoError(CasandraError):
+    """A valid token whose role may not use this endpoint (HTTP 403)."""
+
+    code = "FORBIDDEN"
 
 
 class ResultadoVacio(CasandraError):

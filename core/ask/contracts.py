@@ -362,7 +362,7 @@ def contract_schemas() -> dict[str, dict]:
 
     items = dict(CONTRACTS)
     items["envelope_ok"] = (OkEnvelope, "1.0.0")
-    items["envelope_error"] = (ErrorEnvelope, "1.0.0")
+    items["envelope_error"] = (ErrorEnvelope, "1.1.0")  # 1.1.0: the HTTP API's UNAUTHORIZED and FORBIDDEN
     return {f"{name}.v{version}": model.model_json_schema(by_alias=True) for name, (model, version) in items.items()}
 
 

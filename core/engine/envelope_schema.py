@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.errors import CRITICAL_CODES, NON_CRITICAL_CODES
+from core.errors import ACCESS_CODES, CRITICAL_CODES, NON_CRITICAL_CODES
 
 
 class _Strict(BaseModel):
@@ -115,7 +115,7 @@ class Problem(_Strict):
 class ErrorBlock(_Strict):
     """The error block (code of §6, Spanish details, hints, every problem)."""
 
-    code: Literal[CRITICAL_CODES + NON_CRITICAL_CODES]  # the codes of core/errors.py, in the contract's order
+    code: Literal[CRITICAL_CODES + NON_CRITICAL_CODES + ACCESS_CODES]  # core/errors.py's codes, the contract's order
     http_status: int
     details: str
     hints: list[str]
