@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 DATA_DIR ?= data
 
-.PHONY: run test test-fast lint format venv dev store bench clean
+.PHONY: run api test test-fast lint format venv dev store bench clean
 
 $(VENV)/.installed: requirements.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Se necesita $(PYTHON)"; exit 1; }
@@ -27,6 +27,10 @@ store: venv
 
 run: store
 	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
+
+# The HTTP API (core/expositor) on 127.0.0.1; a client needs a token: `python -m core tokens create NAME --role analista`.
+api: store
+	$(PY) -m core --data-dir $(DATA_DIR) api --host 127.0.0.1 --port $${API_PORT:-8000}
 
 # pytest exits 5 when it collected nothing: that is a failure here, not a pass.
 PYTEST_EXIT = rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest no ejecutó ninguna prueba"; exit 1; fi; exit $$rc

@@ -30,7 +30,7 @@ from core.etl.publish import Depot
 
 # The command modules, in help order; a new command is a module with register_cli added here
 # (or named in CASANDRA_CLI_MODULES without editing the project).
-COMMAND_MODULES = ("core.cli", "core.etl.cli", "core.audit.cli", "evals.harness")
+COMMAND_MODULES = ("core.cli", "core.etl.cli", "core.audit.cli", "core.expositor.cli", "evals.harness")
 
 
 class CommandModuleError(ImportError):
