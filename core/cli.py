@@ -238,6 +238,14 @@ def cmd_ask(args, settings) -> int:
     return 0
 
 
+def cmd_mcp(args, settings) -> int:
+    """Serve Casandra's MCP tools and resources over stdin/stdout (an MCP client launches this)."""
+    from core.expositor.mcp_server import run_stdio
+
+    _quiet_core_logs()
+    return run_stdio(settings)
+
+
 def _common() -> argparse.ArgumentParser:
     """The options every command accepts (``--data-dir``)."""
     common = argparse.ArgumentParser(add_help=False)
@@ -295,6 +303,8 @@ def register_cli(subparsers) -> None:
     p.add_argument("--one", action="store_true", help="unir las palabras en una sola pregunta")
     p.add_argument("--user", default="cli")
     p.set_defaults(handler=cmd_ask)
+    p = subparsers.add_parser("mcp", parents=[common], help="servidor MCP por stdio (herramientas, ask, recursos)")
+    p.set_defaults(handler=cmd_mcp)
     p = subparsers.add_parser("contracts", parents=[common], help="exportar los JSON Schema de los contratos")
     p.add_argument("--output")
     p.set_defaults(handler=cmd_contracts)

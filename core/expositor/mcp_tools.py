@@ -1,0 +1,237 @@
+"""What Casandra's MCP server offers, built from the catalog: tools, their calls and the dataset resources.
+
+Every catalog tool is one MCP tool (its name, its resolved ``args_schema`` as input schema, its summary as
+description): a call runs a one-step plan of that tool through ``core.api.execute_plan``, so its arguments
+are validated, its SQL parameterized and the run audited under the client's name. ``execute_plan`` runs a
+whole plan (filters, then an analysis, then its evidence) and ``ask`` a Spanish question through the whole
+pipeline. Nothing here names a catalog tool: a new ToolSpec is a new MCP tool.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+
+from core import api
+from core.config import Settings
+from core.engine.catalog import tool_spec
+from core.engine.limits import MAX_PLAN_BYTES
+
+log = logging.getLogger(__name__)
+
+ASK = "ask"
+EXECUTE_PLAN = "execute_plan"
+RESERVED = (ASK, EXECUTE_PLAN)  # a catalog tool may not take these names (build_tools refuses it)
+MAX_QUESTION_CHARS = 1000
+JSON_MIME = "application/json"
+
+ASK_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "pregunta": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_QUESTION_CHARS,
+            "description": "La pregunta en español, p. ej. «¿Cuántos homicidios dolosos hubo en León en 2024?».",
+        }
+    },
+    "required": ["pregunta"],
+    "additionalProperties": False,
+}
+PLAN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "plan": {
+            "description": (
+                'El plan (docs/contracts/001_casandra_v0.md §4.3): JSON {"plan": [{"tool_id": 6, "args": {…}}]} '
+                "o la forma de texto ('[6,9]' y líneas 'clave: valor')."
+            ),
+            "anyOf": [{"type": "object"}, {"type": "string"}],
+        },
+        "strict_time": {"type": "boolean", "default": False, "description": "Rechazar ventanas fuera de los datos."},
+        "return_all": {"type": "boolean", "default": True, "description": "Todos los sobres o solo el último."},
+    },
+    "required": ["plan"],
+    "additionalProperties": False,
+}
+
+
+class UnknownTool(LookupError):
+    """A call names no tool this server offers (an MCP protocol error, not a tool error)."""
+
+
+def _description(tool: dict) -> str:
+    """The tool's summary, plus how to use a tool that does not answer alone (read from its spec)."""
+    spec = tool_spec(tool["name"])
+    after = spec.example.after if spec is not None and spec.example is not None else None
+    if after is None:
+        return tool["summary"]
+    return f"{tool['summary']} No responde sola: úsela en {EXECUTE_PLAN}, en un paso después de {after}."
+
+
+def build_tools(catalog: dict) -> list[types.Tool]:
+    """One MCP tool per catalog tool, then ``execute_plan`` and ``ask``."""
+    clash = sorted({t["name"] for t in catalog["tools"]} & set(RESERVED))
+    if clash:
+        raise ValueError(f"catalog tools may not be named {', '.join(clash)} (reserved by the MCP server)")
+    tools = [
+        types.Tool(
+            name=t["name"],
+            title=f"{t['name']}@{t['version']}",
+            description=_description(t),
+            input_schema=t["args_schema"],
+            annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=t["deterministic"]),
+            _meta={"tool_id": t["tool_id"], "version": t["version"], "kind": t["kind"]},
+        )
+        for t in catalog["tools"]
+    ]
+    tools.append(
+        types.Tool(
+            name=EXECUTE_PLAN,
+            title="Ejecutar un plan",
+            description=(
+                "Ejecuta un plan de varias herramientas del catálogo (por tool_id) y devuelve sus sobres: "
+                "filtros, luego un análisis y su evidencia. Los argumentos de cada paso son los de la herramienta."
+            ),
+            input_schema=PLAN_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True),
+        )
+    )
+    tools.append(
+        types.Tool(
+            name=ASK,
+            title="Preguntar en español",
+            description=(
+                "Responde una pregunta en español sobre la incidencia delictiva con el flujo completo de Casandra "
+                "(comprensión, plan, ejecución auditada y redacción): devuelve la respuesta, el plan y los sobres."
+            ),
+            input_schema=ASK_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True),
+        )
+    )
+    return tools
+
+
+def _error_text(error: dict) -> str:
+    """``Error [CODE]: Spanish details`` and its hints, one per line (as the CLI prints a refusal)."""
+    lines = [f"Error [{error['code']}]: {error['details']}"]
+    lines += [f"  - {hint}" for hint in error.get("hints") or []]
+    lines += [
+        f"  - {p['details']}"
+        for p in error.get("problems") or []
+        if p.get("details") and p["details"] != error["details"]
+    ]
+    return "\n".join(lines)
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, default=str)
+
+
+def envelope_result(envelopes: dict | list[dict]) -> types.CallToolResult:
+    """Envelopes as a tool result: JSON text and structured content; an error envelope last is a tool error."""
+    last = envelopes if isinstance(envelopes, dict) else envelopes[-1]
+    structured = envelopes if isinstance(envelopes, dict) else {"envelopes": envelopes}
+    content = [types.TextContent(text=_dumps(structured))]
+    if last["status"] != "ok":
+        content.insert(0, types.TextContent(text=_error_text(last["error"])))
+    return types.CallToolResult(content=content, structured_content=structured, is_error=last["status"] != "ok")
+
+
+def refusal(code: str, details: str, hints: tuple[str, ...] = ()) -> types.CallToolResult:
+    """A tool error that never reached the engine, as an error block of the contract."""
+    from core.errors import HTTP_STATUS
+
+    error = {"code": code, "http_status": HTTP_STATUS[code], "details": details, "hints": list(hints)}
+    body = {"status": "error", "error": error}
+    return types.CallToolResult(
+        content=[types.TextContent(text=_error_text(error)), types.TextContent(text=_dumps(body))],
+        structured_content=body,
+        is_error=True,
+    )
+
+
+def _run_tool(name: str, arguments: dict, settings: Settings, user: str, role: str) -> types.CallToolResult:
+    spec = next((t for t in api.catalog(settings)["tools"] if t["name"] == name), None)
+    if spec is None:
+        raise UnknownTool(name)
+    plan = {"plan": [{"tool_id": spec["tool_id"], "args": arguments}]}
+    return envelope_result(api.execute_plan(plan, settings=settings, user=user, role=role, kind="mcp"))
+
+
+def _run_plan(arguments: dict, settings: Settings, user: str, role: str) -> types.CallToolResult:
+    plan = arguments.get("plan")
+    if not isinstance(plan, dict | str) or not plan:
+        return refusal("INVALID_PAYLOAD", 'Falta el plan: un objeto JSON {"plan": [...]} o su forma de texto.')
+    if len(_dumps(plan).encode()) > MAX_PLAN_BYTES:
+        return refusal("RESOURCE_LIMIT", f"El plan ocupa más de {MAX_PLAN_BYTES // 1024} KiB.")
+    extra = set(arguments) - set(PLAN_SCHEMA["properties"])
+    if extra:
+        return refusal("INVALID_PAYLOAD", f"Argumentos desconocidos: {', '.join(sorted(extra))}.")
+    envelopes = api.execute_plan(
+        plan,
+        strict_time=bool(arguments.get("strict_time", False)),
+        return_all=bool(arguments.get("return_all", True)),
+        settings=settings,
+        user=user,
+        role=role,
+        kind="mcp",
+    )
+    return envelope_result(envelopes)
+
+
+def _run_ask(arguments: dict, settings: Settings, user: str, role: str) -> types.CallToolResult:
+    from core.ask.context import Assistant
+    from core.ask.pipeline import Conversation
+
+    question = arguments.get("pregunta")
+    if set(arguments) - {"pregunta"} or not isinstance(question, str) or not question.strip():
+        return refusal(
+            "INVALID_PAYLOAD",
+            "ask espera solo «pregunta»: un texto en español.",
+            ('Ejemplo: {"pregunta": "¿Cuántos homicidios dolosos hubo en León en 2024?"}',),
+        )
+    if len(question) > MAX_QUESTION_CHARS:
+        return refusal("RESOURCE_LIMIT", f"La pregunta pasa de {MAX_QUESTION_CHARS} caracteres.")
+    turn = Assistant(settings=settings, user=user, role=role).ask(question.strip(), Conversation())
+    contract = turn.as_dict()
+    text = (contract.get("answer") or {}).get("text") or ""
+    return types.CallToolResult(
+        content=[types.TextContent(text=text), types.TextContent(text=_dumps(contract))],
+        structured_content=contract,
+    )
+
+
+def call_tool(name: str, arguments: dict | None, *, settings: Settings, user: str, role: str) -> types.CallToolResult:
+    """Run one MCP tool call (blocking); bad arguments and failures come back as tool errors, never raised.
+
+    Raises ``UnknownTool`` when no tool has that name (the server answers it as a protocol error)."""
+    arguments = arguments or {}
+    runners: dict[str, Callable[[dict, Settings, str, str], types.CallToolResult]] = {
+        EXECUTE_PLAN: _run_plan,
+        ASK: _run_ask,
+    }
+    try:
+        runner = runners.get(name)
+        return runner(arguments, settings, user, role) if runner else _run_tool(name, arguments, settings, user, role)
+    except UnknownTool:
+        raise
+    except Exception:  # the engine answers plans with envelopes; this is the store or the audit failing
+        log.exception("MCP tool %s failed unexpectedly", name)
+        return refusal(
+            "COMPUTE_ERROR",
+            "Error interno al ejecutar la herramienta.",
+            ("Intente de nuevo; si persiste, avise al equipo de datos.",),
+        )
+
+
+def tool_input_schema(name: str, settings: Settings) -> dict | None:
+    """The input schema of one tool by name (None when unknown), without listing them all."""
+    fixed = {EXECUTE_PLAN: PLAN_SCHEMA, ASK: ASK_SCHEMA}
+    if name in fixed:
+        return fixed[name]
+    return next((t["args_schema"] for t in api.catalog(settings)["tools"] if t["name"] == name), None)
