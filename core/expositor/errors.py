@@ -37,7 +37,12 @@ HTTP_MESSAGES = {
 
 def envelope(payload: dict) -> dict:
     """An error envelope around an ``error`` block."""
-    return {"status": "error", "tool": TOOL, "error": payload, "meta": {"schema_version": ENVELOPE_ERROR_VERSION}}
+    return {
+        "status": "error",
+        "tool": TOOL,
+        "error": payload,
+        "meta": {"schema_version": ENVELOPE_ERROR_VERSION, "tool_version": None},
+    }
 
 
 def request_problems(exc: RequestValidationError) -> ErrorGroup:
@@ -60,6 +65,10 @@ def as_casandra(exc: BaseException) -> BaseException:
     if isinstance(exc, HTTPException):
         if exc.status_code == 413:
             return LimiteRecursosError("La solicitud es demasiado grande.")
+        if isinstance(exc.__cause__, CasandraError):  # raised while the body was read (the guard's 413)
+            return exc.__cause__
+        if exc.status_code == 400:  # FastAPI could not parse the body: the contract's INVALID_PAYLOAD (422)
+            return ValidacionError("El cuerpo de la solicitud no es JSON válido.", ["Envíe un objeto JSON en UTF-8."])
         error = ValidacionError(HTTP_MESSAGES.get(exc.status_code, "Solicitud no válida."))
         error.status_override = exc.status_code
         return error
