@@ -24,6 +24,7 @@ from core.dataset.store import get_store
 from core.expositor import routes, steward
 from core.expositor.errors import error_response
 from core.expositor.guard import Guard
+from core.expositor.mcp_server import mount_mcp
 from core.expositor.models import Live, Ready
 
 API_VERSION = "1.0.0"
@@ -92,6 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for kind in (Exception, RequestValidationError, HTTPException):
         app.add_exception_handler(kind, _error_handler)
     # Mounted apps (the MCP server at /mcp) go here, before the guard wraps the whole app.
+    mount_mcp(app, settings)  # MCP over streamable HTTP at /mcp, its session manager in the app's lifespan
     app.add_middleware(Guard, settings=settings)
     if settings.api.cors_origins:  # outside the guard: a browser's preflight carries no token
         app.add_middleware(

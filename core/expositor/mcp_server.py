@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -179,3 +179,19 @@ def http_app(settings: Settings, path: str = "/mcp", host: str = "127.0.0.1") ->
     Guard for them)."""
     mcp_http = McpHttp(settings, host)
     return Starlette(routes=[Route(path, endpoint=mcp_http)], lifespan=lambda app: mcp_http.lifespan())
+
+
+def mount_mcp(app: Starlette, settings: Settings, path: str = "/mcp") -> McpHttp:
+    """Serve MCP at exactly ``path`` of ``app`` (the Expositor's FastAPI app), its session manager running
+    inside the app's lifespan (around whatever lifespan the app already has)."""
+    mcp_http = McpHttp(settings, host=settings.api.host)
+    app.router.routes.append(Route(path, endpoint=mcp_http))
+    previous = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(served):
+        async with mcp_http.lifespan(), previous(served) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
+    return mcp_http
