@@ -147,3 +147,17 @@ def test_an_engine_failure_is_reported_and_the_chat_goes_on(app, monkeypatch):
 def test_an_empty_store_says_so(empty_settings, make_app):
     at = make_app(empty_settings, roles=["analista"], script="pages/consultar.py").run()
     assert not at.exception and "No hay datos publicados" in at.warning[0].value
+
+
+def test_a_question_runs_the_page_once_and_draws_its_answer_whole(app, monkeypatch):
+    """The run that asks draws the answer: no second run of the whole page (issue 15 §2, a rerun redrew every turn)."""
+    from ui import history
+
+    runs, sync = [], history.sync
+    monkeypatch.setattr(history, "sync", lambda *args: (runs.append(args), sync(*args))[1])
+    ask(app, "homicidios dolosos en Celaya mes por mes en 2023")
+    ask(app, TOP5)
+    assert len(runs) == 2  # one run per question
+    assert app.get("plotly_chart") and [e.label for e in app.expander].count("Plan de consulta") == 1
+    assert [b.label for b in app.button].count("Ver gráfica y detalles") == 1  # the earlier turn drew light
+    assert app.session_state["conversation_id"] == app.query_params["c"]  # the URL still names the conversation
