@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import anyio
 import httpx
+import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import Implementation
 
 from core import api
@@ -29,7 +29,8 @@ RANKING = {"entidad_id": "GTO", "delito": "homicidio_doloso", "top_k": 3, "from"
 def transport(url: str, token: str | None = None):
     """The SDK's streamable HTTP transport, with the bearer token when given."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
+    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))  # the README's client
+    return streamable_http_client(url, http_client=http)
 
 
 @pytest.fixture(scope="module")
