@@ -70,10 +70,17 @@ class Guard:
         """Guard ``app`` with the tokens of ``settings``' workspace and its API settings."""
         self.app = app
         self.settings = settings
-        self.tokens = tokens or Tokens.for_settings(settings)
+        self._tokens = tokens  # opened on the first request: building the app touches no file
         self.storage = MemoryStorage()
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.default_rate = parse(settings.api.rate)
+
+    @property
+    def tokens(self) -> Tokens:
+        """The tokens of the settings' workspace."""
+        if self._tokens is None:
+            self._tokens = Tokens.for_settings(self.settings)
+        return self._tokens
 
     async def __call__(self, scope, receive, send):
         """Check the request, then hand it on (or answer with an error envelope)."""
