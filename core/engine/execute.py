@@ -75,13 +75,43 @@ def _filters(scope) -> dict:
     }
 
 
+# A modalidad a place reports as 0 in every published month (Guanajuato's municipalities and robo de motocicleta,
+# 2015-2024): its zero is structural, so the answer keeps it and says so instead of relaxing to the whole crime.
+ZERO_METHODS_SQL = """
+    SELECT place, list(metodo ORDER BY metodo) FROM (
+        SELECT CASE WHEN GROUPING(entidad_id) = 0 THEN entidad_id ELSE estado_id END AS place, metodo
+        FROM incidents WHERE metodo IS NOT NULL
+        GROUP BY GROUPING SETS ((estado_id, entidad_id, metodo), (estado_id, metodo))
+        HAVING sum(eventos) = 0 AND count(*) >= 12)
+    GROUP BY place"""
+
+
+def _structural_zero(ctx: ToolContext, step: ResolvedStep) -> str | None:
+    """The warning of a method filter whose every modalidad the asked place reports as 0 in every month, or None."""
+    scope = step.scope
+    if not scope.metodos or scope.entity is None:
+        return None
+    zeros = ctx.memo(("zero_methods",), lambda: {p: set(m) for p, m in ctx.query(ZERO_METHODS_SQL)})
+    if not set(scope.metodos) <= zeros.get(scope.entity.entidad_id, set()):
+        return None
+    labels = " y ".join(m.replace("_", " ") for m in scope.metodos)
+    return (
+        f"{scope.entity.label} registra 0 casos de {labels} en todos los meses publicados: es probable que esos "
+        "hechos se registren bajo otra modalidad; un 0 aquí no prueba que no ocurran."
+    )
+
+
 def _run_step(ctx: ToolContext, step: ResolvedStep) -> tuple[ToolOutput, dict | None]:
     fn = step.spec.load_implementation()
     out = fn(ctx, step)
     retry = None
+    zero = _structural_zero(ctx, step) if (not out.rows or out.empty) else None
+    if zero:
+        out.warnings.append(zero)
     # Only counting tools relax: for anomalies or patterns, no rows is itself the answer.
     if (
-        step.spec.kind in ("analysis", "metricas")
+        not zero
+        and step.spec.kind in ("analysis", "metricas")
         and (not out.rows or out.empty)
         and (step.scope.metodos or step.scope.violencia)
     ):

@@ -81,7 +81,7 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
     asked = rows.get(u.crimes[0].delito)
     narrowed = [t.text for t in u.unknown_terms if t.kind == "crime"]
     if asked is not None and narrowed and u.crimes[0].in_data:  # «robo de celulares»: a kind SESNSP does not publish
-        named = _named_methods(asked, rows, narrowed)
+        named = named_methods(asked, rows, narrowed)
         if named:  # «robo de motocicleta»: a modalidad of the tipo rows by its own words
             return Fallback("modalidad", {**asked, "metodos": named}, asked, (asked["subtipo"],))
         return Fallback("acotado", asked, rows.get(asked.get("tipo_key") or "") or asked, tuple(narrowed))
@@ -110,12 +110,25 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
     return Fallback("subtipo", asked, tipo, members)  # the state file has every subtipo; the municipality its tipo
 
 
-def _named_methods(asked: dict, rows: dict, words: list[str]) -> list[str]:
+def named_methods(asked: dict, rows: dict, words: list[str]) -> list[str]:
     """The crime's modalidades whose names hold every narrowing word («motocicleta», «tractores»)."""
     said = [w.rstrip("s") for text in words for w in text.split() if len(w) > 3]
     keys = [asked["delito"], *[k for k in (asked.get("incluye") or "").split("|") if k]]
     methods = {m for k in keys for m in (rows.get(k) or {}).get("metodos") or []}
     return sorted(m for m in methods if said and all(any(p.startswith(w) for p in m.split("_")) for w in said))
+
+
+def understood(u: Understanding, catalog) -> Understanding:
+    """The understanding without the words a modalidad of its one crime is named by («robo de motocicleta»): the
+    plan uses them (``find``'s «modalidad» case), so the answer never lists them as ignored."""
+    terms = [t for t in u.unknown_terms if t.kind == "crime"]
+    if len(u.crimes) != 1 or not terms:
+        return u
+    rows = {c["delito"]: c for c in catalog.crimes}
+    asked = rows.get(u.crimes[0].delito)
+    if asked is None or not named_methods(asked, rows, [t.text for t in terms]):
+        return u
+    return replace(u, unknown_terms=[t for t in u.unknown_terms if t not in terms])
 
 
 def _as_modalities(asked: dict, tipo: dict, rows: dict) -> bool:

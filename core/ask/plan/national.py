@@ -9,7 +9,10 @@ the tool clips it to the months its series publishes (an unpublished month is ne
 
 from __future__ import annotations
 
-from core.ask.plan.granularity import ALSO, LEAD
+import re
+from dataclasses import replace
+
+from core.ask.plan.granularity import ALSO, LEAD, named_methods
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import Understanding
 from core.ask.understand.national import RNID_YEAR
@@ -52,6 +55,64 @@ def _rnid_only(u: Understanding) -> list[str]:
     if u.window is not None and u.window[1].year < RNID_YEAR:
         return [f"{LEAD}{what}: no existe en la serie hasta 2025."]
     return [f"{LEAD}{what}."]
+
+
+_VIOLENCE = re.compile(r"_(?:con|sin)_violencia$")
+
+
+def narrowed(u: Understanding, catalog) -> Understanding:
+    """A crime narrowed by the question's own words («robo de motocicleta», «robo de tractores»): to 2025 the
+    modalidades whose names hold them, under the subtipo that publishes them; in 2026 (RNID) the subtipo whose name
+    holds them («Robo de vehículo automotor - Motocicleta»). The words are understood, never «No tomé en cuenta»."""
+    terms = [t for t in u.unknown_terms if t.kind == "crime"]
+    if len(u.crimes) != 1 or (not terms and not u.methods):
+        return u
+    rows = {c["delito"]: c for c in catalog.crimes}
+    asked = rows.get(u.crimes[0].delito)
+    if asked is None:
+        return u
+    words = [t.text for t in terms]
+    rest = [t for t in u.unknown_terms if t not in terms]
+    if "national:rnid" in u.signals:
+        # a kind the series to 2025 names as a modalidad («robo de motos con violencia») is a subtipo in 2026
+        kinds = words + [_VIOLENCE.sub("", m).removeprefix("robo_de_").replace("_", " ") for m in u.methods]
+        sub = _rnid_subtipo(catalog, asked, [k for k in kinds if k not in ("con", "sin")])
+        if sub is None:
+            return u
+        crime = replace(u.crimes[0], delito=sub["delito"], label=sub["subtipo"])
+        how = [f"{u.violencia}_violencia"] if u.violencia else []
+        return replace(u, crimes=[crime], methods=how, unknown_terms=rest)
+    named = named_methods(asked, rows, words) if words else list(u.methods)
+    if u.violencia:
+        named = [m for m in named if m.endswith(f"_{u.violencia}_violencia")] or named
+    if not named:
+        return u
+    owner = _owner(asked, rows, named)
+    crime = replace(u.crimes[0], delito=owner["delito"], label=owner.get("subtipo") or u.crimes[0].label)
+    return replace(u, crimes=[crime], methods=named, unknown_terms=rest)
+
+
+def _owner(asked: dict, rows: dict, methods: list[str]) -> dict:
+    """The one subtipo of the crime that publishes every modalidad asked (robo de motocicleta: robo de vehículo
+    automotor), else the crime itself (con violencia: many subtipos have it)."""
+    subtipos = [k for k in (asked.get("incluye") or "").split("|") if k in rows]
+    owners = [k for k in subtipos if set(methods) <= set(rows[k].get("metodos") or [])]
+    return rows[owners[0]] if len(owners) == 1 else asked
+
+
+def _rnid_subtipo(catalog, asked: dict, kinds: list[str]) -> dict | None:
+    """The 2026 subtipo of the asked crime whose name holds every word of the kinds said, if exactly one."""
+    said = [w.rstrip("s") for text in kinds for w in text.split() if len(w) > 3]
+    if not said:
+        return None
+    tipo = asked.get("tipo_key") or asked["delito"]
+    found = [
+        r
+        for r in getattr(catalog, "rnid_only", [])
+        if r.get("tipo_key") in (tipo, asked["delito"])
+        and all(any(p.startswith(w) for p in r["delito"].split("_")) for w in said)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def build(u: Understanding) -> ToolPlan:

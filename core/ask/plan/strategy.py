@@ -285,7 +285,10 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
 
 
 def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> None:
-    turn.plan_notes = turn.plan_notes + assumptions.notes(u, ctx.catalog)  # what was assumed, said in the answer
+    if is_national(u):  # «robo de motocicleta en Jalisco»: the kind said narrows the national crime (its words used)
+        u = national.narrowed(u, ctx.catalog)
+    # what was assumed, said in the answer (a kind a municipal modalidad's name holds was used, not ignored)
+    turn.plan_notes = turn.plan_notes + assumptions.notes(granularity.understood(u, ctx.catalog), ctx.catalog)
     turn.plan_notes += [n for n in u.notes if n not in turn.plan_notes]  # how time words were taken (seasons, days)
     if "crime:both_subtypes" in u.signals:  # "ambos": the sum is said, never silent (docs/decisions/0010)
         turn.plan_notes.append("Se suman " + " y ".join(c.label.lower() for c in u.crimes) + ", como pediste.")

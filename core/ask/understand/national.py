@@ -42,6 +42,9 @@ RANK = _C(
     r"\b(?:entre|de)\s+(?:los|las)\s+32\b",
     r"\b(?:que|cual|cuales)\s+(?:estados?|entidad(?:es)?(?:\s+federativas?)?)\b",
     r"\b(?:estados|entidades)\s+(?:con|que|donde|mas|menos)\b",
+    # «por estado», «en cada entidad», «todos los estados»: the states' list
+    r"\b(?:por|en\s+cada|de\s+cada)\s+(?:estado|entidad(?:\s+federativa)?)\b",
+    r"\b(?:todos\s+los\s+estados|todas\s+las\s+entidades)\b",
     # «¿Guanajuato es primer lugar en narcomenudeo?», «¿es el estado con más extorsiones?», «lugar de Gto por tasa»,
     # «¿dónde queda Chihuahua…?», «Sonora: posición…» (a place's name is «_» here)
     r"\b(?:primer|segundo|tercer|ultimo|penultimo)\s+lugar\b",

@@ -186,26 +186,34 @@ def test_violence_filter_and_top_entidades_share(bundled_settings):
     assert abs(sum(r[4] for r in rows if r[4]) - 100) < 0.1
 
 
+def _one_value(entidad: str, delito: str, metodo: str, year: int) -> dict:
+    args = {"entidad_id": entidad, "nivel": "actual", "delito": delito, "metodo": metodo}
+    return {"plan": [{"tool_id": 6, "args": {**args, "from": f"{year}-01-01", "to": f"{year}-12-31"}}]}
+
+
 def test_zero_rows_get_one_relaxed_retry(bundled_settings):
-    plan = {
-        "plan": [
-            {
-                "tool_id": 6,
-                "args": {
-                    "entidad_id": "GTO",
-                    "nivel": "actual",
-                    "delito": "homicidio_doloso",
-                    "metodo": "no_especificado",
-                    "from": "2024-01-01",
-                    "to": "2024-12-31",
-                },
-            }
-        ]
-    }
+    """Doctor Mora: no homicidio doloso con arma de fuego in 2024 (12 over the series), so its one 2024 case."""
+    plan = _one_value("GTO.MUN.DOCTOR_MORA", "homicidio_doloso", "con_arma_de_fuego", 2024)
     env = api.execution(plan, settings=bundled_settings).last
-    assert env["meta"]["retry"] == {"attempts": 2, "relaxed": ["metodo=no_especificado"], "rows": 1}
-    assert env["data"]["inline"]["rows"][0][2] == 2553
+    assert env["meta"]["retry"] == {"attempts": 2, "relaxed": ["metodo=con_arma_de_fuego"], "rows": 1}
+    assert env["data"]["inline"]["rows"][0][2] == 1
     assert any("sin ese filtro" in w for w in env["meta"]["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("entidad", "delito", "metodo", "year", "who"),
+    [
+        ("GTO", "homicidio_doloso", "no_especificado", 2024, "Guanajuato"),  # shared data README: 0 every month
+        ("GTO.MUN.CELAYA", "robo", "robo_de_motocicleta_con_violencia", 2021, "Celaya"),
+    ],
+)
+def test_a_structural_zero_is_kept_and_said(bundled_settings, entidad, delito, metodo, year, who):
+    """A modalidad the place reports as 0 in every published month is answered 0 with why, never relaxed to the
+    whole crime (a number the question did not ask for)."""
+    env = api.execution(_one_value(entidad, delito, metodo, year), settings=bundled_settings).last
+    assert "retry" not in env["meta"]
+    assert [r[2] for r in env["data"]["inline"]["rows"]] in ([0], [])
+    assert any(w.startswith(f"{who} registra 0 casos") and "no prueba" in w for w in env["meta"]["warnings"])
 
 
 def test_every_execution_is_audited_and_the_chain_verifies(bundled_settings):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.ask.plan.national import build
+from core.ask.plan.national import build, narrowed
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.parse import understand
 from core.dataset.store import Store
@@ -82,4 +82,47 @@ def test_federal_crimes_by_their_everyday_names(ask, question, clave):
     u = ask(question)
     plan = build(u).plan["plan"]
     assert plan[0]["tool_id"] == tool_id("fuero_federal") and plan[0]["args"]["clave_delito"] == clave
+    assert not [t for t in u.unknown_terms if t.kind == "crime"]
+
+
+@pytest.fixture(scope="module")
+def catalog(bundled_settings):
+    return build_catalog(Store(bundled_settings))
+
+
+@pytest.mark.parametrize(
+    ("question", "clave", "metodo"),
+    [
+        (
+            "robo de motocicleta en Jalisco en 2024",
+            "robo_de_vehiculo_automotor",
+            ["robo_de_motocicleta_con_violencia", "robo_de_motocicleta_sin_violencia"],
+        ),
+        (
+            "¿qué estados tienen más robos de tractores en 2023?",
+            "robo_de_maquinaria",
+            ["robo_de_tractores_con_violencia", "robo_de_tractores_sin_violencia"],
+        ),
+        (
+            "robo de embarcaciones con violencia en Veracruz 2022",
+            "robo_de_vehiculo_automotor",
+            "robo_de_embarcaciones_pequenas_y_grandes_con_violencia",
+        ),
+        ("robo de motocicleta en Guanajuato en 2026", "robo_de_vehiculo_automotor_motocicleta", None),
+        (
+            "robo de motos con violencia en Guanajuato en 2026",
+            "robo_de_vehiculo_automotor_motocicleta",
+            "con_violencia",
+        ),
+        ("robo de tractores en el país en enero de 2026", "robo_de_maquinaria_tractores_y_o_montacargas", None),
+    ],
+    ids=lambda v: v[:40] if isinstance(v, str) else None,
+)
+def test_a_kind_said_narrows_the_national_crime(ask, catalog, question, clave, metodo):
+    """«robo de motocicleta»: to 2025 the modalidades that name it under their subtipo, in 2026 the RNID subtipo;
+    the word is used, never «No tomé en cuenta»."""
+    u = narrowed(ask(question), catalog)
+    args = build(u).plan["plan"][0]["args"]
+    assert args["clave_delito"] == clave
+    assert args.get("metodo") == metodo
     assert not [t for t in u.unknown_terms if t.kind == "crime"]
