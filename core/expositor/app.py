@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException
 from core.audit.log import AuditLog
 from core.config import Settings, load_settings
 from core.dataset.store import get_store
+from core.errors import CasandraError
 from core.expositor import routes, steward
 from core.expositor.errors import error_response
 from core.expositor.guard import Guard
@@ -90,7 +91,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         body, status = _ready(settings)
         return JSONResponse(body, status_code=status)
 
-    for kind in (Exception, RequestValidationError, HTTPException):
+    # CasandraError by name: a refusal is an answer, not a crash (only Exception's handler logs and re-raises).
+    for kind in (CasandraError, RequestValidationError, HTTPException, Exception):
         app.add_exception_handler(kind, _error_handler)
     # Mounted apps (the MCP server at /mcp) go here, before the guard wraps the whole app.
     mount_mcp(app, settings)  # MCP over streamable HTTP at /mcp, its session manager in the app's lifespan

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -276,3 +277,17 @@ def test_an_unexpected_failure_is_a_500_envelope_without_internals(server, token
 def test_unknown_paths_and_methods_are_envelopes(server, tokens, method, path, status):
     with server.client(tokens["analista"]) as http:
         error_of(http.request(method, path), status, "INVALID_PAYLOAD")
+
+
+def test_a_refusal_is_an_answer_not_a_crash_in_the_server_log(server, tokens):
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = seen.append
+    uvicorn_log = logging.getLogger("uvicorn.error")  # uvicorn's own logger does not reach the root's handlers
+    uvicorn_log.addHandler(handler)
+    try:
+        with server.client(tokens["supervisor"]) as http:
+            error_of(http.get("/audit/records", params={"since": "2026"}), 422, "INVALID_PAYLOAD")
+    finally:
+        uvicorn_log.removeHandler(handler)
+    assert [r.getMessage() for r in seen] == []
