@@ -19,6 +19,7 @@ import mcp_types as types
 from core import api
 from core.config import Settings
 from core.engine.catalog import tool_spec
+from core.engine.envelope_schema import OkEnvelope
 from core.engine.limits import MAX_PLAN_BYTES
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ def _description(tool: dict) -> str:
 
 
 def build_tools(catalog: dict) -> list[types.Tool]:
-    """One MCP tool per catalog tool, then ``execute_plan`` and ``ask``."""
+    """One MCP tool per catalog tool (its answer: an ok envelope), then ``execute_plan`` and ``ask``."""
     clash = sorted({t["name"] for t in catalog["tools"]} & set(RESERVED))
     if clash:
         raise ValueError(f"catalog tools may not be named {', '.join(clash)} (reserved by the MCP server)")
@@ -84,6 +85,7 @@ def build_tools(catalog: dict) -> list[types.Tool]:
             title=f"{t['name']}@{t['version']}",
             description=_description(t),
             input_schema=t["args_schema"],
+            output_schema=OkEnvelope.model_json_schema(),  # the exported envelope_ok schema (catalogs/contracts)
             annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=t["deterministic"]),
             _meta={"tool_id": t["tool_id"], "version": t["version"], "kind": t["kind"]},
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
@@ -9,13 +11,14 @@ from mcp_types import Implementation
 
 from core import api
 from core.audit.log import AuditLog
-from core.config import load_settings
+from core.config import CATALOGS_DIR, load_settings
 from core.expositor.mcp_tools import ASK, EXECUTE_PLAN
 from tests.core.expositor.mcp_harness import EXAMPLES, LEAKS, ROOT, child_env, data_over, exercise, python, structured
 
 pytestmark = pytest.mark.slow  # each session spawns python -m core mcp
 
 CLIENT = "pytest-stdio"
+ENVELOPE_OK = json.loads((CATALOGS_DIR / "contracts" / "envelope_ok.v1.0.0.schema.json").read_text(encoding="utf-8"))
 
 
 def stdio(data) -> StdioServerParameters:
@@ -54,6 +57,7 @@ def test_lists_one_tool_per_catalog_tool_then_plan_and_ask(session, catalog):
         assert tool.input_schema == spec["args_schema"]  # the resolved schema: closed lists of entities, crimes
         assert tool.description.startswith(spec["summary"])
         assert tool.title == f"{spec['name']}@{spec['version']}"
+        assert tool.output_schema == ENVELOPE_OK  # the client checks each ok answer against it
 
 
 def test_the_examples_cover_every_catalog_tool(catalog):
