@@ -26,5 +26,5 @@ st.caption(
 readings = tiles_ui.readings(tiles, engine, email, role)
 tiles_ui.exports(readings, email)
 st.button("Volver a calcular", key="tablero_recalcular", on_click=tiles_ui.forget_readings)
-for r in readings:
-    tiles_ui.draw_tile(r, email)
+for i, r in enumerate(readings):
+    tiles_ui.draw_tile(r, email, place=(i, len(readings)))

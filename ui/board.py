@@ -50,7 +50,7 @@ def pin_button(turn, user: str, *, key: str, origin: str, link: str | None = Non
         st.toast(notice)
     if not pinnable(turn):
         return
-    if board().get_by_hash(user, turn.validation["query_hash"]) is not None:
+    if board().get_by_plan(user, turn.plan) is not None:  # pinned on this or an earlier data version
         st.button("Fijada en el tablero", key=f"{key}_pinned", icon=":material/push_pin:", disabled=True)
         return
     st.button(
@@ -80,8 +80,18 @@ def forget_readings() -> None:
     st.session_state.pop(READINGS, None)
 
 
-def draw_tile(r: Reading, user: str) -> None:
-    """One tile: its title, the answer when pinned and now with both versions, whether the figures changed."""
+def change_words(r: Reading) -> str:
+    """What changed since the tile was pinned, in Spanish: the data version (named) and the figures."""
+    then, now = r.tile.pinned.dataset_version or "—", r.now.dataset_version or "—"
+    version = f"La versión de datos cambió desde que se fijó ({then} → {now})" if r.version_changed else ""
+    if r.changed:
+        return f"{version}: las cifras cambiaron." if version else "Las cifras cambiaron desde que se fijó."
+    return f"{version}; las cifras no cambiaron." if version else "Las cifras no cambiaron (misma versión de datos)."
+
+
+def draw_tile(r: Reading, user: str, place: tuple[int, int] = (0, 1)) -> None:
+    """One tile: its title, the answer when pinned and now with both versions, what changed, and its place
+    (``place``: its index among ``place[1]`` tiles, for the up and down buttons)."""
     tile = r.tile
     with st.container(border=True, key=f"tablero_tile_{tile.id}"):
         st.markdown(f"**{markup.text(tile.title)}**")
@@ -95,18 +105,28 @@ def draw_tile(r: Reading, user: str) -> None:
         if not r.ok:
             st.error("El plan ya no se pudo ejecutar con los datos actuales.")
         elif r.changed:
-            st.warning("Las cifras cambiaron desde que se fijó.")
+            st.warning(markup.text(change_words(r)))
+        elif r.version_changed:
+            st.info(markup.text(change_words(r)))
         else:
-            st.caption(
-                "Las cifras no cambiaron"
-                + (" (los datos tienen una versión nueva)." if r.version_changed else " (misma versión de datos).")
-            )
-        left, right = st.columns([3, 1])
+            st.caption(change_words(r))
+        left, right = st.columns([3, 2])
         where = ORIGIN_WORDS.get(tile.origin, tile.origin)
         left.caption(f"Desde {where} · query_hash {markup.code(tile.query_hash)}")
         if tile.origin == "explorar" and tile.link:
             _explorer_link(left, tile.link)
-        right.button("Quitar", key=f"tablero_quitar_{tile.id}", on_click=_unpin, args=(user, tile.id))
+        with right.container(horizontal=True):
+            index, count = place
+            for label, icon, step, end in (("Subir", "arrow_upward", -1, 0), ("Bajar", "arrow_downward", 1, count - 1)):
+                st.button(
+                    label,
+                    key=f"tablero_{label.lower()}_{tile.id}",
+                    icon=f":material/{icon}:",
+                    disabled=index == end,
+                    on_click=_move,
+                    args=(user, tile.id, step),
+                )
+            st.button("Quitar", key=f"tablero_quitar_{tile.id}", on_click=_unpin, args=(user, tile.id))
 
 
 def _explorer_link(where, link: str) -> None:
@@ -121,6 +141,10 @@ def _explorer_link(where, link: str) -> None:
 
 def _unpin(user: str, tile_id: str) -> None:
     board().unpin(user, tile_id)
+
+
+def _move(user: str, tile_id: str, step: int) -> None:
+    board().move(user, tile_id, step)  # the order is kept in the workspace; readings stay (keyed by tile)
 
 
 def exports(all_readings: list[Reading], user: str) -> None:

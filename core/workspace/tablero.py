@@ -5,6 +5,11 @@ validated plan and its ``query_hash``, and what the answer said then — its lea
 answering result's rows and the data version. ``reading`` re-runs the plan on the current version through the
 audited Plan API (kind ``tablero``) and sets «then» beside «now». Every read and write names the user: one
 person never lists, reads or removes another's tiles.
+
+A tile is one plan, whatever the data version: ``query_hash`` covers the version, so the same question asked after
+a new upload has another hash but the same steps (``plan_key``); pinning it again gives the tile already there,
+whose reading says the version changed. The user's order of tiles is the table's rowid (``move`` swaps two),
+so reordering needs no column of its own.
 """
 
 from __future__ import annotations
@@ -97,6 +102,12 @@ def pinnable(turn) -> bool:
     return bool(validation.get("ok") and getattr(turn, "plan", None) and turn.status == "ok")
 
 
+def plan_key(plan: dict | None) -> str:
+    """The identity of a plan whatever the data version: a digest of its steps' tools and arguments."""
+    steps = [{"tool_id": s.get("tool_id"), "args": s.get("args") or {}} for s in (plan or {}).get("plan") or []]
+    return "sha256:" + hashlib.sha256(canonical_json(steps).encode("utf-8")).hexdigest()
+
+
 def _tile(row: tuple) -> Tile:
     (tid, title, origin, link, query_hash, plan, notes, version, value, digest, pinned_at) = row
     return Tile(
@@ -128,13 +139,13 @@ class Board:
         return cls(Workspace.for_settings(settings))
 
     def pin(self, user: str, turn, *, origin: str, link: str | None = None) -> Tile:
-        """Pin a turn's answer to the user's board; pinning the same plan again gives the tile already there."""
+        """Pin a turn's answer to the user's board; the same plan again (on any data version) gives the tile there."""
         if not pinnable(turn):
             raise ValidacionError("Solo se puede fijar una respuesta con un plan válido que se ejecutó.", path="turn")
         if origin not in ORIGINS:
             raise ValidacionError(f"Origen desconocido: {origin!r}.", path="origin")
         query_hash = turn.validation["query_hash"]
-        found = self.get_by_hash(user, query_hash)
+        found = self.get_by_plan(user, turn.plan)
         if found is not None:
             return found
         if len(self.tiles(user)) >= MAX_TILES:
@@ -164,11 +175,31 @@ class Board:
         return self.get_by_hash(user, query_hash)
 
     def tiles(self, user: str) -> list[Tile]:
-        """The user's tiles, in the order they were pinned."""
+        """The user's tiles in their order: as pinned, unless moved (``move``)."""
         rows = self.workspace.connection().execute(
-            f"SELECT {_COLUMNS} FROM board_tiles WHERE user = ? ORDER BY pinned_at, rowid", (user,)
+            f"SELECT {_COLUMNS} FROM board_tiles WHERE user = ? ORDER BY rowid", (user,)
         )
         return [_tile(r) for r in rows]
+
+    def get_by_plan(self, user: str, plan: dict | None) -> Tile | None:
+        """The user's tile of this plan, pinned on any data version (``plan_key``)."""
+        key = plan_key(plan)
+        return next((t for t in self.tiles(user) if plan_key(t.plan) == key), None)
+
+    def move(self, user: str, tile_id: str, step: int) -> bool:
+        """Move one of the user's tiles one place up (``step`` −1) or down (+1); False at an end or when not theirs."""
+        with self.workspace.transaction() as conn:
+            order = [r[0] for r in conn.execute("SELECT rowid FROM board_tiles WHERE user = ? ORDER BY rowid", (user,))]
+            found = conn.execute("SELECT rowid FROM board_tiles WHERE id = ? AND user = ?", (tile_id, user)).fetchone()
+            at = order.index(found[0]) if found else -1
+            if at < 0 or not 0 <= at + step < len(order):
+                return False
+            mine, other = order[at], order[at + step]
+            # swap the two rowids through a free negative one (rowids are never negative here)
+            conn.execute("UPDATE board_tiles SET rowid = ? WHERE rowid = ?", (-mine, mine))
+            conn.execute("UPDATE board_tiles SET rowid = ? WHERE rowid = ?", (mine, other))
+            conn.execute("UPDATE board_tiles SET rowid = ? WHERE rowid = ?", (other, -mine))
+        return True
 
     def get_by_hash(self, user: str, query_hash: str) -> Tile | None:
         """The user's tile of this plan, if pinned."""

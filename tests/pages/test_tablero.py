@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.ask.context import Assistant
+from core.explore import plan as explore
+from core.explore.options import build_options
+from core.explore.selection import Selection
 from core.workspace.tablero import Board
 from tests.markdown_check import unescape
 
@@ -62,6 +66,41 @@ def test_a_tile_can_be_removed(pinned, data_copy, make_app):
     assert not at.exception, at.exception
     assert Board.for_settings(data_copy).tiles("ana@example.org") == []
     assert "Aún no hay tarjetas" in all_text(at)
+
+
+def test_the_same_plan_pinned_on_an_earlier_version_reads_pinned(pinned, data_copy):
+    """A new data version gives the plan another query_hash: the button still says «Fijada», no second tile."""
+    board = Board.for_settings(data_copy)
+    board.workspace.connection().execute("UPDATE board_tiles SET query_hash = ?", ("sha256:" + "0" * 64,))
+    pinned.run()
+    assert not pinned.exception, pinned.exception
+    assert pinned.button(key="explorar_pinned").disabled and not [b for b in pinned.button if b.key == "explorar_pin"]
+    assert len(board.tiles("ana@example.org")) == 1
+
+
+def test_a_tile_pinned_on_another_version_says_the_version_changed(pinned, data_copy, make_app):
+    Board.for_settings(data_copy).workspace.connection().execute("UPDATE board_tiles SET dataset_version = 'gx-vieja'")
+    at = make_app(data_copy, roles=["analista"], script="pages/tablero.py").run()
+    assert not at.exception, at.exception
+    assert "La versión de datos cambió desde que se fijó (gx-vieja → " in all_text(at)
+    assert "las cifras no cambiaron" in all_text(at)
+
+
+def test_tiles_move_up_and_down_and_keep_their_order(pinned, data_copy, make_app):
+    engine = Assistant(settings=data_copy, use_cache=False)
+    options = build_options(engine.catalog, engine.metadata, engine.store)
+    celaya = Selection(delitos=("homicidio_doloso",), lugares=("GTO.MUN.CELAYA",), desde="2024-01", hasta="2024-12")
+    board = Board.for_settings(data_copy)
+    board.pin("ana@example.org", explore.run(celaya, options, engine.catalog, settings=data_copy), origin="explorar")
+    first, second = board.tiles("ana@example.org")
+    at = make_app(data_copy, roles=["analista"], script="pages/tablero.py").run()
+    assert at.button(key=f"tablero_subir_{first.id}").disabled and at.button(key=f"tablero_bajar_{second.id}").disabled
+    at.button(key=f"tablero_bajar_{first.id}").click().run()
+    assert not at.exception, at.exception
+    assert [t.id for t in board.tiles("ana@example.org")] == [second.id, first.id]  # kept in the workspace
+    titles = [unescape(m.value) for m in at.markdown if m.value.startswith("**")]
+    assert "Celaya" in titles[0] and "León" in titles[1]  # drawn in the new order
+    assert at.button(key=f"tablero_subir_{second.id}").disabled
 
 
 def test_a_steward_cannot_open_the_tablero(data_copy, make_app):

@@ -32,9 +32,11 @@ def envelope(rows: list, status: str = "ok") -> dict:
     }
 
 
-def turn(question: str = "¿Cuántos robos hubo en León en 2024?", query_hash: str | None = HASH_A, rows=None) -> Turn:
+def turn(
+    question: str = "¿Cuántos robos hubo en León en 2024?", query_hash: str | None = HASH_A, rows=None, args=None
+) -> Turn:
     t = Turn(question=question)
-    t.plan = {"plan": [{"tool_id": 6, "tool_version": "1.1.0", "args": {"delito": "robo"}}], "meta": {}}
+    t.plan = {"plan": [{"tool_id": 6, "tool_version": "1.1.0", "args": args or {"delito": "robo"}}], "meta": {}}
     t.validation = {"ok": True, "query_hash": query_hash} if query_hash else {"ok": False, "problems": []}
     t.envelopes = [envelope(rows if rows is not None else [["León", 8375]])]
     t.answer = Answer(text="León registró 8,375 robos.\n\nPeriodo: 2024.", provenance={"dataset_version": "v1"})
@@ -60,6 +62,50 @@ def test_pinning_the_same_plan_again_gives_the_same_tile(board):
     first = board.pin("ana@x", turn(), origin="consultar")
     again = board.pin("ana@x", turn("otra redacción"), origin="explorar", link="delito=robo")
     assert again == first and len(board.tiles("ana@x")) == 1
+
+
+def test_the_same_plan_on_a_new_data_version_keeps_one_tile(board):
+    """The query_hash covers the data version: a new upload gives the same plan another hash, never a second tile."""
+    first = board.pin("ana@x", turn(), origin="consultar")
+    newer = turn(query_hash=HASH_B, rows=[["León", 8400]])
+    newer.answer = Answer(text="León registró 8,400 robos.", provenance={"dataset_version": "v2"})
+    again = board.pin("ana@x", newer, origin="consultar")
+    assert again == first and [t.query_hash for t in board.tiles("ana@x")] == [HASH_A]
+    assert board.get_by_plan("ana@x", newer.plan) == first  # the pin button reads «Fijada» under the new answer
+    other = board.pin("ana@x", turn(query_hash=HASH_B, args={"delito": "robo", "top_k": 3}), origin="consultar")
+    assert [t.id for t in board.tiles("ana@x")] == [first.id, other.id]  # another plan: its own tile
+
+
+@pytest.mark.parametrize(
+    ("moves", "expected"),
+    [
+        ([("c", -1)], "acb"),
+        ([("a", +1)], "bac"),
+        ([("a", -1)], "abc"),  # the first cannot go up
+        ([("c", +1)], "abc"),  # the last cannot go down
+        ([("c", -1), ("c", -1)], "cab"),
+        ([("a", +1), ("a", +1), ("b", +1)], "cba"),
+        ([("beto", -1)], "abc"),  # another person's tile is not moved, nor are hers
+    ],
+)
+def test_tiles_keep_the_order_their_user_gives_them(board, tmp_path, moves, expected):
+    ids = {}
+    for i, name in enumerate("abc"):
+        ids[name] = board.pin("ana@x", turn(name, f"sha256:{i:064x}", args={"top_k": i}), origin="consultar").id
+        if name == "a":  # another user's tile between hers
+            ids["beto"] = board.pin("beto@x", turn("b", HASH_B, args={"top_k": 9}), origin="consultar").id
+    for name, step in moves:
+        board.move("ana@x", ids[name], step)
+    reopened = Board(Workspace(tmp_path / "ws.sqlite3"))  # the order is kept in the workspace file
+    assert "".join(t.title for t in reopened.tiles("ana@x")) == expected
+    assert [t.id for t in reopened.tiles("beto@x")] == [ids["beto"]]
+
+
+def test_a_move_says_whether_it_moved(board):
+    a = board.pin("ana@x", turn("a", HASH_A, args={"top_k": 1}), origin="consultar")
+    b = board.pin("ana@x", turn("b", HASH_B, args={"top_k": 2}), origin="consultar")
+    assert board.move("ana@x", b.id, -1) is True and board.move("ana@x", b.id, -1) is False
+    assert board.move("beto@x", a.id, +1) is False and board.move("ana@x", "no-such-tile", +1) is False
 
 
 def test_tiles_are_per_user(board):
@@ -93,9 +139,9 @@ def test_an_error_answer_is_not_pinnable():
 
 def test_the_board_has_a_size_limit(board):
     for i in range(MAX_TILES):
-        board.pin("ana@x", turn(query_hash=f"sha256:{i:064x}"), origin="consultar")
+        board.pin("ana@x", turn(query_hash=f"sha256:{i:064x}", args={"top_k": i}), origin="consultar")
     with pytest.raises(ValidacionError):
-        board.pin("ana@x", turn(query_hash=HASH_B), origin="consultar")
+        board.pin("ana@x", turn(query_hash=HASH_B, args={"top_k": -1}), origin="consultar")
 
 
 @pytest.mark.parametrize(
