@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import UTC, datetime
 
 import pytest
 
 from core import api
 from core.audit.log import AuditLog
+from core.clock import FixedClock
+from core.config import load_settings
 from core.engine.envelope_schema import validate_envelope
+from core.etl import SourceSpec, run_etl
+from core.expositor.app import create_app
+from core.expositor.tokens import Tokens
 from tests.conftest import FIXTURES
 from tests.core.expositor.api_server import (  # noqa: F401 - the fixtures
     BODY_CAP,
+    HOMICIDIO,
     api_settings_fixture,
+    serve,
     server_fixture,
+    small_settings,
     tokens_fixture,
 )
 
@@ -291,3 +300,24 @@ def test_a_refusal_is_an_answer_not_a_crash_in_the_server_log(server, tokens):
     finally:
         uvicorn_log.removeHandler(handler)
     assert [r.getMessage() for r in seen] == []
+
+
+def test_a_steward_publishes_and_the_analysts_see_the_new_version(tmp_path):
+    data_dir = tmp_path / "data"
+    run_etl([SourceSpec(HOMICIDIO)], load_settings(data_dir), clock=FixedClock(datetime(2026, 1, 15, tzinfo=UTC)))
+    settings = small_settings(data_dir)
+    store = Tokens.for_settings(settings)
+    steward, analyst = store.create("carga", "steward"), store.create("lectura", "analista")
+    with serve(create_app(settings), settings) as running:
+        with running.client(analyst) as http:
+            before = http.get("/dataset/metadata").json()["dataset_version"]
+        with running.client(steward) as http, (FIXTURES / "etl" / "leon_revision.csv").open("rb") as fh:
+            published = http.post("/datasets", files={"files": ("revisión.csv", fh)}, data={"note": "revisión de León"})
+        with running.client(analyst) as http:
+            after = http.get("/dataset/metadata").json()["dataset_version"]
+            envelope = http.post("/plan/execute", json={"plan": PLAN_TEXT}).json()
+    assert published.status_code == 200 and published.json()["status"] == "published", published.text
+    assert after == published.json()["dataset_version"] != before
+    assert envelope["meta"]["dataset_version"] == after
+    record = AuditLog.for_settings(settings).list(kind="etl", status="published")[0]
+    assert (record.user, record.role, record.dataset_version) == ("api:carga", "steward", after)
