@@ -232,6 +232,12 @@ def _pydantic_where(loc: Iterable) -> str:
     return out
 
 
+def _units(n, characters: bool) -> str:
+    """«1 elemento», «2 elementos», «1 carácter», «3 caracteres»: the count with its noun in number."""
+    one, many = ("carácter", "caracteres") if characters else ("elemento", "elementos")
+    return f"{n} {one if n == 1 else many}"
+
+
 def _pydantic_detail(err: dict) -> str:
     kind, ctx = err.get("type", ""), err.get("ctx") or {}
     if kind in ("greater_than_equal", "greater_than"):
@@ -239,11 +245,9 @@ def _pydantic_detail(err: dict) -> str:
     if kind in ("less_than_equal", "less_than"):
         return f"fuera de rango (máximo {ctx.get('le', ctx.get('lt'))})"
     if kind in ("string_too_long", "too_long"):
-        unit = "caracteres" if kind == "string_too_long" else "elementos"
-        return f"demasiado largo (máximo {ctx.get('max_length')} {unit})"
+        return f"demasiado largo (máximo {_units(ctx.get('max_length'), kind.startswith('string'))})"
     if kind in ("string_too_short", "too_short"):
-        unit = "caracteres" if kind == "string_too_short" else "elementos"
-        return f"demasiado corto (mínimo {ctx.get('min_length')} {unit})"
+        return f"demasiado corto (mínimo {_units(ctx.get('min_length'), kind.startswith('string'))})"
     if kind == "literal_error" and ctx.get("expected"):
         return f"valor no permitido; opciones: {str(ctx['expected'])[:200].replace(' or ', ' o ')}"
     return _PYDANTIC_SPANISH.get(kind, "valor no válido")

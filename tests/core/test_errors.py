@@ -47,3 +47,31 @@ def test_pydantic_problems_speak_spanish(data, details, path):
         Toy.model_validate(data)
     (problem,) = pydantic_problems(info.value)
     assert (problem.code, problem.details, problem.path) == ("INVALID_PAYLOAD", details, path)
+
+
+class Sized(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    one: list[int] = Field(default=[0], min_length=1, max_length=1)
+    two: list[int] = Field(default=[0, 0], min_length=2, max_length=2)
+    word: str = Field(default="a", min_length=1, max_length=1)
+    words: str = Field(default="ab", min_length=2, max_length=2)
+
+
+@pytest.mark.parametrize(
+    "data,details",
+    [
+        ({"one": []}, "demasiado corto (mínimo 1 elemento)"),
+        ({"one": [1, 2]}, "demasiado largo (máximo 1 elemento)"),
+        ({"two": [1]}, "demasiado corto (mínimo 2 elementos)"),
+        ({"two": [1, 2, 3]}, "demasiado largo (máximo 2 elementos)"),
+        ({"word": ""}, "demasiado corto (mínimo 1 carácter)"),
+        ({"word": "ab"}, "demasiado largo (máximo 1 carácter)"),
+        ({"words": "a"}, "demasiado corto (mínimo 2 caracteres)"),
+        ({"words": "abc"}, "demasiado largo (máximo 2 caracteres)"),
+    ],
+)
+def test_a_size_limit_names_its_unit_in_singular_or_plural(data, details):
+    with pytest.raises(ValidationError) as info:
+        Sized.model_validate(data)
+    (problem,) = pydantic_problems(info.value)
+    assert problem.details.endswith(f": {details}.")
