@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 
 from core.cli import main
 from core.expositor.tokens import Tokens
+from tests.core.expositor.api_server import api_settings_fixture, tokens_fixture  # noqa: F401 - the fixtures
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run(capsys, data_dir, *argv) -> tuple[int, str, str]:
@@ -69,3 +79,26 @@ def test_api_serves_on_loopback_unless_told(capsys, monkeypatch, empty_settings,
     assert code == 0 and (seen["host"], seen["port"]) == (host, port)
     assert seen["app"].state.settings.data_dir == empty_settings.data_dir
     assert ("Aviso" in err) is (host != "127.0.0.1")
+
+
+@pytest.mark.slow
+def test_python_m_core_api_serves_until_stopped(api_settings, tokens):
+    with socket.socket() as probe:  # a free port for the child (released just before it binds)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [sys.executable, "-m", "core", "--data-dir", str(api_settings.data_dir), "api", "--port", str(port)]
+    child = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE)
+    try:
+        deadline, live = time.monotonic() + 60, None
+        while time.monotonic() < deadline and live is None:
+            try:
+                live = httpx.get(f"http://127.0.0.1:{port}/health/live", timeout=2)
+            except httpx.TransportError:
+                time.sleep(0.2)
+        headers = {"Authorization": f"Bearer {tokens['analista']}"}
+        meta = httpx.get(f"http://127.0.0.1:{port}/dataset/metadata", headers=headers, timeout=30)
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+    assert live is not None and live.json() == {"status": "live"}
+    assert meta.status_code == 200 and meta.json()["dataset_version"].startswith("gx-")
