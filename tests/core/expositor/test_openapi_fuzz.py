@@ -7,6 +7,7 @@ far above what the fuzzer sends. Examples are bounded so the whole run stays nea
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from core.clock import FixedClock
-from core.config import Settings
+from core.config import CATALOGS_DIR, Settings
 from core.etl import SourceSpec, run_etl
 from core.expositor.app import create_app
 from core.expositor.guard import roles_for
@@ -87,6 +88,10 @@ def test_the_document_names_the_error_envelope_and_the_bodies(fuzzed):
     schemas = document["components"]["schemas"]
     assert {"ExecuteRequest", "JobRequest", "JobResult", "AskRequest", "ErrorEnvelope", "OkEnvelope"} <= set(schemas)
     assert schemas["ExecuteRequest"]["additionalProperties"] is False
+    exported = json.loads((CATALOGS_DIR / "contracts" / "envelope_error.v1.1.0.schema.json").read_text("utf-8"))
+    codes = exported["$defs"]["ErrorBlock"]["properties"]["code"]["enum"]
+    assert schemas["ErrorBlock"]["properties"]["code"]["enum"] == codes  # the exported error envelope's codes
+    assert schemas["ErrorEnvelope"]["required"] == exported["required"]
     for path, methods in document["paths"].items():
         for operation in methods.values():
             if not path.startswith("/health"):
