@@ -4,7 +4,7 @@ import streamlit as st
 
 from core import api
 from core.errors import CasandraError
-from ui import auth, markup, session
+from ui import auth, markup, session, spanish
 from ui.datasets import (
     annual_frame,
     availability,
@@ -52,7 +52,7 @@ st.caption(f"{len(frame)} delitos.")
 st.subheader("Cobertura por delito")
 st.caption("Cada barra es el periodo publicado de un delito; fuera de ella no hay dato (no es cero).")
 if info["coverage"]:
-    st.plotly_chart(coverage_figure(info["coverage"]), width="stretch")
+    st.plotly_chart(coverage_figure(info["coverage"]), width="stretch", config=spanish.PLOTLY_CONFIG)
     with st.expander("Tabla de cobertura"):
         st.dataframe(coverage_frame(info["coverage"]), hide_index=True, width="stretch")
 else:

@@ -18,6 +18,7 @@ def test_datos_shows_version_coverage_annual_series_and_sources(bundled_settings
     assert [m.label for m in at.metric] == ["Desde", "Datos hasta", "Celdas mensuales"]
     assert at.metric[1].value == "2025-11-30"
     chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert json.loads(at.get("plotly_chart")[0].proto.config)["locale"] == "es-casandra"  # Plotly's words in Spanish
     crimes = {y for trace in chart["data"] for y in trace["y"]}
     assert "Homicidio doloso" in crimes or any("omicidio" in c for c in crimes)
     assert "2026 (RNID) es parcial: 8 de 12 meses" in texts(at.info)

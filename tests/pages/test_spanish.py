@@ -7,6 +7,9 @@ browser by tests/browser/test_spanish.py.
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from tests.markdown_check import unescape
@@ -94,3 +97,20 @@ def test_the_editor_form_describes_each_argument_as_text(app):
     widgets = [*at.number_input, *at.selectbox, *at.multiselect, *at.text_input, *at.date_input]
     assert widgets and not [w.label for w in widgets if w.help]  # Streamlit names a help icon «Help for top_k»
     assert "Cuántas filas devolver." in [unescape(c.value) for c in at.caption]  # top_k's description, shown as text
+
+
+def chart_calls_without_config() -> list[str]:
+    """Every ``st.plotly_chart(...)`` / ``x.plotly_chart(...)`` in pages/ and ui/ that passes no ``config=``."""
+    root = Path(__file__).resolve().parents[2]
+    missing = []
+    for path in sorted([*root.glob("pages/*.py"), *root.glob("ui/*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            call = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            if call and node.func.attr == "plotly_chart" and "config" not in {k.arg for k in node.keywords}:
+                missing.append(f"{path.relative_to(root)}:{node.lineno}")
+    return missing
+
+
+def test_every_chart_draws_with_plotlys_spanish_words():
+    """Plotly's toolbar and dates are English unless a chart gets ``ui.spanish.PLOTLY_CONFIG`` (or one built on it)."""
+    assert chart_calls_without_config() == []
