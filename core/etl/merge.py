@@ -187,5 +187,5 @@ def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, 
         counts[table] = con.execute(
             f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)"
         ).fetchone()[0]
-    query_db.write(folder, con)
+    query_db.write(folder, con, obs_coverage="new_obs_coverage")
     return counts

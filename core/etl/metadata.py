@@ -130,7 +130,7 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
     # from the version's dates (another municipality has no number there).
     by_place: dict = {}
     for lugar, delito, desde, hasta, meses in con.execute(
-        f"""SELECT * FROM ({place_coverage_sql("new_observations", "new_entities")})
+        f"""SELECT * FROM ({place_coverage_sql("new_observations", "new_entities", "new_obs_coverage")})
             UNION ALL SELECT * FROM ({PLACE_CELLS_SQL}) ORDER BY 2, 1, 3"""
     ).fetchall():
         run = {"desde": desde.isoformat(), "hasta": month_end(hasta.year, hasta.month).isoformat(), "meses": meses}

@@ -118,19 +118,26 @@ def municipal_coverage(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"CREATE OR REPLACE TABLE new_obs_coverage AS {coverage_sql('new_observations', 'new_entities')}")
 
 
-def place_coverage_sql(obs: str, ent: str) -> str:
+def place_coverage_sql(obs: str, ent: str, coverage: str | None = None) -> str:
     """Runs (lugar_id, delito, desde, hasta, meses) of a municipality's own finer file where no state run covers
     the month (Irapuato's JSON: every subtipo, homicidio doloso before 2020): that municipality's question has a
-    number, the others' do not (``coverage_sql`` keeps them out of the state's coverage)."""
+    number, the others' do not (``coverage_sql`` keeps them out of the state's coverage). ``coverage`` is that
+    state coverage when a load already computed it (``new_obs_coverage``), else it is computed here."""
     std = f"o.nivel = 'municipio' AND o.vigente AND {SERIES}"
+    state = coverage or f"({coverage_sql(obs, ent)})"
+    # The state's months set a row aside before any distinct: of a national load's 20 M rows only a
+    # municipality's own months are left to deduplicate, not every cell.
     return f"""
-        WITH cells AS (
-          SELECT estado_id, lugar_id, delito AS k, fecha FROM {obs} o WHERE {std}
+        WITH state AS (SELECT estado_id, delito AS k,
+                              unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
+                       FROM {state}),
+        own AS (
+          SELECT o.estado_id, o.lugar_id, o.delito AS k, o.fecha FROM {obs} o
+          ANTI JOIN state s ON s.estado_id = o.estado_id AND s.k = o.delito AND s.fecha = o.fecha WHERE {std}
           UNION
-          SELECT estado_id, lugar_id, tipo_key, fecha FROM {obs} o WHERE {std} AND tipo_key <> delito),
-        state AS (SELECT estado_id, delito AS k, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
-                  FROM ({coverage_sql(obs, ent)})),
-        own AS (SELECT c.* FROM cells c ANTI JOIN state s USING (estado_id, k, fecha))
+          SELECT o.estado_id, o.lugar_id, o.tipo_key, o.fecha FROM {obs} o
+          ANTI JOIN state s ON s.estado_id = o.estado_id AND s.k = o.tipo_key AND s.fecha = o.fecha
+          WHERE {std} AND o.tipo_key <> o.delito)
         SELECT lugar_id, k AS delito, min(fecha) AS desde, max(fecha) AS hasta, count(*)::INTEGER AS meses
         FROM (SELECT *, (year(fecha) * 12 + month(fecha))
                      - row_number() OVER (PARTITION BY lugar_id, k ORDER BY fecha) AS grp FROM own)

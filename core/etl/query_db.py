@@ -25,11 +25,13 @@ from core.etl.publish import TABLES
 FILE = "store.duckdb"
 
 
-def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None) -> Path:
+def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None, obs_coverage: str | None = None) -> Path:
     """Copy the Parquet tables of ``folder`` into ``folder/store.duckdb``: same table names and columns.
 
     Written under a temporary name and renamed, so the file is either whole or absent. ``con``
-    (the load's connection, with its memory limit and spill folder) does the copy when given."""
+    (the load's connection, with its memory limit and spill folder) does the copy when given, and
+    ``obs_coverage`` names its table of the municipal observations' coverage runs (``new_obs_coverage``,
+    which the load computed over the same rows): a national version's 20 M rows are not grouped again."""
     folder = Path(folder)
     target = folder / FILE
     tmp = folder / f".{FILE}.{uuid.uuid4().hex}"
@@ -39,15 +41,16 @@ def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None) -> Path:
     try:
         con.execute(f"ATTACH {sql_literal(tmp)} AS {alias}")
         try:
+            obs, ent = (parquet(folder, t) for t in ("observations", "entities"))
+            runs = obs_coverage or f"({coverage_sql(obs, ent)})"
             for table in TABLES:
                 source = f"read_parquet({sql_literal(folder / f'{table}.parquet')})"
                 if table == "incidents":
-                    source = cells_sql(folder)
+                    source = cells_sql(folder, runs)
                 elif table == "coverage":  # the municipal observations' runs too (see cells_sql)
-                    obs, ent = (parquet(folder, t) for t in ("observations", "entities"))
                     source = (
                         f"(SELECT *, 'incidents' AS origen FROM {source} UNION ALL BY NAME "
-                        f"SELECT *, 'observations' AS origen FROM ({coverage_sql(obs, ent)}))"
+                        f"SELECT *, 'observations' AS origen FROM {runs})"
                     )
                 con.execute(f"CREATE TABLE {alias}.{table} AS SELECT * FROM {source}")
         finally:
@@ -69,7 +72,7 @@ def parquet(folder: Path, table: str) -> str:
     return f"read_parquet({sql_literal(Path(folder) / f'{table}.parquet')})"
 
 
-def cells_sql(folder: Path) -> str:
+def cells_sql(folder: Path, runs: str | None = None) -> str:
     """The query database's ``incidents``: every municipal cell of the común carpetas, one number per cell.
 
     The curated incidents (subtipo level) plus the standing municipal observations (the tipo ×
@@ -81,8 +84,10 @@ def cells_sql(folder: Path) -> str:
     coverage of its crime or tipo (core/etl/precedence.py ``coverage_sql``): a sum over the state or its
     municipalities reads only those, so one municipality's longer file (Irapuato's JSON to 2025-12) never
     makes a state month look complete; that municipality's own question reads all of its rows. ``origen``
-    names the table a row comes from (row ids are hashes of each table's keys)."""
+    names the table a row comes from (row ids are hashes of each table's keys). ``runs`` is that coverage as
+    a relation when it is already computed."""
     inc, obs, crimes, ent = (parquet(folder, t) for t in ("incidents", "observations", "crimes", "entities"))
+    runs = runs or f"({coverage_sql(obs, ent)})"
     std = "nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
     return f"""(WITH o AS (SELECT * FROM {obs} WHERE {std}),
                    tipos AS (SELECT delito FROM {crimes} WHERE nivel = 'tipo'),
@@ -91,7 +96,7 @@ def cells_sql(folder: Path) -> str:
                    c AS (SELECT delito, tipo_key FROM {crimes}),
                    months AS (SELECT DISTINCT estado_id, delito,
                                      unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
-                              FROM ({coverage_sql(obs, ent)}))
+                              FROM {runs})
                SELECT i.*, t.tipo_key AS cubre, 'incidents' AS origen, TRUE AS estatal
                FROM {inc} i LEFT JOIN c USING (delito)
                LEFT JOIN tipo_rows t ON t.lugar_id = i.entidad_id AND t.tipo_key = c.tipo_key AND t.fecha = i.fecha
