@@ -4,7 +4,8 @@ A pure ASGI middleware, so an app mounted into the API (the MCP server at ``/mcp
 as the routes: FastAPI dependencies would not reach it. In order: a public path (health, the OpenAPI document)
 passes; a missing or unknown bearer token is 401; a role the path does not admit is 403; a client over its
 rate is 429 with ``Retry-After``; a body over the cap (``Content-Length`` or counted while streaming) is 413.
-The client is left in ``scope["state"]["client"]`` for the endpoints (audit records name it).
+A WebSocket handshake passes the same checks (a refusal closes it before it opens). The client is left in
+``scope["state"]["client"]`` for the endpoints (audit records name it).
 """
 
 from __future__ import annotations
@@ -84,13 +85,16 @@ class Guard:
 
     async def __call__(self, scope, receive, send):
         """Check the request, then hand it on (or answer with an error envelope)."""
-        if scope["type"] != "http" or is_public(scope["path"]):
+        if scope["type"] not in ("http", "websocket") or (scope["type"] == "http" and is_public(scope["path"])):
             await self.app(scope, receive, send)
             return
         try:
             client = self.admit(scope)
         except Exception as exc:  # noqa: BLE001 - every refusal (or failure) is one error envelope
-            await error_response(exc)(scope, receive, send)
+            if scope["type"] == "websocket":  # closing before accepting answers the handshake with 403
+                await send({"type": "websocket.close", "code": 1008})
+            else:
+                await error_response(exc)(scope, receive, send)
             return
         scope.setdefault("state", {})["client"] = client
         cap = self.cap(scope["path"])

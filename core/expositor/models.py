@@ -9,7 +9,7 @@ here (``SkipValidation``): an invalid plan gets the same error envelope, and the
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
@@ -57,7 +57,7 @@ class AskRequest(_Strict):
     """``POST /ask``: a question in Spanish, optionally after the earlier questions of the same conversation."""
 
     question: str = Field(min_length=1, max_length=2000, description="La pregunta, en español.")
-    previous: list[str] = Field(
+    previous: list[Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
         default_factory=list,
         max_length=5,
         description="Preguntas anteriores de la misma conversación (se responden antes, para los seguimientos).",

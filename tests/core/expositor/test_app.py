@@ -197,6 +197,13 @@ def test_ask_runs_the_whole_pipeline_for_the_client(server, tokens):
     assert (record.user, record.kind) == ("api:cliente-analista", "ask")
 
 
+@pytest.mark.parametrize("previous", [["x" * 2001], [""], ["una"] * 6])
+def test_earlier_questions_are_bounded_like_the_question(server, tokens, previous):
+    with server.client(tokens["analista"]) as http:
+        response = http.post("/ask", json={"question": "¿y en 2023?", "previous": previous})
+    assert response.status_code == 422 and response.json()["error"]["code"] == "INVALID_PAYLOAD"
+
+
 # -- the steward's uploads: the same ETL and the same refusals ----------------------------------------------------
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
+import websockets
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
 
 from core.config import ApiSettings, load_settings
 from core.expositor.app import create_app
@@ -133,3 +137,27 @@ def test_api_settings_come_from_the_environment(monkeypatch, env, expected):
 
 def test_the_default_binds_loopback():
     assert ApiSettings().host == "127.0.0.1"
+
+
+async def _echo(websocket: WebSocket) -> None:
+    await websocket.accept()
+    await websocket.send_text("hola")
+    await websocket.close()
+
+
+@pytest.mark.parametrize("role,opens", [(None, False), ("steward", False), ("analista", True)])
+def test_a_websocket_handshake_passes_the_same_guard(api_settings, tokens, role, opens):
+    app = create_app(api_settings)
+    app.mount("/eco", Starlette(routes=[WebSocketRoute("/ws", _echo)]))
+    headers = {"Authorization": f"Bearer {tokens[role]}"} if role else {}
+
+    async def talk(url: str) -> str | int:
+        try:
+            async with websockets.connect(url.replace("http", "ws") + "/eco/ws", additional_headers=headers) as ws:
+                return await ws.recv()
+        except websockets.InvalidStatus as refused:
+            return refused.response.status_code
+
+    with serve(app, api_settings) as running:
+        answer = asyncio.run(talk(running.url))
+    assert answer == ("hola" if opens else 403)
