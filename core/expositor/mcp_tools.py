@@ -15,50 +15,25 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
+from pydantic import BaseModel, ValidationError
 
 from core import api
 from core.config import Settings
 from core.engine.catalog import tool_spec
 from core.engine.envelope_schema import OkEnvelope
 from core.engine.limits import MAX_PLAN_BYTES
+from core.errors import CasandraError, ErrorGroup, LimiteRecursosError, error_payload, pydantic_problems
+from core.expositor.models import AskRequest, ExecuteRequest
 
 log = logging.getLogger(__name__)
 
 ASK = "ask"
 EXECUTE_PLAN = "execute_plan"
 RESERVED = (ASK, EXECUTE_PLAN)  # a catalog tool may not take these names (build_tools refuses it)
-MAX_QUESTION_CHARS = 1000
 JSON_MIME = "application/json"
-
-ASK_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "pregunta": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": MAX_QUESTION_CHARS,
-            "description": "La pregunta en español, p. ej. «¿Cuántos homicidios dolosos hubo en León en 2024?».",
-        }
-    },
-    "required": ["pregunta"],
-    "additionalProperties": False,
-}
-PLAN_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "plan": {
-            "description": (
-                'El plan (docs/contracts/001_casandra_v0.md §4.3): JSON {"plan": [{"tool_id": 6, "args": {…}}]} '
-                "o la forma de texto ('[6,9]' y líneas 'clave: valor')."
-            ),
-            "anyOf": [{"type": "object"}, {"type": "string"}],
-        },
-        "strict_time": {"type": "boolean", "default": False, "description": "Rechazar ventanas fuera de los datos."},
-        "return_all": {"type": "boolean", "default": True, "description": "Todos los sobres o solo el último."},
-    },
-    "required": ["plan"],
-    "additionalProperties": False,
-}
+# execute_plan and ask take the bodies of POST /plan/execute and POST /ask: one vocabulary for HTTP and MCP
+PLAN_SCHEMA = ExecuteRequest.model_json_schema()
+ASK_SCHEMA = AskRequest.model_json_schema()
 
 
 class UnknownTool(LookupError):
@@ -96,8 +71,9 @@ def build_tools(catalog: dict) -> list[types.Tool]:
             name=EXECUTE_PLAN,
             title="Ejecutar un plan",
             description=(
-                "Ejecuta un plan de varias herramientas del catálogo (por tool_id) y devuelve sus sobres: "
-                "filtros, luego un análisis y su evidencia. Los argumentos de cada paso son los de la herramienta."
+                "Ejecuta un plan de varias herramientas del catálogo (por tool_id): filtros, luego un análisis y su "
+                "evidencia. Los argumentos de cada paso son los de la herramienta; el cuerpo es el de POST "
+                "/plan/execute (return_all: todos los sobres, no solo el último)."
             ),
             input_schema=PLAN_SCHEMA,
             annotations=types.ToolAnnotations(read_only_hint=True),
@@ -109,7 +85,8 @@ def build_tools(catalog: dict) -> list[types.Tool]:
             title="Preguntar en español",
             description=(
                 "Responde una pregunta en español sobre la incidencia delictiva con el flujo completo de Casandra "
-                "(comprensión, plan, ejecución auditada y redacción): devuelve la respuesta, el plan y los sobres."
+                "(comprensión, plan, ejecución auditada y redacción): devuelve la respuesta, el plan y los sobres. "
+                "El cuerpo es el de POST /ask: previous lleva las preguntas anteriores de la conversación."
             ),
             input_schema=ASK_SCHEMA,
             annotations=types.ToolAnnotations(read_only_hint=True),
@@ -144,17 +121,23 @@ def envelope_result(envelopes: dict | list[dict]) -> types.CallToolResult:
     return types.CallToolResult(content=content, structured_content=structured, is_error=last["status"] != "ok")
 
 
-def refusal(code: str, details: str, hints: tuple[str, ...] = ()) -> types.CallToolResult:
-    """A tool error that never reached the engine, as an error block of the contract."""
-    from core.errors import HTTP_STATUS
-
-    error = {"code": code, "http_status": HTTP_STATUS[code], "details": details, "hints": list(hints)}
+def refusal(exc: BaseException) -> types.CallToolResult:
+    """A tool error that never reached the engine: the contract's error block (``core.errors.error_payload``)."""
+    error = error_payload(exc)
     body = {"status": "error", "error": error}
     return types.CallToolResult(
         content=[types.TextContent(text=_error_text(error)), types.TextContent(text=_dumps(body))],
         structured_content=body,
         is_error=True,
     )
+
+
+def _request(model: type[BaseModel], arguments: dict, root: str) -> BaseModel:
+    """The arguments as the HTTP API's request body, or the Spanish problems of why they are not one."""
+    try:
+        return model.model_validate(arguments)
+    except ValidationError as exc:
+        raise ErrorGroup(pydantic_problems(exc, root=root)) from exc
 
 
 def _run_tool(name: str, arguments: dict, settings: Settings, user: str, role: str) -> types.CallToolResult:
@@ -166,18 +149,13 @@ def _run_tool(name: str, arguments: dict, settings: Settings, user: str, role: s
 
 
 def _run_plan(arguments: dict, settings: Settings, user: str, role: str) -> types.CallToolResult:
-    plan = arguments.get("plan")
-    if not isinstance(plan, dict | str) or not plan:
-        return refusal("INVALID_PAYLOAD", 'Falta el plan: un objeto JSON {"plan": [...]} o su forma de texto.')
-    if len(_dumps(plan).encode()) > MAX_PLAN_BYTES:
-        return refusal("RESOURCE_LIMIT", f"El plan ocupa más de {MAX_PLAN_BYTES // 1024} KiB.")
-    extra = set(arguments) - set(PLAN_SCHEMA["properties"])
-    if extra:
-        return refusal("INVALID_PAYLOAD", f"Argumentos desconocidos: {', '.join(sorted(extra))}.")
+    if len(_dumps(arguments).encode()) > MAX_PLAN_BYTES:
+        raise LimiteRecursosError(f"El plan ocupa más de {MAX_PLAN_BYTES // 1024} KiB, el límite.")
+    body = _request(ExecuteRequest, arguments, EXECUTE_PLAN)
     envelopes = api.execute_plan(
-        plan,
-        strict_time=bool(arguments.get("strict_time", False)),
-        return_all=bool(arguments.get("return_all", True)),
+        body.raw_plan(),
+        strict_time=body.strict_time,
+        return_all=body.return_all,
         settings=settings,
         user=user,
         role=role,
@@ -190,16 +168,10 @@ def _run_ask(arguments: dict, settings: Settings, user: str, role: str) -> types
     from core.ask.context import Assistant
     from core.ask.pipeline import Conversation
 
-    question = arguments.get("pregunta")
-    if set(arguments) - {"pregunta"} or not isinstance(question, str) or not question.strip():
-        return refusal(
-            "INVALID_PAYLOAD",
-            "ask espera solo «pregunta»: un texto en español.",
-            ('Ejemplo: {"pregunta": "¿Cuántos homicidios dolosos hubo en León en 2024?"}',),
-        )
-    if len(question) > MAX_QUESTION_CHARS:
-        return refusal("RESOURCE_LIMIT", f"La pregunta pasa de {MAX_QUESTION_CHARS} caracteres.")
-    turn = Assistant(settings=settings, user=user, role=role).ask(question.strip(), Conversation())
+    body = _request(AskRequest, arguments, ASK)
+    assistant, conversation = Assistant(settings=settings, user=user, role=role), Conversation()
+    for question in [*body.previous, body.question]:  # earlier questions first: follow-ups read their slots
+        turn = assistant.ask(question, conversation, domain_hint=body.domain_hint, planner=body.planner)
     contract = turn.as_dict()
     text = (contract.get("answer") or {}).get("text") or ""
     return types.CallToolResult(
@@ -222,13 +194,11 @@ def call_tool(name: str, arguments: dict | None, *, settings: Settings, user: st
         return runner(arguments, settings, user, role) if runner else _run_tool(name, arguments, settings, user, role)
     except UnknownTool:
         raise
-    except Exception:  # the engine answers plans with envelopes; this is the store or the audit failing
+    except CasandraError as exc:  # refused before the engine (malformed arguments, over a limit)
+        return refusal(exc)
+    except Exception as exc:  # the engine answers plans with envelopes; this is the store or the audit failing
         log.exception("MCP tool %s failed unexpectedly", name)
-        return refusal(
-            "COMPUTE_ERROR",
-            "Error interno al ejecutar la herramienta.",
-            ("Intente de nuevo; si persiste, avise al equipo de datos.",),
-        )
+        return refusal(exc)  # error_payload: a generic Spanish message, never the internals
 
 
 def tool_input_schema(name: str, settings: Settings) -> dict | None:

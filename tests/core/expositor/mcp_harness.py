@@ -51,10 +51,12 @@ async def exercise(server: Any, client_name: str, mode: str = "auto") -> dict:
         for call in EXAMPLES["calls"]:
             out["calls"][call["tool"]] = await client.call_tool(call["tool"], call["args"])
         for plan in EXAMPLES["plans"]:
-            out["plans"][plan["name"]] = await client.call_tool("execute_plan", {"plan": plan["plan"]})
+            out["plans"][plan["name"]] = await client.call_tool(
+                "execute_plan", {"plan": plan["plan"], "return_all": True}
+            )
         for bad in EXAMPLES["bad"]:
             out["bad"][bad["name"]] = await client.call_tool(bad["tool"], bad["args"])
-        out["ask"] = await client.call_tool("ask", {"pregunta": QUESTION})
+        out["ask"] = await client.call_tool("ask", {"question": QUESTION})
         out["resource_list"] = (await client.list_resources()).resources
         for resource in out["resource_list"]:
             out["resources"][str(resource.uri)] = json.loads(

@@ -62,15 +62,23 @@ def test_a_tool_that_does_not_answer_alone_says_how_to_use_it(bundled_settings):
 
 
 REFUSED = [
-    ("sin_plan", EXECUTE_PLAN, {}, "INVALID_PAYLOAD", "Falta el plan"),
-    ("plan_vacio", EXECUTE_PLAN, {"plan": ""}, "INVALID_PAYLOAD", "Falta el plan"),
-    ("plan_numero", EXECUTE_PLAN, {"plan": 6}, "INVALID_PAYLOAD", "Falta el plan"),
+    ("sin_plan", EXECUTE_PLAN, {}, "INVALID_PAYLOAD", "Falta el campo obligatorio plan"),
+    ("plan_vacio", EXECUTE_PLAN, {"plan": ""}, "INVALID_PAYLOAD", ""),
+    ("plan_numero", EXECUTE_PLAN, {"plan": 6}, "INVALID_PAYLOAD", ""),
     ("plan_enorme", EXECUTE_PLAN, {"plan": "[6]\n" + "delito: robo\n" * 20_000}, "RESOURCE_LIMIT", "KiB"),
     ("plan_con_extras", EXECUTE_PLAN, {"plan": "[6]", "sql": "DROP TABLE x"}, "INVALID_PAYLOAD", "sql"),
     ("plan_texto_roto", EXECUTE_PLAN, {"plan": "[6\nentidad_id GTO"}, "INVALID_PAYLOAD", ""),
-    ("pregunta_ausente", ASK, {}, "INVALID_PAYLOAD", "pregunta"),
-    ("pregunta_no_texto", ASK, {"pregunta": ["León"]}, "INVALID_PAYLOAD", "pregunta"),
-    ("pregunta_larga", ASK, {"pregunta": "¿cuántos robos? " * 100}, "RESOURCE_LIMIT", "caracteres"),
+    ("pregunta_ausente", ASK, {}, "INVALID_PAYLOAD", "question"),
+    ("pregunta_no_texto", ASK, {"question": ["León"]}, "INVALID_PAYLOAD", "question"),
+    ("pregunta_larga", ASK, {"question": "¿cuántos robos? " * 200}, "INVALID_PAYLOAD", "question"),
+    (
+        "demasiadas_anteriores",
+        ASK,
+        {"question": "¿y en León?", "previous": ["robos"] * 9},
+        "INVALID_PAYLOAD",
+        "previous",
+    ),
+    ("planificador_raro", ASK, {"question": "robos en León", "planner": "oráculo"}, "INVALID_PAYLOAD", "planner"),
     ("argumento_no_objeto", "serie_temporal", {"entidad_id": {"$gt": ""}}, "INVALID_PAYLOAD", "entidad_id"),
 ]
 
@@ -93,3 +101,12 @@ def test_a_failing_store_is_a_compute_error_without_internals(bundled_settings, 
     result = in_process(bundled_settings, "enfoque_entidad", {"entidad_id": "GTO"})
     assert result.is_error and result.content[0].text.startswith("Error [COMPUTE_ERROR]: Error interno")
     assert not any("secreto" in block.text or "/ruta/" in block.text for block in result.content)
+
+
+def test_ask_answers_a_follow_up_after_its_previous_questions(bundled_settings):
+    body = {"question": "¿y en Celaya?", "previous": ["¿Cuántos robos a negocio hubo en Irapuato en 2024?"]}
+    result = in_process(bundled_settings, ASK, body)
+    contract = structured(result)
+    text = contract["answer"]["text"]
+    assert not result.is_error and contract["question"] == body["question"]
+    assert "Celaya" in text and "robo a negocio" in text.lower()  # the crime comes from the previous question
