@@ -17,6 +17,7 @@ from core.audit.log import AuditLog
 from core.config import load_settings
 from core.expositor.mcp_server import http_app
 from core.expositor.mcp_tools import ASK, EXECUTE_PLAN
+from core.expositor.tokens import Tokens
 from tests.core.expositor.api_server import api_settings_fixture, serve, server_fixture, tokens_fixture  # noqa: F401
 from tests.core.expositor.mcp_harness import EXAMPLES, data_over, exercise, structured
 
@@ -64,19 +65,25 @@ def test_bad_arguments_and_ask_over_http(standalone):
     assert (record.user, record.kind) == (f"mcp:{CLIENT}", "ask")  # no token: the client's own name
 
 
+@pytest.fixture(scope="module")
+def agent_token(api_settings) -> str:
+    """An analyst's token of its own (its own rate and audit name: the API's tests use the others)."""
+    return Tokens.for_settings(api_settings).create("agente-mcp", "analista")
+
+
 async def _rank(url: str, token: str | None):
     async with Client(transport(url, token), client_info=Implementation(name="se-hace-pasar", version="1")) as client:
         return await client.call_tool("rank_por_delito", RANKING)
 
 
-def test_behind_the_api_a_token_names_the_client_in_the_audit(server, tokens):
-    envelope = structured(anyio.run(_rank, server.url + "/mcp", tokens["analista"]))
+def test_behind_the_api_a_token_names_the_client_in_the_audit(server, agent_token):
+    envelope = structured(anyio.run(_rank, server.url + "/mcp", agent_token))
     assert envelope["status"] == "ok" and len(envelope["data"]["inline"]["rows"]) == 3
     direct = api.execute_plan({"plan": [{"tool_id": 6, "args": RANKING}]}, settings=server.settings, user="test")
     assert envelope["data"]["inline"]["rows"] == direct["data"]["inline"]["rows"]
     with AuditLog.for_settings(server.settings) as log:
         record = log.get(envelope["meta"]["job_id"])
-    assert (record.user, record.role, record.kind) == ("mcp:cliente-analista", "analista", "mcp")
+    assert (record.user, record.role, record.kind) == ("mcp:agente-mcp", "analista", "mcp")
 
 
 @pytest.mark.parametrize(
