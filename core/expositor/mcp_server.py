@@ -2,9 +2,10 @@
 
 Tools, their calls and the resources come from ``core.expositor.mcp_tools`` (built from the catalog);
 this module wires them to the SDK and to its two transports: stdio (``python -m core mcp``) and
-streamable HTTP (``McpHttp``, an ASGI app the Expositor mounts at ``/mcp`` behind its bearer tokens, or
-``http_app`` standing alone). Every call is audited as user ``mcp:<client>``: the bearer token's client
-over HTTP, the name the client gives in its ``clientInfo`` over stdio.
+streamable HTTP (``McpHttp``, an ASGI app that ``mount_mcp`` puts at ``/mcp`` of the Expositor's app, behind
+its Guard's bearer tokens, roles and rates; ``http_app`` serves it alone, without tokens). Every call is audited
+as user ``mcp:<client>``: the bearer token's client over HTTP, the name the client gives in its ``clientInfo``
+over stdio. The engine blocks (DuckDB, SQLite), so calls run in worker threads, off the event loop.
 """
 
 from __future__ import annotations
