@@ -26,6 +26,8 @@ KIND_LABELS = {
     "audit_reanchor": "reanclaje de la auditoría",
     "audit_export": "exportación de un segmento de auditoría",
     "job": "ejecución por API",
+    "token": "token de la API HTTP",
+    "audit_read": "lectura de la auditoría por la API HTTP",
 }
 ACTIVITY_LABELS = {
     "day": "día (UTC)",

@@ -84,8 +84,18 @@ def audit_records(
     since: Annotated[str | None, Query(max_length=30, description="AAAA-MM-DD")] = None,
     until: Annotated[str | None, Query(max_length=30, description="AAAA-MM-DD")] = None,
 ) -> dict:
-    """The newest audit records matching the filters, and how many match."""
+    """The newest audit records matching the filters, and how many match; the reading is itself audited."""
     filters = dict(kind=kind, user=user, status=status, since=since, until=until)
     with AuditLog.for_settings(request.app.state.settings) as log:
         records = log.list(limit=limit, offset=offset, **filters)
-        return {"total": log.count(**filters), "records": [r.as_dict() for r in records]}
+        page = {"total": log.count(**filters), "records": [r.as_dict() for r in records]}
+        # Records leaving the system are recorded, as the dashboard's exports are (kind audit_export).
+        shown = {k: v for k, v in filters.items() if v is not None}
+        log.append(
+            kind="audit_read",
+            user=who.user,
+            role=who.role,
+            status="ok",
+            payload={"filters": shown, "offset": offset, "returned": len(records)},
+        )
+    return page

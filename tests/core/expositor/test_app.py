@@ -172,6 +172,8 @@ def test_the_audit_names_the_client(server, tokens):
     record = AuditLog.for_settings(server.settings).get(job_id)
     assert (record.user, record.role, record.kind) == ("api:cliente-supervisor", "supervisor", "execute")
     assert job_id in {r["job_id"] for r in page["records"]} and page["total"] >= 1
+    reading = AuditLog.for_settings(server.settings).list(kind="audit_read", user="api:cliente-supervisor")[0]
+    assert reading.payload["filters"] == {"user": "api:cliente-supervisor"} and reading.payload["returned"] >= 1
 
 
 def test_v1_job_maps_a_failure_to_its_status(server, tokens):
