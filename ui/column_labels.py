@@ -83,6 +83,7 @@ COLUMN_LABELS = {
     "source_row": "Fila del archivo",
 }
 MAX_NAME = 60
+KEY_COLUMNS = ("entidad_id", "lugar_id")
 
 
 def column_label(name: str) -> str:
@@ -99,6 +100,15 @@ def spanish_frame(frame: pd.DataFrame) -> pd.DataFrame:
         seen.add(label)
         labels.append(label)
     return frame.set_axis(labels, axis=1)
+
+
+def screen_order(frame: pd.DataFrame) -> list[str]:
+    """A Spanish frame's columns as shown on screen: the place's key («Clave de lugar») after its name and figures.
+
+    The key is a machine's name (``GTO.MUN.SAN_FRANCISCO_DEL_RINCON``): first, it filled a phone's width and pushed
+    the figures out of sight. The CSV keeps the envelope's order."""
+    keys = {column_label(name) for name in KEY_COLUMNS}
+    return [c for c in frame.columns if c not in keys] + [c for c in frame.columns if c in keys]
 
 
 def download_name(envelope: dict, fallback: str = "resultado") -> str:

@@ -220,9 +220,10 @@ def render_chart(
         if note:
             st.caption(note)
         return
+    if spec.get("title"):  # above the figure, as text: it wraps at 390 px, where a Plotly title is cut
+        st.markdown(f"**{markup.text(spec['title'])}**")
     spec = markup.plot_safe(spec)  # Plotly draws <a href>, <b>… in titles, ticks and hovers: labels come from uploads
     if spec.get("map") and geo is not None:
-        st.markdown(f"**{markup.text(spec.get('title') or '')}**")  # wraps at 390 px; a figure title is cut
         map_tab, chart_tab = st.tabs(["Mapa", "Gráfica"])
         with map_tab:
             try:
@@ -234,4 +235,4 @@ def render_chart(
         with chart_tab:
             st.plotly_chart(plotly_figure({**spec, "title": None}), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)
         return
-    st.plotly_chart(plotly_figure(spec), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)
+    st.plotly_chart(plotly_figure({**spec, "title": None}), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)

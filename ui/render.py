@@ -69,7 +69,7 @@ def render_table(envelope: dict, key: str) -> None:
     if frame.empty:
         return
     frame = column_labels.spanish_frame(frame)  # contract keys stay in the envelope; people read Spanish
-    st.dataframe(frame, hide_index=True, key=f"{key}_table")
+    st.dataframe(frame, hide_index=True, key=f"{key}_table", column_order=column_labels.screen_order(frame))
     notice = envelope["data"]["inline"].get("limit_notice") or {}
     if notice.get("applied"):
         st.caption(f"Se muestran {len(frame)} de {notice.get('total_rows')} filas; el resto está en los artefactos.")
@@ -92,7 +92,7 @@ def render_small_table(envelope: dict | None, rows: int = LIGHT_ROWS) -> None:
     frame = column_labels.spanish_frame(frame_of(envelope))
     if frame.empty:
         return
-    head = frame.head(rows).astype(object)
+    head = frame.head(rows)[column_labels.screen_order(frame)].astype(object)
     # st.table draws each cell as Markdown: text cells (labels from uploads) are escaped
     st.table(head.map(lambda v: markup.text(v) if isinstance(v, str) else ("" if v is None else v)), hide_index=True)
     if len(frame) > rows:

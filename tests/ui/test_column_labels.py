@@ -50,6 +50,20 @@ def test_two_columns_never_share_a_label():
 
 
 @pytest.mark.parametrize(
+    "columns,shown",
+    [
+        (["entidad_id", "label", "conteo"], ["Lugar", "Delitos registrados", "Clave de lugar"]),
+        (["lugar_id", "fecha", "conteo"], ["Mes", "Delitos registrados", "Clave de lugar"]),
+        (["label", "conteo", "entidad_id"], ["Lugar", "Delitos registrados", "Clave de lugar"]),
+        (["fecha", "conteo"], ["Mes", "Delitos registrados"]),  # no key: as it came
+    ],
+)
+def test_on_screen_a_places_key_comes_after_its_name_and_figures(columns, shown):
+    frame = column_labels.spanish_frame(pd.DataFrame([[None] * len(columns)], columns=columns))
+    assert column_labels.screen_order(frame) == shown
+
+
+@pytest.mark.parametrize(
     "headline,name",
     [
         ("Top 3 municipios por homicidio doloso (conteo)", "casandra_top_3_municipios_por_homicidio_doloso_conteo.csv"),
@@ -86,6 +100,8 @@ def test_the_table_and_its_csv_speak_spanish():
     assert not at.exception
     shown = at.dataframe[0].value
     assert list(shown.columns) == ["Clave de lugar", "Lugar", "Delitos registrados", "Tasa por 100 mil habitantes"]
+    on_screen = ["Lugar", "Delitos registrados", "Tasa por 100 mil habitantes", "Clave de lugar"]
+    assert list(at.dataframe[0].proto.column_order) == on_screen  # the figures first: on a phone they stay in sight
     download = at.session_state["downloads"][0]
     header = next(csv.reader(io.StringIO(download["data"].decode("utf-8-sig"))))
     assert header == list(shown.columns)

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.ask.charts import map_plan
 from core.ask.pipeline import Conversation
+from tests.markdown_check import unescape
 from ui import maps
 
 TOP10 = "¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?"
@@ -146,3 +147,25 @@ def test_a_ranking_of_zeros_says_why_there_is_no_chart():
     assert [c.value for c in at.caption] == [
         "Sin gráfica: todas las entidades mostradas registran 0; la tabla las lista."
     ]
+
+
+def draw_plain_chart(spec):
+    from ui import maps
+
+    maps.render_chart(spec, "k")
+
+
+def test_a_series_title_is_text_above_its_chart_so_it_wraps_on_a_phone():
+    """A Plotly title never wraps (cut at 390 px): every chart's title is drawn as text above the figure."""
+    spec = {
+        "type": "line",
+        "x": "periodo",
+        "y": "conteo",
+        "title": "Serie mensual: Homicidio doloso — enero a diciembre de 2024",
+        "data": [{"periodo": "2024-01-01", "conteo": 57}, {"periodo": "2024-02-01", "conteo": 43}],
+    }
+    at = AppTest.from_function(draw_plain_chart, args=(spec,)).run(timeout=60)
+    assert not at.exception, at.exception
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert not (figure["layout"].get("title") or {}).get("text")
+    assert unescape(at.markdown[0].value) == "**Serie mensual: Homicidio doloso — enero a diciembre de 2024**"

@@ -111,7 +111,8 @@ def test_an_answer_with_hostile_labels_draws_them_as_text(downloads):
     assert at.markdown[0].value == markup.block(text)
     assert [b.label for b in at.button] == [markup.text(QUESTION)]
     layout = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert "&lt;a href=" in layout["layout"]["title"]["text"] and "<a" not in json.dumps(layout["data"])
+    assert "<a" not in json.dumps(layout["data"]) and not (layout["layout"].get("title") or {}).get("text")
+    assert f"**{markup.text(f'Delitos: {SUBTIPO}')}**" in [m.value for m in at.markdown]  # the title, as text above
     rows = list(csv.reader(io.StringIO(downloads[0].decode("utf-8-sig"))))
     assert rows == [
         ["Clave de lugar", "Lugar", "Delitos registrados"],
