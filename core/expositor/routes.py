@@ -1,7 +1,7 @@
 """The analyst's endpoints: the Plan API (§4.1), the Job API (§4.5) and a question through the whole pipeline.
 
 Each endpoint is a thin call into ``core.api``, ``core.jobs`` or the ``Assistant`` that ``python -m core ask``
-uses, with the client of the token as the audited user (``api:NAME``) and its role. Nothing here reads the
+uses, with the client of the token as the audited user (``api:NAME``) and its role. Nothing here queries the
 store: user input reaches the data only as a plan of catalog tools, validated by the engine.
 """
 
