@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from core.ask.plan import granularity, national, rules
+from core.ask.plan import granularity, rules, strategy
 from core.ask.understand import CrimeMatch, PlaceMatch, Understanding
-from core.ask.understand.national import is_national
 from core.ask.wording import join_y, period_words
 from core.explore.options import Options
 from core.explore.selection import BASES, ORDERS, SHAPES, Selection, to_params
@@ -105,16 +104,8 @@ def understanding(selection: Selection, options: Options) -> Understanding:
 
 
 def tool_plan(selection: Selection, options: Options, catalog) -> rules.ToolPlan:
-    """The tool plan of a fitted selection, by the planner's own steps (core/ask/plan/strategy.py ``_tool_plan``)."""
-    u = granularity.violence_methods(understanding(selection, options), catalog)
-    fallback = granularity.find(u, catalog, options.metadata)
-    if fallback is not None:
-        return granularity.build(
-            u, fallback, options.metadata, lambda x: rules.build(x, options.metadata, options.includes)
-        )
-    if is_national(u):
-        return national.build(u)
-    return rules.build(u, options.metadata, options.includes)
+    """The tool plan of a fitted selection, by the chat's own offline planner (``strategy.offline_plan``)."""
+    return strategy.offline_plan(understanding(selection, options), catalog, options.metadata, options.includes)
 
 
 def run(selection: Selection, options: Options, catalog, *, settings=None, user: str = "local", role: str = "analista"):

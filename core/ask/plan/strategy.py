@@ -313,14 +313,19 @@ def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> No
         turn.planner_state = turn.planner_state.model_copy(
             update={"planner_meta": meta.model_copy(update={"rationale_tags": tags})}
         )
-    # the country, the states, victims and federal crimes are the national tables' (issue 14)
-    u = granularity.violence_methods(u, ctx.catalog)
-    fallback = granularity.find(u, ctx.catalog, ctx.metadata)  # a level the municipal data lack (issue 14 §5)
-    if fallback is not None:
-        built = granularity.build(u, fallback, ctx.metadata, lambda x: rules.build(x, ctx.metadata, includes))
-    else:
-        built = national.build(u) if is_national(u) else rules.build(u, ctx.metadata, includes)
+    built = offline_plan(u, ctx.catalog, ctx.metadata, includes)
     turn.plan, turn.plan_notes, turn.planner_used = built.plan, turn.plan_notes + built.notes, "rules"
+
+
+def offline_plan(u: Understanding, catalog, metadata: dict, includes: dict) -> rules.ToolPlan:
+    """The offline planner's tool plan of an understanding (the chat's and Explorar's): a level the municipal data
+    lack goes to its granularity fallback, the country, states, victims and federal crimes to the national tables
+    (issue 14), the rest to the rules. ``includes``: each crime's included subtipos (the catalog's ``incluye``)."""
+    u = granularity.violence_methods(u, catalog)
+    fallback = granularity.find(u, catalog, metadata)  # a level the municipal data lack (issue 14 §5)
+    if fallback is not None:
+        return granularity.build(u, fallback, metadata, lambda x: rules.build(x, metadata, includes))
+    return national.build(u) if is_national(u) else rules.build(u, metadata, includes)
 
 
 def _refusal_text(turn: Turn, ctx: StageContext) -> str:

@@ -159,3 +159,18 @@ def test_a_plan_the_engine_refuses_is_an_answer_that_says_why(data, engine, opti
 )
 def test_a_selection_is_described_in_spanish(selection, words, options):
     assert words in explore.describe(selection, options)
+
+
+def test_the_slicers_plan_through_the_chats_own_offline_planner(engine, options, monkeypatch):
+    """One planner, not a copy: Explorar's plan is ``strategy.offline_plan`` of the selection's understanding."""
+    from core.ask.plan import strategy
+
+    seen = []
+    real = strategy.offline_plan
+    monkeypatch.setattr(strategy, "offline_plan", lambda *args: seen.append(args) or real(*args))
+    selection = Selection(delitos=("homicidio_doloso",), lugares=("GTO.MUN.LEON",), **Y2024)
+    built = explore.tool_plan(selection, options, engine.catalog)
+    (understood, catalog, metadata, includes) = seen[0]
+    assert understood.places[0].entidad_id == "GTO.MUN.LEON" and catalog is engine.catalog
+    assert (metadata, includes) == (options.metadata, options.includes)
+    assert built.plan == real(understood, catalog, metadata, includes).plan
