@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from core import api
+from core.engine.envelope_schema import ErrorEnvelope
 from core.errors import NoAutenticadoError, ValidacionError
 from core.expositor.errors import envelope_status
 from core.expositor.models import AskRequest, AskResponse, DatasetInfo, DatasetMetadata, Envelope, ExecuteRequest
@@ -21,6 +22,7 @@ from core.expositor.tokens import Client
 from core.jobs import JobRequest, JobResult, run_job
 
 router = APIRouter()
+RUN_ERRORS = (409, 413, 422, 500)  # the statuses of an execution's own error envelopes (core/errors.py)
 
 
 def client(request: Request) -> Client:
@@ -55,7 +57,11 @@ def dataset_info(request: Request) -> dict:
 @router.post(
     "/plan/execute",
     summary="Ejecutar un plan de herramientas del catálogo",
-    responses={200: {"model": Envelope | list[Envelope], "description": "El último sobre, o todos"}},
+    responses={
+        200: {"model": Envelope | list[Envelope], "description": "El último sobre, o todos"},
+        # With return_all, a refused plan still answers every envelope: the list ends in the error one.
+        **{status: {"model": ErrorEnvelope | list[Envelope], "description": "Sobre de error"} for status in RUN_ERRORS},
+    },
 )
 def plan_execute(body: ExecuteRequest, request: Request, who: Who) -> JSONResponse:
     """Validate, run and audit a plan; its status is the last envelope's (200, or the error's 422, 409, 413, 500)."""
@@ -75,7 +81,11 @@ def plan_execute(body: ExecuteRequest, request: Request, who: Who) -> JSONRespon
 @router.post(
     "/v1/job",
     summary="Job API (compatibilidad): JobRequest → JobResult",
-    responses={200: {"model": JobResult}, 422: {"model": JobResult | Envelope}, 409: {"model": JobResult}},
+    responses={
+        200: {"model": JobResult},
+        # A job the adapter refuses is a JobResult with its error's status; a malformed body, an error envelope.
+        **{status: {"model": JobResult | ErrorEnvelope, "description": "JobResult fallido"} for status in RUN_ERRORS},
+    },
 )
 def v1_job(body: JobRequest, request: Request, who: Who) -> JSONResponse:
     """Adapt a JobRequest to a plan, run it and map the envelope back; a failed job keeps its error's status."""

@@ -16,6 +16,7 @@ from core.engine.envelope_schema import validate_envelope
 from core.etl import SourceSpec, run_etl
 from core.expositor.app import create_app
 from core.expositor.tokens import Tokens
+from core.jobs import JobResult
 from tests.conftest import FIXTURES
 from tests.core.expositor.api_server import (  # noqa: F401 - the fixtures
     BODY_CAP,
@@ -330,3 +331,11 @@ def test_a_steward_publishes_and_the_analysts_see_the_new_version(tmp_path):
     assert envelope["meta"]["dataset_version"] == after
     record = AuditLog.for_settings(settings).list(kind="etl", status="published")[0]
     assert (record.user, record.role, record.dataset_version) == ("api:carga", "steward", after)
+
+
+def test_an_oversized_job_is_a_413_job_result(server, tokens):
+    body = {"intent": "consulta", "tools": [{"name": "rank_por_delito", "args": {"delito": "x" * 1001}}]}
+    with server.client(tokens["analista"]) as http:
+        response = http.post("/v1/job", json=body)
+    result = JobResult.model_validate(response.json())  # the documented body of a failed job, not an envelope
+    assert response.status_code == 413 and result.ok is False and result.error["code"] == "RESOURCE_LIMIT"
