@@ -27,6 +27,7 @@ from core.expositor.errors import error_response
 from core.expositor.guard import Guard
 from core.expositor.mcp_server import mount_mcp
 from core.expositor.models import Live, Ready
+from core.expositor.text_plan import TextPlan
 
 API_VERSION = "1.0.0"
 ERROR_STATUSES = (401, 403, 409, 413, 422, 429, 500)
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_exception_handler(kind, _error_handler)
     # Mounted apps (the MCP server at /mcp) go here, before the guard wraps the whole app.
     mount_mcp(app, settings)  # MCP over streamable HTTP at /mcp, its session manager in the app's lifespan
+    app.add_middleware(TextPlan)  # a text/plain plan becomes ExecuteRequest's JSON, behind the guard
     app.add_middleware(Guard, settings=settings)
     if settings.api.cors_origins:  # outside the guard: a browser's preflight carries no token
         app.add_middleware(

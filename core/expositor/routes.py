@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from core import api
 from core.engine.envelope_schema import ErrorEnvelope
 from core.errors import NoAutenticadoError, ValidacionError
+from core.expositor import text_plan
 from core.expositor.errors import envelope_status
 from core.expositor.models import AskRequest, AskResponse, DatasetInfo, DatasetMetadata, Envelope, ExecuteRequest
 from core.expositor.tokens import Client
@@ -57,6 +58,7 @@ def dataset_info(request: Request) -> dict:
 @router.post(
     "/plan/execute",
     summary="Ejecutar un plan de herramientas del catálogo",
+    openapi_extra=text_plan.OPENAPI_EXTRA,  # also a text/plain body (core/expositor/text_plan.py)
     responses={
         200: {"model": Envelope | list[Envelope], "description": "El último sobre, o todos"},
         # With return_all, a refused plan still answers every envelope: the list ends in the error one.

@@ -339,3 +339,37 @@ def test_an_oversized_job_is_a_413_job_result(server, tokens):
         response = http.post("/v1/job", json=body)
     result = JobResult.model_validate(response.json())  # the documented body of a failed job, not an envelope
     assert response.status_code == 413 and result.ok is False and result.error["code"] == "RESOURCE_LIMIT"
+
+
+# -- a plan posted as plain text, as python -m core execute reads it ------------------------------------------------
+
+
+@pytest.mark.parametrize("plan", [PLAN_TEXT, json.dumps(PLAN_JSON)], ids=["text", "json-text"])
+def test_a_text_plain_plan_answers_as_execute_plan(server, tokens, plan):
+    with server.client(tokens["analista"]) as http:
+        response = http.post(
+            "/plan/execute",
+            params={"return_all": "true"},
+            content=plan.encode(),
+            headers={"Content-Type": "text/plain"},
+        )
+    assert response.status_code == 200, response.text
+    expected = api.execute_plan(plan, return_all=True, settings=server.settings)
+    assert [e["meta"]["query_hash"] for e in response.json()] == [e["meta"]["query_hash"] for e in expected]
+    assert [e["data"]["inline"]["rows"] for e in response.json()] == [e["data"]["inline"]["rows"] for e in expected]
+
+
+@pytest.mark.parametrize(
+    "query,content,status,code",
+    [
+        ({"strict_time": "true"}, PLAN_TEXT.replace("2024-01-01", "2010-01-01").encode(), 422, "INVALID_DATE_RANGE"),
+        ({"strict_time": "quizá"}, PLAN_TEXT.encode(), 422, "INVALID_PAYLOAD"),
+        ({}, b"[6]\nentidad_id: GTO\ndelito: \xff\xfe", 422, "INVALID_PAYLOAD"),
+        ({}, b"[6]\n" + b"x" * BODY_CAP, 413, "RESOURCE_LIMIT"),
+    ],
+    ids=["strict", "bad-flag", "not-utf8", "too-large"],
+)
+def test_a_text_plain_plan_is_refused_like_a_json_one(server, tokens, query, content, status, code):
+    with server.client(tokens["analista"]) as http:
+        response = http.post("/plan/execute", params=query, content=content, headers={"Content-Type": "text/plain"})
+    error_of(response, status, code)
