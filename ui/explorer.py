@@ -104,35 +104,27 @@ def _month_label(month: str) -> str:
     return month_words(month).replace(" de ", " ")
 
 
+def _pick_many(where, label: str, labels: dict, key: str, placeholder: str, refit: dict, **more) -> None:
+    """A multiselect of ``labels``' keys, each shown by its label, that refits the selection on change."""
+    where.multiselect(
+        label, list(labels), key=key, format_func=lambda k: labels.get(k, k), placeholder=placeholder, **more, **refit
+    )
+
+
 def draw_slicers(options: Options, current: Selection) -> None:
     """The slicers (shape, crime, places, period, measure and the shape's own choices), each refitting on change."""
     refit = {"on_change": _refit, "args": (options,)}
     crimes, places = options.crime_labels, options.place_labels
     top = st.columns([2, 3, 3])
     top[0].selectbox("Forma", list(SHAPES), key=K_SHAPE, format_func=SHAPES.get, **refit)
-    top[1].multiselect(
-        "Delito",
-        list(crimes),
-        key=K_CRIMES,
-        format_func=lambda k: crimes.get(k, k),
-        placeholder="Elija un delito",
-        **refit,
-    )
+    _pick_many(top[1], "Delito", crimes, K_CRIMES, "Elija un delito", refit)
     shape = current.forma
-    place_help = (
+    _pick_many(top[2], "Lugares", places, K_PLACES, "Todo el estado", refit, disabled=shape in NO_PLACE)
+    # as text, not help=: a help icon is named «Help for Lugares» (English) to a screen reader, and shows on a phone
+    top[2].caption(
         "El ranking abarca todos los municipios."
         if shape in NO_PLACE
         else ("Esta forma es de un lugar." if shape in ONE_PLACE else "Vacío: todo el estado.")
-    )
-    top[2].multiselect(
-        "Lugares",
-        list(places),
-        key=K_PLACES,
-        format_func=lambda p: places.get(p, p),
-        placeholder="Todo el estado",
-        disabled=shape in NO_PLACE,
-        help=place_help,
-        **refit,
     )
     months = list(reversed(options.months))  # the latest first: what is asked most
     row = st.columns([2, 2, 3, 2, 2])

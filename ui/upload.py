@@ -93,6 +93,26 @@ def load_uploads(
         )
 
 
+def file_options(files: list[Any], email: str) -> dict[str, dict]:
+    """Each chosen file's options (coverage, annual cut, provenance) in its own expander, keyed by the file's name."""
+    options: dict[str, dict] = {}
+    for f in files:
+        with st.expander(f"Opciones de {markup.text(f.name)}"):  # the uploader's own file name
+            c1, c2 = st.columns(2)
+            coverage = c1.text_input("Cobertura (AAAA-MM:AAAA-MM)", key=f"carga_cov::{f.name}")
+            c1.caption(
+                "Para archivos largos que omiten los ceros: el periodo que cubren. "
+                "Dentro de él, un mes ausente cuenta como 0."
+            )
+            cut = c2.text_input("Corte anual (AAAA-MM)", key=f"carga_cut::{f.name}")
+            c2.caption("Totales anuales: último mes incluido en el último año (parcial).")
+            provenance = st.text_input(
+                "Procedencia", value=f"Subido por {email} en Carga de datos", key=f"carga_prov::{f.name}"
+            )
+            options[f.name] = {"coverage": coverage, "annual_cut": cut, "procedencia": provenance}
+    return options
+
+
 def fingerprint(uploads: Iterable[Any], options: dict) -> str:
     """Identifies a batch (files and options): a preview is valid only for its own batch."""
     parts = [f"{getattr(u, 'file_id', '')}|{u.name}|{getattr(u, 'size', '')}" for u in uploads]

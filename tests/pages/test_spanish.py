@@ -114,3 +114,42 @@ def chart_calls_without_config() -> list[str]:
 def test_every_chart_draws_with_plotlys_spanish_words():
     """Plotly's toolbar and dates are English unless a chart gets ``ui.spanish.PLOTLY_CONFIG`` (or one built on it)."""
     assert chart_calls_without_config() == []
+
+
+LABELLED = {  # widgets whose help= draws an icon Streamlit names «Help for <label>» to a screen reader
+    "text_input",
+    "text_area",
+    "number_input",
+    "selectbox",
+    "multiselect",
+    "radio",
+    "checkbox",
+    "toggle",
+    "slider",
+    "select_slider",
+    "date_input",
+    "time_input",
+    "file_uploader",
+    "color_picker",
+    "pills",
+    "segmented_control",
+    "metric",
+}
+
+
+def widgets_with_help() -> list[str]:
+    """Every labelled widget in pages/ and ui/ given a ``help=`` other than None."""
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for path in sorted([*root.glob("pages/*.py"), *root.glob("ui/*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in LABELLED:
+                helps = [k.value for k in node.keywords if k.arg == "help"]
+                if helps and not (isinstance(helps[0], ast.Constant) and helps[0].value is None):
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {node.func.attr}")
+    return found
+
+
+def test_no_widget_has_a_help_icon_named_in_english():
+    """A widget's explanation is a caption (read by everyone, on a phone too), never help=: its icon says «Help for»."""
+    assert widgets_with_help() == []
