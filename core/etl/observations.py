@@ -51,6 +51,8 @@ BATCH_DDL = (
     """CREATE TABLE IF NOT EXISTS place_batch (load_seq INTEGER, cve VARCHAR, cve_ent VARCHAR, label VARCHAR,
        nombre_inegi VARCHAR, source_file VARCHAR)""",
     f"CREATE TABLE IF NOT EXISTS place_pop_batch (load_seq INTEGER, {PLACE_POP_COLUMNS})",
+    # The views of loads whose rows are read from their file at assembly, not staged (core/etl/layouts/municipal.py)
+    "CREATE TABLE IF NOT EXISTS obs_views (load_seq INTEGER, view VARCHAR)",
 )
 
 COUNTRY_ID = "MX"
@@ -142,12 +144,13 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
     staged = ", ".join(
         "coalesce(p.lugar_id, b.lugar_id) AS lugar_id" if c == "lugar_id" else f"b.{c}" for c in cols.split(", ")
     )
-    con.execute(
-        f"""CREATE OR REPLACE TEMP VIEW obs_all AS
-            SELECT 0 AS load_seq, {cols} FROM cur_observations
-            UNION ALL SELECT b.load_seq, {staged} FROM obs_batch b
-                      LEFT JOIN new_places p ON b.nivel = 'municipio' AND p.nivel = 'municipio' AND p.cve = b.lugar_id"""
+    views = [v for (v,) in con.execute("SELECT view FROM obs_views ORDER BY load_seq").fetchall()]
+    batches = " ".join(
+        f"""UNION ALL SELECT b.load_seq, {staged} FROM {batch} b
+            LEFT JOIN new_places p ON b.nivel = 'municipio' AND p.nivel = 'municipio' AND p.cve = b.lugar_id"""
+        for batch in ["obs_batch", *views]
     )
+    con.execute(f"CREATE OR REPLACE TEMP VIEW obs_all AS SELECT 0 AS load_seq, {cols} FROM cur_observations {batches}")
     # Same key in two files: the newer cut wins, then the later load (the current version is load 0).
     # Only keys seen twice need a decision: a narrow aggregation finds them, not a window over every row.
     # A row id hashes its place, so only places two loads hold can repeat one: the 20 M rows of the

@@ -23,6 +23,7 @@ from core.dataset import entities, taxonomy
 from core.etl import observations
 from core.etl.curate import insert_rows, number_sql
 from core.etl.layouts.base import Layout, ReadContext, Staged
+from core.etl.merge import sql_literal
 
 ENTITIES_DIR = CATALOGS_DIR / "entities"
 # SESNSP's codes for the rows that are no municipality (README «Notes on joining»).
@@ -82,6 +83,9 @@ class MunicipalLayout(Layout):
     medida: ClassVar[str] = "carpetas"
     fuero: ClassVar[str] = "comun"
     typed_values: ClassVar[bool] = False  # counts already numbers (Parquet): no text check needed
+    # Rows read again from the file when the version is assembled, never written into ``obs_batch`` (a Parquet
+    # file's 20 M rows are cheaper to read twice than to write and read back).
+    staged_as_view: ClassVar[bool] = False
 
     def open_sql(self, source) -> str:
         """A SELECT over the raw rows of ``source`` (a SourceFile) with the layout's column names."""
@@ -118,7 +122,9 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
 
     Every label is resolved once, in small tables (places × crime rows × methodologies); the data
     rows are then read twice (a narrow summary that also finds the rows to quarantine, and the one
-    write into ``obs_batch``) and never copied anywhere else, so a 20 M-row load writes its rows once."""
+    write into ``obs_batch``) and never copied anywhere else, so a 20 M-row load writes its rows once.
+    A layout ``staged_as_view`` writes none: its rows are a view (``obs_views``) the assembly reads from the
+    file, so they are written only into the version's ``observations``."""
     con = ctx.con
     observations.ensure_batches(con)
     long, keys = f"mun_long_{seq}", f"mun_keys_{seq}"
@@ -140,13 +146,13 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
                  WHEN {num} < 0 THEN 'conteo negativo (anomalía de origen)'
                  WHEN {num} <> floor({num}) THEN 'conteo no entero' END)"""
     # Each data row finds its place × crime row × methodology in one join on three integers.
-    rows = f"""FROM {long} l LEFT JOIN obs_method_key y ON y.anio = {year}
+    rows = f"""FROM {long} l LEFT JOIN obs_method_key_{seq} y ON y.anio = {year}
                LEFT JOIN {keys} k ON k.ph = {PLACE_HASH.format("l.")} AND k.ch = {observations.LABEL_HASH.format("l.")}
                     AND k.mh = coalesce(y.mh, 0)"""
     # One narrow pass: per crime key and reason, the last month and the rows (× month) to quarantine (few).
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE mun_used_{seq} AS
-            SELECT k.idx, {checks} AS motivo, max(make_date({year}, {month}, 1)) AS last,
+            SELECT k.idx, {checks} AS motivo, max(make_date({year}, {month}, 1)) AS last, count(*) AS n,
                    list({{r: l.source_row, a: l.anio, m: l.mes}}) FILTER (WHERE {checks} IS NOT NULL) AS bad {rows} GROUP BY ALL"""
     )
     bad = f"SELECT unnest(bad, recursive := true), motivo FROM mun_used_{seq} WHERE motivo IS NOT NULL"
@@ -165,23 +171,33 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
             FROM mun_place_{seq} WHERE k IN {tuple(NON_MUNICIPAL)} AND cve IS NOT NULL""",
         [name],
     )
-    cut = con.execute(f"SELECT max(last) FROM mun_used_{seq} WHERE motivo IS NULL").fetchone()[0]
+    cut, accepted = con.execute(
+        f"SELECT max(last), coalesce(sum(n), 0) FROM mun_used_{seq} WHERE motivo IS NULL"
+    ).fetchone()
     # The row id folds the month (bits 40 and up) into the hash of the key's other columns.
-    con.execute(
-        f"""INSERT INTO obs_batch BY NAME
-            SELECT {seq} AS load_seq, make_date({year}, {month}, 1) AS fecha, 'municipio' AS nivel, k.cve AS lugar_id,
-                   k.estado_id, '{layout.medida}' AS medida, '{layout.fuero}' AS fuero, k.metodologia, k.tipo_key,
-                   k.delito, k.metodo, NULL AS sexo, NULL AS rango_edad, ({num})::BIGINT AS eventos, ?::DATE AS corte,
-                   TRUE AS vigente, NULL AS sustituida_por, ? AS source_file, l.source_row,
+    staged = f"""SELECT {seq} AS load_seq, make_date({year}, {month}, 1) AS fecha, 'municipio' AS nivel,
+                   k.cve AS lugar_id, k.estado_id, '{layout.medida}' AS medida, '{layout.fuero}' AS fuero,
+                   k.metodologia, k.tipo_key, k.delito, k.metodo, NULL::VARCHAR AS sexo, NULL::VARCHAR AS rango_edad,
+                   ({num})::BIGINT AS eventos, {sql_date(cut)} AS corte, TRUE AS vigente,
+                   NULL::VARCHAR AS sustituida_por, {sql_literal(name)} AS source_file, l.source_row,
                    (xor(k.kh, ({year} * 12 + {month})::UBIGINT << 40) & 9223372036854775807::UBIGINT)::BIGINT AS row_id
-            {rows} WHERE {checks} IS NULL""",
-        [cut, name],
-    )
+            {rows} WHERE {checks} IS NULL"""
+    if layout.staged_as_view:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW obs_staged_{seq} AS {staged}")
+        con.execute("INSERT INTO obs_views VALUES (?, ?)", [seq, f"obs_staged_{seq}"])
+    else:
+        con.execute(f"INSERT INTO obs_batch BY NAME {staged}")
     con.execute(
         f"""CREATE OR REPLACE TEMP VIEW mun_res_{seq} AS
             SELECT NULL::VARCHAR AS motivo, k.* FROM {keys} k WHERE k.idx IN (SELECT idx FROM mun_used_{seq} WHERE motivo IS NULL)"""
     )
-    return observations.insert_levels(con, seq, layout.fuero, f"mun_res_{seq}")
+    observations.insert_levels(con, seq, layout.fuero, f"mun_res_{seq}")
+    return accepted
+
+
+def sql_date(value) -> str:
+    """A date (or None) as a SQL DATE literal."""
+    return "NULL::DATE" if value is None else f"DATE '{value.isoformat()}'"
 
 
 def _resolve_places(con, long: str, seq: int) -> None:
@@ -207,8 +223,8 @@ def _resolve_keys(con, layout: MunicipalLayout, seq: int) -> None:
     """``mun_keys_<seq>``: every place label × crime row × methodology, with its keys, the reason a row of it is
     quarantined (place or crime) and the hash its row ids start from: a few hundred thousand rows, not millions."""
     con.execute(
-        """CREATE OR REPLACE TEMP TABLE obs_method_key AS
-           SELECT anio, metodologia, dense_rank() OVER (ORDER BY metodologia) AS mh FROM obs_method"""
+        f"""CREATE OR REPLACE TEMP TABLE obs_method_key_{seq} AS
+            SELECT anio, metodologia, dense_rank() OVER (ORDER BY metodologia) AS mh FROM obs_method"""
     )
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE mun_keys_{seq} AS
@@ -220,5 +236,5 @@ def _resolve_keys(con, layout: MunicipalLayout, seq: int) -> None:
                    md5_number_lower(concat_ws('|', p.cve, '{layout.medida}', '{layout.fuero}', m.metodologia,
                                               c.tipo_key, c.delito, c.metodo)) AS kh
             FROM mun_place_{seq} p CROSS JOIN obs_crimes c
-            CROSS JOIN (SELECT DISTINCT metodologia, mh FROM obs_method_key UNION ALL SELECT NULL, 0) m"""
+            CROSS JOIN (SELECT DISTINCT metodologia, mh FROM obs_method_key_{seq} UNION ALL SELECT NULL, 0) m"""
     )

@@ -43,6 +43,7 @@ class MunicipalTipoParquet(MunicipalLayout):
     priority = 20
     kind = "parquet"
     typed_values = True
+    staged_as_view = True
 
     @classmethod
     def detect(cls, header: Header) -> bool:

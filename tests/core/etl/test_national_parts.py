@@ -1,7 +1,8 @@
 """The national parts load (core/etl/layouts/municipal.py ``stage_municipal``): rows written once, totals kept.
 
-A folder of parts is loaded set-wise: the labels resolve in small tables and the data rows go
-straight into ``obs_batch``; no temporary table of the file's size is written on the way. The
+A folder of parts is loaded set-wise: the labels resolve in small tables and the data rows are a
+view over the parts that the assembly reads into the version; no table of the file's size is
+written while the files are read (not even ``obs_batch``). The
 totals of a national build equal a bare DuckDB aggregate over the same parts (the real parts,
 when ``CASANDRA_NATIONAL_PARTS`` or the shared data folder has them).
 """
@@ -42,7 +43,7 @@ def big_parts(tmp_path) -> Path:
     return folder
 
 
-def test_the_parts_rows_are_written_once_while_loading(tmp_path, big_parts, monkeypatch):
+def test_the_parts_rows_are_never_staged_while_loading(tmp_path, big_parts, monkeypatch):
     # Two thirds of the rows are accepted: a table of half the file's size holds the parts' rows.
     rows = duckdb.sql(f"SELECT count(*) // 2 FROM read_parquet('{big_parts}/*.parquet')").fetchall()[0][0]
     cons, big = [], []
@@ -69,7 +70,7 @@ def test_the_parts_rows_are_written_once_while_loading(tmp_path, big_parts, monk
     settings = load_settings(tmp_path / "data")
     result = run_etl([SourceSpec(INEGI), SourceSpec(big_parts)], settings, progress=progress)
     assert result.published
-    assert big == [("obs_batch",)]  # only the batch holds the parts' rows: no staging copy of them
+    assert big == []  # no table holds the parts' rows: they are read from the parts into the version
 
 
 def _sums(sql: str) -> dict:
