@@ -24,6 +24,7 @@ LATITUDE_STRETCH = 1.07  # 1 / cos(21°): a degree of longitude is shorter than 
 NO_VALUE = "#eeeeee"  # a municipality the answer has no value for: grey, never the colour of zero
 MAP_HEIGHT = 420
 MAP_CACHE = 16
+UNTITLED_TOP = 24  # px above a figure whose title is text above it (Plotly keeps 100 for a title)
 MAP_CONFIG = {**spanish.PLOTLY_CONFIG, "displayModeBar": False, "scrollZoom": False}  # no toolbar on a phone
 
 
@@ -205,6 +206,11 @@ def map_figure(spec: dict, geojson: dict, cve_by_id: dict[str, str]):
     return fig
 
 
+def untitled_figure(spec: dict):
+    """A spec's figure without its title (drawn as text above it) and without the room Plotly keeps for one."""
+    return plotly_figure({**spec, "title": None}).update_layout(margin={"t": UNTITLED_TOP})
+
+
 def render_chart(
     spec: dict | None,
     key: str,
@@ -233,6 +239,6 @@ def render_chart(
             except (OSError, ValueError, KeyError):
                 st.caption("No se pudo dibujar el mapa de esta respuesta.")
         with chart_tab:
-            st.plotly_chart(plotly_figure({**spec, "title": None}), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)
+            st.plotly_chart(untitled_figure(spec), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)
         return
-    st.plotly_chart(plotly_figure({**spec, "title": None}), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)
+    st.plotly_chart(untitled_figure(spec), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)

@@ -168,4 +168,5 @@ def test_a_series_title_is_text_above_its_chart_so_it_wraps_on_a_phone():
     assert not at.exception, at.exception
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert not (figure["layout"].get("title") or {}).get("text")
+    assert figure["layout"]["margin"]["t"] == maps.UNTITLED_TOP  # no empty band where the title was
     assert unescape(at.markdown[0].value) == "**Serie mensual: Homicidio doloso — enero a diciembre de 2024**"
