@@ -52,7 +52,8 @@ BATCH_DDL = (
        nombre_inegi VARCHAR, source_file VARCHAR)""",
     f"CREATE TABLE IF NOT EXISTS place_pop_batch (load_seq INTEGER, {PLACE_POP_COLUMNS})",
     # The views of loads whose rows are read from their file at assembly, not staged (core/etl/layouts/municipal.py)
-    "CREATE TABLE IF NOT EXISTS obs_views (load_seq INTEGER, view VARCHAR)",
+    # and of the places each one holds (``load_seq``, ``lugar_id`` as staged), read from its small key tables.
+    "CREATE TABLE IF NOT EXISTS obs_views (load_seq INTEGER, view VARCHAR, places VARCHAR)",
 )
 
 COUNTRY_ID = "MX"
@@ -144,21 +145,33 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
     staged = ", ".join(
         "coalesce(p.lugar_id, b.lugar_id) AS lugar_id" if c == "lugar_id" else f"b.{c}" for c in cols.split(", ")
     )
-    views = [v for (v,) in con.execute("SELECT view FROM obs_views ORDER BY load_seq").fetchall()]
+    views = con.execute("SELECT view, places FROM obs_views ORDER BY load_seq").fetchall()
+    to_place = "LEFT JOIN new_places p ON b.nivel = 'municipio' AND p.nivel = 'municipio' AND p.cve = b.lugar_id"
     batches = " ".join(
-        f"""UNION ALL SELECT b.load_seq, {staged} FROM {batch} b
-            LEFT JOIN new_places p ON b.nivel = 'municipio' AND p.nivel = 'municipio' AND p.cve = b.lugar_id"""
-        for batch in ["obs_batch", *views]
+        f"UNION ALL SELECT b.load_seq, {staged} FROM {batch} b {to_place}"
+        for batch in ["obs_batch", *(v for v, _ in views)]
     )
     con.execute(f"CREATE OR REPLACE TEMP VIEW obs_all AS SELECT 0 AS load_seq, {cols} FROM cur_observations {batches}")
+    # The places each load holds, without reading a view's rows: its key tables name them.
+    held = " ".join(
+        f"""UNION ALL SELECT DISTINCT b.load_seq, coalesce(p.lugar_id, b.lugar_id) FROM
+            (SELECT load_seq, lugar_id, 'municipio' AS nivel FROM {places}) b {to_place}"""
+        for _, places in views
+    )
+    con.execute(
+        f"""CREATE OR REPLACE TEMP VIEW obs_held AS
+            SELECT DISTINCT load_seq, lugar_id FROM (SELECT 0 AS load_seq, lugar_id FROM cur_observations
+                                                     UNION ALL SELECT b.load_seq, coalesce(p.lugar_id, b.lugar_id)
+                                                               FROM obs_batch b {to_place})
+            {held}"""
+    )
     # Same key in two files: the newer cut wins, then the later load (the current version is load 0).
     # Only keys seen twice need a decision: a narrow aggregation finds them, not a window over every row.
     # A row id hashes its place, so only places two loads hold can repeat one: the 20 M rows of the
     # national parts are grouped only where another file covers the same place (Guanajuato).
     con.execute(
         """CREATE OR REPLACE TEMP TABLE obs_owner AS
-           WITH shared AS (SELECT lugar_id FROM (SELECT DISTINCT load_seq, lugar_id FROM obs_all)
-                           GROUP BY lugar_id HAVING count(*) > 1)
+           WITH shared AS (SELECT lugar_id FROM obs_held GROUP BY lugar_id HAVING count(*) > 1)
            SELECT row_id, arg_max(load_seq, (year(corte) * 12 + month(corte)) * 100000 + load_seq) AS owner
            FROM obs_all WHERE lugar_id IN (SELECT lugar_id FROM shared) GROUP BY row_id HAVING count(*) > 1"""
     )

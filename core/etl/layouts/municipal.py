@@ -184,7 +184,11 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
             {rows} WHERE {checks} IS NULL"""
     if layout.staged_as_view:
         con.execute(f"CREATE OR REPLACE TEMP VIEW obs_staged_{seq} AS {staged}")
-        con.execute("INSERT INTO obs_views VALUES (?, ?)", [seq, f"obs_staged_{seq}"])
+        con.execute(
+            f"""CREATE OR REPLACE TEMP VIEW obs_staged_places_{seq} AS SELECT DISTINCT {seq} AS load_seq, k.cve AS lugar_id
+                FROM {keys} k WHERE k.idx IN (SELECT idx FROM mun_used_{seq} WHERE motivo IS NULL)"""
+        )
+        con.execute("INSERT INTO obs_views VALUES (?, ?, ?)", [seq, f"obs_staged_{seq}", f"obs_staged_places_{seq}"])
     else:
         con.execute(f"INSERT INTO obs_batch BY NAME {staged}")
     con.execute(
