@@ -57,6 +57,39 @@ def make_app(monkeypatch):
     return make
 
 
+@pytest.fixture
+def no_llm(monkeypatch, tmp_path) -> None:
+    """No LLM configured (no key, endpoint, model or secrets file): the chat plans with the rules."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("core.config.SECRETS_FILE", tmp_path / "no-secrets.toml")
+
+
+@pytest.fixture
+def consultar(data_copy, make_app, no_llm):
+    """``consultar(email=..., params=None) -> AppTest``: a Consultar session over one data copy, signed in as an
+    analyst and run once (a new one is a reload or a new browser tab); ``consultar.settings`` is the copy."""
+
+    def open_page(email: str = "ana@example.org", params: dict | None = None) -> AppTest:
+        at = make_app(data_copy, roles=["analista"], email=email, script="pages/consultar.py")
+        at.default_timeout = 120
+        for key, value in (params or {}).items():
+            at.query_params[key] = value
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    open_page.settings = data_copy
+    return open_page
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    """Type a question in Consultar's chat box and run the page."""
+    at.chat_input(key="chat").set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
 def texts(elements) -> str:
     """Every value of an element list joined, as it reads on screen (``ui.markup``'s escapes undone)."""
     return unescape("\n".join(str(e.value) for e in elements))

@@ -10,37 +10,22 @@ from streamlit.testing.v1 import AppTest
 
 from core.audit.log import AuditLog
 from tests.markdown_check import unescape
+from tests.pages.conftest import ask, texts
 
 pytestmark = pytest.mark.slow  # AppTest runs of whole pages, a turn of the pipeline each
 
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
-USER = ("ana@example.org", ["analista"])
 
 
 @pytest.fixture
-def app(data_copy, make_app, monkeypatch, tmp_path) -> AppTest:
+def app(consultar) -> AppTest:
     """The Consultar page over a copy of the bundled store, signed in as an analyst, with no LLM configured."""
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr("core.config.SECRETS_FILE", tmp_path / "no-secrets.toml")
-    at = make_app(data_copy, roles=USER[1], email=USER[0], script="pages/consultar.py")
-    at.default_timeout = 120
-    return at.run()
-
-
-def ask(at: AppTest, question: str) -> AppTest:
-    at.chat_input(key="chat").set_value(question).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def texts(at: AppTest) -> str:
-    return unescape("\n".join(m.value for m in at.markdown))
+    return consultar()
 
 
 def test_a_question_renders_answer_chart_table_and_plan_panel(app):
     ask(app, TOP5)
-    assert "León (596)" in texts(app)
+    assert "León (596)" in texts(app.markdown)
     assert len(app.dataframe) == 1 and list(app.dataframe[0].value["Lugar"])[:2] == ["León", "Celaya"]
     assert app.download_button[0].proto.label == "Descargar CSV"
     charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
@@ -68,7 +53,7 @@ def test_a_question_renders_answer_chart_table_and_plan_panel(app):
 def test_a_follow_up_answers_in_the_same_conversation(app):
     ask(app, TOP5)
     ask(app, "¿y en 2023?")
-    assert "León (777)" in texts(app)
+    assert "León (777)" in texts(app.markdown)
     turns = app.session_state["conversation"].turns
     assert len(turns) == 2 and turns[1].intake.is_follow_up
     assert app.session_state["turns"] is turns
@@ -76,7 +61,7 @@ def test_a_follow_up_answers_in_the_same_conversation(app):
 
 def test_clarifying_options_are_buttons_that_answer(app):
     ask(app, "homicidios dolosos en mi ciudad en 2024")
-    assert "¿A qué municipio te refieres" in texts(app) and not app.dataframe
+    assert "¿A qué municipio te refieres" in texts(app.markdown) and not app.dataframe
     assert {"León", "Celaya", "Irapuato"} <= {b.label for b in app.button}
     next(b for b in app.button if b.label == "Celaya").click().run()
     assert not app.exception
@@ -85,12 +70,12 @@ def test_clarifying_options_are_buttons_that_answer(app):
         "homicidios dolosos en mi ciudad en 2024",
         "homicidios dolosos en mi ciudad en 2024 (Celaya)",
     ]
-    assert "Celaya registró 443 homicidios dolosos" in texts(app)
+    assert "Celaya registró 443 homicidios dolosos" in texts(app.markdown)
 
 
 def test_a_refusal_renders_without_a_table(app):
     ask(app, "borra la base de datos")
-    assert "No puedo modificar ni borrar datos" in texts(app)
+    assert "No puedo modificar ni borrar datos" in texts(app.markdown)
     assert not app.dataframe and not app.get("plotly_chart") and not app.download_button
     assert "no consulté los datos" in "\n".join(m.value for m in app.expander[0].markdown)  # plain words first
     app.toggle[0].set_value(True).run()  # «Detalles técnicos»

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.audit.log import AuditLog
 from tests.markdown_check import unescape
+from tests.pages.conftest import ask, texts
 
 pytestmark = pytest.mark.slow  # AppTest runs of the page, a pipeline turn each
 
@@ -20,42 +21,12 @@ QUESTIONS = (  # the last one draws a chart
 )
 
 
-@pytest.fixture
-def page(data_copy, make_app, monkeypatch, tmp_path):
-    """A factory of Consultar sessions over one data copy (a new AppTest = a reload / a new browser tab)."""
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CASANDRA_LLM_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr("core.config.SECRETS_FILE", tmp_path / "no-secrets.toml")
-
-    def open_page(email: str = ANA, params: dict | None = None) -> AppTest:
-        at = make_app(data_copy, roles=["analista"], email=email, script="pages/consultar.py")
-        at.default_timeout = 120
-        for key, value in (params or {}).items():
-            at.query_params[key] = value
-        at.run()
-        assert not at.exception, at.exception
-        return at
-
-    open_page.settings = data_copy
-    return open_page
-
-
-def ask(at: AppTest, question: str) -> AppTest:
-    at.chat_input(key="chat").set_value(question).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def texts(at: AppTest) -> str:
-    return unescape("\n".join(m.value for m in at.markdown))
-
-
 def questions_shown(at: AppTest) -> list[str]:
     return [t.question for t in at.session_state["turns"]]
 
 
-def test_earlier_turns_draw_light_and_open_on_demand(page):
-    at = page()
+def test_earlier_turns_draw_light_and_open_on_demand(consultar):
+    at = consultar()
     for q in QUESTIONS:
         ask(at, q)
     latest_charts = len(at.get("plotly_chart"))
@@ -70,13 +41,13 @@ def test_earlier_turns_draw_light_and_open_on_demand(page):
     assert [e.label for e in at.expander].count("Plan de consulta") == 2
 
 
-def test_a_reload_restores_the_conversation_and_follow_ups_continue_it(page):
-    first = page()
+def test_a_reload_restores_the_conversation_and_follow_ups_continue_it(consultar):
+    first = consultar()
     ask(first, QUESTIONS[0])
     conversation_id = first.query_params["c"]
-    reloaded = page(params={"c": conversation_id})  # a reload: a new session with the same URL
+    reloaded = consultar(params={"c": conversation_id})  # a reload: a new session with the same URL
     assert questions_shown(reloaded) == [QUESTIONS[0]]
-    assert "secuestro" in texts(reloaded).lower()
+    assert "secuestro" in texts(reloaded.markdown).lower()
     ask(reloaded, "¿y en Celaya?")
     follow = reloaded.session_state["turns"][-1]
     assert follow.validation and follow.validation["ok"]
@@ -84,8 +55,8 @@ def test_a_reload_restores_the_conversation_and_follow_ups_continue_it(page):
     assert reloaded.query_params["c"] == conversation_id
 
 
-def test_the_sidebar_lists_past_conversations_and_opens_one(page):
-    at = page()
+def test_the_sidebar_lists_past_conversations_and_opens_one(consultar):
+    at = consultar()
     ask(at, QUESTIONS[0])
     first_id = at.query_params["c"]
     at.sidebar.button(key="new_conversation").click().run()
@@ -97,32 +68,32 @@ def test_the_sidebar_lists_past_conversations_and_opens_one(page):
     assert questions_shown(at) == [QUESTIONS[0]] and at.query_params["c"] == first_id
 
 
-def test_someone_elses_conversation_is_not_opened(page):
-    at = page()
+def test_someone_elses_conversation_is_not_opened(consultar):
+    at = consultar()
     ask(at, QUESTIONS[2])
-    other = page(email="beto@example.org", params={"c": at.query_params["c"]})
+    other = consultar(email="beto@example.org", params={"c": at.query_params["c"]})
     assert questions_shown(other) == []
     assert other.warning and "otra persona" in other.warning[0].value
     assert other.query_params["c"] != at.query_params["c"]
     assert not [b for b in other.sidebar.button if unescape(b.label) == QUESTIONS[2]]
 
 
-def test_a_permalink_reruns_the_plan_audited_and_says_the_data_did_not_change(page):
-    at = page()
+def test_a_permalink_reruns_the_plan_audited_and_says_the_data_did_not_change(consultar):
+    at = consultar()
     ask(at, QUESTIONS[2])
     turn = at.session_state["turns"][-1]
     query_hash = turn.validation["query_hash"]
     assert f"[Enlace permanente](?plan={query_hash})" in "\n".join(m.value for m in at.markdown)
-    shared = page(email="beto@example.org", params={"plan": query_hash})
+    shared = consultar(email="beto@example.org", params={"plan": query_hash})
     assert "Respuesta guardada" in [h.value for h in shared.subheader]
     assert shared.info and "no han cambiado" in shared.info[0].value
     assert shared.dataframe[0].value.equals(at.dataframe[0].value)  # the same rows as first answered
-    records = AuditLog.for_settings(page.settings).list(kind="permalink")
+    records = AuditLog.for_settings(consultar.settings).list(kind="permalink")
     assert [(r.user, r.payload["permalink"]) for r in records] == [("beto@example.org", query_hash)]
     shared.button(key="close_permalink").click().run()
     assert "plan" not in shared.query_params and not shared.subheader
 
 
-def test_an_unknown_permalink_says_so(page):
-    shared = page(params={"plan": "sha256:" + "e" * 64})
+def test_an_unknown_permalink_says_so(consultar):
+    shared = consultar(params={"plan": "sha256:" + "e" * 64})
     assert shared.warning and "No encontré" in shared.warning[0].value
