@@ -3,8 +3,9 @@ per-municipality answer (item 10): first tab, every municipality, inside the fra
 
 The visible text of every page (what AppTest cannot see: Streamlit's own widget texts, Plotly's axes) is read with
 the computed style: text drawn at ``font-size: 0`` (replaced by ``ui/spanish.py``) or off screen is not read;
-material icons are names, not words. Screen-reader labels Streamlit writes in English (``aria-label``) are out of
-reach of a page and not read here.
+material icons are names, not words. Screen-reader labels (``aria-label``, ``title``) are read too: those Streamlit
+writes itself on its own controls (``STREAMLIT_OWN``: a table's toolbar, a multiselect's «Clear all») are out of reach
+of a page; any other English one comes from an argument a page passes (``help=`` names its icon «Help for …»).
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ VISIBLE_TEXT = """() => {
   }
   return out;
 }"""
+LABELS = """() => [...document.querySelectorAll('[aria-label], [title]')]
+  .filter(el => !el.closest('.modebar'))
+  .flatMap(el => [el.getAttribute('aria-label'), el.getAttribute('title')])
+  .filter(Boolean)"""
+# Streamlit 1.67's fixed English on its own controls (no argument changes them): the dataframe toolbar, a
+# multiselect's clear button, the chat box's send button
+STREAMLIT_OWN = {"Download as CSV", "Search", "Clear all", "Submit"}
 VIEWPORTS = {"escritorio": (1366, 768), "telefono": (390, 844)}
 
 
@@ -69,7 +77,7 @@ def test_every_page_reads_spanish_in_the_browser(app_server, page, viewport):
         open_page(page, app_server, "" if i == 0 else spec.url_path)  # the first page lives at the root
         if spec.url_path == "catalogo":  # a typed search shows Streamlit's «Press Enter to apply»
             page.locator('[data-testid="stTextInput"] input').first.type("robo")
-        english = english_in(read(page))
+        english = english_in(read(page)) + english_in(set(page.evaluate(LABELS)) - STREAMLIT_OWN)
         if english:
             found[spec.url_path] = english
     assert not found
