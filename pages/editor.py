@@ -66,7 +66,7 @@ if check.ok:
     for warning in check.warnings:
         st.caption(markup.text(warning))
 else:
-    st.markdown(f"**{len(check.problems)} problema(s) de validación**")
+    st.markdown(f"**{len(check.problems)} problema{'s' if len(check.problems) != 1 else ''} de validación**")
     render_problems(check.problems)
 
 with st.expander("Diferencias con el plan original", expanded=False):

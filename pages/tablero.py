@@ -20,7 +20,7 @@ if not tiles:
     st.stop()
 
 st.caption(
-    f"{len(tiles)} tarjeta(s). Cada una se vuelve a calcular con la versión de datos actual "
+    f"{len(tiles)} tarjeta{'s' if len(tiles) != 1 else ''}. Cada una se vuelve a calcular con la versión de datos actual "
     f"({engine.store.dataset_version}) y se muestra junto a lo que decía al fijarla."
 )
 readings = tiles_ui.readings(tiles, engine, email, role)

@@ -76,7 +76,7 @@ def test_every_problem_of_an_invalid_plan_is_listed_with_its_code(editor):
     found = problems(at)  # the schema problem stops validation before the reversed window is looked at
     assert len(found) == 1
     assert found[0].startswith("**INVALID_PAYLOAD** — `plan[0].args.top_k`")
-    assert "1 problema(s) de validación" in "\n".join(m.value for m in at.markdown)
+    assert "**1 problema de validación**" in "\n".join(m.value for m in at.markdown)
     assert at.button(key="ed_run").disabled
     at.text_area(key="editor_text").input(INVALID.replace("top_k: 0", "top_k: 5")).run()
     found = problems(at)

@@ -49,6 +49,7 @@ def test_the_tablero_shows_each_tile_then_and_now(pinned, data_copy, make_app):
     assert "Total del periodo de homicidio doloso en León" in text
     assert text.count("León registró 596 homicidios dolosos") == 2  # then and now
     assert "Al fijar" in text and "Ahora" in text and "Las cifras no cambiaron" in text
+    assert "1 tarjeta. Cada una" in text  # a number and its noun agree, never «tarjeta(s)»
     assert "Abrir en Explorar" in text
     assert {b.label for b in at.get("download_button")} == {"Descargar CSV", "Página para imprimir"}
 
