@@ -57,6 +57,17 @@ def open_page(page, base: str, path: str) -> None:
     page.wait_for_timeout(1500)  # late widgets (tables, charts) settle
 
 
+def ask(page, base: str, question: str, says: str):
+    """Ask in Consultar's chat and wait for the answer that says ``says``; its chat messages."""
+    open_page(page, base, "")
+    box = page.locator('[data-testid="stChatInput"] textarea')
+    box.fill(question)
+    box.press("Enter")
+    answer = page.locator('[data-testid="stChatMessage"]').filter(has_text=says)
+    expect(answer).to_be_visible(timeout=SLOW)
+    return answer
+
+
 def drawn_chart(page, answer):
     """The answer's first chart on screen (the last matching message: a rerun may keep a stale copy a moment)."""
     plot = answer.last.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').locator("visible=true").first
@@ -94,12 +105,7 @@ def test_the_uploader_states_the_configured_limit(app_server, page):
 def test_a_ranking_draws_the_whole_map_first_inside_a_phone(app_server, page, viewport):
     width, height = VIEWPORTS[viewport]
     page.set_viewport_size({"width": width, "height": height})
-    open_page(page, app_server, "")
-    box = page.locator('[data-testid="stChatInput"] textarea')
-    box.fill("¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?")
-    box.press("Enter")
-    answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León (596)")
-    expect(answer).to_be_visible(timeout=SLOW)
+    answer = ask(page, app_server, "¿Cuáles son los 10 municipios con más homicidios dolosos en 2024?", "León (596)")
     tabs = answer.last.locator('[data-testid="stTab"]')
     expect(tabs.first).to_have_text("Mapa")
     plot = drawn_chart(page, answer)
@@ -114,12 +120,7 @@ def test_a_ranking_draws_the_whole_map_first_inside_a_phone(app_server, page, vi
 
 
 def test_a_monthly_series_has_spanish_months(app_server, page):
-    open_page(page, app_server, "")
-    box = page.locator('[data-testid="stChatInput"] textarea')
-    box.fill("Serie mensual de homicidios dolosos en León en 2024")
-    box.press("Enter")
-    answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León registró")
-    expect(answer).to_be_visible(timeout=SLOW)
+    answer = ask(page, app_server, "Serie mensual de homicidios dolosos en León en 2024", "León registró")
     plot = drawn_chart(page, answer)
     ticks = plot.locator(".xtick text").evaluate_all("els => els.map(e => e.textContent)")
     assert ticks and all(
