@@ -6,6 +6,11 @@ the national store (``build --nacional``: the same plus 20,157,512 municipal row
 and DuckDB's bare ``COPY (SELECT … FROM read_parquet(glob)) TO`` Parquet of the same parts. The parts' own
 load is the national build minus the default build; the target is ≤ 2× the bare copy. Writes
 ``bench/out/national_parts.json``.
+
+``python -m bench.national_parts --profile [DIR]`` instead builds the national store once in this process
+with every SQL statement of the load timed (``bench.etl_profile.instrumented``) and writes the statements
+that took longest, with where they were issued, to ``bench/out/national_parts_profile.json``: where the
+parts' load spends its time.
 """
 
 from __future__ import annotations
@@ -85,8 +90,47 @@ def measure(repeat: int = 1) -> dict:
     return out
 
 
+def profile(data_dir: Path, top: int = 25) -> dict:
+    """Build the national store once with every statement timed; the ``top`` longest, summed per statement."""
+    import os
+    import time
+
+    from bench.etl_profile import instrumented
+    from core.cli import load_manifest
+    from core.etl import run_etl
+    from core.etl.national import national_settings, national_specs
+
+    shutil.rmtree(data_dir, ignore_errors=True)
+    settings = load_settings(data_dir)
+    specs = national_specs(settings, load_manifest(ROOT / "data" / "raw"))
+    log: list = []
+    t0 = time.perf_counter()
+    with instrumented(log):
+        result = run_etl(specs, national_settings(settings))
+    total = time.perf_counter() - t0
+    shutil.rmtree(data_dir, ignore_errors=True)
+    agg: dict[tuple[str, str], float] = {}
+    for item in log:
+        key = (item["sql"], item["donde"])
+        agg[key] = agg.get(key, 0.0) + item["s"]
+    rows = sorted(agg.items(), key=lambda kv: -kv[1])[:top]
+    return {
+        "total_s": round(total, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "observations": result.summary["row_counts"]["observations"],
+        "sentencias": [{"s": round(v, 2), "sentencia": k[0], "donde": k[1]} for k, v in rows],
+    }
+
+
 def main() -> int:
-    """Run the measurement and write bench/out/national_parts.json."""
+    """Run the measurement and write bench/out/national_parts.json (or, with --profile, the statement profile)."""
+    if len(sys.argv) > 1 and sys.argv[1] == "--profile":
+        with tempfile.TemporaryDirectory(prefix="bench-np-prof-") as tmp:
+            out = profile(Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tmp) / "data")
+        OUT_DIR.mkdir(parents=True, exist_ok=True)
+        (OUT_DIR / "national_parts_profile.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
+        print(json.dumps(out, indent=2))
+        return 0
     result = measure(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     (OUT_DIR / "national_parts.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
