@@ -16,6 +16,7 @@ parts' load spends its time.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -39,6 +40,11 @@ print(con.execute(f"SELECT count(*) FROM read_parquet({q(dst)})").fetchone()[0])
 """
 
 
+def _load() -> list[float]:
+    """The machine's load average (1, 5, 15 min) when a run ends: it is shared, so each figure carries it."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 def _build(work: Path, *extra: str) -> dict:
     shutil.rmtree(work, ignore_errors=True)
     cmd = [sys.executable, "-m", "core", "--data-dir", str(work), "build", "--quiet", *extra]
@@ -48,6 +54,7 @@ def _build(work: Path, *extra: str) -> dict:
     summary = json.loads(run.stdout)
     return {
         "wall_s": round(run.wall_s, 2),
+        "load_average": _load(),
         "peak_rss_gb": round(run.peak_rss_bytes / GB, 3),
         "observations": summary["row_counts"]["observations"],
         "quarantine": summary["cuarentena"],
@@ -70,6 +77,7 @@ def measure(repeat: int = 1) -> dict:
             out["copy"].append(
                 {
                     "wall_s": round(run.wall_s, 2),
+                    "load_average": _load(),
                     "peak_rss_gb": round(run.peak_rss_bytes / GB, 3),
                     "rows": int(run.stdout.split()[-1]),
                 }
@@ -92,7 +100,6 @@ def measure(repeat: int = 1) -> dict:
 
 def profile(data_dir: Path, top: int = 25) -> dict:
     """Build the national store once with every statement timed; the ``top`` longest, summed per statement."""
-    import os
     import time
 
     from bench.etl_profile import instrumented
@@ -116,7 +123,7 @@ def profile(data_dir: Path, top: int = 25) -> dict:
     rows = sorted(agg.items(), key=lambda kv: -kv[1])[:top]
     return {
         "total_s": round(total, 1),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average": _load(),
         "observations": result.summary["row_counts"]["observations"],
         "sentencias": [{"s": round(v, 2), "sentencia": k[0], "donde": k[1]} for k, v in rows],
     }
