@@ -230,15 +230,20 @@ def render_chart(
         st.markdown(f"**{markup.text(spec['title'])}**")
     spec = markup.plot_safe(spec)  # Plotly draws <a href>, <b>… in titles, ticks and hovers: labels come from uploads
     if spec.get("map") and geo is not None:
-        map_tab, chart_tab = st.tabs(["Mapa", "Gráfica"])
-        with map_tab:
-            try:
-                geojson, cves = geo()
-                rows = map_rows(spec, plan, geo)
-                st.plotly_chart(map_figure({**spec, "data": rows}, geojson, cves), key=f"{key}_map", config=MAP_CONFIG)
-            except (OSError, ValueError, KeyError):
-                st.caption("No se pudo dibujar el mapa de esta respuesta.")
-        with chart_tab:
-            st.plotly_chart(untitled_figure(spec), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)
+        # only the open tab is built and sent (a tab change runs the page again): an answer drew its hidden bar
+        # chart too, the slowest part of a ranking's turn after the map (issue 15 §2)
+        map_tab, chart_tab = st.tabs(["Mapa", "Gráfica"], key=f"{key}_tabs", on_change="rerun")
+        if map_tab.open:
+            with map_tab:
+                try:
+                    geojson, cves = geo()
+                    rows = map_rows(spec, plan, geo)
+                    figure = map_figure({**spec, "data": rows}, geojson, cves)
+                    st.plotly_chart(figure, key=f"{key}_map", config=MAP_CONFIG)
+                except (OSError, ValueError, KeyError):
+                    st.caption("No se pudo dibujar el mapa de esta respuesta.")
+        if chart_tab.open:
+            with chart_tab:
+                st.plotly_chart(untitled_figure(spec), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)
         return
     st.plotly_chart(untitled_figure(spec), key=f"{key}_chart", config=spanish.PLOTLY_CONFIG)

@@ -31,7 +31,7 @@ def test_a_question_renders_answer_chart_table_and_plan_panel(app):
     charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
     shapes = [t for t in charts[0]["data"] if t.get("fill") == "toself"]  # the map tab first: every municipality
     assert len(shapes) == 46 and all(t["meta"]["valor"] is not None for t in shapes)
-    assert charts[1]["data"][0]["type"] == "bar"
+    assert len(charts) == 1  # the bar chart's tab is built when opened
     assert [e.label for e in app.expander] == ["Evidencia (126 filas de datos)", "Plan de consulta"]
     panel = app.expander[1]
     panel_text = unescape("\n".join(m.value for m in panel.markdown))
@@ -48,6 +48,9 @@ def test_a_question_renders_answer_chart_table_and_plan_panel(app):
     assert provenance and "query_hash `sha256:" in provenance[0]  # «Datos hasta … (versión …)» is in the text
     assert app.status[0].label.startswith("Listo en")  # the stages ran inside st.status
     assert "Planeando la consulta" in app.status[0].markdown[0].value
+    app.session_state[f"{app.session_state['turns'][-1].job_id}_tabs"] = "Gráfica"  # open the chart's tab
+    app.run()
+    assert [json.loads(c.proto.spec)["data"][0]["type"] for c in app.get("plotly_chart")] == ["bar"]
 
 
 def test_a_follow_up_answers_in_the_same_conversation(app):

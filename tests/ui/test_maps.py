@@ -122,6 +122,16 @@ def test_the_map_is_the_first_tab_and_has_no_toolbar(top10):
     assert at.markdown[0].value.startswith("**Delitos registrados")  # the title wraps as text above
 
 
+def test_only_the_open_tab_is_built_and_sent(top10):
+    """The hidden «Gráfica» tab costs nothing until opened (a ranking's turn drew both figures; issue 15 §2)."""
+    at = AppTest.from_function(draw_chart, args=(top10.answer.chart, None)).run(timeout=60)
+    assert [json.loads(c.proto.spec)["data"][0].get("fill") for c in at.get("plotly_chart")] == ["toself"]
+    at.session_state["k_tabs"] = "Gráfica"  # the person opens the chart's tab (the page runs again)
+    at.run(timeout=60)
+    assert not at.exception, at.exception
+    assert [json.loads(c.proto.spec)["data"][0]["type"] for c in at.get("plotly_chart")] == ["bar"]
+
+
 def draw_nothing_but_why(envelope) -> None:
     from ui import maps
 
