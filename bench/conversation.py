@@ -6,7 +6,9 @@ the answer counted as drawn when the script settled, the last message's status i
 chart or table is drawn). The difference is what is asked: one conversation of ``TURNS`` questions in a
 row (no «Nueva conversación» between them), so turn n redraws the n − 1 earlier turns. Before issue 15
 every earlier chart, map and plan panel was redrawn (0.3 s at turn 1, 8–9 s at turns 15–20); earlier
-turns now draw light (text and a small table) and the target is p95 ≤ 1 s at the conversation's end.
+turns now draw light (text and a small table), a question runs the page once (its answer is drawn in the run
+that asked it, ``ui/turns.py``; an ``st.rerun()`` ran it twice) and a map answer builds only its open tab. The
+target is p95 ≤ 1 s at the conversation's end.
 
 Reported: every turn's time, the p95 of the last five turns (16–20) over every conversation (the
 target), the p95 of turn 20 alone, the first turns for comparison, and the reload of the 20-turn
