@@ -22,7 +22,8 @@ CREATE OR REPLACE TEMP TABLE ev AS
 CREATE OR REPLACE TEMP TABLE cov AS
   SELECT delito, min(make_date(anio, mes, 1)) AS first, max(make_date(anio, mes, 1)) AS last FROM ev
   WHERE NOT list_contains($long, delito) GROUP BY delito
-  UNION ALL SELECT unnest($long), DATE '2015-01-01', DATE '2024-12-01';
+  UNION ALL SELECT l.delito, DATE '2015-01-01', coalesce(max(make_date(p.anio, p.mes, 1)), DATE '2024-12-01')
+  FROM (SELECT unnest($long) AS delito) l LEFT JOIN parq_after p USING (delito) GROUP BY l.delito;
 """
 # One zero-filled panel (month x municipality) of the asked crimes, over the months every one of them has published.
 _WIN = """WITH win AS (SELECT fecha FROM meses(CAST($desde AS DATE), CAST($hasta AS DATE))

@@ -51,7 +51,7 @@ class RawViews:
         )
         vio = _load(con, "violacion", s / "gto_violacion_2015-2022.csv")  # simple + equiparada rows, summed
         con.execute(f"""CREATE OR REPLACE VIEW violacion AS SELECT anio, mes, cve_municipio, municipio, sum(eventos)
-            AS eventos FROM ({_wide(vio)}) GROUP BY ALL; CREATE OR REPLACE VIEW violacion_sub AS SELECT CASE CAST(idx
+            AS eventos FROM ({_wide(vio)}) GROUP BY ALL; CREATE OR REPLACE VIEW violacion_sub_curated AS SELECT CASE CAST(idx
             AS BIGINT) % 98 WHEN 35 THEN 'violacion_simple' WHEN 36 THEN 'violacion_equiparada' END AS delito, anio, mes,
             cve_municipio, municipio, eventos FROM ({_wide(vio, '"column00" AS idx,')})""")  # subtipos: 98-row block
         largo = _load(con, "largo", s / "gto_*_2015-2024.csv", filename=True, union_by_name=True)
@@ -67,12 +67,33 @@ class RawViews:
             FROM {_load(con, "pob", raw / "poblacion_gto.csv")}""")
         con.execute(f"""CREATE OR REPLACE VIEW mun AS SELECT {_CVE.format("cve_municipio")}, municipio
             FROM {_load(con, "mun", raw / "municipios_gto.csv")}""")
+        # the municipal tipo x modalidad parquet (to May 2025) continues each curated file after its last month:
+        # violencia familiar, abuso sexual and violación after 2022, the long files after 2024 (shared data README)
+        parq = (s / "gto_municipal_tipo_modalidad_2015-01_2025-05.parquet").as_posix().replace("'", "''")
+        con.execute(f"""CREATE OR REPLACE VIEW parq AS SELECT
+                regexp_replace(lower(strip_accents(p."Tipo de delito")), '[^a-z0-9]+', '_', 'g') AS delito,
+                year(p."Fecha") AS anio, month(p."Fecha") AS mes, m.cve_municipio, p."Municipio" AS municipio,
+                CASE WHEN p."Modalidad" = p."Tipo de delito" THEN NULL ELSE p."Modalidad" END AS modalidad,
+                p."Incidentes" AS eventos
+            FROM read_parquet('{parq}') p JOIN mun m ON m.municipio = p."Municipio";
+            CREATE OR REPLACE VIEW parq_after AS SELECT p.* FROM parq p JOIN (
+                SELECT 'violencia_familiar' AS delito, max(make_date(anio, mes, 1)) AS last FROM vf
+                UNION ALL SELECT 'abuso_sexual', max(make_date(anio, mes, 1)) FROM abuso
+                UNION ALL SELECT unnest(['violacion_simple', 'violacion_equiparada']), max(make_date(anio, mes, 1))
+                    FROM violacion
+                UNION ALL SELECT delito, max(make_date(anio, mes, 1)) FROM largo GROUP BY delito) l
+              ON l.delito = p.delito WHERE make_date(p.anio, p.mes, 1) > l.last""")
+        con.execute("""CREATE OR REPLACE VIEW violacion_sub AS SELECT * FROM violacion_sub_curated
+            UNION ALL SELECT delito, anio, mes, cve_municipio, municipio, eventos FROM parq_after
+            WHERE delito LIKE 'violacion_%'""")
         con.execute("""CREATE OR REPLACE VIEW inc AS SELECT lower(replace(subtipo, ' ', '_')) AS delito, anio, mes,
                 cve_municipio, municipio, modalidad, eventos FROM hom
             UNION ALL SELECT 'violencia_familiar', anio, mes, cve_municipio, municipio, NULL, eventos FROM vf
             UNION ALL SELECT 'abuso_sexual', anio, mes, cve_municipio, municipio, NULL, eventos FROM abuso
             UNION ALL SELECT 'violacion', anio, mes, cve_municipio, municipio, NULL, eventos FROM violacion
-            UNION ALL SELECT delito, anio, mes, cve_municipio, municipio, modalidad, eventos FROM largo""")
+            UNION ALL SELECT delito, anio, mes, cve_municipio, municipio, modalidad, eventos FROM largo
+            UNION ALL SELECT CASE WHEN delito LIKE 'violacion_%' THEN 'violacion' ELSE delito END, anio, mes,
+                cve_municipio, municipio, modalidad, eventos FROM parq_after""")
         con.execute("CREATE OR REPLACE MACRO tasa(n, p) AS round(CAST(n AS DOUBLE) / p * 100000, 2)")
         con.execute("""CREATE OR REPLACE MACRO meses(a, b) AS TABLE SELECT CAST(unnest(generate_series(
             CAST(a AS DATE), CAST(b AS DATE), INTERVAL 1 MONTH)) AS DATE) AS fecha""")

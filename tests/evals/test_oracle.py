@@ -52,7 +52,7 @@ def ask(oracle, **expect):
         ({"delito": ["homicidio_doloso", "homicidio_culposo"], "place": "11", **Y24}, 2553 + 1219, 0),
         ({"delito": "violencia_familiar", "place": "11", "desde": "2019-01", "hasta": "2019-12"}, 11142, 0),
         ({"delito": "violencia_familiar", "place": "11", "desde": "2015-01", "hasta": "2022-12"}, 89565, 0),
-        ({"delito": "abuso_sexual", "place": "11", "desde": "2022-01", "hasta": "2022-12"}, 759, 0),
+        ({"delito": "abuso_sexual", "place": "11", "desde": "2022-01", "hasta": "2022-06"}, 759, 0),
         ({"delito": "violacion", "place": "11", "desde": "2021-01", "hasta": "2021-12"}, 896, 0),
         ({"delito": "violacion_simple", "place": "11", "desde": "2021-01", "hasta": "2021-12"}, 818, 0),
         ({"delito": "violacion_equiparada", "place": "11", "desde": "2021-01", "hasta": "2021-12"}, 78, 0),
@@ -111,7 +111,13 @@ def test_shapes_reproduce_the_published_check_figures(oracle):
 @pytest.mark.parametrize(
     "expect",
     [
-        {"kind": "number", "delito": "violencia_familiar", "place": "11", "desde": "2023-01", "hasta": "2023-12"},
+        {
+            "kind": "number",
+            "delito": "violencia_familiar",
+            "place": "11",
+            "desde": "2025-07",
+            "hasta": "2025-12",
+        },  # after the parquet's May 2025
         {"kind": "annual_series", **H, "place": "11", "desde_anio": 2024, "hasta_anio": 2025},  # 2025 is partial
         {"kind": "extreme", **H, "place": "11", "desde": "2025-01", "hasta": "2025-11", "which": "min", "unit": "year"},
         {

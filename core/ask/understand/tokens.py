@@ -247,11 +247,19 @@ def _arrows(text: str) -> str:
     return _ARROWS.sub(" a ", _YEAR_ARROW.sub(r" del \1 al ", text))
 
 
+# «Irapuat0», «h0micidios»: a zero typed for the letter o inside a word (three letters at least, no other digit)
+_ZERO_FOR_O = re.compile(r"(?=(?:[a-z0]*[a-z]){3})[a-z0]*0[a-z0]*")
+
+
+def _letter_o(word: str) -> str:
+    return word.replace("0", "o") if _ZERO_FOR_O.fullmatch(word) else word
+
+
 def tokenize(text: str) -> Tokens:
     """Split normalized text into tokens (shorthand expanded, numbers in words as digits); the joined form keeps
     one space between tokens."""
     found = _TOKEN.findall(normalize_text(_arrows(text)).translate(_DASHES))
-    words = tuple(_digits_for_words([SHORTHAND.get(w, w) for w in found]))
+    words = tuple(_digits_for_words([SHORTHAND.get(w, w) for w in map(_letter_o, found)]))
     starts, pos = [], 0
     for w in words:
         starts.append(pos)

@@ -66,3 +66,17 @@ def test_offsets_follow_rewritten_words():
 )
 def test_chat_and_press_shorthand_is_read_as_words(text, words):
     assert tokenize(text).text == words
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("robos en Irapuat0 en 2023", ("robos", "en", "irapuato", "en", "2023")),
+        ("h0micidios en le0n", ("homicidios", "en", "leon")),
+        ("top 10 de 2020", ("top", "10", "de", "2020")),  # numbers stay numbers
+        ("1o de enero", ("1o", "de", "enero")),  # an ordinal is no word with a zero typo
+        ("covid19 q40 100k", ("covid19", "q40", "100k")),  # other digits: left as written
+    ],
+)
+def test_a_zero_typed_for_the_letter_o_inside_a_word(text, words):
+    assert tokenize(text).words == words
