@@ -226,7 +226,11 @@ def compose(
             lead += " " + " ".join(leads.lead(envelopes[also], shapes[also], detail))
     relaxed = (meta.get("retry") or {}).get("relaxed")
     if relaxed:  # the contract's relaxed fallback: the figure is without the filter asked, said before it
-        lead = f"No hay casos registrados de {_relaxed_words(relaxed)}; sin ese filtro: {lead}"
+        what = _relaxed_words(relaxed)
+        crimes = [_crime_names().get(d, d) for d in (meta.get("filters_applied") or {}).get("delito") or []]
+        if crimes and not any(c.split()[0] in what for c in crimes):  # «con arma de fuego» alone names no crime
+            what = f"{join_y(crimes)} {what}"
+        lead = f"No hay casos registrados de {what}; sin ese filtro: {lead}"
     elif (metadata or {}).get("lead_note"):  # what the data publish, said before the numbers (issue 14 §5)
         lead = f"{metadata['lead_note']} {lead}"
     if shape == "series" and "anomalies" in shapes:  # a series pipeline with anomaly detection says both

@@ -79,7 +79,7 @@ def sidebar_button(page, title: str):
 
 def test_conversation_light_turns_reload_history_and_permalink(app_server, page):
     page.set_viewport_size({"width": 1400, "height": 1100})
-    page.goto(f"{app_server}/consultar")
+    page.goto(f"{app_server}/")  # Consultar is the default page: «/consultar» can open Streamlit's «Page not found»
     expect(page.get_by_role("heading", name="Consultar", exact=True)).to_be_visible(timeout=SLOW)
     for n, question in enumerate((FIRST, SECOND, THIRD), start=1):
         ask(page, question, 2 * n)

@@ -49,8 +49,9 @@ PLANS = {
     },
     "annual": "[14]\nentidad_id: GTO\nnivel: actual\nfrom: 2015-01-01\nto: 2026-12-31\ntop_k: 20\n",
     "adjusted": "[6]\nentidad_id: GTO\ndelito: violacion\ntop_k: 3\nfrom: 2025-01-01\nto: 2025-08-31\n",
-    "relaxed": "[6]\nentidad_id: GTO\ndelito: secuestro\nmetodo: secuestro_expres\ntop_k: 3\nfrom: 2020-01-01\n"
-    "to: 2020-12-31\n",
+    # Doctor Mora: no homicidio doloso con arma de fuego in 2024, 12 over the series (not a structural zero)
+    "relaxed": "[6]\nentidad_id: GTO.MUN.DOCTOR_MORA\nnivel: actual\ndelito: homicidio_doloso\n"
+    "metodo: con_arma_de_fuego\nfrom: 2024-01-01\nto: 2024-12-31\n",
     "outside_coverage": "[6]\nentidad_id: GTO\ndelito: violencia_familiar\nfrom: 2025-06-01\nto: 2025-10-31\n",
     "unknown_crime": "[6]\nentidad_id: GTO\ndelito: robo_de_vehiculo\n" + YEAR_2024,
     "outside_data": "[6]\nentidad_id: GTO\ndelito: homicidio_doloso\nfrom: 2025-12-01\nto: 2025-12-31\n",
@@ -232,7 +233,7 @@ def test_error_envelopes_explain_without_numbers(runs, metadata, name, fragments
         ),
         (
             "relaxed",
-            "Sin resultados con el filtro de método; se muestra el resultado sin ese filtro (metodo=secuestro_expres).",
+            "Sin resultados con el filtro de método; se muestra el resultado sin ese filtro (metodo=con_arma_de_fuego).",
         ),
         ("annual", "2026 es parcial: cubre enero–agosto (8 meses), no el año completo."),
         (
@@ -252,7 +253,7 @@ def test_retry_without_a_warning_still_says_the_filter_was_relaxed(runs, metadat
     envs = copy.deepcopy(runs["relaxed"])
     envs[-1]["meta"]["warnings"] = []
     answer = compose("pregunta", envs, metadata=metadata)
-    assert any("metodo=secuestro_expres" in w for w in answer.warnings)
+    assert any("metodo=con_arma_de_fuego" in w for w in answer.warnings)
 
 
 def test_planner_notes_become_warnings(runs, metadata):
@@ -428,11 +429,11 @@ def test_method_filters_are_named(bundled_settings, metadata):
 def test_a_relaxed_method_filter_is_not_named(runs, metadata):
     """The figure is never labelled with the filter it was computed without: the answer says that filter has no
     cases first, then gives the figure without it."""
-    plan = {"plan": [{"tool_id": 6, "args": {"metodo": "secuestro_expres"}}]}
+    plan = {"plan": [{"tool_id": 6, "args": {"metodo": "con_arma_de_fuego"}}]}
     answer = compose("pregunta", runs["relaxed"], metadata={**metadata, "plan": plan})
     first = answer.text.split("\n\n")[0]
     said, figure = first.split("; sin ese filtro: ")
-    assert said == "No hay casos registrados de secuestro exprés" and "exprés" not in figure
+    assert said == "No hay casos registrados de homicidio doloso con arma de fuego" and "arma" not in figure
 
 
 def test_municipal_annual_sums_name_their_span(bundled_settings, metadata):
