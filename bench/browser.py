@@ -13,8 +13,9 @@ stamps the first frame where the answer is rendered, and the sample is the diffe
 the page's own clock. "Rendered" means all of:
 
 - ``[data-testid="stApp"]`` has ``data-test-script-state="notRunning"`` and no element is
-  ``data-stale="true"``: the script run (and Consultar's ``st.rerun()`` after the turn) ended
-  and every element of the previous run was replaced;
+  ``data-stale="true"``: the script run that asked ended (the only one: it draws the answer
+  itself, ``ui/turns.py``, with no ``st.rerun()`` after it) and every element of the previous
+  run was replaced;
 - the conversation has the expected number of ``stChatMessage`` and the last one is the
   assistant's (``stChatMessageAvatarAssistant``) with its ``st.status`` complete
   (``stExpanderIconCheck``, label «Listo en N ms») and non-empty answer text outside any
@@ -27,9 +28,9 @@ the page's own clock. "Rendered" means all of:
   collapsed «Evidencia» expander, and the grid's accessibility table (``glide-cell-*``),
   which the grid builds 200 ms after drawing (debounced).
 
-Also kept per sample: ``listo_ms`` (Enter → the first frame where the first script run's
-``st.status`` shows its check, i.e. the pipeline is done, before Consultar's ``st.rerun()``
-draws the turn), ``servidor_ms`` (the pipeline total in the status label) and
+Also kept per sample: ``listo_ms`` (Enter → the first frame where the question's ``st.status``
+shows its check, i.e. the pipeline is done, before the same run draws the answer's chart, table
+and plan), ``servidor_ms`` (the pipeline total in the status label) and
 ``ms_playwright`` (Playwright's own round trip: ``press`` → predicate result in Python).
 
 Order: first page load on the fresh server (``carga_inicial_ms``: ``goto`` until the chat

@@ -67,9 +67,10 @@ def section(b: dict | None) -> list[str]:
         "reloj de la página: el guion dejó de correr, el `st.status` dice «Listo», hay texto de respuesta y la "
         "gráfica y la tabla visibles ya se dibujaron (definición exacta en `bench/README.md`). Una pasada de "
         f"calentamiento y {b['repeticiones']} medidas por pregunta, cada una con otro año o municipio para que "
-        "no conteste el caché del mismo día. «primera ejecución» = de Enter a que el `st.status` de la "
-        "primera ejecución del guion dice «Listo» (el pipeline); el resto es la segunda ejecución (el "
-        "`st.rerun()` de Consultar dibuja el turno) y el dibujo en el navegador. «servidor» = el total que "
+        "no conteste el caché del mismo día. Una pregunta corre el guion una sola vez: la misma ejecución "
+        "que pregunta dibuja la respuesta (`ui/turns.py`). La columna hasta «Listo» va de Enter a que el "
+        "`st.status` de la pregunta dice «Listo» (el pipeline); el resto es el dibujo de la respuesta en esa "
+        "misma ejecución (gráfica, tabla y plan) y en el navegador. «servidor» = el total que "
         "muestra la página («Listo en N ms»); «Playwright» = de `press('Enter')` a que Python recibe el "
         "resultado. Carga promedio de 1 min al empezar / al terminar la sección: "
         f"{' / '.join(str(x) for x in b.get('carga_promedio', []))}.",
@@ -81,7 +82,7 @@ def section(b: dict | None) -> list[str]:
         "p50 ms",
         "p95 ms",
         "máx ms",
-        "primera ejecución p50 ms",
+        "hasta «Listo» p50 ms",
         "servidor p50 ms",
         "Playwright p95 ms",
         "se dibujó",
@@ -155,9 +156,9 @@ def pending(b: dict | None, number: int) -> list[str]:
         out.append(
             f"Casos más lentos (p95 en la página / p50 hasta «Listo» / p50 del servidor): {cases}. El "
             "pipeline del servidor es la parte pequeña; el resto es el arranque de la ejecución del guion y "
-            "sus mensajes por etapa (hasta «Listo»), la segunda ejecución (el `st.rerun()` de Consultar "
-            "vuelve a dibujar el turno: figuras de Plotly, también el mapa de la pestaña oculta, la tabla y "
-            "el plan), el dibujo en el navegador y la carga de la máquina durante la medida (sección 5)."
+            "sus mensajes por etapa (hasta «Listo»), el dibujo de la respuesta en esa misma ejecución "
+            "(figuras de Plotly, la tabla y el plan), el dibujo en el navegador y la carga de la máquina "
+            "durante la medida (sección 5)."
         )
     if b.get("fallas"):
         out.append(f"Preguntas que fallaron: {len(b['fallas'])}; ver la sección 5.")

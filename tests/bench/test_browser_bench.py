@@ -11,8 +11,9 @@ import json
 
 import pytest
 
-from bench import browser, report
+from bench import browser, browser_report, report
 from bench import run as bench_run
+from bench.common import ROOT
 from tests.browser.conftest import unavailable
 
 TOP5 = "¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?"
@@ -61,3 +62,44 @@ def test_browser_bench_is_omitted_without_chromium(tmp_path, monkeypatch, capsys
     assert data["secciones"]["browser"]["omitido"].startswith("Chromium no está instalado")
     md = report.render(data)
     assert "omitido: Chromium no está instalado" in md and "## 5. Navegador" in md
+
+
+def _measured(p95_ms: float) -> dict:
+    """A measured browser section as ``browser.run`` writes it, one case, slow enough to be pending."""
+    ms = {"n": 1, "p50": p95_ms, "p95": p95_ms, "max": p95_ms}
+    sample = {"pregunta": TOP5, "ms": p95_ms, "graficas": 1, "tablas": 1, "repetida": False}
+    case = {
+        "caso": "ranking",
+        "pregunta": TOP5,
+        "ms": ms,
+        "listo_ms": ms,
+        "ms_playwright": ms,
+        "servidor_ms": ms,
+        "cumple_p95": False,
+        "muestras": [sample],
+    }
+    return {
+        "navegador": "Chromium",
+        "playwright": "1",
+        "streamlit": "1",
+        "repeticiones": 1,
+        "carga_promedio": [0.1, 0.2],
+        "arranque_servidor_s": 1.0,
+        "carga_inicial_ms": 900.0,
+        "recarga_ms": ms,
+        "casos": [case],
+        "total_ms": ms,
+        "cumple_p95": False,
+        "fallas": [],
+    }
+
+
+@pytest.mark.parametrize("claim", ["segunda ejecución", "primera ejecución", "st.rerun()` de Consultar"])
+def test_the_bench_texts_say_a_question_runs_the_page_once(claim):
+    """Consultar draws the answer in the run that asked (ui/turns.py): no text may describe a second run."""
+    md = "\n".join(browser_report.section(_measured(3000.0)) + browser_report.pending(_measured(3000.0), 1))
+    readme = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
+    assert "Una pregunta corre el guion una sola vez" in md and "hasta «Listo» p50 ms" in md
+    for text in (md, " ".join(readme.split()), " ".join(browser.__doc__.split())):
+        assert claim not in text
+    assert "st.rerun()`` after the turn" not in browser.__doc__
