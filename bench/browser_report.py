@@ -7,37 +7,25 @@ Reads ``results.json["secciones"]["browser"]`` as written by ``bench.browser.run
 from __future__ import annotations
 
 from bench.browser import TARGET_P95_MS
+from bench.report_fmt import fmt_ms, not_measured, ok, table, unmeasured_flag
 
 GOAL = "navegador: de Enter a la respuesta dibujada, p95 ≤ 2 s"
 
 
-def _ms(v) -> str:
-    return "—" if v is None else f"{v:,.0f}"
-
-
-def _not_measured(b: dict | None) -> str | None:
-    """Why the section has no numbers (None when it has them)."""
-    if not b:
-        return "no se corrió (`python -m bench.run --only browser`)"
-    if "casos" in b:
-        return None
-    return f"omitido: {b['omitido']}" if "omitido" in b else f"error: {b.get('error', '?')}"
-
-
 def summary_rows(b: dict | None) -> list[list]:
     """The item-5 row of the «Objetivos» table."""
-    why = _not_measured(b)
+    why = not_measured(b, "casos", "browser")
     if why:
-        return [["5", GOAL, why, "❌ no" if b and "error" in b else "—"]]
+        return [["5", GOAL, why, unmeasured_flag(b)]]
     t = b["total_ms"]
     fails = f"; preguntas que fallaron: {len(b['fallas'])}" if b.get("fallas") else ""
     return [
         [
             "5",
             GOAL,
-            f"p95 {_ms(t['p95'])} ms (p50 {_ms(t['p50'])} ms; {len(b['casos'])} preguntas × "
-            f"{b['repeticiones']}){fails}; primera carga de la página {_ms(b['carga_inicial_ms'])} ms",
-            "✅ sí" if b["cumple_p95"] else "❌ no",
+            f"p95 {fmt_ms(t['p95'])} ms (p50 {fmt_ms(t['p50'])} ms; {len(b['casos'])} preguntas × "
+            f"{b['repeticiones']}){fails}; primera carga de la página {fmt_ms(b['carga_inicial_ms'])} ms",
+            ok(b["cumple_p95"]),
         ]
     ]
 
@@ -57,7 +45,7 @@ def _asked(case: dict) -> str:
 def section(b: dict | None) -> list[str]:
     """The «## 5. Navegador» section of BENCHMARKS.md."""
     out = ["## 5. Navegador: de la pregunta a la respuesta dibujada", ""]
-    why = _not_measured(b)
+    why = not_measured(b, "casos", "browser")
     if why:
         return out + [f"Sin medir en esta corrida ({why}).", ""]
     out += [
@@ -92,14 +80,14 @@ def section(b: dict | None) -> list[str]:
         [
             c["caso"],
             _asked(c),
-            _ms(c["ms"]["p50"]),
-            _ms(c["ms"]["p95"]),
-            _ms(c["ms"]["max"]),
-            _ms(c["listo_ms"]["p50"]),
-            _ms(c["servidor_ms"]["p50"]),
-            _ms(c["ms_playwright"]["p95"]),
+            fmt_ms(c["ms"]["p50"]),
+            fmt_ms(c["ms"]["p95"]),
+            fmt_ms(c["ms"]["max"]),
+            fmt_ms(c["listo_ms"]["p50"]),
+            fmt_ms(c["servidor_ms"]["p50"]),
+            fmt_ms(c["ms_playwright"]["p95"]),
             _drawn(c["muestras"]),
-            "✅ sí" if c["cumple_p95"] else "❌ no",
+            ok(c["cumple_p95"]),
         ]
         for c in b["casos"]
     ]
@@ -108,24 +96,23 @@ def section(b: dict | None) -> list[str]:
         [
             "**todas**",
             f"{t['n']} muestras",
-            _ms(t["p50"]),
-            _ms(t["p95"]),
-            _ms(t["max"]),
+            fmt_ms(t["p50"]),
+            fmt_ms(t["p95"]),
+            fmt_ms(t["max"]),
             "",
             "",
             "",
             "",
-            "✅ sí" if b["cumple_p95"] else "❌ no",
+            ok(b["cumple_p95"]),
         ]
     )
-    out += ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows] + [""]
+    out += table(head, rows)
     r = b["recarga_ms"]
     out += [
         f"Carga de la página: la primera visita a Consultar en el servidor recién arrancado tarda "
-        f"{_ms(b['carga_inicial_ms'])} ms (de `goto` al cuadro de chat listo; el servidor arrancó en "
-        f"{b['arranque_servidor_s']} s); recargarla después del calentamiento, p50 {_ms(r['p50'])} ms y p95 "
-        f"{_ms(r['p95'])} ms ({r['n']} recargas). La primera pregunta de la sesión no cuenta: carga en el "
+        f"{fmt_ms(b['carga_inicial_ms'])} ms (de `goto` al cuadro de chat listo; el servidor arrancó en "
+        f"{b['arranque_servidor_s']} s); recargarla después del calentamiento, p50 {fmt_ms(r['p50'])} ms y p95 "
+        f"{fmt_ms(r['p95'])} ms ({r['n']} recargas). La primera pregunta de la sesión no cuenta: carga en el "
         "navegador el código de Plotly y de la tabla (varios segundos).",
         "",
     ]
@@ -142,15 +129,16 @@ def section(b: dict | None) -> list[str]:
 
 def pending(b: dict | None, number: int) -> list[str]:
     """A «Pendientes» entry when item 5 misses its target (empty otherwise)."""
-    if _not_measured(b) or b["cumple_p95"]:
+    if not_measured(b, "casos", "browser") or b["cumple_p95"]:
         return []
     slow = sorted(b["casos"], key=lambda c: -(c["ms"]["p95"] or 0))[:3]
     p95 = b["total_ms"]["p95"]
     over = p95 is not None and p95 > TARGET_P95_MS
-    out = [f"### {number}. Navegador: " + (f"p95 {_ms(p95)} ms (> 2 s)" if over else "preguntas que fallaron"), ""]
+    out = [f"### {number}. Navegador: " + (f"p95 {fmt_ms(p95)} ms (> 2 s)" if over else "preguntas que fallaron"), ""]
     if over:
         cases = ", ".join(
-            f"{c['caso']} ({_ms(c['ms']['p95'])} / {_ms(c['listo_ms']['p50'])} / {_ms(c['servidor_ms']['p50'])} ms)"
+            f"{c['caso']} ({fmt_ms(c['ms']['p95'])} / {fmt_ms(c['listo_ms']['p50'])} / "
+            f"{fmt_ms(c['servidor_ms']['p50'])} ms)"
             for c in slow
         )
         out.append(
