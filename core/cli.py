@@ -19,7 +19,9 @@ import logging
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import get_args
 
+from core.ask.contracts import DomainHint
 from core.config import DEFAULT_DATA_DIR, extra_cli_modules, load_settings
 from core.engine.limits import MAX_PLAN_BYTES, load_json
 from core.errors import CasandraError, DatosFaltantesError, HerramientaError, LimiteRecursosError, ValidacionError
@@ -287,17 +289,7 @@ def register_cli(subparsers) -> None:
     p.add_argument(
         "--domain-hint",
         default="auto",
-        choices=[
-            "auto",
-            "incidencia",
-            "tendencias",
-            "comparacion",
-            "patrones",
-            "anomalias",
-            "evidencia",
-            "metodologia",
-            "lab",
-        ],
+        choices=get_args(DomainHint),  # the contract's hints (core.ask.contracts)
     )
     p.add_argument("--conversations", help="archivo JSON: lista de conversaciones (listas de preguntas)")
     p.add_argument("--one", action="store_true", help="unir las palabras en una sola pregunta")

@@ -13,21 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
-from core.ask.contracts import Answer
+from core.ask.contracts import Answer, DomainHint
 from core.engine.envelope_schema import ErrorEnvelope, OkEnvelope
 from core.engine.plan import Plan, PlanMeta, PlanStep
-
-DOMAIN_HINTS = (
-    "auto",
-    "incidencia",
-    "tendencias",
-    "comparacion",
-    "patrones",
-    "anomalias",
-    "evidencia",
-    "metodologia",
-    "lab",
-)
 
 
 class _Strict(BaseModel):
@@ -62,7 +50,7 @@ class AskRequest(_Strict):
         max_length=5,
         description="Preguntas anteriores de la misma conversación (se responden antes, para los seguimientos).",
     )
-    domain_hint: Literal[DOMAIN_HINTS] = "auto"
+    domain_hint: DomainHint = "auto"
     planner: Literal["auto", "rules", "llm"] = "auto"
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 from core import api
+from core.ask.contracts import DomainKey
 from core.dataset.store import get_store
 from core.engine.catalog import build_catalog
 from core.engine.validate import validate_plan
@@ -28,16 +30,7 @@ def test_catalogo_lists_every_tool_with_contract_and_example(bundled_settings, m
     assert any("rank_por_delito @1.1.0" in label for label in labels)
     assert f"Herramientas ({len(catalog['tools'])})" == at.tabs[0].label
     assert at.tabs[4].label == f"Dominios ({len(DOMAINS)})"
-    assert set(at.dataframe[3].value["dominio"]) == {
-        "incidencia",
-        "tendencias",
-        "comparacion",
-        "patrones",
-        "anomalias",
-        "evidencia",
-        "metodologia",
-        "lab",
-    }
+    assert set(at.dataframe[3].value["dominio"]) == set(get_args(DomainKey))  # every domain of the contract
     crimes = at.dataframe[1].value
     assert "en_datos" in crimes.columns and crimes["en_datos"].any()
     plans = [json.loads(c.value) for c in at.code]
