@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from bench import browser_report, conversation_report, report_builds, report_etl, report_etl_pending, report_national
+from bench import report_api as api_report
 from bench.report_before import section as _before_after
 from bench.report_fmt import SKIP
 from bench.report_fmt import fmt as _f
@@ -123,6 +124,7 @@ def _pendientes(r: dict) -> list[str]:
         lambda k: [_pipeline_pending(secs.get("pipeline"), k)],
         lambda k: [browser_report.pending(b, k)],
         lambda k: [conversation_report.pending(secs.get("conversation"), k)],
+        lambda k: [api_report.pending(secs.get("api"), k)],
     ):
         entries += [x for x in make(len(entries) + 1) if x]
     out = ["## Pendientes", ""] + [line for entry in entries for line in entry]
@@ -176,6 +178,7 @@ def render(r: dict) -> str:
         rows.append(["2", "pipeline de preguntas p95 ≤ 150 ms", "no implementado aún", SKIP])
     rows += browser_report.summary_rows(secs.get("browser"))
     rows += conversation_report.summary_rows(secs.get("conversation"))
+    rows += api_report.summary_rows(secs.get("api"))
     out += _table(["punto", "objetivo", "medido", "¿cumple?"], rows)
     out += _machine(r)
     if "national" in secs:
@@ -186,6 +189,7 @@ def render(r: dict) -> str:
     out += _pipeline(secs.get("pipeline"))
     out += browser_report.section(secs.get("browser"))
     out += conversation_report.section(secs.get("conversation"))
+    out += api_report.section(secs.get("api"))
     out += _before_after(r)
     out += _pendientes(r)
     return "\n".join(out)

@@ -8,7 +8,8 @@ Sections: ``national`` (item 3, tool latency vs hand-written SQL on a national s
 ``etl`` (item 4, ETL throughput vs DuckDB's bare CSV → Parquet copy), ``pipeline``
 (item 2, question pipeline; runs only once ``evals/questions.json`` exists) and
 ``browser`` (item 5, Enter in Consultar's chat to the rendered answer in Chromium) and ``conversation``
-(issue 15 §2, the same measure at every turn of a 20-turn conversation).
+(issue 15 §2, the same measure at every turn of a 20-turn conversation) and ``api`` (issue 16 §6, concurrent
+clients on the HTTP API while a steward publishes a new version).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from bench import synth
 from bench.common import OUT_DIR, ROOT, cpu_steal, machine
 
-SECTIONS = ("national", "etl", "pipeline", "browser", "conversation")
+SECTIONS = ("national", "etl", "pipeline", "browser", "conversation", "api")
 NOT_YET = "no implementado aún"
 
 
@@ -40,6 +41,8 @@ class Scale:
     browser_questions: int | None = None  # how many of bench.browser.QUESTIONS (None: all)
     conversation_repeats: int = 3  # conversations of bench.conversation (issue 15 §2)
     conversation_turns: int = 20
+    api_clients: int = 50  # concurrent clients of bench.api_load (issue 16 §6)
+    api_requests: int = 200  # requests each client sends
 
 
 def scale(name: str) -> Scale:
@@ -61,6 +64,8 @@ def scale(name: str) -> Scale:
             name,
             NationalConfig(per_state=tenth, runs=40, warmup=2),
             EtlConfig(per_state=tenth, etl_repeats=3, copy_repeats=3, profile_fraction=1.0),
+            api_clients=10,
+            api_requests=40,
         )
     if name == "toy":  # 3 municipalities × 2 crimes × 1 year; a ~1 MB CSV
         return Scale(
@@ -78,6 +83,8 @@ def scale(name: str) -> Scale:
             browser_questions=1,
             conversation_repeats=1,
             conversation_turns=3,
+            api_clients=3,
+            api_requests=5,
         )
     raise ValueError(f"escala desconocida: {name}")
 
@@ -133,6 +140,14 @@ def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, r
             res = conversation.run(
                 work / "conversation", log, repeats=sc.conversation_repeats, turns=sc.conversation_turns
             )
+        elif section == "api":
+            from bench import api_load
+
+            try:
+                res = api_load.run(work / "api", log, clients=sc.api_clients, requests=sc.api_requests)
+            except Exception as exc:  # noqa: BLE001 - a broken run is reported in BENCHMARKS.md, not a crash
+                log(f"[api] error: {exc}")
+                res = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         else:
             raise ValueError(section)
         res["duracion_s"] = round(time.perf_counter() - t0, 1)
@@ -183,8 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.run", description="Benchmarks de Casandra.")
     p.add_argument(
         "--only",
-        default="national,etl,pipeline,browser,conversation",
-        help="secciones separadas por comas: national, etl, pipeline, browser, conversation",
+        default="national,etl,pipeline,browser,conversation,api",
+        help="secciones separadas por comas: national, etl, pipeline, browser, conversation, api",
     )
     p.add_argument("--scale", choices=["small", "full", "toy"], default="full")
     p.add_argument("--out", default=str(OUT_DIR), help="carpeta de resultados (por omisión bench/out)")
