@@ -14,7 +14,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from core.audit.records import BUSY_TIMEOUT_MS, discover_migrations
@@ -67,6 +68,22 @@ def close_thread_connection(path: Path) -> None:
         held[0].close()
 
 
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction on a kept connection: committed on success, rolled back on any error (or failed commit).
+
+    ``BEGIN IMMEDIATE`` takes the file's write lock at once (waiting up to the busy timeout), so two writers
+    never both read and then fail to upgrade; a rollback leaves the kept connection usable for the next one."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
 def needs_migration_check(path: Path, migrations_dir: Path) -> bool:
     """Whether this process has not yet checked this file against these migrations."""
     return (str(path), _inode(path) or 0, str(migrations_dir)) not in _migrated
@@ -94,8 +111,7 @@ def apply_migrations(conn: sqlite3.Connection, migrations_dir: Path, now: Callab
     migrations = discover_migrations(migrations_dir)
     if {m.version for m in migrations} <= applied_versions(conn):
         return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("
             "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
@@ -110,11 +126,6 @@ def apply_migrations(conn: sqlite3.Connection, migrations_dir: Path, now: Callab
                 "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                 (migration.version, migration.name, now()),
             )
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
 
 
 def set_wal(conn: sqlite3.Connection) -> None:

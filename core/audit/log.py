@@ -184,27 +184,20 @@ class AuditLog:
         self, conn: sqlite3.Connection, key: bytes, job_id: str, fields_in: dict, tools: tuple, payload_text: str
     ) -> tuple[int, str, dict]:
         """Insert one sealed record at the head in one write transaction; its seq, hash and hashed fields."""
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            head = conn.execute(f"SELECT hash FROM {_TABLE} ORDER BY seq DESC LIMIT 1").fetchone()
-            fields = dict(fields_in, ts=iso_utc(self.clock.now()), prev_hash=head[0] if head else GENESIS_HASH)
-            digest = audit_seal.record_mac(key, fields["prev_hash"], fields)
-            row = dict(fields, tools=_tools_column(tools), payload=payload_text, hash=digest)
-            cursor = conn.execute(
-                f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS[1:])}) VALUES ({', '.join('?' for _ in _COLUMNS[1:])})",
-                [row[name] for name in _COLUMNS[1:]],
-            )
-            seq = cursor.lastrowid
-            conn.execute("COMMIT")
-        except sqlite3.IntegrityError as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            with audit_conn.write_transaction(conn):
+                head = conn.execute(f"SELECT hash FROM {_TABLE} ORDER BY seq DESC LIMIT 1").fetchone()
+                fields = dict(fields_in, ts=iso_utc(self.clock.now()), prev_hash=head[0] if head else GENESIS_HASH)
+                digest = audit_seal.record_mac(key, fields["prev_hash"], fields)
+                row = dict(fields, tools=_tools_column(tools), payload=payload_text, hash=digest)
+                cursor = conn.execute(
+                    f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS[1:])}) VALUES ({', '.join('?' for _ in _COLUMNS[1:])})",
+                    [row[name] for name in _COLUMNS[1:]],
+                )
+                seq = cursor.lastrowid
+        except sqlite3.IntegrityError as exc:  # rolled back by write_transaction
             if "job_id" in str(exc):
                 raise ValueError(f"job_id duplicado en la bitácora de auditoría: {job_id}") from exc
-            raise
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
             raise
         return seq, digest, fields
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from core.audit.log import AuditLog
 from core.errors import ValidacionError
-from core.workspace.store import Workspace
+from core.workspace.store import Feature
 
 ROLES = ("analista", "supervisor", "steward")  # the dashboard's roles (ui/auth.py)
 PREFIX = "cas_"
@@ -67,17 +67,8 @@ def _check_rate(rate: str | None) -> None:
         ) from exc
 
 
-class Tokens:
+class Tokens(Feature):
     """The API tokens of a workspace."""
-
-    def __init__(self, workspace: Workspace):
-        """Tokens kept in ``workspace``."""
-        self.workspace = workspace
-
-    @classmethod
-    def for_settings(cls, settings) -> Tokens:
-        """The tokens of a Settings object's workspace."""
-        return cls(Workspace.for_settings(settings))
 
     def create(self, name: str, role: str, *, rate: str | None = None, by: str = "cli", settings=None) -> str:
         """A new token for ``name`` with ``role``; returns the secret (shown once, never stored)."""

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from core.errors import ValidacionError
-from core.workspace.store import Workspace
+from core.workspace.store import Feature
 
 TITLE_CHARS = 80
 HASH_CHARS = 71  # "sha256:" + 64 hex digits
@@ -81,17 +81,8 @@ def _turn_keys(turn: dict) -> tuple[str | None, str | None, dict | None]:
     return validation.get("query_hash"), version, turn["plan"]
 
 
-class Conversations:
+class Conversations(Feature):
     """The conversations of the workspace."""
-
-    def __init__(self, workspace: Workspace):
-        """Conversations kept in ``workspace``."""
-        self.workspace = workspace
-
-    @classmethod
-    def for_settings(cls, settings) -> Conversations:
-        """The conversations of a Settings object's workspace."""
-        return cls(Workspace.for_settings(settings))
 
     def owner(self, conversation_id: str) -> str | None:
         """Who a conversation belongs to (None when it does not exist)."""

@@ -4,15 +4,15 @@ The file sits beside the audit log (``<settings.audit_dir>/workspace.sqlite3``) 
 audit's per-thread connections (WAL, busy timeout) and its numbered-migration mechanism
 (``core.audit.connection.apply_migrations``), over this package's own ``migrations/`` folder. Each
 feature of the workspace (conversations, tablero…) is a module with its own numbered migration that
-reads and writes through ``Workspace.connection`` and ``Workspace.transaction``.
+reads and writes through ``Workspace.connection`` and ``Workspace.transaction``, as a ``Feature``.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Self
 
 from core.audit import connection as shared_conn
 from core.clock import Clock, iso_utc
@@ -46,18 +46,9 @@ class Workspace:
         """This thread's open connection (autocommit; kept for the process like the audit's)."""
         return shared_conn.thread_connection(self.path)
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction (``BEGIN IMMEDIATE``): committed on success, rolled back on any error."""
-        conn = self.connection()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        return shared_conn.write_transaction(self.connection())
 
     def schema_version(self) -> int:
         """Highest applied migration version."""
@@ -66,3 +57,16 @@ class Workspace:
     def disconnect(self) -> None:
         """Close this thread's connection (the next use opens a new one)."""
         shared_conn.close_thread_connection(self.path)
+
+
+class Feature:
+    """A feature of the workspace (conversations, tablero, API tokens): its tables, over one ``Workspace``."""
+
+    def __init__(self, workspace: Workspace):
+        """The feature's rows kept in ``workspace``."""
+        self.workspace = workspace
+
+    @classmethod
+    def for_settings(cls, settings) -> Self:
+        """The feature over a Settings object's workspace (``Workspace.for_settings``)."""
+        return cls(Workspace.for_settings(settings))

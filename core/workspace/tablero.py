@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from core.errors import ValidacionError
 from core.text import canonical_json
-from core.workspace.store import Workspace
+from core.workspace.store import Feature
 
 AUDIT_KIND = "tablero"
 TITLE_CHARS = 200
@@ -126,17 +126,8 @@ def _tile(row: tuple) -> Tile:
 _COLUMNS = "id, title, origin, link, query_hash, plan, notes, dataset_version, value, rows_digest, pinned_at"
 
 
-class Board:
+class Board(Feature):
     """The tiles of the workspace, per user."""
-
-    def __init__(self, workspace: Workspace):
-        """Tiles kept in ``workspace``."""
-        self.workspace = workspace
-
-    @classmethod
-    def for_settings(cls, settings) -> Board:
-        """The board of a Settings object's workspace."""
-        return cls(Workspace.for_settings(settings))
 
     def pin(self, user: str, turn, *, origin: str, link: str | None = None) -> Tile:
         """Pin a turn's answer to the user's board; the same plan again (on any data version) gives the tile there."""

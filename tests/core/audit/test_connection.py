@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import shutil
+import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+
 from core.audit import connection as audit_conn
 from core.audit.log import AuditLog
+from core.workspace.store import Workspace
 
 
 def _append(log: AuditLog, i: int = 0) -> None:
@@ -54,3 +60,42 @@ def test_disconnect_closes_and_the_next_use_reopens(tmp_path: Path) -> None:
     assert log._conn() is not before
     _append(log)
     assert log.count() == 1
+
+
+def _opened(tmp_path: Path, name: str):
+    """A kept connection to a new file with a parent and a child table whose foreign key is checked at COMMIT."""
+    conn = audit_conn.thread_connection(tmp_path / name)
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+    conn.execute("CREATE TABLE child (parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
+    return conn
+
+
+@pytest.mark.parametrize(
+    ("body", "kept"),
+    [("INSERT INTO parent VALUES (1)", 1), ("INSERT INTO parent VALUES (1), (1)", 0)],  # the second: a duplicate
+)
+def test_a_write_transaction_commits_or_rolls_back_whole(tmp_path: Path, body: str, kept: int) -> None:
+    conn = _opened(tmp_path, "tx.sqlite3")
+    with contextlib.suppress(sqlite3.IntegrityError), audit_conn.write_transaction(conn):
+        conn.execute(body)
+    assert not conn.in_transaction
+    assert conn.execute("SELECT count(*) FROM parent").fetchone()[0] == kept
+
+
+@pytest.mark.parametrize("opener", ["audit", "workspace"])
+def test_a_failed_commit_rolls_back_and_the_kept_connection_writes_again(tmp_path: Path, opener: str) -> None:
+    """A COMMIT that fails (a deferred foreign key) must not leave the kept per-thread connection mid-transaction."""
+    if opener == "workspace":
+        ws = Workspace(tmp_path / "ws.sqlite3")
+        conn, transaction = _opened(tmp_path, "ws.sqlite3"), ws.transaction
+    else:
+        conn = _opened(tmp_path, "audit.sqlite3")
+        transaction = functools.partial(audit_conn.write_transaction, conn)
+    with pytest.raises(sqlite3.IntegrityError), transaction():
+        conn.execute("INSERT INTO child VALUES (7)")  # no parent 7: refused at COMMIT
+    assert not conn.in_transaction
+    with transaction():
+        conn.execute("INSERT INTO parent VALUES (7)")
+        conn.execute("INSERT INTO child VALUES (7)")
+    assert conn.execute("SELECT count(*) FROM child").fetchone()[0] == 1

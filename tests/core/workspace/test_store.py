@@ -10,7 +10,10 @@ import pytest
 from core.audit import connection as shared_conn
 from core.audit.records import discover_migrations
 from core.config import load_settings
-from core.workspace.store import DB_FILENAME, MIGRATIONS_DIR, Workspace
+from core.expositor.tokens import Tokens
+from core.workspace.conversations import Conversations
+from core.workspace.store import DB_FILENAME, MIGRATIONS_DIR, Feature, Workspace
+from core.workspace.tablero import Board
 
 
 def test_the_workspace_lives_beside_the_audit_log(tmp_path: Path) -> None:
@@ -63,3 +66,14 @@ def test_the_audit_log_migrates_through_the_same_function(tmp_path: Path, monkey
     AuditLog(tmp_path / "audit.sqlite3")
     Workspace(tmp_path / "ws.sqlite3")
     assert [f.parent.name for f in seen] == ["audit", "workspace"]
+
+
+@pytest.mark.parametrize("feature", [Conversations, Board, Tokens])
+def test_every_feature_opens_over_the_settings_workspace(tmp_path: Path, feature: type[Feature]) -> None:
+    settings = load_settings(tmp_path)
+    opened = feature.for_settings(settings)
+    assert isinstance(opened, feature) and isinstance(opened, Feature)
+    assert opened.workspace.path == settings.audit_dir / DB_FILENAME
+    with opened.workspace.transaction() as conn:  # one write path: BEGIN IMMEDIATE … COMMIT
+        assert conn.in_transaction
+    assert not opened.workspace.connection().in_transaction
