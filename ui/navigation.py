@@ -64,10 +64,27 @@ def visible_pages(roles, root: Path = ROOT) -> list[PageSpec]:
     return [p for p in PAGES if p.roles & have]
 
 
+def _alias(default: st.Page, url_path: str) -> st.Page:
+    """A hidden page at the default page's own name that opens the default page at ``/``, its query kept.
+
+    Streamlit serves the default page only at the root URL: a bookmark or a shared link to ``/consultar`` (the
+    name the menu and the permalinks suggest) would otherwise open Streamlit's «Page not found» dialog.
+    """
+
+    def open_default() -> None:
+        st.switch_page(default, query_params=st.query_params.to_dict())
+
+    return st.Page(open_default, title=default.title, url_path=url_path, visibility="hidden")
+
+
 def navigation(roles) -> dict[str, list[st.Page]]:
-    """``st.navigation`` input: allowed pages by section; the first one is the default."""
+    """``st.navigation`` input: allowed pages by section; the first one is the default (also at its own name)."""
     sections: dict[str, list[st.Page]] = {}
     for i, spec in enumerate(visible_pages(roles)):
-        page = st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path, default=i == 0)
+        # The default page is served at «/» but still reserves its url_path: its name goes to the alias
+        url_path = f"{spec.url_path}-inicio" if i == 0 else spec.url_path
+        page = st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=url_path, default=i == 0)
         sections.setdefault(spec.section, []).append(page)
+        if i == 0:
+            sections[spec.section].append(_alias(page, spec.url_path))
     return sections
