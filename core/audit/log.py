@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, Unpack
 
 from core import csv_export
 from core.audit import connection as audit_conn
@@ -40,6 +40,7 @@ from core.audit.records import (  # noqa: F401  (re-exported: the audit API live
     DB_FILENAME,
     GENESIS_HASH,
     MIGRATIONS_DIR,
+    AuditFilters,
     AuditRecord,
     Migration,
     VerifyResult,
@@ -209,9 +210,6 @@ class AuditLog:
         return _record(row) if row else None
 
     def _select(self, filters: dict, *, newest_first: bool, limit: int | None, offset: int) -> Iterator[AuditRecord]:
-        unknown = set(filters) - set(_FILTERS)
-        if unknown:
-            raise TypeError(f"Filtros de auditoría desconocidos: {sorted(unknown)}")
         for name, value in (("limit", limit), ("offset", offset)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise ValueError(f"'{name}' debe ser un entero no negativo")
@@ -224,56 +222,13 @@ class AuditLog:
         for row in self._conn().execute(sql, params):
             yield _record(row)
 
-    def list(
-        self,
-        *,
-        since: str | None = None,
-        until: str | None = None,
-        user: str | None = None,
-        status: str | None = None,
-        kind: str | None = None,
-        tool: str | None = None,
-        dataset_version: str | None = None,
-        text: str | None = None,
-        limit: int | None = 200,
-        offset: int = 0,
-    ) -> list[AuditRecord]:
+    def list(self, *, limit: int | None = 200, offset: int = 0, **filters: Unpack[AuditFilters]) -> list[AuditRecord]:
         """Records matching every filter, newest first (``text`` searches question and payload; limit None = all)."""
-        filters = dict(
-            since=since,
-            until=until,
-            user=user,
-            status=status,
-            kind=kind,
-            tool=tool,
-            dataset_version=dataset_version,
-            text=text,
-        )
         return [*self._select(filters, newest_first=True, limit=limit, offset=offset)]
 
-    def count(
-        self,
-        *,
-        since: str | None = None,
-        until: str | None = None,
-        user: str | None = None,
-        status: str | None = None,
-        kind: str | None = None,
-        tool: str | None = None,
-        dataset_version: str | None = None,
-        text: str | None = None,
-    ) -> int:
+    def count(self, **filters: Unpack[AuditFilters]) -> int:
         """Number of records matching the same filters as ``list``."""
-        where, params = _where(
-            since=since,
-            until=until,
-            user=user,
-            status=status,
-            kind=kind,
-            tool=tool,
-            dataset_version=dataset_version,
-            text=text,
-        )
+        where, params = _where(**filters)
         return int(self._conn().execute(f"SELECT count(*) FROM {_TABLE}{where}", params).fetchone()[0])
 
     # -- checking ----------------------------------------------------------------------
@@ -304,7 +259,7 @@ class AuditLog:
 
     # -- exporting ---------------------------------------------------------------------
 
-    def export(self, fmt: str, out: TextIO, **filters) -> int:
+    def export(self, fmt: str, out: TextIO, **filters: Unpack[AuditFilters]) -> int:
         """Write matching records in chain order as ``json`` (a list) or ``csv``; return rows written."""
         if fmt not in ("json", "csv"):
             raise ValueError(f"Formato de exportación desconocido: {fmt!r} (use json o csv)")

@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from core.clock import iso_utc
 from core.errors import RangoFueraDeCorte, ValidacionError
@@ -45,7 +45,22 @@ _COLUMNS = (
 )
 _HASHED = tuple(c for c in _COLUMNS if c not in ("seq", "hash"))
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([A-Za-z0-9_]+)\.sql$")
-_FILTERS = ("since", "until", "user", "status", "kind", "tool", "dataset_version", "text")
+
+
+class AuditFilters(TypedDict, total=False):
+    """The filters of ``AuditLog.list`` and ``count`` (each optional; a record matches all that are given)."""
+
+    since: str | None
+    until: str | None
+    user: str | None
+    status: str | None
+    kind: str | None
+    tool: str | None
+    dataset_version: str | None
+    text: str | None
+
+
+_FILTERS = tuple(AuditFilters.__annotations__)
 
 
 def record_hash(prev_hash: str, fields: dict) -> str:
@@ -166,18 +181,12 @@ def _bound(value: str, *, end: bool) -> str:
     return iso_utc(moment)
 
 
-def _where(
-    *,
-    since: str | None = None,
-    until: str | None = None,
-    user: str | None = None,
-    status: str | None = None,
-    kind: str | None = None,
-    tool: str | None = None,
-    dataset_version: str | None = None,
-    text: str | None = None,
-) -> tuple[str, list[Any]]:
-    """The WHERE clause and its parameters for the list filters (always parameterized)."""
+def _where(**filters: Unpack[AuditFilters]) -> tuple[str, list[Any]]:
+    """The WHERE clause and its parameters for the list filters (always parameterized; an unknown filter is refused)."""
+    unknown = set(filters) - set(_FILTERS)
+    if unknown:
+        raise TypeError(f"Filtros de auditoría desconocidos: {sorted(unknown)}")
+    since, until, tool, text = (filters.get(name) for name in ("since", "until", "tool", "text"))
     clauses: list[str] = []
     params: list[Any] = []
     low = _bound(since, end=False) if since else None
@@ -190,7 +199,8 @@ def _where(
     if high:
         clauses.append("ts <= ?")
         params.append(high)
-    for column, value in (("user", user), ("status", status), ("kind", kind), ("dataset_version", dataset_version)):
+    for column in ("user", "status", "kind", "dataset_version"):
+        value = filters.get(column)
         if value is not None:
             clauses.append(f"{column} = ?")  # column names come from this fixed list only
             params.append(value)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import core.audit.log as audit_module
+from core.audit.activity import per_user_day
 from core.audit.cli import register_cli
 from core.audit.log import (
     GENESIS_HASH,
@@ -25,6 +26,7 @@ from core.audit.log import (
     VerifyResult,
     record_hash,
 )
+from core.audit.records import _FILTERS, AuditFilters
 from core.audit.seal import record_mac
 from core.clock import Clock, FixedClock
 from core.config import load_settings
@@ -660,3 +662,39 @@ def test_threads_sharing_one_log(tmp_path: Path) -> None:
     assert audit.count() == 400
     assert audit.verify() == VerifyResult(True, 400)
     _assert_anchored_at_head(audit, 400)
+
+
+# One value per filter that the sample's record r1 matches (2026-01-01, ana, ok, ask, serie, v1, «León»).
+R1_FILTERS = {
+    "since": "2026-01-01",
+    "until": "2026-01-01",
+    "user": "ana",
+    "status": "ok",
+    "kind": "ask",
+    "tool": "serie",
+    "dataset_version": "v1",
+    "text": "León",
+}
+
+
+@pytest.mark.parametrize("name", list(AuditFilters.__annotations__))
+def test_every_filter_is_taken_alike_by_list_count_export_and_activity(log: AuditLog, name: str) -> None:
+    assert set(R1_FILTERS) == set(_FILTERS) == set(AuditFilters.__annotations__)  # named once: AuditFilters
+    found = {name: R1_FILTERS[name]}
+    listed = log.list(**found)
+    assert "r1" in [r.job_id for r in listed] and log.count(**found) == len(listed)
+    assert log.export("json", io.StringIO(), **found) == len(listed)
+    assert sum(day.total for day in per_user_day(log, **found)) == len(listed)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda log: log.list(usuario="ana"),
+        lambda log: log.count(usuario="ana"),
+        lambda log: per_user_day(log, usuario="ana"),
+    ],
+)
+def test_an_unknown_filter_is_refused(log: AuditLog, call) -> None:
+    with pytest.raises(TypeError, match="usuario"):
+        call(log)
