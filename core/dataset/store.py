@@ -1,6 +1,8 @@
 """Consultor: read-only access to the current dataset version.
 
 One DuckDB connection per process and one cursor per thread: Streamlit sessions are threads.
+A thread serving one request pins the version (``Store.pinned``): another thread following a new
+publication meanwhile does not move it, so a request never validates on one version and reads another.
 The connection opens the version's query database (``core.etl.query_db``) read-only, with no
 access to any other file, no extensions and its settings locked, so DuckDB itself refuses every
 write: COPY TO, ATTACH, EXPORT, CREATE, DROP, INSERT, INSTALL. Cursors also run only one
@@ -11,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +107,7 @@ class Store:
         self._vid: str | None = None
         self._meta: dict | None = None
         self._memos: dict[tuple, Any] = {}
+        self._pins = threading.local()  # a pinned thread's (vid, connection, metadata) and its cursor
 
     def _open(self, vid: str) -> None:
         folder = self.depot.version_dir(vid)
@@ -124,30 +128,60 @@ class Store:
                 self._con, self._vid, self._meta = None, None, None
         return vid
 
+    @contextmanager
+    def pinned(self) -> Iterator[str | None]:
+        """Within the block this thread reads the version current at its start, whatever other threads refresh.
+
+        The HTTP API pins each request: with 50 clients in flight, a publication switches the shared connection
+        between a plan's validation and its tools' queries, which then read the new rows under the old version's
+        name. Nested blocks keep the outer pin. Yields the pinned version."""
+        outer = getattr(self._pins, "pin", None)
+        if outer is None:
+            self.refresh()
+            with self._lock:
+                self._pins.pin = (self._vid, self._con, self._meta)
+        try:
+            yield self._pins.pin[0]
+        finally:
+            if outer is None:
+                self._pins.pin = self._pins.cursor = None
+
     @property
     def dataset_version(self) -> str | None:
-        """The version this store reads (after the last refresh)."""
+        """The version this store reads (after the last refresh; the pinned one in a pinned thread)."""
+        pin = getattr(self._pins, "pin", None)
+        if pin is not None:
+            return pin[0]
         if self._vid is None:
             self.refresh()
         return self._vid
 
     def metadata(self) -> dict:
         """Metadata of the version being read; DATA_QUALITY_ISSUE on an empty store."""
-        if self._vid is None:
+        pin = getattr(self._pins, "pin", None)
+        if self._vid is None and pin is None:
             self.refresh()
-        if self._meta is None:
+        if (self._meta if pin is None else pin[2]) is None:
             raise DatosFaltantesError(
                 "No hay datos publicados todavía.",
                 ["Cargue archivos con `python -m core etl ARCHIVO` o la página Carga de datos."],
             )
-        return self._meta
+        return self._meta if pin is None else pin[2]
 
     def is_empty(self) -> bool:
         """True when nothing has been published."""
         return self.dataset_version is None
 
     def cursor(self) -> ReadCursor:
-        """A read-only cursor for the calling thread over the current version."""
+        """A read-only cursor for the calling thread over the current version (or its pinned one)."""
+        pin = getattr(self._pins, "pin", None)
+        if pin is not None:
+            if pin[1] is None:
+                self.metadata()  # raises the Spanish "no data" error
+            if getattr(self._pins, "cursor", None) is None:
+                with self._lock:
+                    self._pins.cursor = ReadCursor(pin[1].cursor())
+            return self._pins.cursor
         if self._vid is None:
             self.refresh()
         if self._con is None:
@@ -166,7 +200,7 @@ class Store:
 
     def memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """A fact derived from the open version (e.g. the months a series publishes), computed once per version."""
-        full = (self._vid, *key)
+        full = (self.dataset_version, *key)
         if full not in self._memos:
             value = compute()
             with self._lock:

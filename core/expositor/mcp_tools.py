@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from core import api
 from core.config import Settings
+from core.dataset.store import get_store
 from core.engine.catalog import tool_spec
 from core.engine.envelope_schema import OkEnvelope
 from core.engine.limits import MAX_PLAN_BYTES
@@ -190,8 +191,10 @@ def call_tool(name: str, arguments: dict | None, *, settings: Settings, user: st
         ASK: _run_ask,
     }
     try:
-        runner = runners.get(name)
-        return runner(arguments, settings, user, role) if runner else _run_tool(name, arguments, settings, user, role)
+        with get_store(settings).pinned():  # one dataset version for the whole call, as an HTTP request (routes.py)
+            if name in runners:
+                return runners[name](arguments, settings, user, role)
+            return _run_tool(name, arguments, settings, user, role)
     except UnknownTool:
         raise
     except CasandraError as exc:  # refused before the engine (malformed arguments, over a limit)

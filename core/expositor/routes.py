@@ -2,7 +2,8 @@
 
 Each endpoint is a thin call into ``core.api``, ``core.jobs`` or the ``Assistant`` that ``python -m core ask``
 uses, with the client of the token as the audited user (``api:NAME``) and its role. Nothing here queries the
-store: user input reaches the data only as a plan of catalog tools, validated by the engine.
+store: user input reaches the data only as a plan of catalog tools, validated by the engine. Each run pins the
+dataset version for its thread (``one_version``): a steward's publication meanwhile reaches the next request.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from core import api
+from core.dataset.store import get_store
 from core.engine.envelope_schema import ErrorEnvelope
 from core.errors import NoAutenticadoError, ValidacionError
 from core.expositor import text_plan
@@ -35,6 +37,13 @@ def client(request: Request) -> Client:
 
 
 Who = Annotated[Client, Depends(client)]
+
+
+def one_version(settings):
+    """Pin the current dataset version for this thread while the block runs (``core.dataset.store.Store.pinned``).
+
+    Inside the endpoint's body, not a dependency: FastAPI may run a dependency's setup in another thread."""
+    return get_store(settings).pinned()
 
 
 @router.get("/tools/catalog", summary="Catálogo de herramientas y entidades (CatalogSpec)")
@@ -69,14 +78,15 @@ def plan_execute(body: ExecuteRequest, request: Request, who: Who) -> JSONRespon
     """Validate, run and audit a plan; its status is the last envelope's (200, or the error's 422, 409, 413, 500)."""
     if body.meta is not None and not isinstance(body.plan, list):
         raise ValidacionError("'meta' va dentro del plan cuando el plan es un objeto.", path="meta")
-    result = api.execute_plan(
-        body.raw_plan(),
-        strict_time=body.strict_time,
-        return_all=body.return_all,
-        settings=request.app.state.settings,
-        user=who.user,
-        role=who.role,
-    )
+    with one_version(request.app.state.settings):
+        result = api.execute_plan(
+            body.raw_plan(),
+            strict_time=body.strict_time,
+            return_all=body.return_all,
+            settings=request.app.state.settings,
+            user=who.user,
+            role=who.role,
+        )
     return JSONResponse(result, status_code=envelope_status(result))
 
 
@@ -91,7 +101,8 @@ def plan_execute(body: ExecuteRequest, request: Request, who: Who) -> JSONRespon
 )
 def v1_job(body: JobRequest, request: Request, who: Who) -> JSONResponse:
     """Adapt a JobRequest to a plan, run it and map the envelope back; a failed job keeps its error's status."""
-    result = run_job(body, settings=request.app.state.settings, user=who.user, role=who.role)
+    with one_version(request.app.state.settings):
+        result = run_job(body, settings=request.app.state.settings, user=who.user, role=who.role)
     status = 200 if result.ok else int((result.error or {}).get("http_status") or 500)
     return JSONResponse(result.model_dump(mode="json"), status_code=status)
 
@@ -118,6 +129,7 @@ def ask(body: AskRequest, request: Request, who: Who) -> JSONResponse:
 
     helper = assistant(request.app, who)
     conversation = Conversation()
-    for question in [*body.previous, body.question]:
-        turn = helper.ask(question, conversation, domain_hint=body.domain_hint, planner=body.planner)
+    with one_version(request.app.state.settings):  # the earlier questions too: one conversation, one version
+        for question in [*body.previous, body.question]:
+            turn = helper.ask(question, conversation, domain_hint=body.domain_hint, planner=body.planner)
     return JSONResponse(turn.as_dict())
