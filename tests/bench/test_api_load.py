@@ -201,7 +201,7 @@ def test_a_toy_load_against_the_real_server(tmp_path, bundled_settings) -> None:
     json.dumps(res)
 
 
-@pytest.mark.parametrize(("name", "size"), [("full", (50, 200)), ("small", (10, 40)), ("toy", (3, 5))])
+@pytest.mark.parametrize(("name", "size"), [("full", (50, 200)), ("small", (10, 200)), ("toy", (3, 5))])
 def test_make_bench_runs_the_api_section_at_each_scale(name, size) -> None:
     sc = bench_run.scale(name)
     assert "api" in bench_run.SECTIONS and (sc.api_clients, sc.api_requests) == size
