@@ -144,10 +144,10 @@ def copy_store(source: Path, data_dir: Path) -> str:
         vid = current.read_text(encoding="utf-8").strip()
         shutil.copytree(source / "store" / "versions" / vid, store / "versions" / vid)
         shutil.copy2(current, store / "CURRENT")
-        return "copia de " + vid
+        return "una copia de la versión " + vid
     cmd = [sys.executable, "-m", "core", "build", "--quiet", "--data-dir", str(data_dir)]
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
-    return "construido con python -m core build"
+    return "un almacén construido con `python -m core build`"
 
 
 def make_tokens(data_dir: Path, analysts: int) -> dict[str, list[str] | str]:

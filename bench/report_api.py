@@ -33,6 +33,14 @@ def _versions(a: dict) -> str:
     return f"anterior {fmt(v['anterior'])}, nueva {fmt(v['nueva'])}, mezcladas {fmt(v['mezcla'])}"
 
 
+def _audit(au: dict) -> str:
+    """Audit records against answered requests, per endpoint."""
+    per = ", ".join(
+        f"{ENDPOINTS.get(k, k)} {fmt(au['registros'].get(k, 0))} de {fmt(n)}" for k, n in au["respondidas"].items()
+    )
+    return f"registros por respuesta: {per} ({'completa' if au['completa'] else 'INCOMPLETA'})"
+
+
 def summary_rows(a: dict | None) -> list[list]:
     """The «Objetivos» row."""
     why = _not_measured(a)
@@ -57,7 +65,7 @@ def section(a: dict | None) -> list[str]:
     pub = a["publicacion"]
     ref = a["referencias_que_cambian"]
     out += [
-        f"`python -m core api` (uvicorn, un proceso) sobre una copia del almacén ({a['almacen']}); "
+        f"`python -m core api` (uvicorn, un proceso) sobre {a['almacen']}; "
         f"{a['clientes']} clientes concurrentes (asyncio + `httpx.AsyncClient`, {a['tokens']['analistas']} tokens de "
         f"analista con tasa propia {a['tokens']['tasa_por_token']} para que el límite por omisión no responda 429) "
         f"envían {a['solicitudes_por_cliente']} solicitudes cada uno, una tras otra: "
@@ -107,8 +115,7 @@ def section(a: dict | None) -> list[str]:
         f"a solas en cada versión como referencia ({ref['cambian']} de {ref['de']} cambian con la revisión). "
         f"Problemas: {fmt(c['problemas'])}"
         + (f" ({', '.join(f'{k}: {n}' for k, n in c['por_motivo'].items())})" if c["por_motivo"] else "")
-        + f". Errores por estado: {a['errores']['por_estado'] or 'ninguno'}. Auditoría: "
-        f"{au['registros']} registros para {au['respondidas']} respuestas ({'completa' if au['completa'] else 'INCOMPLETA'}). "
+        + f". Errores por estado: {a['errores']['por_estado'] or 'ninguno'}. Auditoría: {_audit(au)}. "
         f"Registro del servidor: {log['tracebacks']} trazas, {log['bloqueos_sqlite']} «database is locked».",
         "",
     ]
