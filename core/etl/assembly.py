@@ -22,8 +22,11 @@ def assemble(
     loaded_at: str,
     monthly_files: int | None = None,
     direct_files: list[Path] = (),
+    obs_table: str = "new_observations",
 ) -> dict[str, Path]:
-    """Build the ``new_<table>`` tables of the next version; returns tables already written as files."""
+    """Build the ``new_<table>`` tables of the next version; returns tables already written as files.
+
+    ``obs_table`` is where the observations are written (the next version's query database, when attached)."""
     ready: dict[str, Path] = {}
     con.execute(
         """CREATE OR REPLACE TEMP TABLE cur_slices AS
@@ -102,7 +105,7 @@ def assemble(
            ORDER BY delito, estado_id, desde"""
     )
     _assemble_entities(con)
-    observations.assemble(con)  # after new_coverage_month: finer level first (docs/decisions/0011)
+    observations.assemble(con, obs_table)  # after new_coverage_month: finer level first (docs/decisions/0011)
     _assemble_taxonomy(con)
     con.execute(
         """CREATE OR REPLACE TABLE new_quarantine AS

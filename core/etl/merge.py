@@ -172,7 +172,8 @@ def current_cells(con: duckdb.DuckDBPyConnection) -> int:
 
 def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, Path] | None = None) -> dict[str, int]:
     """Write every ``new_<table>`` as Parquet into ``folder`` (or copy a ``ready`` file), then the
-    version's query database (``core.etl.query_db``); returns row counts."""
+    version's query database (``core.etl.query_db``); returns row counts. When the load attached that database
+    (``query_db.attach_new``) its other tables are added there, and ``query_db.finish`` moves it into ``folder``."""
     from core.etl import query_db  # it imports this module
 
     counts = {}
@@ -187,5 +188,9 @@ def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, 
         counts[table] = con.execute(
             f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)"
         ).fetchone()[0]
-    query_db.write(folder, con, obs_coverage="new_obs_coverage")
+    built = query_db.attached(con)
+    if built:
+        query_db.fill(folder, con, built, obs_coverage="new_obs_coverage")
+    else:
+        query_db.write(folder, con, obs_coverage="new_obs_coverage")
     return counts

@@ -137,8 +137,11 @@ def year_methodology(con: duckdb.DuckDBPyConnection, table: str, fixed: str | No
     insert_rows(con, "obs_method", rows)
 
 
-def assemble(con: duckdb.DuckDBPyConnection) -> None:
-    """Build the ``new_`` observations, crime levels, places and place population from the current version and the batch."""
+def assemble(con: duckdb.DuckDBPyConnection, table: str = "new_observations") -> None:
+    """Build the ``new_`` observations, crime levels, places and place population from the current version and the batch.
+
+    ``table`` is where the observations are written: the next version's query database when the load attached
+    it (``core.etl.query_db.attach_new``), so its rows are written once; ``new_observations`` reads them."""
     cols = ", ".join(c.split()[0] for c in OBS_COLUMNS.replace("\n", " ").split(","))
     _assemble_places(con)
     # A municipal row was staged under its municipality's code: its place id is known only now.
@@ -179,7 +182,7 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
     # Finer level first: a state's carpetas of the común series are replaced wherever its
     # municipalities' cells cover the same crime and month (the state figure is their sum).
     con.execute(
-        f"""CREATE OR REPLACE TABLE new_observations AS
+        f"""CREATE OR REPLACE TABLE {table} AS
             SELECT {cols.replace("vigente, sustituida_por", precedence)}
             FROM obs_all o LEFT JOIN obs_owner w USING (row_id) LEFT JOIN (
                 SELECT estado_id AS m_estado, delito AS m_delito,
@@ -189,7 +192,9 @@ def assemble(con: duckdb.DuckDBPyConnection) -> None:
              AND m.m_estado = o.estado_id AND m.m_delito = o.delito AND m.mes = o.fecha
             WHERE w.owner IS NULL OR o.load_seq = w.owner"""
     )
-    municipal_precedence(con)
+    if table != "new_observations":
+        con.execute(f"CREATE OR REPLACE TEMP VIEW new_observations AS SELECT * FROM {table}")
+    municipal_precedence(con, table)
     municipal_coverage(con)
     levels = ", ".join(c.split()[0] for c in LEVEL_COLUMNS.replace("\n", " ").split(","))
     con.execute(

@@ -19,7 +19,7 @@ from core.clock import Clock, iso_utc
 from core.config import Settings
 from core.dataset import taxonomy
 from core.errors import DatosFaltantesError, ValidacionError
-from core.etl import assembly, changes, coverage, curate, direct, load, merge, metadata, sources
+from core.etl import assembly, changes, coverage, curate, direct, load, merge, metadata, query_db, sources
 from core.etl.coverage import iso_date, parse_coverage, parse_month
 from core.etl.intent import PublishAudit
 from core.etl.layouts import Layout, ReadContext, detect_layout
@@ -163,8 +163,14 @@ def _run_locked(
             coverage.own_slices(con, seq, layout, spec.coverage, _find(reports, seq))
         _finish_reports(con, reports, stats)
         progress("publish", 0.0, "Preparando versión")
+        built = query_db.attach_new(con, work)  # the observations are written once, into the query database
         ready = assembly.assemble(
-            con, load_id, loaded_at, monthly_files=len(monthly), direct_files=[d.path for d in direct_loads]
+            con,
+            load_id,
+            loaded_at,
+            monthly_files=len(monthly),
+            direct_files=[d.path for d in direct_loads],
+            obs_table=f"{built}.observations",
         )
         previous = depot.metadata()
         geo = metadata.geo_digest(previous, geo_files)
@@ -202,6 +208,7 @@ def _run_locked(
             geo_meta = metadata.copy_geo(depot, previous, geo_files, staging)
             meta = metadata.build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo_meta)
             meta["publicacion"] = publication.record(summary)
+            query_db.finish(con, built, staging)  # after the metadata, which reads its observations
             (staging / "metadata.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
             progress("publish", 0.8, "Publicando versión")
             depot.commit_version(staging, vid)

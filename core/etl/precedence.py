@@ -37,8 +37,9 @@ def tipo_members(con: duckdb.DuckDBPyConnection) -> None:
     insert_rows(con, "obs_tipo_members", rows)
 
 
-def municipal(con: duckdb.DuckDBPyConnection) -> None:
-    """Mark the municipal rows of ``new_observations`` that a finer cell replaces (see the module docstring)."""
+def municipal(con: duckdb.DuckDBPyConnection, table: str = "new_observations") -> None:
+    """Mark the municipal rows of ``table`` (the next version's observations) that a finer cell replaces (see the
+    module docstring)."""
     tipo_members(con)
     con.execute(
         """CREATE OR REPLACE TEMP TABLE obs_inc_month AS
@@ -46,7 +47,7 @@ def municipal(con: duckdb.DuckDBPyConnection) -> None:
            FROM new_coverage_month"""
     )
     con.execute(
-        f"""UPDATE new_observations o SET vigente = false, sustituida_por = '{BY_INCIDENTS}' FROM obs_inc_month m
+        f"""UPDATE {table} o SET vigente = false, sustituida_por = '{BY_INCIDENTS}' FROM obs_inc_month m
             WHERE o.nivel = 'municipio' AND {SERIES} AND m.estado_id = o.estado_id AND m.delito = o.delito
               AND m.mes = o.fecha"""
     )
@@ -72,7 +73,7 @@ def municipal(con: duckdb.DuckDBPyConnection) -> None:
             GROUP BY ALL HAVING count(*) FILTER (WHERE i.delito IS NOT NULL OR f.delito IS NOT NULL) = count(*)"""
     )
     con.execute(
-        f"""UPDATE new_observations o SET vigente = false, sustituida_por = a.por FROM obs_tipo_aside a
+        f"""UPDATE {table} o SET vigente = false, sustituida_por = a.por FROM obs_tipo_aside a
             WHERE o.nivel = 'municipio' AND {SERIES} AND o.lugar_id = a.lugar_id AND o.delito = a.delito
               AND o.fecha = a.fecha"""
     )

@@ -3,15 +3,18 @@
 The Consultor (``core.dataset.store``) opens ``<version>/store.duckdb`` with ``read_only=True``,
 external access off and the configuration locked. DuckDB then refuses every write (CREATE, DROP,
 INSERT, COPY TO, ATTACH, EXPORT, INSTALL) by construction, where views over Parquet files in an
-in-memory database left COPY TO, ATTACH and DROP VIEW open inside the version folder. The file
-is written while a version is still a staging folder (``core.etl.merge.write_tables``), so it is
-published with the rest; a version published before it existed gets it once, on first open.
+in-memory database left COPY TO, ATTACH and DROP VIEW open inside the version folder. A load writes
+the file in its private folder, its observations first (``attach_new``: those rows are written once,
+docs/decisions/0014), then moves it into the version while that is still a staging folder
+(``finish``), so it is published with the rest; a version published before it existed gets it once
+(``write``, from the version's Parquet files), on first open.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import uuid
 from pathlib import Path
 
@@ -23,6 +26,24 @@ from core.etl.precedence import coverage_sql
 from core.etl.publish import TABLES
 
 FILE = "store.duckdb"
+NEW_FILE = "query.duckdb"  # the next version's query database while a load writes it (attach_new)
+NEW_ALIAS = "qdb_new"
+
+
+def attach_new(con: duckdb.DuckDBPyConnection, work: Path) -> str:
+    """Attach the next version's query database, empty, in the load's private folder; returns its alias.
+
+    The load writes its largest table (``observations``) straight into it (``core.etl.observations.assemble``),
+    so those rows are written once, not once for the load and again for the query database; ``write`` adds
+    the other tables and moves the file into the version."""
+    con.execute(f"ATTACH {sql_literal(Path(work) / NEW_FILE)} AS {NEW_ALIAS}")
+    return NEW_ALIAS
+
+
+def attached(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The alias of the query database ``attach_new`` attached to ``con``, or None."""
+    found = con.execute("SELECT 1 FROM duckdb_databases() WHERE database_name = ?", [NEW_ALIAS]).fetchone()
+    return NEW_ALIAS if found else None
 
 
 def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None, obs_coverage: str | None = None) -> Path:
@@ -33,7 +54,6 @@ def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None, obs_covera
     ``obs_coverage`` names its table of the municipal observations' coverage runs (``new_obs_coverage``,
     which the load computed over the same rows): a national version's 20 M rows are not grouped again."""
     folder = Path(folder)
-    target = folder / FILE
     tmp = folder / f".{FILE}.{uuid.uuid4().hex}"
     own = con is None
     con = duckdb.connect(":memory:") if own else con
@@ -41,30 +61,64 @@ def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None, obs_covera
     try:
         con.execute(f"ATTACH {sql_literal(tmp)} AS {alias}")
         try:
-            obs, ent = (parquet(folder, t) for t in ("observations", "entities"))
-            runs = obs_coverage or f"({coverage_sql(obs, ent)})"
-            for table in TABLES:
-                source = f"read_parquet({sql_literal(folder / f'{table}.parquet')})"
-                if table == "incidents":
-                    source = cells_sql(folder, runs)
-                elif table == "coverage":  # the municipal observations' runs too (see cells_sql)
-                    source = (
-                        f"(SELECT *, 'incidents' AS origen FROM {source} UNION ALL BY NAME "
-                        f"SELECT *, 'observations' AS origen FROM {runs})"
-                    )
-                con.execute(f"CREATE TABLE {alias}.{table} AS SELECT * FROM {source}")
+            fill(folder, con, alias, obs_coverage)
         finally:
             con.execute(f"DETACH {alias}")  # checkpoints: no write-ahead log is left behind
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        return _publish_file(tmp, folder)
     finally:
         if own:
             con.close()
-        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
+        _sweep(tmp)
+
+
+def fill(folder: Path, con: duckdb.DuckDBPyConnection, alias: str, obs_coverage: str | None = None) -> None:
+    """Create in the attached database ``alias`` every table of the version it does not hold yet, from the
+    version's Parquet files; its ``incidents`` reads the observations it already holds (``attach_new``)."""
+    present = {
+        r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [alias]).fetchall()
+    }
+    obs = f"{alias}.observations" if "observations" in present else parquet(folder, "observations")
+    runs = obs_coverage or f"({coverage_sql(obs, parquet(folder, 'entities'))})"
+    for table in TABLES:
+        if table in present:
+            continue
+        source = f"read_parquet({sql_literal(Path(folder) / f'{table}.parquet')})"
+        if table == "incidents":
+            source = cells_sql(folder, runs, obs)
+        elif table == "coverage":  # the municipal observations' runs too (see cells_sql)
+            source = (
+                f"(SELECT *, 'incidents' AS origen FROM {source} UNION ALL BY NAME "
+                f"SELECT *, 'observations' AS origen FROM {runs})"
+            )
+        con.execute(f"CREATE TABLE {alias}.{table} AS SELECT * FROM {source}")
+
+
+def finish(con: duckdb.DuckDBPyConnection, alias: str, folder: Path) -> Path:
+    """Detach the query database ``attach_new`` attached (a checkpoint: no write-ahead log is left behind) and
+    move it into the version ``folder``, which is still a staging folder."""
+    path = Path(con.execute("SELECT path FROM duckdb_databases() WHERE database_name = ?", [alias]).fetchone()[0])
+    con.execute(f"DETACH {alias}")
+    tmp = Path(folder) / f".{FILE}.{uuid.uuid4().hex}"
+    try:
+        shutil.move(path, tmp)  # the load's folder and the version are in the same store: a rename
+        return _publish_file(tmp, Path(folder))
+    finally:
+        _sweep(tmp)
+
+
+def _publish_file(tmp: Path, folder: Path) -> Path:
+    """Flush a written query database and give it its name in the version: it is either whole or absent."""
+    with open(tmp, "rb+") as fh:
+        os.fsync(fh.fileno())
+    target = folder / FILE
+    os.replace(tmp, target)
     return target
+
+
+def _sweep(tmp: Path) -> None:
+    for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
 
 
 def parquet(folder: Path, table: str) -> str:
@@ -72,7 +126,7 @@ def parquet(folder: Path, table: str) -> str:
     return f"read_parquet({sql_literal(Path(folder) / f'{table}.parquet')})"
 
 
-def cells_sql(folder: Path, runs: str | None = None) -> str:
+def cells_sql(folder: Path, runs: str | None = None, obs: str | None = None) -> str:
     """The query database's ``incidents``: every municipal cell of the común carpetas, one number per cell.
 
     The curated incidents (subtipo level) plus the standing municipal observations (the tipo ×
@@ -85,8 +139,9 @@ def cells_sql(folder: Path, runs: str | None = None) -> str:
     municipalities reads only those, so one municipality's longer file (Irapuato's JSON to 2025-12) never
     makes a state month look complete; that municipality's own question reads all of its rows. ``origen``
     names the table a row comes from (row ids are hashes of each table's keys). ``runs`` is that coverage as
-    a relation when it is already computed."""
-    inc, obs, crimes, ent = (parquet(folder, t) for t in ("incidents", "observations", "crimes", "entities"))
+    a relation when it is already computed, ``obs`` the observations when not read from the Parquet file."""
+    inc, crimes, ent = (parquet(folder, t) for t in ("incidents", "crimes", "entities"))
+    obs = obs or parquet(folder, "observations")
     runs = runs or f"({coverage_sql(obs, ent)})"
     std = "nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
     return f"""(WITH o AS (SELECT * FROM {obs} WHERE {std}),

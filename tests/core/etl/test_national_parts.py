@@ -10,6 +10,7 @@ when ``CASANDRA_NATIONAL_PARTS`` or the shared data folder has them).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -130,3 +131,38 @@ def test_national_totals_equal_a_bare_aggregate_of_the_parts(tmp_path, monkeypat
     )
     assert {k: built.get(k, 0) + aside.get(k, 0) for k in bare} == bare and len(bare) == len(STATES) * 11
     assert sum(aside.values()) < sum(bare.values()) / 50  # a few names (Oaxaca's), not a state
+
+
+class _Recorded:
+    """A staging connection that keeps the text of every statement it runs."""
+
+    def __init__(self, con, log: list):
+        self._con, self._log = con, log
+
+    def execute(self, sql, *args, **kwargs):
+        self._log.append(str(sql))
+        self._con.execute(sql, *args, **kwargs)
+        return self
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+def test_the_query_database_observations_are_written_once(tmp_path, big_parts, monkeypatch):
+    # The load writes the observations into the next version's query database itself: the version's
+    # observations.parquet is written from them and never read back (docs/decisions/0014).
+    log: list[str] = []
+    connect = pipeline._connect
+    monkeypatch.setattr(pipeline, "_connect", lambda settings, work: _Recorded(connect(settings, work), log))
+    settings = load_settings(tmp_path / "data")
+    result = run_etl([SourceSpec(INEGI), SourceSpec(big_parts)], settings)
+    assert result.published
+    read_back = [s for s in log if re.search(r"read_parquet\('[^']*observations\.parquet'\)", s)]
+    assert read_back == []
+    folder = Depot(settings.store_dir).version_dir(result.dataset_version)
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{folder / 'store.duckdb'}' AS q (READ_ONLY)")
+    digest = "SELECT count(*), bit_xor(hash(t)) FROM {} t"
+    parquet = con.execute(digest.format(f"read_parquet('{folder / 'observations.parquet'}')")).fetchone()
+    assert parquet[0] >= 600 and con.execute(digest.format("q.observations")).fetchone() == parquet
+    assert sorted(p.name for p in folder.iterdir() if p.name.startswith((".", "query"))) == []  # moved, not copied
