@@ -28,10 +28,14 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Victims of one place, crime and window by sexo and rango de edad; women's share; victims per carpeta."""
     args = step.args
     win = national_window(ctx, VICTIMS, args.get("desde"), args.get("hasta"))
-    lugar_id, label = place(ctx, args.get("lugar_id", "GTO"))
-    crime_ = crime(
-        ctx, CARPETAS, args.get("clave_delito"), args.get("metodo")
-    )  # victims share the IDFC catalogue's keys
+    # The place's label and the crime's levels are facts of the version: looked up once, so a repeated question
+    # reads observations in its one main query only (the months and the crimes with victims are memos too).
+    asked = args.get("lugar_id", "GTO")
+    lugar_id, label = ctx.memo(("victims_place", asked), lambda: place(ctx, asked))
+    key, metodo = args.get("clave_delito"), args.get("metodo")
+    how = tuple(metodo) if isinstance(metodo, list) else metodo
+    # victims share the IDFC catalogue's keys
+    crime_ = ctx.memo(("victims_crime", key, how), lambda: crime(ctx, CARPETAS, key, metodo))
     crime_sql, crime_params = crime_.where()
     vcond, vparams = VICTIMS.where()
     at = "TRUE" if lugar_id == COUNTRY else "o.lugar_id = ?"

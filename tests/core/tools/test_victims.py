@@ -162,3 +162,31 @@ def test_a_modalidad_narrows_victims_and_their_carpetas(bundled_settings, args, 
     assert env["metrics"]["total"] == want < whole["metrics"]["total"]
     assert env["metrics"]["carpetas"] < whole["metrics"]["carpetas"]  # the carpetas divided are the same modalidad's
     assert all(h.lower() in env["metrics"]["delito_label"].lower() for h in how)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        dict(lugar_id="MX", clave_delito="homicidio_doloso", desde="2024-01-01", hasta="2024-11-30"),
+        dict(clave_delito="homicidio_doloso", metodo=["con_arma_de_fuego"], desde="2023-01-01", hasta="2023-12-31"),
+        dict(lugar_id="JAL", clave_delito="lesiones", desde="2022-04-01", hasta="2023-03-31"),
+    ],
+)
+def test_a_repeated_question_reads_the_store_in_its_main_query_only(bundled_settings, monkeypatch, args):
+    # The place, the crime, the series' months and whether the crime has victims are facts of the version:
+    # asked again, the tool runs its one main query (and the envelope its evidence query), the same answer.
+    from core.dataset import store
+
+    first = run(bundled_settings, **args)
+    seen: list[str] = []
+    query = store.Store.query
+
+    def spy(self, sql, params=()):
+        seen.append(" ".join(sql.split()))
+        return query(self, sql, params)
+
+    monkeypatch.setattr(store.Store, "query", spy)
+    again = run(bundled_settings, **args)
+    assert again["status"] == "ok" and again["data"] == first["data"] and again["metrics"] == first["metrics"]
+    tool = [s for s in seen if not s.startswith("SELECT coalesce(min(row_id")]  # the evidence's own query
+    assert len(tool) == 1 and tool[0].startswith("WITH v AS MATERIALIZED"), tool
