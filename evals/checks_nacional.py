@@ -114,7 +114,9 @@ def check_granularity_note(a: Any, e, x) -> tuple[bool, str]:
     terms = [fold(t) for t in ([e.term] if isinstance(e.term, str) else e.term)]
     names = place_names().get(str(int(e.place)), []) if e.place and e.place != "11" else []
     for s in _sentences(a.text):
-        labelled = any(t in s for t in terms) and (not names or any(n in s for n in names))
+        # «el estado de Guanajuato» is the state, not the capital that shares its name
+        said = [n for n in names if re.search(rf"(?<!estado de ){re.escape(n)}", s)]
+        labelled = any(t in s for t in terms) and (not names or said)
         if labelled and numbers_in(s, drop_dates=True) and not any(p in s for p in NOT_PUBLISHED):
             return False, f"da una cifra con la etiqueta fina: {s[:80]!r}"
     for r in a.rows:

@@ -15,10 +15,11 @@ from core.ask.charts import chart_spec, declared_shape, shape_of
 from core.ask.contracts import Answer, SourceRef
 from core.ask.glossary import define
 from core.ask.methodology import cite
-from core.ask.plan.granularity import ALSO, LEAD
+from core.ask.plan.granularity import ALSO, LEAD, SPLIT
 from core.ask.review import review
 from core.ask.wording import (
     between,
+    fmt_int,
     humanize_dates,
     join_y,
     month_words,
@@ -27,6 +28,7 @@ from core.ask.wording import (
 )
 from core.dataset.taxonomy import load_crimes, load_methods
 from core.engine.envelope import records
+from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext
@@ -65,6 +67,42 @@ def _method_detail(envelopes: list[dict], index: int, metadata: dict) -> str:
             return f"{v} violencia (todas sus modalidades, vehículos incluidos)"
     words = [names.get(k, k.replace("_", " ")) for k in keys]
     return join_y(words + ([f"{args['violencia']} violencia"] if args.get("violencia") else []))
+
+
+def _split(envelopes: list[dict], suffix: str | None) -> str:
+    """« De ellos: con violencia 438 y robo de coche de 4 ruedas con violencia 83.»: the kinds a violence sums,
+    read from the plan's first step (the tipo by modalidad, plan/granularity.violence_split)."""
+    if not suffix or not envelopes or envelopes[0].get("status") != "ok":
+        return ""
+    rows = [r for r in records(envelopes[0]) if str(r.get("metodo", "")).endswith(suffix) and r.get("conteo")]
+    if len(rows) < 2:
+        return ""
+    parts = [f"{r['modalidad'].lower()} {fmt_int(r['conteo'])}" for r in rows]
+    row = suffix.replace("_", " ").capitalize()
+    return f" De ellos: {join_y(parts)} («{row}» es la fila del SESNSP que agrupa los subtipos sin modalidad propia)."
+
+
+def _namesake(metadata: dict) -> str | None:
+    """The state's name when the plan asks about a municipality that shares it (the capital, Guanajuato)."""
+    for step in (metadata.get("plan") or {}).get("plan") or []:
+        place = (step.get("args") or {}).get("entidad_id")
+        if isinstance(place, str) and ".MUN." in place:
+            name = state_name(place)
+            if place.rsplit(".", 1)[1] == normalize_text(name).upper().replace(" ", "_"):
+                return name
+    return None
+
+
+def _level(lead: str, env: dict, namesake: str | None) -> str:
+    """«El municipio de Guanajuato registró…», «El estado de Guanajuato ocupa…»: where the capital and its state
+    share a name, a sentence that starts with it says which one, so no figure is read as the other's."""
+    if namesake is None or not lead.startswith(f"{namesake} "):
+        return lead
+    place = (env.get("meta") or {}).get("filters_applied", {}).get("entidad_id") or (env.get("metrics") or {}).get(
+        "lugar_id"
+    )
+    municipal = (isinstance(place, str) and ".MUN." in place) or (env.get("metrics") or {}).get("es_estado") is False
+    return f"{'El municipio' if municipal else 'El estado'} de {lead}"
 
 
 def _relaxed_words(relaxed: list[str]) -> str:
@@ -220,10 +258,12 @@ def compose(
             passages=passages,
         )
     shape, shapes, detail = shape_of(env), [shape_of(e) for e in envelopes], _method_detail(envelopes, index, metadata)
-    lead = " ".join(leads.lead(env, shape, detail, focus=(metadata or {}).get("focus")))
+    namesake = _namesake(metadata or {})
+    lead = _level(" ".join(leads.lead(env, shape, detail, focus=(metadata or {}).get("focus"))), env, namesake)
     for also in (metadata or {}).get("also") or []:  # a context step the planner asked to say too (its lead)
         if 0 <= also < len(envelopes) and also != index and envelopes[also].get("status") == "ok":
-            lead += " " + " ".join(leads.lead(envelopes[also], shapes[also], detail))
+            lead += " " + _level(" ".join(leads.lead(envelopes[also], shapes[also], detail)), envelopes[also], namesake)
+    lead += _split(envelopes, (metadata or {}).get("split"))
     relaxed = (meta.get("retry") or {}).get("relaxed")
     if relaxed:  # the contract's relaxed fallback: the figure is without the filter asked, said before it
         what = _relaxed_words(relaxed)
@@ -233,6 +273,9 @@ def compose(
         lead = f"No hay casos registrados de {what}; sin ese filtro: {lead}"
     elif (metadata or {}).get("lead_note"):  # what the data publish, said before the numbers (issue 14 §5)
         lead = f"{metadata['lead_note']} {lead}"
+    zeros = _always_zero(metadata or {})
+    if zeros and re.search(r"\bregistró 0\b", lead):  # a structural zero is said before the 0, not after it
+        lead = f"{zeros[0]} {lead}"
     if shape == "series" and "anomalies" in shapes:  # a series pipeline with anomaly detection says both
         lead += " " + " ".join(leads.lead(envelopes[shapes.index("anomalies")], "anomalies", detail))
     rng = meta.get("date_range_effective") or {}
@@ -244,7 +287,7 @@ def compose(
         period = f"Periodo: {period_words(rng['from'], rng['to'])}." if rng else ""
     if "por cada 100 mil" in lead:
         sources.append(SourceRef(kind="data", title=POPULATION_SOURCE, ref=version or ""))
-    warnings = _warnings(env, envelopes, metadata)
+    warnings = [w for w in _warnings(env, envelopes, metadata) if w not in lead]
     parts = [lead, " ".join(p for p in (period, tail) if p)]
     if warnings:
         parts.append("Advertencias:\n" + "\n".join(f"- {w}" for w in warnings))
@@ -272,7 +315,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """The Spanish answer, checked by the review pass."""
 
     clarifying = [q.question for q in turn.clarify]
-    notes = [n for n in turn.plan_notes if not n.startswith(("focus:", LEAD, ALSO))]
+    notes = [n for n in turn.plan_notes if not n.startswith(("focus:", LEAD, ALSO, SPLIT))]
     # «¿qué porcentaje … ocurrió en Celaya?»: the plan ranks every municipality; the answer leads with the one asked
     focus = next((n.split(":", 1)[1] for n in turn.plan_notes if n.startswith("focus:")), None)
     lead_note = " ".join(n[len(LEAD) :] for n in turn.plan_notes if n.startswith(LEAD))
@@ -284,6 +327,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         "focus": focus,
         "lead_note": lead_note,
         "also": also,
+        "split": next((n[len(SPLIT) :] for n in turn.plan_notes if n.startswith(SPLIT)), None),
     }
     strategy = turn.planner_state.strategy
     answer = compose(

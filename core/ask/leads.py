@@ -276,4 +276,10 @@ def lead(env: dict, shape: str, detail: str = "", focus: str | None = None) -> l
         # one place, a crime with published months in the window (else the tool answers a coverage error):
         # no row is a true zero, and the person asked for a number
         return [f"{who} registró 0 {noun()} {per}: hay datos publicados de esos meses y ningún caso registrado."]
+    if shape == "empty" and spec and spec.lead and met.get("total") == 0 and met.get("lugar"):
+        # a national table's place and crime with published months and no case (federal electoral crimes in 2024)
+        return [
+            *spec.hook("lead")(env, rows, noun, per),
+            "Hay datos publicados de esos meses y ningún caso registrado.",
+        ]
     return [f"{empty or 'La consulta no devolvió resultados de'} {noun()} {per}."]

@@ -24,17 +24,18 @@ from core.ask.plan.assumptions import as_written
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.national import is_national
+from core.ask.wording import state_name
 
 # The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
 # index of a step whose lead follows the answering step's.
-LEAD, ALSO = "lead:", "also:"
+LEAD, ALSO, SPLIT = "lead:", "also:", "split:"
 
 
 @dataclass(frozen=True)
 class Fallback:
     """What the data hold for the crime asked: the case, the crime and its tipo (catalog rows)."""
 
-    case: str  # municipio | subtipo | modalidad | antes | tipo | acotado
+    case: str  # municipio | subtipo | modalidad | antes | tipo | acotado | victimas
     asked: dict
     tipo: dict
     members: tuple[str, ...] = ()  # the labels of the subtipos the tipo sums (acotado: the narrowing words)
@@ -79,6 +80,8 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
         return None
     rows = {c["delito"]: c for c in catalog.crimes}
     asked = rows.get(u.crimes[0].delito)
+    if asked is not None and "victims:municipal" in u.signals:  # victims are counted by state only
+        return Fallback("victimas", asked, asked)
     narrowed = [t.text for t in u.unknown_terms if t.kind == "crime"]
     if asked is not None and narrowed and u.crimes[0].in_data:  # «robo de celulares»: a kind SESNSP does not publish
         named = named_methods(asked, rows, narrowed)
@@ -104,7 +107,12 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
     if _runs(metadata, asked["delito"], estado):
         # published later (homicidio doloso from 2020): the tipo of those months, only for a municipality
         ok = place is not None and window is not None and _covers(metadata, tipo["delito"], estado, window)
-        return Fallback("antes", asked, tipo, members) if ok else None
+        state = (
+            place is None
+            and window is not None
+            and window[0] < min(a for a, _ in _runs(metadata, asked["delito"], estado))
+        )
+        return Fallback("antes", asked, tipo, members) if ok or state else None
     if place is not None and _as_modalities(asked, tipo, rows):
         return Fallback("modalidad", asked, tipo, members)  # vehicles, machinery: the tipo rows carry them whole
     return Fallback("subtipo", asked, tipo, members)  # the state file has every subtipo; the municipality its tipo
@@ -144,6 +152,11 @@ def _as_modalities(asked: dict, tipo: dict, rows: dict) -> bool:
     return bool(own) and own <= set(tipo.get("metodos") or []) and not own & others
 
 
+def _said(place) -> str:
+    """A municipality as a sentence names it: «el municipio de Guanajuato» when it shares its state's name."""
+    return f"el municipio de {place.label}" if place.label == state_name(place.entidad_id) else place.label
+
+
 def _method_label(metodo: str) -> str:
     return metodo.replace("_", " ").removeprefix("robo de ")
 
@@ -172,6 +185,14 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
         crimes=[CrimeMatch(fb.tipo["delito"], tipo, tipo.lower(), 100.0, True)],
         signals=[s for s in u.signals if not s.startswith("crime:unqualified:")] + ["crime:tipo_fallback"],
     )
+    if fb.case == "victimas":
+        built = municipal_plan(u)
+        note = (
+            f"El SESNSP publica las víctimas (por sexo y edad) solo por estado, no por municipio: para "
+            f"{_said(place) if place else 'cada municipio'} doy las carpetas de investigación de {asked.lower()}; "
+            "por estado sí se publican, para los delitos que el SESNSP cuenta por víctima."
+        )
+        return ToolPlan(built.plan, [LEAD + note, *built.notes], built.kind)
     if fb.case == "municipio":
         return municipal_plan(replace(u, crimes=[replace(u.crimes[0], in_data=True)]))
     if fb.case == "acotado":
@@ -202,13 +223,20 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
             else f"La cifra es de {tipo.lower()} en sus modalidades {', '.join(_method_label(m) for m in picked)}."
         )
         return ToolPlan(built.plan, [LEAD + note, *built.notes], built.kind)
+    if fb.case == "antes" and place is None:  # the state asked: its own file has the subtipo in those years
+        start = min(a for a, _ in _runs(metadata, fb.asked["delito"], STATE_DEFAULT))
+        note = (
+            f"Antes de {start:%Y} los datos por municipio no separan {asked.lower()} del resto de {tipo.lower()}: "
+            "la cifra del estado es la de su archivo estatal del SESNSP."
+        )
+        return ToolPlan({"plan": [state]}, [LEAD + note], "national")
     if fb.case == "antes":
         start = min(a for a, _ in _runs(metadata, fb.asked["delito"], STATE_DEFAULT))
         built = municipal_plan(as_tipo)
         steps = list(built.plan["plan"]) if built.plan else []
         note = (
             f"Antes de {start:%Y} los datos por municipio no separan {asked.lower()} del resto de {tipo.lower()} "
-            f"({fb.sums} suman una sola cifra): para {place.label} doy ese total de "
+            f"({fb.sums} suman una sola cifra): para {_said(place)} doy ese total de "
             f"{tipo.lower()}; la cifra de {asked.lower()} de esos años solo se publica por estado."
         )
         return ToolPlan(
@@ -227,7 +255,7 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     note = (
         f"{asked} no se publica por municipio en los datos cargados: el archivo municipal del SESNSP trae "
         f"{tipo.lower()} sin desglose por subtipo, solo por modalidad{kinds}. Doy la cifra estatal y, para "
-        f"{place.label}, {tipo.lower()} por modalidad."
+        f"{_said(place)}, {tipo.lower()} por modalidad."
     )
     return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0"], "national")
 
@@ -245,3 +273,18 @@ def violence_methods(u: Understanding, catalog) -> Understanding:
     suffix = f"{u.violencia}_violencia"
     found = sorted({m for k in keys for m in (rows.get(k) or {}).get("metodos") or [] if m.endswith(suffix)})
     return replace(u, methods=found) if len(found) > 1 else u
+
+
+def violence_split(u: Understanding, built: ToolPlan) -> ToolPlan:
+    """«robo con violencia en Silao»: the count of every kind with that violence, and before it the tipo by
+    modalidad, so the answer also says the SESNSP's own «Con violencia» row (README: both figures are cited)."""
+    steps = (built.plan or {}).get("plan") or []
+    args = steps[0].get("args", {}) if len(steps) == 1 else {}
+    methods = args.get("metodo")
+    suffix = f"{u.violencia}_violencia" if u.violencia else None
+    split = suffix and isinstance(methods, list) and len(methods) > 1 and all(m.endswith(suffix) for m in methods)
+    if not split or built.kind != "single_value" or not isinstance(args.get("entidad_id"), str):
+        return built
+    window = {k: args[k] for k in ("from", "to") if k in args}
+    by_method = _step("desglose_modalidad", {"entidad_id": args["entidad_id"], "delito": args["delito"], **window})
+    return ToolPlan({**built.plan, "plan": [by_method, *steps]}, [*built.notes, f"{SPLIT}{suffix}"], built.kind)

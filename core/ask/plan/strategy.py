@@ -96,10 +96,17 @@ def _unqualified_crime(u: Understanding, catalog) -> list[ClarifyingQuestion]:
     # SESNSP counts feminicidio apart from homicidio: the person asking "homicidios" may mean it too
     extra = ["Feminicidio"] if tipos[0] == "homicidio" and rows.get("feminicidio", {}).get("en_datos") else []
     word = rows[tipos[0]].get("tipo") or tipos[0]
+    # the granularity comes first even in a question back (plan/granularity.py «victimas»)
+    lead = (
+        "El SESNSP publica las víctimas solo por estado, no por municipio: por municipio doy carpetas de "
+        "investigación. "
+        if "victims:municipal" in u.signals
+        else ""
+    )
     return [
         ClarifyingQuestion(
             question=(
-                f"«{word}» sin más puede ser {' o '.join(s.lower() for s in subs)}"
+                f"{lead}«{word}» sin más puede ser {' o '.join(s.lower() for s in subs)}"
                 + (" (el feminicidio se cuenta aparte)" if extra else "")
                 + ". ¿Cuál quieres? También puedo sumar ambos si respondes «ambos»."
             ),
@@ -325,7 +332,9 @@ def offline_plan(u: Understanding, catalog, metadata: dict, includes: dict) -> r
     fallback = granularity.find(u, catalog, metadata)  # a level the municipal data lack (issue 14 §5)
     if fallback is not None:
         return granularity.build(u, fallback, metadata, lambda x: rules.build(x, metadata, includes))
-    return national.build(u) if is_national(u) else rules.build(u, metadata, includes)
+    if is_national(u):
+        return national.build(u)
+    return granularity.violence_split(u, rules.build(u, metadata, includes))
 
 
 def _refusal_text(turn: Turn, ctx: StageContext) -> str:

@@ -41,6 +41,9 @@ _VAGUE_TIME = words_of("inicios principios comienzos finales fines mediados pand
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 # A capitalized word of the original question (accent-free afterwards): names of places start so.
 _CAPITALIZED = re.compile(r"\b[A-ZÁÉÍÓÚÑ][\wáéíóúñü]*")
+# the publisher named as the source: its name says «Nacional», which is neither a place (Santiago Pinotepa
+# Nacional) nor the country («según el Secretariado Ejecutivo del Sistema Nacional de Seguridad Pública»)
+PUBLISHER = re.compile(r"\b(?:secretariado\s+ejecutivo\s+del\s+)?sistema\s+nacional\s+de\s+seguridad\s+publica\b")
 # How close an unknown name must be to a store name for it to be offered as a typo of it.
 _TYPO_SUGGESTION = 75.0
 # Connectors between a crime and the words that narrow it («robo de celulares», «asalto a tortillerías»).

@@ -143,18 +143,27 @@ def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> 
     return orphans
 
 
-def qualified_alone(orphans: list[str], tokens: Tokens, lex: Lexicon) -> list[CrimeMatch]:
+def _gender(word: str) -> str | None:
+    """«dolosos» masculine, «dolosas» feminine: the noun a Spanish adjective agrees with."""
+    return "m" if word.endswith(("o", "os")) else "f" if word.endswith(("a", "as")) else None
+
+
+def qualified_alone(
+    orphans: list[str], tokens: Tokens, lex: Lexicon, heads: frozenset[str] = frozenset()
+) -> list[CrimeMatch]:
     """«dolosos león 2023», «¿cuántos culposos hubo?»: a qualifier said alone names the one loaded crime it qualifies
-    (the press's «los dolosos» are homicidios dolosos); none when several loaded crimes share it."""
+    and agrees with (the press's «los dolosos» are homicidios dolosos, «las dolosas» lesiones dolosas); none when
+    several loaded crimes share it. ``heads``: qualifiers written after a comma or colon («Irapuato, dolosos»)."""
     out: list[CrimeMatch] = []
     for q in dict.fromkeys(orphans):
         at = next((k for k, w in enumerate(tokens.words) if qualifier_key(w) == q), None)
-        if at and tokens.words[at - 1] not in _SKIP:
+        if at and tokens.words[at - 1] not in _SKIP and q not in heads:
             # it qualifies the word before it, which is no crime: «posesión simple» is never a violación simple,
             # while «y la simple?», «dolosos león 2023» and «¿cuántos culposos?» head their own phrase
             continue
         subs = [lex.crime_by_key[k] for k in lex.qualifiers.get(q, {}).values() if k in lex.crime_by_key]
-        loaded = [r for r in subs if r.in_data]
+        said = _gender(tokens.words[at]) if at is not None else None
+        loaded = [r for r in subs if r.in_data and (said is None or _gender(r.label.split()[-1]) in (said, None))]
         if len(loaded) == 1:
             word = tokens.words[at] if at is not None else q
             out.append(CrimeMatch(loaded[0].delito, loaded[0].label, word, 90.0, True))

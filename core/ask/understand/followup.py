@@ -253,6 +253,28 @@ def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> 
     return replace(current, crimes=crimes, signals=[*current.signals, "crime:both_subtypes"]) if crimes else current
 
 
+def _narrowed_crime(current: Understanding, previous: Understanding, lexicon) -> Understanding:
+    """«¿y cuántos de esos fueron a casa habitación?» after «robo en Querétaro»: the previous crime's own kind that
+    the words it left unread name («robo a casa habitación»), read with the previous crime's name before them."""
+    from core.ask.understand.crimes import exact_crimes
+
+    words = [t for t in current.unknown_terms if t.kind in ("other", "crime")]
+    if current.crimes or len(previous.crimes) != 1 or not words or lexicon is None:
+        return current
+    base = previous.crimes[0]
+    family = {base.delito, lexicon.family.get(base.delito, base.delito)}
+    for term in words:
+        for glue in (" a ", " de ", " por ", " "):
+            found = [m for _, m in exact_crimes(tokenize(f"{base.label}{glue}{term.text}"), lexicon, set()).crimes]
+            kinds = [m for m in found if m.delito not in family and lexicon.family.get(m.delito) in family]
+            if len(found) == 1 and kinds:
+                crime = replace(kinds[0], text=term.text)
+                terms = [t for t in current.unknown_terms if t is not term]
+                signals = [*current.signals, "followup:narrowed_crime"]
+                return replace(current, crimes=[crime], unknown_terms=terms, signals=signals)
+    return current
+
+
 def negated_places(current: Understanding) -> set[str]:
     """The places a question names only to take them back («Salamanca, no Salvatierra»)."""
     text = normalize_text(current.question or "")  # punctuation kept: «Celaya no: Irapuato» ≠ «no Irapuato»
@@ -302,6 +324,7 @@ def merge_follow_up(
             signals=[*current.signals, "followup:option"],
         )
     current = _both_subtypes(current, previous, lexicon)
+    current = _narrowed_crime(current, previous, lexicon)
     kept: list[str] = []
     merged = replace(current, signals=list(current.signals))
     if not current.crimes or "crime:qualifier_alone" in current.signals:
@@ -373,6 +396,8 @@ def merge_follow_up(
     if not any(s in current.signals for s in ("medida:tasa", "medida:conteo")):
         merged.medida = previous.medida
     merged.wants_evidence = current.wants_evidence or previous.wants_evidence
+    if "victims:municipal" in previous.signals and "place" in kept:  # «doloso» after «¿víctimas… en León?»
+        merged.signals.append("victims:municipal")
     merged.signals += ["followup:merged"] + [f"followup:kept:{k}" for k in kept]
     merged.signals = list(dict.fromkeys(merged.signals))
     return national.carry(merged, current, previous)  # «¿y Michoacán?» after a state's place: still the states

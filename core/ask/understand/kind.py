@@ -239,6 +239,13 @@ def _top_k(tokens: Tokens, taken_chars: list[tuple[int, int]]) -> tuple[int | No
     return None, None
 
 
+# «el mayor aumento», «las mayores caídas»: a superlative of a change needs a set to pick from
+_SUPERLATIVE_CHANGE = re.compile(
+    r"\b(?:mayor(?:es)?|menor(?:es)?)\s+(?:aumento|alza|incremento|crecimiento|subida|caida|baja|descenso"
+    r"|disminucion|reduccion)(?:s|es)?\b"
+)
+
+
 def decide(
     tokens: Tokens,
     time_spans: list[tuple[int, int]],
@@ -247,6 +254,7 @@ def decide(
     has_total_series: bool,
     has_slots: bool,
     masked_text: str | None = None,
+    placeless: bool = False,
 ) -> KindResult:
     """The kind of question (precedence below) plus top_k, order, medida and B4 grouping."""
     text = tokens.text
@@ -324,6 +332,9 @@ def decide(
         res.kind = shape
     if res.kind == "comparison" and CHANGE_VERB.search(text) and re.search(r"\b(?:cuales|donde)\b.*\bmas\b", text):
         res.group_by_municipio = True  # "¿y cuáles subieron más?": the places, ranked by their change
+    if res.kind == "comparison" and placeless and _SUPERLATIVE_CHANGE.search(text):
+        res.group_by_municipio = True  # «mayor aumento de HD…» with no place: a superlative ranks the municipalities
+        res.signals.append("group_by:superlative_change")
     if res.kind == "comparison":
         direction = "asc" if FALL.search(text) else "desc" if RISE.search(text) else None
         if direction:

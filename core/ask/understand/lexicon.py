@@ -102,7 +102,8 @@ class Lexicon:
     partial: dict[str, frozenset[str]] = field(default_factory=dict)  # name token → entidad_ids
     any_place: dict[str, str] = field(default_factory=dict)  # key → "place" | "foreign"
     qualifiers: dict[str, dict[str, str]] = field(default_factory=dict)  # "dolos" → {tipo key: subtype key}
-    tipo_of: dict[str, str] = field(default_factory=dict)  # subtype key → tipo key
+    tipo_of: dict[str, str] = field(default_factory=dict)  # subtype key → tipo key (a qualifier's pair)
+    family: dict[str, str] = field(default_factory=dict)  # every subtipo key → the tipo key that sums it
     notes: dict[str, str] = field(default_factory=dict)  # "no_sesnsp:…" key → why it is not a SESNSP crime
     exact_only: set[str] = field(default_factory=set)  # press abbreviations ("hom doloso"): never a fuzzy target
     implied_method: dict[str, str] = field(default_factory=dict)  # "muerto en choque" → en_accidente_de_transito
@@ -224,6 +225,7 @@ class Lexicon:
             phrases += [(1, "synonym", s) for s in (r.get("sinonimos") or "").split("|") if s.strip()]
             phrases += [(1, "synonym", s) for s in _EXTRA_SYNONYMS.get(base.delito, [])]
             self._add_qualifiers(r, included, rows)
+            self.family.update((k, base.delito) for k in included)
             if base.nivel == "tipo":
                 phrases += [(2, "tipo", r.get("tipo") or ""), (2, "tipo", (r.get("tipo_key") or "").replace("_", " "))]
             for rank, how, phrase in phrases:

@@ -18,6 +18,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from core.ask.understand import Understanding
+from core.ask.understand.accounting import PUBLISHER
 from core.ask.understand.tokens import key_of, tokenize
 from core.config import CATALOGS_DIR
 from core.dataset.entities import load_states
@@ -57,6 +58,11 @@ RANK = _C(
 RNID_YEAR = 2026
 # a forecast is no question about published months («¿cuántos habrá en 2026?»)
 _FUTURE = re.compile(r"\b(?:habra|habria|habran|pronostic\w*|predic\w*|proyecc\w*|estima\w*|esper[ae]\w*)\b")
+# the state-level file asked by name («según el archivo estatal», «con las cifras estatales del SESNSP»)
+STATE_FILE = _C(
+    r"\b(?:archivo|fuente|cifras?|datos|serie|tabla|reporte|registros?)\s+(?:estatal(?:es)?|por\s+(?:estado|entidad))\b",
+    r"\b(?:archivo|fuente|serie|tabla)\s+(?:de\s+)?(?:los\s+)?estados\b",
+)
 VS_COUNTRY = _C(
     r"\b(?:tasa|promedio|media|indice)\s+(?:nacional|del\s+pais)\b",
     r"\b(?:que|vs|versus|contra|frente\s+al?|respecto\s+al?|comparad[oa]s?\s+con)\s+(?:el\s+|al\s+)?"
@@ -77,14 +83,24 @@ FEDERAL = _C(r"\bfuero\s+federal\b", r"\bdelitos?\s+(?:del\s+orden\s+)?federal(?
 def _federal_aliases() -> list[tuple[re.Pattern, str]]:
     """Everyday names of federal crimes (catalogs/taxonomy/alias_federal.json) → their key, longest first."""
     data = json.loads((CATALOGS_DIR / "taxonomy" / "alias_federal.json").read_text(encoding="utf-8"))
-    pairs = [(key_of(a), e["clave"]) for e in data["alias"] for a in e["alias"]]
+    pairs = [(v, e["clave"]) for e in data["alias"] for a in e["alias"] for v in _word_orders(key_of(a))]
     pairs.sort(key=lambda p: len(p[0]), reverse=True)
-    return [(re.compile(rf"\b{re.escape(a)}\b"), k) for a, k in pairs if a]
+    return [(re.compile(rf"\b{re.escape(a)}\b"), k) for a, k in dict.fromkeys(pairs) if a]
+
+
+def _word_orders(alias: str) -> list[str]:
+    """An alias and the press's other order of its «federal(es)»: «patrimoniales federales» is also «federales
+    patrimoniales» («delitos federales patrimoniales»)."""
+    m = re.fullmatch(r"(delitos\s+)?(.+?)\s+(federal|federales)", alias)
+    return [alias] if m is None else [alias, f"{m.group(1) or ''}{m.group(3)} {m.group(2)}"]
 
 
 def federal_key(text: str) -> str | None:
-    """The federal crime an everyday name in ``text`` points at («huachicol», «portación de armas»), or None."""
-    return next((k for pattern, k in _federal_aliases() if pattern.search(text)), None)
+    """The federal crime an everyday name in ``text`` points at («huachicol», «portación de armas»), or None; of
+    two names that nest (a law and one of its crimes: «narcomenudeo federal (Ley General de Salud)») the finer."""
+    found = list(dict.fromkeys(k for pattern, k in _federal_aliases() if pattern.search(text)))
+    finer = [k for k in found if not any(o != k and o.startswith(f"{k}_") for o in found)]
+    return finer[0] if finer else None
 
 
 def _federal_words(text: str) -> set[str]:
@@ -143,7 +159,7 @@ def _masked(u: Understanding) -> str:
         name = tokenize(raw or "").text
         if name:
             text = text.replace(f" {name} ", " _ ")
-    return text.strip()
+    return PUBLISHER.sub(" _ ", text).strip()  # «…del Sistema Nacional de Seguridad Pública»: no country cue
 
 
 def _foreign_states(u: Understanding) -> list[str]:
@@ -211,6 +227,10 @@ def scope(u: Understanding) -> Understanding:
         signals += [f"national:federal_key:{fed_key}"] if fed_key else []
     elif victims:
         signals.append("national:victims")
+    elif VICTIMS.search(text) and municipal:  # victims are published by state only: plan/granularity says so
+        signals.append("victims:municipal")
+    elif STATE_FILE.search(text) and not municipal:  # the state file by name: its figure and place
+        signals.append("national:rank")
     elif ((rank or versus) and not municipal) or (states and (home or country or not (municipal or elsewhere))):
         signals.append("national:rank")
         if not (rank or versus or home or country):  # a state named alone: a follow-up keeps the previous scope
@@ -233,6 +253,7 @@ def scope(u: Understanding) -> Understanding:
         for t in u.unknown_terms
         if not (t.kind == "place_foreign" and states)
         and not (t.kind.startswith("place") and set(t.text.split()) & _CUE_WORDS)
+        and not (t.kind.startswith("place") and fed_key and set(t.text.split()) <= named)  # «(Ley General de Salud)»
         and not (t.kind == "crime" and set(t.text.split()) <= _CUE_WORDS | {"delito", "delitos"})
         and not (not t.kind.startswith("place") and set(t.text.split()) <= _NATIONAL_WORDS | named)
     ]

@@ -88,6 +88,8 @@ def understand(
     time_taken: set[int] = set()
     for s, e in time.spans:
         time_taken.update(range(*tokens.span_of(s, e)))
+    for m in accounting.PUBLISHER.finditer(tokens.text):  # the source's name: no place, crime or country
+        time_taken.update(range(*tokens.span_of(m.start(), m.end())))
 
     found = crime_matcher.exact_crimes(tokens, lexicon, time_taken)
     taken = time_taken | found.crime_tokens | found.method_tokens
@@ -105,7 +107,8 @@ def understand(
     crimes, methods = crime_matcher.ordered(found)
     crimes = _not_negated(crimes, tokens.text)
     if not crimes and orphans:  # «dolosos león 2023»: the crime the qualifier names (a follow-up may re-qualify)
-        crimes = crime_matcher.qualified_alone(orphans, tokens, lexicon)
+        heads = frozenset(q for q in orphans if re.search(rf"[,;:(]\s*{q}\w*\b", normalize_text(question)))
+        crimes = crime_matcher.qualified_alone(orphans, tokens, lexicon, heads)
         signals += ["crime:qualifier_alone"] if crimes else []
     signals += found.signals + place_state.signals
     signals += [f"crime:unqualified:{k}" for k in crime_matcher.unqualified(crimes, lexicon, found.signals)]
@@ -141,6 +144,7 @@ def understand(
         n_places=len([p for p in places if p.nivel == "municipio"]),
         has_total_series=any(c.delito == "total_delitos" for c in crimes),
         has_slots=bool(crimes or places or time.window or methods),
+        placeless=not (places or ambiguous or generic or whole_state or place_state.outside),
     )
     signals += decided.signals
     understood = Understanding(

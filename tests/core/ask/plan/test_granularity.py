@@ -44,7 +44,16 @@ CASES = [
     ("robo de vehículos en León 2024", "648", ["modalidades que solo el tiene"], []),
     # «con violencia» is every robo kind with violence, vehicles included (README: Celaya 2024 = 1,271)
     ("¿Cuántos robos con violencia hubo en Celaya en 2024?", "1,271", ["vehiculos incluidos"], []),
-    ("robo con violencia en Silao en 2021", "521", [], []),
+    # … and the SESNSP's own «Con violencia» row beside the vehicles (README: both figures are cited)
+    ("robo con violencia en Silao en 2021", "521", ["de ellos: con violencia 438", "con violencia 83"], []),
+    ("robos con violencia en Guanajuato en 2024", "9,974", ["con violencia 8,332", "con violencia 1,642"], []),
+    # the state asked before its municipalities separate the subtipo: the state file has it
+    ("Homicidios culposos en Guanajuato en 2017", "2,282", ["antes de 2020", "archivo estatal"], []),
+    # a municipality that shares its state's name is said to be the municipality (the capital)
+    ("robo sin violencia en Guanajuato capital, 2023", "1,856", ["el municipio de guanajuato registro"], []),
+    # victims are published by state only: a municipality's carpetas, said to be carpetas, never called victims
+    ("víctimas de extorsión en Celaya en 2024", "208", ["victimas (por sexo y edad) solo por estado"], []),
+    ("mujeres víctimas de feminicidio en Irapuato 2024", "1", ["solo por estado, no por municipio"], []),
     # a kind SESNSP does not publish: said before the tipo's total, never passed off as it
     ("¿Cuántos robos de celular hubo en León en 2024?", "8,375", ["no publica robo desglosado por «celular»"], []),
 ]

@@ -74,6 +74,15 @@ def test_national_plan(ask, question, tool, args):
             "narcomenudeo federal en Guanajuato 2024",
             "federal_ley_general_de_salud_l_g_s_contra_la_salud_en_su_modalidad_de_narcomenudeo",
         ),
+        # «federal(es)» said first, as the press also writes it
+        ("delitos federales patrimoniales en Guanajuato 2024", "federal_otros_delitos_patrimoniales"),
+        ("federales electorales en Guanajuato 2018", "federal_otros_delitos_electorales"),
+        # a law and one of its crimes: the finer one; the law's words are no place («Salud»)
+        (
+            "narcomenudeo federal (Ley General de Salud) en Guanajuato 2024",
+            "federal_ley_general_de_salud_l_g_s_contra_la_salud_en_su_modalidad_de_narcomenudeo",
+        ),
+        ("delitos contra la Ley General de Salud en Jalisco 2023", "federal_ley_general_de_salud_l_g_s"),
     ],
 )
 def test_federal_crimes_by_their_everyday_names(ask, question, clave):
@@ -82,7 +91,7 @@ def test_federal_crimes_by_their_everyday_names(ask, question, clave):
     u = ask(question)
     plan = build(u).plan["plan"]
     assert plan[0]["tool_id"] == tool_id("fuero_federal") and plan[0]["args"]["clave_delito"] == clave
-    assert not [t for t in u.unknown_terms if t.kind == "crime"]
+    assert not [t for t in u.unknown_terms if t.kind == "crime" or t.kind.startswith("place")], u.unknown_terms
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +135,16 @@ def test_a_kind_said_narrows_the_national_crime(ask, catalog, question, clave, m
     assert args["clave_delito"] == clave
     assert args.get("metodo") == metodo
     assert not [t for t in u.unknown_terms if t.kind == "crime"]
+
+
+def test_a_federal_crime_with_no_case_is_a_zero_not_an_empty_answer(bundled_settings):
+    """Federal electoral crimes in Guanajuato in 2024: published months, no case → «registró 0», never «no devolvió
+    resultados»."""
+    from core.ask.context import Assistant
+    from core.ask.pipeline import Conversation
+
+    turn = Assistant(settings=bundled_settings, use_cache=False).ask(
+        "delitos federales electorales en Guanajuato en 2024", Conversation(), planner="rules"
+    )
+    assert "Guanajuato registró 0 carpetas del fuero federal" in turn.answer.text, turn.answer.text
+    assert "no devolvió resultados" not in turn.answer.text

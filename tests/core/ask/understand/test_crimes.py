@@ -49,6 +49,13 @@ CRIMES = [
     ("¿Cuántos homicidios, dolosos y culposos juntos, hubo en Salamanca?", ["homicidio"]),
     ("lesiones dolosas y culposas", ["lesiones_dolosas", "lesiones_culposas"]),
     ("¿cuántos homicidios hubo en Celaya en los últimos 12 meses?", ["homicidio"]),
+    # a qualifier alone names the loaded crime it agrees with; after a comma it heads its own phrase
+    ("León, dolosos, 2023", ["homicidio_doloso"]),
+    ("Irapuato, culposos: 2022", ["homicidio_culposo"]),
+    ("dolosos león 2023", ["homicidio_doloso"]),
+    ("Irapuato, h. culposos, 2022", ["homicidio_culposo"]),  # the tables' «h.» for homicidio
+    ("Salamanca: h. dolosos en 2021", ["homicidio_doloso"]),
+    ("posesión simple en León 2024", ["narcomenudeo_posesion_simple"]),  # «simple» qualifies the word before it
 ]
 
 

@@ -211,3 +211,36 @@ def test_a_rate_asked_of_a_monthly_series_is_the_rate_of_the_window(lexicon, ask
         (6, "actual", "tasa_per_100k")
     ]
     assert any("se da en conteos" in n for n in plan.notes)
+
+
+@pytest.mark.parametrize(
+    "first,follow,expected",
+    [
+        ("robo en Silao en 2021", "¿y cuántos de esos fueron a transportista?", "robo_a_transportista"),
+        ("robo en Querétaro en 2023", "¿y cuántos de esos fueron a casa habitación?", "robo_a_casa_habitacion"),
+        ("robos en Guanajuato en 2024", "¿cuántos fueron a negocio?", "robo_a_negocio"),
+        ("robo en Irapuato 2023", "¿y a transeúnte?", "robo_a_transeunte"),
+        ("robos en León en 2024", "¿y de vehículo?", "robo_de_vehiculo"),
+    ],
+)
+def test_follow_up_names_a_kind_of_the_previous_crime(ask, lexicon, first, follow, expected):
+    """«¿y cuántos de esos fueron a transportista?»: the previous crime's own kind, never its total with a word
+    left unread."""
+    merged = merge_follow_up(ask(follow), ask(first), lexicon)
+    assert [c.delito[: len(expected)] for c in merged.crimes] == [expected], merged.crimes
+    assert not [t for t in merged.unknown_terms if t.kind in ("other", "crime")], merged.unknown_terms
+    assert "followup:narrowed_crime" in merged.signals
+
+
+@pytest.mark.parametrize(
+    "first,follow,expected",
+    [
+        ("robo en León en 2024", "¿y de celulares?", ["robo"]),  # no kind of robo: the word stays unread, said
+        ("homicidios dolosos en León en 2024", "¿y en Celaya?", ["homicidio_doloso"]),
+        ("extorsiones en Celaya 2023", "¿y a negocio?", ["extorsion"]),  # not a kind of extorsión
+    ],
+)
+def test_follow_up_words_that_name_no_kind_keep_the_crime(ask, lexicon, first, follow, expected):
+    merged = merge_follow_up(ask(follow), ask(first), lexicon)
+    assert [c.delito for c in merged.crimes] == expected
+    assert "followup:narrowed_crime" not in merged.signals

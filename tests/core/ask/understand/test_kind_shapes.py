@@ -88,6 +88,9 @@ DIRECTIONS = [
     ("¿en qué municipios crecieron más los homicidios culposos en 2023 frente a 2022?", "desc"),
     ("los 5 municipios donde más cayó el abuso sexual entre 2018 y 2019", "asc"),
     ("¿dónde bajó más la violencia familiar entre 2020 y 2021?", "asc"),
+    # a superlative of a change with no place: the municipalities, ranked
+    ("mayor aumento de robos 1er semestre 2025 vs 1er semestre 2024", "desc"),
+    ("las mayores caídas de extorsión 2024 contra 2023", "asc"),
     ("mayor alza de feminicidios por municipio, 2021 contra 2020", "desc"),
     ("¿y cuáles subieron más?", "desc"),
     ("¿dónde bajaron más entre 2023 y 2024?", "asc"),

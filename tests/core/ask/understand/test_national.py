@@ -30,6 +30,9 @@ CASES = [
     ("¿Dónde queda Chihuahua en homicidios dolosos en 2023?", {"national:rank", "national:place:CHIH"}, set()),
     ("Sonora: posición en homicidio doloso 2022", {"national:rank", "national:place:SON"}, set()),
     ("homicidios dolosos en Guanajuato en enero de 2026", {"national:rank", "national:rnid"}, set()),
+    # the state file asked by name: its figure and place
+    ("Guanajuato homicidios dolosos en 2024 según el archivo estatal", {"national:rank"}, set()),
+    ("robos en el estado en 2023 con las cifras estatales del SESNSP", {"national:rank"}, set()),
 ]
 NOT_NATIONAL = [
     "homicidios dolosos en León en 2024",
@@ -39,6 +42,11 @@ NOT_NATIONAL = [
     "homicidios dolosos en la ciudad de Puebla en 2023",  # a capital city is no state (its state alone is national)
     "¿en qué lugar hubo más feminicidios en 2022?",  # «lugar» is a place here, not a position
     "¿cuántos homicidios dolosos habrá en León en 2026?",  # a forecast, and a municipality
+]
+# the publisher's name says «Nacional»: neither the country nor a place (Santiago Pinotepa Nacional)
+PUBLISHER = [
+    "homicidios dolosos en Celaya en 2023 según el Secretariado Ejecutivo del Sistema Nacional de Seguridad Pública",
+    "robos en Guanajuato en 2023 según el Sistema Nacional de Seguridad Pública",
 ]
 
 
@@ -54,3 +62,10 @@ def test_national_signals(ask, question, expected, absent):
 @pytest.mark.parametrize("question", NOT_NATIONAL)
 def test_not_national(ask, question):
     assert not is_national(ask(question)), ask(question).signals
+
+
+@pytest.mark.parametrize("question", PUBLISHER)
+def test_the_publisher_named_is_no_country_and_no_place(ask, question):
+    u = ask(question)
+    assert not is_national(u), u.signals
+    assert not u.unknown_terms, u.unknown_terms
