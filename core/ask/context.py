@@ -122,7 +122,13 @@ class Assistant:
         on_stage: OnStage | None = None,
     ) -> Turn:
         """Answer one question within a conversation (``on_stage(name, "start"|"done", ms)`` around each stage)."""
-        self.store.refresh()
         conversation = conversation if conversation is not None else Conversation()
         turn = Turn(question=question, domain_hint=domain_hint, planner_requested=planner)
-        return run_turn(turn, self, conversation, on_stage=on_stage)
+        # one data version from understanding to answer: a steward's publication mid-turn (another Streamlit
+        # session, an API request) never mixes versions inside one answer (core.dataset.store.Store.pinned)
+        pinned = getattr(self.store, "pinned", None)
+        if pinned is None:
+            self.store.refresh()
+            return run_turn(turn, self, conversation, on_stage=on_stage)
+        with pinned():
+            return run_turn(turn, self, conversation, on_stage=on_stage)
