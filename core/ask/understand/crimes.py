@@ -8,9 +8,9 @@ con violencia" yields both the crime (robo de vehículo) and the method (con vio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from core.ask.understand import CrimeMatch
+from core.ask.understand import CrimeMatch, UnknownTerm
 from core.ask.understand.lexicon import Lexicon, fuzzy_cutoff, qualifier_key
 from core.ask.understand.tokens import (
     COMMON_WORDS,
@@ -19,6 +19,7 @@ from core.ask.understand.tokens import (
     exact_spans,
     free_ngrams,
     key_of,
+    tokenize,
 )
 
 _SKIP = STOPWORDS | COMMON_WORDS
@@ -168,6 +169,19 @@ def qualified_alone(
             word = tokens.words[at] if at is not None else q
             out.append(CrimeMatch(loaded[0].delito, loaded[0].label, word, 90.0, True))
     return out
+
+
+def kind_named(base: CrimeMatch, words: list[UnknownTerm], lex: Lexicon) -> tuple[CrimeMatch, UnknownTerm] | None:
+    """The one kind of ``base`` that a word left unread names, read with the crime's name before it («transportista»
+    after robo: robo a transportista), with that word; None when no word names one."""
+    family = {base.delito, lex.family.get(base.delito, base.delito)}
+    for term in words:
+        for glue in (" a ", " de ", " por ", " "):
+            found = [m for _, m in exact_crimes(tokenize(f"{base.label}{glue}{term.text}"), lex, set()).crimes]
+            kinds = [m for m in found if m.delito not in family and lex.family.get(m.delito) in family]
+            if len(found) == 1 and kinds:
+                return replace(kinds[0], text=term.text), term
+    return None
 
 
 def fuzzy_crimes(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> None:

@@ -17,6 +17,7 @@ from core.ask.understand.anaphora import (
     relative_window,
     sibling_place,
 )
+from core.ask.understand.crimes import kind_named
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.rewrite import crime_phrase, describe
 from core.ask.understand.tokens import tokenize, words_of
@@ -254,25 +255,14 @@ def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> 
 
 
 def _narrowed_crime(current: Understanding, previous: Understanding, lexicon) -> Understanding:
-    """«¿y cuántos de esos fueron a casa habitación?» after «robo en Querétaro»: the previous crime's own kind that
-    the words it left unread name («robo a casa habitación»), read with the previous crime's name before them."""
-    from core.ask.understand.crimes import exact_crimes
-
+    """«¿y cuántos de esos fueron a casa habitación?» after «robo en Querétaro»: the previous crime's own kind."""
     words = [t for t in current.unknown_terms if t.kind in ("other", "crime")]
-    if current.crimes or len(previous.crimes) != 1 or not words or lexicon is None:
+    found = kind_named(previous.crimes[0], words, lexicon) if len(previous.crimes) == 1 and lexicon else None
+    if current.crimes or found is None:
         return current
-    base = previous.crimes[0]
-    family = {base.delito, lexicon.family.get(base.delito, base.delito)}
-    for term in words:
-        for glue in (" a ", " de ", " por ", " "):
-            found = [m for _, m in exact_crimes(tokenize(f"{base.label}{glue}{term.text}"), lexicon, set()).crimes]
-            kinds = [m for m in found if m.delito not in family and lexicon.family.get(m.delito) in family]
-            if len(found) == 1 and kinds:
-                crime = replace(kinds[0], text=term.text)
-                terms = [t for t in current.unknown_terms if t is not term]
-                signals = [*current.signals, "followup:narrowed_crime"]
-                return replace(current, crimes=[crime], unknown_terms=terms, signals=signals)
-    return current
+    crime, term = found
+    terms, signals = [t for t in current.unknown_terms if t is not term], [*current.signals, "followup:narrowed_crime"]
+    return replace(current, crimes=[crime], unknown_terms=terms, signals=signals)
 
 
 def negated_places(current: Understanding) -> set[str]:
