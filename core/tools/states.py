@@ -74,6 +74,7 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         "delito": crime_.key,
         "delito_label": crime_.label,
         "ordenado_por": "tasa_per_100k" if by_rate else "conteo",
+        "orden": args.get("orden", "desc"),
         "lugar_id": asked,
         "lugar": asked_label,
         "posicion": asked_row[0] if asked_row else None,
@@ -141,10 +142,18 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
                 f"{fmt_int(met['conteo_nacional'])} carpetas en el país)."
             )
     else:
-        top = [r for r in rows if r.get("posicion") is not None][:5]
+        ranked = [r for r in rows if r.get("posicion") is not None]
+        fewest = met.get("orden") == "asc"
+        top = ranked[::-1][:5] if fewest else ranked[:5]  # «el estado con menos»: the end of the ranking first
+        value = (
+            (lambda r: f"{fmt_num(r['tasa_per_100k'], 1)} por 100 mil") if by_rate else (lambda r: fmt_int(r["conteo"]))
+        )
         out.append(
-            f"Estados con más {crime_} {per}: "
-            + join_y(f"{r['label']} ({fmt_int(r['conteo'])})" for r in top)
+            f"Estados con {'menos' if fewest else 'más'} {crime_} {per}{' por tasa' if by_rate else ''}: "
+            + join_y(
+                f"{r['label']} (lugar {r['posicion']}, {value(r)})" if fewest else f"{r['label']} ({value(r)})"
+                for r in top
+            )
             + f"; nacional {fmt_int(met.get('conteo_nacional'))}"
             # the country's rate is asked as often as its count («¿y la del país?»)
             + (

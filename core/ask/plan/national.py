@@ -16,6 +16,7 @@ from core.ask.plan.granularity import ALSO, LEAD, named_methods
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import Understanding
 from core.ask.understand.national import RNID_YEAR
+from core.ask.understand.tokens import key_of
 
 HOME = STATE_DEFAULT  # Casandra's state: the place of a national question that names none
 
@@ -23,6 +24,8 @@ HOME = STATE_DEFAULT  # Casandra's state: the place of a national question that 
 def _places(u: Understanding) -> list[str]:
     """The national places asked, Guanajuato first when it is named or implied."""
     named = [s.rsplit(":", 1)[1] for s in u.signals if s.startswith("national:place:")]
+    if "national:which_state" in u.signals and not named:
+        return ["MX"]  # «el estado con menos homicidios»: the list, whatever «el estado» looked like
     # a municipality's question the national tables answer by state (a subtipo only RNID has) is its state's
     home = [HOME] if (u.whole_state or any(p.nivel in ("estado", "municipio") for p in u.places)) else []
     places = list(dict.fromkeys(home + named))
@@ -64,6 +67,9 @@ def narrowed(u: Understanding, catalog) -> Understanding:
     """A crime narrowed by the question's own words («robo de motocicleta», «robo de tractores»): to 2025 the
     modalidades whose names hold them, under the subtipo that publishes them; in 2026 (RNID) the subtipo whose name
     holds them («Robo de vehículo automotor - Motocicleta»). The words are understood, never «No tomé en cuenta»."""
+    own = _rnid_named(u, catalog)
+    if own is not None:  # «privación ilegal de la libertad» in 2026: its own subtipo, not the series' synonym
+        return replace(u, crimes=[replace(u.crimes[0], delito=own["delito"], label=own["subtipo"])])
     terms = [t for t in u.unknown_terms if t.kind == "crime"]
     if len(u.crimes) != 1 or (not terms and not u.methods):
         return u
@@ -90,6 +96,15 @@ def narrowed(u: Understanding, catalog) -> Understanding:
     owner = _owner(asked, rows, named)
     crime = replace(u.crimes[0], delito=owner["delito"], label=owner.get("subtipo") or u.crimes[0].label)
     return replace(u, crimes=[crime], methods=named, unknown_terms=rest)
+
+
+def _rnid_named(u: Understanding, catalog) -> dict | None:
+    """The 2026 subtipo whose own name the question said, where the series to 2025 reads that name as a synonym of
+    another crime («privación ilegal de la libertad»: «otros delitos que atentan contra la libertad personal»)."""
+    if "national:rnid" not in u.signals or len(u.crimes) != 1:
+        return None
+    said = key_of(u.crimes[0].text or "")
+    return next((r for r in getattr(catalog, "rnid_only", []) if said and key_of(r["subtipo"]) == said), None)
 
 
 def _owner(asked: dict, rows: dict, methods: list[str]) -> dict:
@@ -132,14 +147,25 @@ def build(u: Understanding) -> ToolPlan:
         return ToolPlan({"plan": [_step("victimas_sexo_edad", args)]}, notes, "national")
     by_rate = u.medida == "tasa_per_100k" or "national:vs_country" in signals
     args = {"lugar_id": lugar, **_crime(u), "ordenar_por": "tasa_per_100k" if by_rate else "conteo", **_window(u)}
-    if "national:rnid" in signals:  # 2026: the new methodology, never summed with the series to 2025
-        args["metodologia"] = "RNID"
+    if lugar == "MX" and u.order == "asc":
+        args["orden"] = "asc"  # «¿qué estado tuvo menos…?»: the end of the ranking
+    only_2026 = "crime:rnid_only" in signals  # a subtipo only the 2026 methodology has, whatever the window
+    if "national:rnid" in signals and (u.window is None or u.window[0].year >= RNID_YEAR or only_2026):
+        args["metodologia"] = "RNID"  # 2026: the new methodology, never summed with the series to 2025
     if others:
         args["comparar_con"] = others[:10]
     if u.window is not None and u.compare_window is not None:  # «Michoacán en 2020 con 2021»: both periods said
         a, b = sorted([u.window, u.compare_window])
-        first = {**args, "desde": a[0].isoformat(), "hasta": a[1].isoformat()}
-        second = {**args, "desde": b[0].isoformat(), "hasta": b[1].isoformat()}
-        steps = [_step("ranking_estados", first), _step("ranking_estados", second)]
+        periods = [{**args, "desde": w[0].isoformat(), "hasta": w[1].isoformat()} for w in (a, b)]
+        for w, period in zip((a, b), periods, strict=True):  # each period in the methodology that publishes it
+            period.pop("metodologia", None)
+            if "national:rnid" in signals and (w[0].year >= RNID_YEAR or only_2026):
+                period["metodologia"] = "RNID"
+        if len({p.get("metodologia") for p in periods}) > 1:
+            notes.append(
+                "Los dos periodos vienen de metodologías distintas (la serie hasta 2025 y la de 2026, RNID): "
+                "las cifras se dicen lado a lado, pero no son estrictamente comparables."
+            )
+        steps = [_step("ranking_estados", p) for p in periods]
         return ToolPlan({"plan": steps}, [*notes, f"{ALSO}0"], "national")
     return ToolPlan({"plan": [_step("ranking_estados", args)]}, notes, "national")

@@ -272,6 +272,10 @@ class Lexicon:
             rest = key_of(label)
             if tipo and rest.startswith(key_of(tipo) + " ") and len(rest.split()) - len(tipo.split()) >= 2:
                 phrases.append(rest[len(key_of(tipo)) + 1 :])
+            # «Suplantación y usurpación de identidad»: each noun with what follows («suplantación de identidad»)
+            pair = re.match(r"^(\w+)\s+y\s+(\w+)\s+((?:de|del|en)\s.+)$", rest)
+            if pair:
+                phrases += [f"{pair[1]} {pair[3]}", f"{pair[2]} {pair[3]}"]
             for phrase in phrases:
                 key = key_of(phrase, stemmed=True)
                 # «secuestro exprés» is a modalidad of the series to 2025: tipo + modalidad reads both series

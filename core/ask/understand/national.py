@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from core.ask.understand import Understanding
 from core.ask.understand.accounting import PUBLISHER
-from core.ask.understand.tokens import key_of, tokenize
+from core.ask.understand.tokens import STOPWORDS, key_of, tokenize
 from core.config import CATALOGS_DIR
 from core.dataset.entities import load_states
 
@@ -54,6 +54,13 @@ RANK = _C(
     r"\bdonde\s+(?:queda|esta|se\s+ubica|aparece)\s+(?:la\s+|el\s+)?_",
     r"_\s+(?:posicion|lugar|puesto)\b",
 )
+# «el estado con menos…», «segundo estado con más…»: which state, not Guanajuato's place («el estado» is no
+# Guanajuato here)
+WHICH_STATE = _C(
+    r"\b(?:el|la)\s+(?:(?:primer|segundo|tercer|cuarto|quinto|ultimo|penultimo)o?\s+)?(?:estado|entidad)\s+"
+    r"(?:con|que|donde)\s+(?:\w+\s+){0,2}?(?:mas|menos|mayor|menor)\b",
+    r"\b(?:primer|segundo|tercer|cuarto|quinto|ultimo|penultimo)o?\s+(?:estado|entidad)\b",
+)
 # 2026 is published by state only, in the new methodology (RNID): a window inside it is the national tables'
 RNID_YEAR = 2026
 # a forecast is no question about published months («¿cuántos habrá en 2026?»)
@@ -79,11 +86,16 @@ VICTIMS = _C(
 FEDERAL = _C(r"\bfuero\s+federal\b", r"\bdelitos?\s+(?:del\s+orden\s+)?federal(?:es)?\b", r"\bfederales\b", r"\bfgr\b")
 
 
-@lru_cache(maxsize=1)
-def _federal_aliases() -> list[tuple[re.Pattern, str]]:
-    """Everyday names of federal crimes (catalogs/taxonomy/alias_federal.json) → their key, longest first."""
+@lru_cache(maxsize=2)
+def _federal_aliases(cue: bool = False) -> list[tuple[re.Pattern, str]]:
+    """Everyday names of federal crimes (catalogs/taxonomy/alias_federal.json) → their key, longest first; with
+    ``cue`` (the question says «federal») also the names the common jurisdiction shares («armas de fuego», «delitos
+    ambientales»: ``con_federal``)."""
     data = json.loads((CATALOGS_DIR / "taxonomy" / "alias_federal.json").read_text(encoding="utf-8"))
-    pairs = [(v, e["clave"]) for e in data["alias"] for a in e["alias"] for v in _word_orders(key_of(a))]
+    names = [
+        (a, e["clave"]) for e in data["alias"] for a in [*e["alias"], *(e.get("con_federal") or [] if cue else [])]
+    ]
+    pairs = [(v, k) for a, k in names for v in _word_orders(key_of(a))]
     pairs.sort(key=lambda p: len(p[0]), reverse=True)
     return [(re.compile(rf"\b{re.escape(a)}\b"), k) for a, k in dict.fromkeys(pairs) if a]
 
@@ -98,14 +110,16 @@ def _word_orders(alias: str) -> list[str]:
 def federal_key(text: str) -> str | None:
     """The federal crime an everyday name in ``text`` points at («huachicol», «portación de armas»), or None; of
     two names that nest (a law and one of its crimes: «narcomenudeo federal (Ley General de Salud)») the finer."""
-    found = list(dict.fromkeys(k for pattern, k in _federal_aliases() if pattern.search(text)))
+    cue = bool(FEDERAL.search(text))
+    found = list(dict.fromkeys(k for pattern, k in _federal_aliases(cue) if pattern.search(text)))
     finer = [k for k in found if not any(o != k and o.startswith(f"{k}_") for o in found)]
     return finer[0] if finer else None
 
 
 def _federal_words(text: str) -> set[str]:
     """The words of the federal names found in ``text``: understood, never «No tomé en cuenta» or an unknown crime."""
-    return {w for pattern, _ in _federal_aliases() for m in pattern.finditer(text) for w in m.group(0).split()}
+    aliases = _federal_aliases(bool(FEDERAL.search(text)))
+    return {w for pattern, _ in aliases for m in pattern.finditer(text) for w in m.group(0).split()}
 
 
 # the words the cues themselves are: never an unknown place («Nacional» of Santiago Pinotepa) or crime («federales»)
@@ -208,7 +222,12 @@ def scope(u: Understanding) -> Understanding:
     text = _masked(u)
     municipal = any(p.nivel == "municipio" for p in u.places)
     states, elsewhere = _foreign_places(u, text)
-    country, rank, versus = bool(COUNTRY.search(text)), bool(RANK.search(text)), bool(VS_COUNTRY.search(text))
+    # «¿Guanajuato es el estado con más…?» asks its place; «¿cuál es el estado con menos…?» asks which
+    raw = tokenize(u.question or "").text  # «el estado» is masked as Guanajuato's place in ``text``
+    which = bool(WHICH_STATE.search(raw)) and not re.search(
+        r"(?<!cual )(?<!que )\bes\s+(?:el|la)\s+(?:estado|entidad)\b", raw
+    )
+    country, rank, versus = bool(COUNTRY.search(text)), bool(RANK.search(text)) or which, bool(VS_COUNTRY.search(text))
     fed_key = federal_key(text)  # «huachicol», «Ley Federal de Armas de Fuego»: federal even without «federal»
     federal = bool(FEDERAL.search(text)) or fed_key is not None
     victims = bool(VICTIMS.search(text)) and not municipal
@@ -238,11 +257,13 @@ def scope(u: Understanding) -> Understanding:
     elif country and not municipal and not states:
         signals.append("national:country")
     elif rnid and not municipal:  # «homicidios dolosos en Guanajuato en el primer trimestre de 2026»
-        signals.append("national:rank")
+        signals += ["national:rank", "national:rnid_scope"]  # national only for its 2026 window
     if not signals:
         return u
     if versus:
         signals.append("national:vs_country")
+    if which and "national:rank" in signals and not states:
+        signals.append("national:which_state")  # the country's list: the state asked for is the answer
     if country and not (home or states):
         signals.append("national:place:MX")
     signals += [f"national:place:{s}" for s in states]
@@ -255,7 +276,7 @@ def scope(u: Understanding) -> Understanding:
         and not (t.kind.startswith("place") and set(t.text.split()) & _CUE_WORDS)
         and not (t.kind.startswith("place") and fed_key and set(t.text.split()) <= named)  # «(Ley General de Salud)»
         and not (t.kind == "crime" and set(t.text.split()) <= _CUE_WORDS | {"delito", "delitos"})
-        and not (not t.kind.startswith("place") and set(t.text.split()) <= _NATIONAL_WORDS | named)
+        and not (not t.kind.startswith("place") and set(t.text.split()) - STOPWORDS <= _NATIONAL_WORDS | named)
     ]
     dropped = {s for s in u.signals if s.startswith("place:not_in_store:") or s == "place:other_state"}
     return replace(
@@ -283,7 +304,33 @@ def carry(merged: Understanding, current: Understanding, previous: Understanding
     signals = [s for s in merged.signals if s not in dropped] + scope_ + [f"national:place:{s}" for s in states]
     places = [p for p in merged.places if not states] if states else merged.places
     whole = merged.whole_state and not states
-    return replace(merged, unknown_terms=kept, signals=list(dict.fromkeys(signals)), places=places, whole_state=whole)
+    merged = replace(merged, unknown_terms=kept, signals=list(dict.fromkeys(signals)), places=places, whole_state=whole)
+    return _before_2026(merged)
+
+
+def _before_2026(u: Understanding) -> Understanding:
+    """«¿y en el mismo periodo de 2025?» after a 2026 question: the series to 2025 again (the 2026 methodology only
+    for 2026 windows). A question national only for its 2026 window (Guanajuato's) goes back to the municipal sums:
+    its 2026 period, of another methodology and published by state only, is said, not compared."""
+    windows = [w for w in (u.window, u.compare_window) if w is not None]
+    before = [w for w in windows if w[1].year < RNID_YEAR]
+    if not before or "crime:rnid_only" in u.signals:
+        return u
+    crossing = len(before) < len(windows)
+    scope = "national:rnid_scope" in u.signals
+    if crossing and not scope:
+        return u  # a state's 2025 beside its 2026: each period in its own methodology (plan/national.py)
+    drop = {"national:rnid", "national:rank", "national:rnid_scope"} if scope else {"national:rnid"}
+    notes = list(u.notes)
+    if crossing:
+        notes.append(
+            "El periodo de 2026 se publica con otra metodología (RNID) y solo por estado: no es comparable con la "
+            "serie hasta 2025, así que doy la cifra del periodo pedido."
+        )
+    kind = "single_value" if crossing and u.kind == "comparison" else u.kind
+    window, compare = (before[0], None) if crossing else (u.window, u.compare_window)
+    signals = [s for s in u.signals if s not in drop]
+    return replace(u, signals=signals, notes=notes, kind=kind, window=window, compare_window=compare)
 
 
 def is_national(u: Understanding | None) -> bool:

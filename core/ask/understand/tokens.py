@@ -226,6 +226,8 @@ SHORTHAND = {
     "pa": "para",  # «pa la junta», «pa' León»: spoken «para»
     "num": "numero",
     "nro": "numero",
+    "moto": "motocicleta",  # «robo de moto»
+    "motos": "motocicletas",
 }
 # A police memo's «c/» and «s/» («mes c/ mayor num de VF», «robo s/ violencia»): «con» and «sin», read before the
 # slash is dropped (it would leave a bare «c» read as a place); «c/u» is «cada uno».

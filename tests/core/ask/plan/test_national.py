@@ -30,6 +30,14 @@ CASES = [
         "ranking_estados",
         {"lugar_id": "MX", "clave_delito": "feminicidio"},
     ),
+    # which state, not Guanajuato's place («el estado» is no Guanajuato here); the fewest is the end of the ranking
+    ("cual es el estado con menos homicidios dolosos en 2023", "ranking_estados", {"lugar_id": "MX", "orden": "asc"}),
+    ("¿qué estado tuvo menos secuestros en 2022?", "ranking_estados", {"lugar_id": "MX", "orden": "asc"}),
+    (
+        "segundo estado con más feminicidios en 2023",
+        "ranking_estados",
+        {"lugar_id": "MX", "clave_delito": "feminicidio"},
+    ),
     ("homicidios dolosos a nivel nacional en 2023", "ranking_estados", {"lugar_id": "MX"}),
     (
         "¿la tasa de homicidio doloso de Guanajuato en 2024 supera la nacional?",
@@ -83,6 +91,23 @@ def test_national_plan(ask, question, tool, args):
             "federal_ley_general_de_salud_l_g_s_contra_la_salud_en_su_modalidad_de_narcomenudeo",
         ),
         ("delitos contra la Ley General de Salud en Jalisco 2023", "federal_ley_general_de_salud_l_g_s"),
+        # a law's short name; a name the common jurisdiction shares counts with «federal» said
+        (
+            "delitos federales por portación de armas (ley de armas de fuego) en Jalisco 2023",
+            "federal_otras_leyes_y_codigos_ley_federal_de_armas_de_fuego_y_explosivos_l_f_a_f_e",
+        ),
+        (
+            "armas de fuego, delitos federales en Guanajuato 2024",
+            "federal_otras_leyes_y_codigos_ley_federal_de_armas_de_fuego_y_explosivos_l_f_a_f_e",
+        ),
+        (
+            "delitos fiscales (código fiscal de la federación) en la CDMX, 2023",
+            "federal_otras_leyes_y_codigos_codigo_fiscal_de_la_federacion_c_f_f",
+        ),
+        (
+            "delitos ambientales federales en Guanajuato 2022",
+            "federal_otros_delitos_contra_el_ambiente_y_la_gestion_ambiental",
+        ),
     ],
 )
 def test_federal_crimes_by_their_everyday_names(ask, question, clave):
@@ -124,6 +149,9 @@ def catalog(bundled_settings):
             "con_violencia",
         ),
         ("robo de tractores en el país en enero de 2026", "robo_de_maquinaria_tractores_y_o_montacargas", None),
+        ("robo de moto en jalisco en marzo de 2026", "robo_de_vehiculo_automotor_motocicleta", None),  # «moto»
+        # a 2026 subtipo's own name, which the series to 2025 reads as a synonym of another crime
+        ("privación ilegal de la libertad en Jalisco en febrero de 2026", "privacion_ilegal_de_la_libertad", None),
     ],
     ids=lambda v: v[:40] if isinstance(v, str) else None,
 )

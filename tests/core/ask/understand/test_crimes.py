@@ -56,6 +56,9 @@ CRIMES = [
     ("Irapuato, h. culposos, 2022", ["homicidio_culposo"]),  # the tables' «h.» for homicidio
     ("Salamanca: h. dolosos en 2021", ["homicidio_doloso"]),
     ("posesión simple en León 2024", ["narcomenudeo_posesion_simple"]),  # «simple» qualifies the word before it
+    # a 2026 subtipo «A y B de C» is also «A de C» and «B de C»
+    ("suplantación de identidad en Guanajuato 2026", ["suplantacion_y_usurpacion_de_identidad"]),
+    ("usurpación de identidad en Jalisco en 2026", ["suplantacion_y_usurpacion_de_identidad"]),
 ]
 
 

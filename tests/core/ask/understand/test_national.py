@@ -42,6 +42,9 @@ NOT_NATIONAL = [
     "homicidios dolosos en la ciudad de Puebla en 2023",  # a capital city is no state (its state alone is national)
     "¿en qué lugar hubo más feminicidios en 2022?",  # «lugar» is a place here, not a position
     "¿cuántos homicidios dolosos habrá en León en 2026?",  # a forecast, and a municipality
+    # names the common jurisdiction shares: federal only with «federal» said
+    "homicidios dolosos con armas de fuego en León 2024",
+    "contra el medio ambiente en Celaya 2023",
 ]
 # the publisher's name says «Nacional»: neither the country nor a place (Santiago Pinotepa Nacional)
 PUBLISHER = [
@@ -69,3 +72,27 @@ def test_the_publisher_named_is_no_country_and_no_place(ask, question):
     u = ask(question)
     assert not is_national(u), u.signals
     assert not u.unknown_terms, u.unknown_terms
+
+
+@pytest.mark.parametrize(
+    ("first", "follow", "national", "window"),
+    [
+        # Guanajuato's 2026 question is national only for its 2026 window: 2025 is the municipal sums again
+        (
+            "homicidios dolosos en Guanajuato en el primer trimestre de 2026",
+            "¿y en el mismo periodo de 2025?",
+            False,
+            2025,
+        ),
+        ("narcomenudeo en Guanajuato de enero a marzo de 2026", "¿y en el mismo trimestre de 2024?", False, 2024),
+        # another state stays national, in the series to 2025
+        ("narcomenudeo en Jalisco en enero de 2026", "¿y en enero de 2024?", True, 2024),
+    ],
+)
+def test_a_follow_up_before_2026_leaves_the_2026_methodology(ask, lexicon, first, follow, national, window):
+    from core.ask.understand.followup import merge_follow_up
+
+    merged = merge_follow_up(ask(follow), ask(first), lexicon)
+    assert "national:rnid" not in merged.signals
+    assert is_national(merged) is national, merged.signals
+    assert merged.window[0].year == window and merged.compare_window is None
