@@ -24,11 +24,11 @@ from core.ask.wording import (
     join_y,
     month_words,
     period_words,
+    shares_state_name,
     state_name,
 )
 from core.dataset.taxonomy import load_crimes, load_methods
 from core.engine.envelope import records
-from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext
@@ -86,10 +86,8 @@ def _namesake(metadata: dict) -> str | None:
     """The state's name when the plan asks about a municipality that shares it (the capital, Guanajuato)."""
     for step in (metadata.get("plan") or {}).get("plan") or []:
         place = (step.get("args") or {}).get("entidad_id")
-        if isinstance(place, str) and ".MUN." in place:
-            name = state_name(place)
-            if place.rsplit(".", 1)[1] == normalize_text(name).upper().replace(" ", "_"):
-                return name
+        if isinstance(place, str) and shares_state_name(place):
+            return state_name(place)
     return None
 
 

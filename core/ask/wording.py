@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from core.text import MONTHS
+from core.text import MONTHS, normalize_text
 from core.text import month_words as _date_month_words
 
 REFUSALS = {
@@ -182,6 +182,13 @@ def state_name(entidad_id: str) -> str:
     """'Guanajuato' for any id under GTO."""
     prefix = str(entidad_id).split(".")[0]
     return STATE_NAMES.get(prefix, prefix)
+
+
+def shares_state_name(entidad_id: str) -> bool:
+    """Whether a municipality has its state's name (the capital, GTO.MUN.GUANAJUATO): sentences must say which."""
+    place = str(entidad_id)
+    name = normalize_text(state_name(place)).upper().replace(" ", "_")
+    return ".MUN." in place and place.rsplit(".", 1)[1] == name
 
 
 # -- what a tool's Spanish headline says ------------------------------------------------------------------

@@ -24,7 +24,7 @@ from core.ask.plan.assumptions import as_written
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.national import is_national
-from core.ask.wording import state_name
+from core.ask.wording import shares_state_name
 
 # The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
 # index of a step whose lead follows the answering step's.
@@ -154,7 +154,7 @@ def _as_modalities(asked: dict, tipo: dict, rows: dict) -> bool:
 
 def _said(place) -> str:
     """A municipality as a sentence names it: «el municipio de Guanajuato» when it shares its state's name."""
-    return f"el municipio de {place.label}" if place.label == state_name(place.entidad_id) else place.label
+    return f"el municipio de {place.label}" if shares_state_name(place.entidad_id) else place.label
 
 
 def _method_label(metodo: str) -> str:

@@ -95,3 +95,13 @@ def test_join_y(items, text):
 def test_state_names_and_canned_replies():
     assert state_name("GTO.MUN.LEON") == "Guanajuato" and state_name("JAL") == "JAL"
     assert social_reply("muchas gracias").startswith("¡Con gusto!") and "pii" in REFUSALS
+
+
+@pytest.mark.parametrize(
+    ("entidad_id", "shares"),
+    [("GTO.MUN.GUANAJUATO", True), ("GTO.MUN.LEON", False), ("GTO", False), ("GTO.MUN.SILAO_DE_LA_VICTORIA", False)],
+)
+def test_a_municipality_named_as_its_state(entidad_id, shares):
+    from core.ask.wording import shares_state_name
+
+    assert shares_state_name(entidad_id) is shares
