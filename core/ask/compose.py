@@ -247,6 +247,9 @@ def compose(
     )
     version, until = provenance["dataset_version"], provenance["data_available_until"]
     tail = f"Datos hasta {month_words(until)}" + (f" (versión {version})." if version else ".") if until else ""
+    series_end = meta.get("serie_hasta")  # a national series ends on its own month (RNID 2026-03, IDFC 2024-11)
+    if tail and series_end and month_words(series_end) != month_words(until):
+        tail = f"{tail[:-1]}; esta serie, hasta {month_words(series_end)}."
     sources = [SourceRef(kind="data", title=DATA_SOURCE, ref=version or "")] if version else []
     if env.get("status") != "ok":
         text = "\n\n".join(p for p in (_error_text(env), tail) if p)

@@ -66,6 +66,8 @@ class Window:
     adjustments: list[str] = field(default_factory=list)
     months: int = 0  # published months inside the window
     missing: list[str] = field(default_factory=list)  # YYYY-MM inside the window the series does not publish
+    series_end: date | None = None  # the series' last published month: its own «datos hasta», not the store's
+
 
     def meta(self) -> dict:
         """The envelope's window keys (the engine's scope does not hold a national window)."""
@@ -76,6 +78,7 @@ class Window:
             ),
             "range_adjusted": bool(self.adjustments),
             "range_adjusted_reason": "; ".join(self.adjustments) or None,
+            "serie_hasta": self.series_end.isoformat() if self.series_end else None,
         }
 
     @property
@@ -162,6 +165,7 @@ def window(ctx: ToolContext, series: Series, desde: str | None, hasta: str | Non
 
 def _published(win: Window, published: list[date]) -> Window:
     """Count the window's published months and list the ones the series leaves out (never zeros)."""
+    win.series_end = month_end(published[-1].year, published[-1].month)
     inside = {d for d in published if win.start <= d <= win.end}
     win.months = len(inside)
     cursor = win.start

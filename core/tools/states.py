@@ -61,6 +61,9 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     rows = [[int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], r[6]] for r in got]
     rows.append([None, COUNTRY, "México (nacional)", n_country, pop_country, rate_country, None])
     files = [f for r in got for f in (r[8] or []) if f]
+    # a state built from its municipalities (Guanajuato) names its own files: the others' rows never read them
+    state_files = {f for r in got if not r[7] for f in _split_files(r[8])}
+    municipal_files = sorted({f for r in got if r[7] for f in _split_files(r[8])} - state_files)
     by_id = {r[1]: r for r in rows}
     asked_row = by_id.get(asked)
     compared = [
@@ -87,6 +90,9 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         "anio_poblacion": year,
         "comparados": compared,
         "primero": rows[0][2] if rows and got else None,
+        "fuente_municipal": (
+            {"lugares": [r[2] for r in got if r[7]], "archivos": municipal_files} if municipal_files else None
+        ),
     }
     unit = "por 100 mil" if by_rate else ""
     highlights = [
@@ -115,6 +121,22 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         empty=not files,
         evidence=national_evidence(series, crime_, win, states_only=True),
     )
+
+
+def _split_files(files: list[str] | None) -> set[str]:
+    """Each file once: a municipal cell's source is «a.csv, b.csv» (every file its municipalities came from)."""
+    return {f for item in files or [] if item for f in item.split(", ")}
+
+
+def _source_line(met: dict) -> str:
+    """«Cifras: serie; fuente: state file; Guanajuato, suma de sus municipios: its files.»"""
+    municipal = met.get("fuente_municipal") or {}
+    own = set(municipal.get("archivos") or [])
+    main = sorted({f for item in met.get("fuente") or [] for f in item.split(", ")} - own)
+    line = f"Cifras: {met.get('serie', '')}; fuente: {', '.join(main)}"
+    if own:
+        line += f"; {join_y(municipal.get('lugares') or [])}, suma de sus municipios: {', '.join(sorted(own))}"
+    return line + "."
 
 
 def _position(n: int | None) -> str:
@@ -172,7 +194,7 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
             )
             + "."
         )
-    out.append(f"Cifras: {met.get('serie', '')}; fuente: {', '.join(met.get('fuente') or [])}.")
+    out.append(_source_line(met))
     return out
 
 

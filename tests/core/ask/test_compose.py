@@ -461,3 +461,20 @@ def test_a_structural_zero_is_said_to_be_one(runs, metadata, delito, warned):
     assert bool(said) is warned
     if warned:
         assert said[0].startswith("Guanajuato registra 0 casos de rapto") and "no prueba que no ocurran" in said[0]
+
+
+@pytest.mark.parametrize(
+    "args,series_end",
+    [
+        # RNID 2026 ends after the store's anchor, the state file before it: the footer says both
+        ({"lugar_id": "JAL", "metodologia": "RNID", "desde": "2026-02-01", "hasta": "2026-02-28"}, "marzo de 2026"),
+        ({"lugar_id": "JAL", "desde": "2023-01-01", "hasta": "2023-12-31"}, "noviembre de 2024"),
+    ],
+)
+def test_a_national_series_says_its_own_last_month(bundled_settings, metadata, args, series_end):
+    plan = {"plan": [{"tool_id": 21, "args": {"clave_delito": "homicidio_doloso", **args}}]}
+    envs = api.execution(plan, settings=bundled_settings).envelopes
+    answer = compose("pregunta", envs, metadata=metadata)
+    version = metadata["dataset_version"]
+    assert f"Datos hasta noviembre de 2025 (versión {version}); esta serie, hasta {series_end}." in answer.text
+    assert answer.provenance["data_available_until"] == metadata["max_date"]  # the contract's field stays the store's

@@ -230,3 +230,29 @@ def test_a_modalidad_the_crime_does_not_have_is_a_contract_error(bundled_setting
     assert env["status"] == "error" and env["error"]["code"] in ("INVALID_FILTER", "INVALID_PAYLOAD")
     said = (env["error"]["details"] + " ".join(env["error"]["hints"])).lower()
     assert "modalidad" in said or "método" in said
+
+
+@pytest.mark.parametrize(
+    ("metodologia", "window", "line"),
+    [
+        (
+            "IDFC",
+            ("2023-01-01", "2023-12-31"),
+            "fuente: estatal_idefc_2015-01_2024-11.csv; Guanajuato, suma de sus municipios: "
+            "IDM_NM_gto_homicidio_2020-2025.csv.",
+        ),
+        ("RNID", ("2026-01-01", "2026-03-31"), "fuente: estatal_rnid_2026-01_2026-03.csv."),
+    ],
+)
+def test_the_source_line_says_which_state_its_municipal_files_built(bundled_settings, metodologia, window, line):
+    # Jalisco's answer read the state file; Guanajuato's row alone came from its municipal file
+    env = run(
+        bundled_settings,
+        lugar_id="JAL",
+        clave_delito="homicidio_doloso",
+        desde=window[0],
+        hasta=window[1],
+        metodologia=metodologia,
+    )
+    answer = compose("¿en qué lugar está Jalisco?", [env], metadata=api.metadata(bundled_settings))
+    assert line in answer.text, answer.text
