@@ -68,7 +68,6 @@ class Window:
     missing: list[str] = field(default_factory=list)  # YYYY-MM inside the window the series does not publish
     series_end: date | None = None  # the series' last published month: its own «datos hasta», not the store's
 
-
     def meta(self) -> dict:
         """The envelope's window keys (the engine's scope does not hold a national window)."""
         return {
