@@ -79,7 +79,8 @@ def contains(text: str, expect: dict) -> str | None:
 def main_value(env: dict | None, measure: str = "conteo") -> Any:
     """The one number an envelope answers with (single row, or the sum over years/months)."""
     rows, tool = records(env), tool_name(env)
-    if tool in ("total_anual", "serie_temporal") and measure == "conteo" and rows:
+    # a breakdown by crime answers with its sum (the lead says «sumados: …»)
+    if tool in ("total_anual", "serie_temporal", "desglose_delito") and measure == "conteo" and rows:
         return sum(r.get("conteo") or 0 for r in rows if r.get("publicado", True))
     return rows[0].get(measure) if len(rows) == 1 else None
 

@@ -98,7 +98,8 @@ _NAMED = re.compile(
 
 # A phone stolen is an object, not a person's number: «robo de celulares», «asaltos de teléfonos».
 _STOLEN = re.compile(
-    r"\b(robos?|robad[oa]s?|asaltos?|hurtos?|arrebat\w*)\s+(de\s+|del\s+|a\s+)?(los\s+|sus\s+)?"
+    r"\b(robos?|robad[oa]s?|robaron|roban|asaltos?|hurtos?|hurtaron|arrebat\w*)\s+(de\s+|del\s+|a\s+)?"
+    r"(los\s+|sus\s+|el\s+|mi\s+|su\s+|un\s+)?"
     r"(telefonos?|celular(es)?)(\s+celular(es)?)?\b"
 )
 

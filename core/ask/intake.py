@@ -264,12 +264,29 @@ def continues_definition(conv: Conversation, normalized: str, u) -> bool:
     return short and named and not (u is not None and (u.places or u.window))
 
 
+# «sí», «sí, por favor», «dale»: a yes to a question back that offered one thing
+_YES = re.compile(
+    r"^(?:(?:si|claro|va|dale|ok|okay|sale|adelante|de acuerdo|esta bien|por favor|porfa|orale|andale|correcto|"
+    r"exacto|eso|ese|esa|perfecto|bueno|gracias)[\s,.!¡]*)+$"
+)
+
+
+def accepted_option(conv: Conversation, normalized: str) -> str | None:
+    """A yes to a question back with one option («¿Quieres la cifra de todo robo?»): that option, as if chosen."""
+    last = conv.turns[-1] if conv.turns else None
+    options = list(getattr(getattr(last, "answer", None), "clarifying_options", None) or [])
+    if len(options) != 1 or getattr(last, "status", None) != "clarify":
+        return None
+    return options[0] if _YES.match(normalized.strip()) else None
+
+
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.parse import understand
 
     question = (turn.question or "").strip()[:2000]
+    question = accepted_option(conv, normalize_text(question)) or question
     normalized = normalize_text(question)
     moderation = moderate(normalized, question)
     meta = ctx.metadata

@@ -17,6 +17,7 @@ Which case holds is read from the catalog (``tipo_key``, ``incluye``) and the pu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -24,6 +25,7 @@ from core.ask.plan.assumptions import as_written
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.national import is_national
+from core.ask.understand.tokens import tokenize
 from core.ask.wording import shares_state_name
 
 # The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
@@ -87,7 +89,9 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
         named = named_methods(asked, rows, narrowed)
         if named:  # «robo de motocicleta»: a modalidad of the tipo rows by its own words
             return Fallback("modalidad", {**asked, "metodos": named}, asked, (asked["subtipo"],))
-        return Fallback("acotado", asked, rows.get(asked.get("tipo_key") or "") or asked, tuple(narrowed))
+        kinds = [w for w in narrowed if _narrows(u.question, u.crimes[0].text, w)]  # «robo de celular», not «ubo»
+        if kinds:
+            return Fallback("acotado", asked, rows.get(asked.get("tipo_key") or "") or asked, tuple(kinds))
     tipo = rows.get((asked or {}).get("tipo_key") or "")
     if asked is None or tipo is None or tipo.get("nivel") != "tipo":
         return None
@@ -116,6 +120,15 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
     if place is not None and _as_modalities(asked, tipo, rows):
         return Fallback("modalidad", asked, tipo, members)  # vehicles, machinery: the tipo rows carry them whole
     return Fallback("subtipo", asked, tipo, members)  # the state file has every subtipo; the municipality its tipo
+
+
+def _narrows(question: str, crime_text: str, word: str) -> bool:
+    """Whether a word the lexicon does not know names a kind of the crime («robo de celular», «robos a taxis»): it
+    follows the crime's own words and «de» or «a», not a typo, a verb or a follow-up's request («ubo», «tuvimos»,
+    «favor de expresarlo»)."""
+    said, crime = re.escape(tokenize(word).text), re.escape(tokenize(crime_text).text)
+    article = r"(?:(?:el|la|los|las|un|una|unos|unas|su|sus|mi|mis)\s+)?"
+    return bool(crime) and bool(re.search(rf"\b{crime}\s+(?:de|del|a|al)\s+{article}{said}\b", tokenize(question).text))
 
 
 def named_methods(asked: dict, rows: dict, words: list[str]) -> list[str]:
@@ -288,3 +301,25 @@ def violence_split(u: Understanding, built: ToolPlan) -> ToolPlan:
     window = {k: args[k] for k in ("from", "to") if k in args}
     by_method = _step("desglose_modalidad", {"entidad_id": args["entidad_id"], "delito": args["delito"], **window})
     return ToolPlan({**built.plan, "plan": [by_method, *steps]}, [*built.notes, f"{SPLIT}{suffix}"], built.kind)
+
+
+def tipo_split(built: ToolPlan, catalog, metadata: dict) -> ToolPlan:
+    """«homicidios totales en León», «lesiones en Irapuato»: a tipo of two or three subtipos, each published for the
+    place and window, is answered as its sum with its parts (desglose_delito), never one figure that hides them."""
+    steps = (built.plan or {}).get("plan") or []
+    args = steps[0].get("args", {}) if len(steps) == 1 else {}
+    rows = {c["delito"]: c for c in catalog.crimes}
+    tipo = rows.get(args.get("delito")) if isinstance(args.get("delito"), str) else None
+    keys = [k for k in ((tipo or {}).get("incluye") or "").split("|") if k]
+    place = args.get("entidad_id")
+    plain = args.get("nivel") == "actual" and args.get("medida", "conteo") == "conteo" and not args.get("metodo")
+    if built.kind != "single_value" or tipo is None or tipo.get("nivel") != "tipo" or not 2 <= len(keys) <= 3:
+        return built
+    if not (plain and isinstance(place, str) and args.get("from") and args.get("to")):
+        return built
+    window = (date.fromisoformat(args["from"]), date.fromisoformat(args["to"]))
+    own = place if ".MUN." in place else None
+    if not all(_covers(metadata, k, place.split(".")[0], window, own) for k in keys):
+        return built  # a part not published there (municipal homicides before 2020): the tipo total stands
+    step = _step("desglose_delito", {"entidad_id": place, "from": args["from"], "to": args["to"], "delito": keys})
+    return ToolPlan({**built.plan, "plan": [step]}, built.notes, built.kind)

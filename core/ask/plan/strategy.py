@@ -69,6 +69,10 @@ def clarifications(
     fallback = granularity.find(u, catalog, metadata)
     if fallback is None or fallback.case != "tipo":  # no split published: the tipo total is answered, said so
         out += _unqualified_crime(u, catalog)
+    # a tipo with subtipos (robo): a word after it may be a kind SESNSP does not count; for the others
+    # («despojo de inmuebles») it only describes the crime, answered with the note
+    if fallback is not None and fallback.case == "acotado" and fallback.asked.get("incluye"):
+        out.append(_narrowed_crime(u, fallback))
     if kind_needs_crime and not u.crimes and not assumptions.crime_words(u):
         crimes = [
             c
@@ -115,6 +119,21 @@ def _unqualified_crime(u: Understanding, catalog) -> list[ClarifyingQuestion]:
             options=[*subs, *extra, "Ambos"],
         )
     ]
+
+
+def _narrowed_crime(u: Understanding, fallback) -> ClarifyingQuestion:
+    """«robo de celular»: SESNSP does not count a crime by the object taken; no number is its number, so ask first."""
+    asked = (fallback.asked.get("subtipo") or fallback.asked.get("tipo") or "").lower()
+    words = "», «".join(dict.fromkeys(assumptions.as_written(u.question, w) for w in fallback.members))
+    return ClarifyingQuestion(
+        question=(
+            f"El SESNSP no publica {asked} desglosado por «{words}»: no hay datos de {asked} de «{words}», solo "
+            f"de todo {asked}. ¿Quieres la cifra de todo {asked}?"
+        ),
+        reason="unsupported_crime",
+        blocking=True,
+        options=[f"Todo {asked}"],
+    )
 
 
 def _big_municipalities(catalog) -> list[str]:
@@ -334,7 +353,8 @@ def offline_plan(u: Understanding, catalog, metadata: dict, includes: dict) -> r
         return granularity.build(u, fallback, metadata, lambda x: rules.build(x, metadata, includes))
     if is_national(u):
         return national.build(u)
-    return granularity.violence_split(u, rules.build(u, metadata, includes))
+    built = granularity.violence_split(u, rules.build(u, metadata, includes))
+    return granularity.tipo_split(built, catalog, metadata)
 
 
 def _refusal_text(turn: Turn, ctx: StageContext) -> str:

@@ -54,8 +54,10 @@ CASES = [
     # victims are published by state only: a municipality's carpetas, said to be carpetas, never called victims
     ("víctimas de extorsión en Celaya en 2024", "208", ["victimas (por sexo y edad) solo por estado"], []),
     ("mujeres víctimas de feminicidio en Irapuato 2024", "1", ["solo por estado, no por municipio"], []),
-    # a kind SESNSP does not publish: said before the tipo's total, never passed off as it
-    ("¿Cuántos robos de celular hubo en León en 2024?", "8,375", ["no publica robo desglosado por «celular»"], []),
+    # a tipo of two subtipos both published there: the sum with its parts (README: León Jan 2025 = 49 + 5)
+    ("homicidios totales en leon enero 2025", "54", ["homicidio doloso 49", "homicidio culposo 5"], []),
+    ("violación en León 2021", "209", ["violacion simple 181", "violacion equiparada 28"], []),
+    ("todos los homicidios en Guanajuato en 2023", "3,640", ["homicidio doloso 2,581", "homicidio culposo 1,059"], []),
 ]
 
 
@@ -80,3 +82,27 @@ def test_a_place_outside_the_store_is_never_answered_with_guanajuato(assistant):
     """«robo a negocio en Guadalajara»: no state or municipal figure of Guanajuato in its place."""
     turn, _ = answer(assistant, "robo a negocio en Guadalajara 2024")
     assert turn.envelopes == [] and "4,169" not in turn.answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("¿Cuántos robos de celular hubo en León en 2024?", "celular"),
+        ("me robaron el celular en irapuato, cuantos robos de celular ha habido en 2024", "celular"),
+        ("robo de bicicletas en Celaya 2023", "bicicletas"),
+    ],
+)
+def test_a_kind_sesnsp_does_not_publish_is_asked_back_without_a_number(assistant, question, words):
+    """«robo de celular»: SESNSP counts no robbery by the object taken; all robo is offered, never passed off as it."""
+    turn, text = answer(assistant, question)
+    assert turn.status == "clarify" and turn.envelopes == [], turn.answer.text
+    assert f"no publica robo desglosado por «{words}»" in text and not any(ch.isdigit() for ch in turn.answer.text)
+    assert turn.answer.clarifying_options == ["Todo robo"]
+
+
+@pytest.mark.parametrize("reply", ["sí", "Sí, por favor", "dale", "todo robo"])
+def test_a_yes_takes_the_one_option_offered(assistant, reply):
+    conversation = Conversation()
+    assistant.ask("robo de celular en León 2023", conversation, planner="rules")
+    second = assistant.ask(reply, conversation, planner="rules")
+    assert "8,430" in second.answer.text, second.answer.text  # every robo in León, 2023 (README)

@@ -80,3 +80,20 @@ def test_chat_and_press_shorthand_is_read_as_words(text, words):
 )
 def test_a_zero_typed_for_the_letter_o_inside_a_word(text, words):
     assert tokenize(text).words == words
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("cuantas motos se robaron en leon", "cuantas robo de motocicletas en leon"),
+        ("cuantos carros robados en leon en 2023", "cuantos robo de carros en leon en 2023"),
+        ("me robaron el celular en irapuato", "robo de celular en irapuato"),
+        ("en León se robaron muchos autos", "en leon robo de autos"),
+        ("cuántos autos se han robado en Salamanca", "cuantos robo de autos en salamanca"),
+        ("robaron 3 camionetas", "robo de camionetas"),
+        ("en Celaya robaron en 2024", "en celaya robo en 2024"),  # nothing taken said: the noun alone
+        ("robo de vehículos en León", "robo de vehiculos en leon"),  # the noun stays as written
+    ],
+)
+def test_robbery_said_with_the_verb_is_read_as_the_noun(text, words):
+    assert tokenize(text).text == words
