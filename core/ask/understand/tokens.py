@@ -288,8 +288,53 @@ _QUANTITIES = frozenset(
 )
 # words that are never the thing taken: prepositions, conjunctions, question words, quantities, punctuation
 _NOT_TAKEN = frozenset(
-    "en de del a al por para durante entre desde hasta y o e ni que cuantos cuantas cuanto cuanta mas menos muchos "
-    "muchas todos todas donde cuando como cual cuales hay hubo fueron son se me le les nos te , - / %".split()
+    [
+        "en",
+        "de",
+        "del",
+        "a",
+        "al",
+        "por",
+        "para",
+        "durante",
+        "entre",
+        "desde",
+        "hasta",
+        "y",
+        "o",
+        "e",
+        "ni",
+        "que",
+        "cuantos",
+        "cuantas",
+        "cuanto",
+        "cuanta",
+        "mas",
+        "menos",
+        "muchos",
+        "muchas",
+        "todos",
+        "todas",
+        "donde",
+        "cuando",
+        "como",
+        "cual",
+        "cuales",
+        "hay",
+        "hubo",
+        "fueron",
+        "son",
+        "se",
+        "me",
+        "le",
+        "les",
+        "nos",
+        "te",
+        ",",
+        "-",
+        "/",
+        "%",
+    ]
 )
 
 
