@@ -1,0 +1,84 @@
+"""Robbery said with a verb or a participle, read as the noun the catalog names crimes with.
+
+«cuántas motos se robaron», «carros robados», «me robaron el celular» → «robo de motos / carros / celular», before
+any matcher runs (``core.ask.understand.tokens.tokenize``), so the crime, its modalidades and the narrowing words
+are found as in «robo de motocicleta» (docs: CONTRIBUTING, a phrasing class is a rule, not a sentence).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Robbery said with the verb or its participle («cuántas motos se robaron», «carros robados», «me robaron el
+# celular»): read as the noun the catalog names crimes with, «robo de <lo robado>», before any matcher runs.
+_ROB_VERBS = frozenset({"robaron", "roban", "robaban", "hurtaron", "robara", "robaran"})
+_ROB_PARTICIPLES = frozenset({"robado", "robada", "robados", "robadas", "hurtado", "hurtados", "hurtada", "hurtadas"})
+_PERFECT = frozenset({"ha", "han", "habia", "habian", "hayan", "haya", "hubo"})
+_CLITICS = frozenset({"se", "me", "le", "les", "nos", "te"})
+_DETERMINERS = frozenset(
+    {
+        "el",
+        "la",
+        "los",
+        "las",
+        "su",
+        "sus",
+        "mi",
+        "mis",
+        "tu",
+        "tus",
+        "un",
+        "una",
+        "unos",
+        "unas",
+        "nuestro",
+        "nuestros",
+    }
+)
+_QUANTITIES = frozenset(
+    {"muchos", "muchas", "varios", "varias", "tantos", "tantas", "cuantos", "cuantas", "mas", "menos"}
+)
+# words that are never the thing taken: prepositions, conjunctions, question words, quantities, punctuation
+_NOT_TAKEN = frozenset(
+    re.findall(
+        r"\S+",
+        "en de del a al por para durante entre desde hasta y o e ni que cuantos cuantas cuanto cuanta mas menos muchos "
+        "muchas todos todas donde cuando como cual cuales hay hubo fueron son se me le les nos te , - / %",
+    )
+)
+
+
+def _taken(word: str) -> bool:
+    return word not in _NOT_TAKEN and word not in _DETERMINERS and not word[:1].isdigit()
+
+
+def robbery_as_noun(words: list[str]) -> list[str]:
+    """«motos se robaron» / «les robaron el celular» / «carros robados» → «robo de motos / celular / carros»."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        verb = w in _ROB_VERBS or (w in _ROB_PARTICIPLES and bool(out) and out[-1] in _PERFECT)
+        if verb:
+            while out and out[-1] in _CLITICS | _PERFECT:
+                out.pop()
+            j = i + 1
+            while j < len(words) and (words[j] in _DETERMINERS | _QUANTITIES or words[j][:1].isdigit()):
+                j += 1
+            if j < len(words) and _taken(words[j]):  # the thing taken follows the verb
+                out += ["robo", "de", words[j]]
+                i = j + 1
+                continue
+            if out and out[-1].endswith("s") and _taken(out[-1]):  # «cuántas motos se robaron»
+                out[-1:] = ["robo", "de", out[-1]]
+            else:
+                out.append("robo")
+            i += 1
+            continue
+        if w in _ROB_PARTICIPLES and out and _taken(out[-1]):  # «vehículos robados»
+            out[-1:] = ["robo", "de", out[-1]]
+            i += 1
+            continue
+        out.append(w)
+        i += 1
+    return out
