@@ -107,7 +107,7 @@ def refusal_tag(turn: Turn, ctx: StageContext | None = None) -> str | None:
     # a crime the municipal files hold only at a coarser level is answered with what exists (issue 14 §5)
     coarser = ctx is not None and granularity.find(u, ctx.catalog, ctx.metadata) is not None
     if cat == "relevant" and u is not None and u.crimes and not any(c.in_data for c in u.crimes) and not national:
-        if coarser:
+        if coarser or "place:other_state" in u.signals:  # «… en Zapopan»: the place is the answer (no data there)
             return None
         # below the municipality, where the data stop is the answer (it also says the crime is not loaded)
         return None if below_municipality(normalize_text(turn.question)) else "gray_zone_crime_not_in_data"

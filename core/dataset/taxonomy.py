@@ -19,6 +19,7 @@ from core.text import normalize_text, slug_key
 
 CRIMES_FILE = Path("taxonomy") / "delitos.json"
 METHODS_FILE = Path("taxonomy") / "metodos.json"
+GROUPS_FILE = Path("taxonomy") / "grupos.json"
 VIOLENCE_VALUES = ("con", "sin", None)
 
 
@@ -149,6 +150,41 @@ def _methods_at(path: Path) -> tuple[Method, ...]:
 def load_crimes(catalogs_dir: str | Path = CATALOGS_DIR) -> list[Crime]:
     """Every crime of ``delitos.json`` (subtipo- and tipo-level), in file order."""
     return list(_crimes_and_series_at(_path(catalogs_dir, CRIMES_FILE))[0])
+
+
+@lru_cache(maxsize=8)
+def _groups_at(path: Path, crimes_path: Path) -> tuple[Crime, ...]:
+    """Parse and validate ``grupos.json``: each a named sum of subtipos of one tipo (``nivel == "grupo"``)."""
+    crimes, _series = _crimes_and_series_at(crimes_path)
+    by_key = {c.delito: c for c in crimes}
+    groups = tuple(
+        Crime(
+            d["delito"],
+            d["subtipo"],
+            d["tipo"],
+            d["tipo_key"],
+            by_key[d["incluye"][0]].bien_juridico if d.get("incluye") and d["incluye"][0] in by_key else None,
+            tuple(d.get("sinonimos", ())),
+            d.get("descripcion", ""),
+            "grupo",
+            tuple(d.get("incluye", ())),
+        )
+        for d in (_read_json(path).get("grupos", ()) if path.exists() else ())
+    )
+    _check_unique(str(path), [c.delito for c in crimes] + [g.delito for g in groups])
+    for g in groups:
+        members = [by_key.get(k) for k in g.incluye]
+        if g.delito != slug_key(g.subtipo) or g.tipo_key != slug_key(g.tipo) or len(members) < 2:
+            raise ValueError(f"{path}: {g.delito} no es el slug de '{g.subtipo}' / '{g.tipo}' o suma menos de dos")
+        if any(m is None or m.nivel != "subtipo" or m.tipo_key != g.tipo_key for m in members):
+            raise ValueError(f"{path}: {g.delito} incluye algo que no es un subtipo de {g.tipo}")
+    _check_synonyms(str(path), [(c.delito, c.subtipo, c.sinonimos) for c in (*crimes, *groups)])
+    return groups
+
+
+def load_groups(catalogs_dir: str | Path = CATALOGS_DIR) -> list[Crime]:
+    """The named sums of ``grupos.json`` («robo a transeúnte» = its two subtipos): catalog keys, never data."""
+    return list(_groups_at(_path(catalogs_dir, GROUPS_FILE), _path(catalogs_dir, CRIMES_FILE)))
 
 
 def load_series(catalogs_dir: str | Path = CATALOGS_DIR) -> list[Series]:

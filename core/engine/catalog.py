@@ -331,6 +331,7 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
                    GROUP BY delito ORDER BY delito"""
             )
             rnid_only = [{"delito": d, "subtipo": s, "tipo_key": t} for d, s, t in rows]
+        crimes += _group_rows(crimes, catalogs_dir)
         mcols = ["metodo", "modalidad", "violencia", "sinonimos", "en_datos"]
         methods = [dict(zip(mcols, r)) for r in store.query(f"SELECT {', '.join(mcols)} FROM methods ORDER BY metodo")]
     catalog = Catalog(
@@ -338,6 +339,35 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
     )
     _CACHE[key] = catalog
     return catalog
+
+
+def _group_rows(crimes: list[dict], catalogs_dir: Path) -> list[dict]:
+    """The named sums of ``grupos.json`` as catalog rows (``nivel`` grupo): a key the engine expands to its
+    subtipos like a tipo's, answerable where every member is; never a row of the store."""
+    from core.dataset.taxonomy import load_groups
+
+    by_key = {c["delito"]: c for c in crimes}
+    out = []
+    for g in load_groups(catalogs_dir):
+        members = [by_key[k] for k in g.incluye if k in by_key]
+        if len(members) != len(g.incluye):
+            continue  # a store without one of its subtipos has no such sum
+        out.append(
+            {
+                "delito": g.delito,
+                "subtipo": g.subtipo,
+                "tipo": g.tipo,
+                "tipo_key": g.tipo_key,
+                "bien_juridico": g.bien_juridico,
+                "sinonimos": "|".join(g.sinonimos),
+                "granularity": "month",
+                "nivel": "grupo",
+                "incluye": "|".join(g.incluye),
+                "en_datos": all(m.get("en_datos") for m in members),
+                "metodos": sorted({x for m in members for x in m.get("metodos") or []}),
+            }
+        )
+    return out
 
 
 _CACHE: dict[tuple[tuple[str, ...], str | None], Catalog] = {}

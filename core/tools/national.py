@@ -95,12 +95,15 @@ class Crime:
     label: str
     tentativas: tuple[str, ...] = ()  # attempt subtipos a tipo includes (RNID)
     metodos: tuple[str, ...] = ()  # modalidades asked («con arma de fuego»); none: every modalidad
+    members: tuple[str, ...] = ()  # the subtipos a named sum adds up (level grupo: «robo a transeúnte»)
 
     def where(self, alias: str = "o") -> tuple[str, list]:
         """SQL condition (parameterized) selecting the crime's rows (and its modalidades when asked)."""
         how = f" AND {alias}.metodo IN ({', '.join('?' * len(self.metodos))})" if self.metodos else ""
         if self.key is None:
             return ("TRUE" + how), [*self.metodos]
+        if self.members:
+            return f"{alias}.delito IN ({', '.join('?' * len(self.members))}){how}", [*self.members, *self.metodos]
         column = "delito" if self.level == "delito" else "tipo_key"
         return f"{alias}.{column} = ?{how}", [self.key, *self.metodos]
 
@@ -109,6 +112,8 @@ class Crime:
         how = f" AND {alias}.metodo IN ({', '.join('?' * len(self.metodos))})" if self.metodos else ""
         if self.key is None:
             return ("TRUE" + how), [*self.metodos]
+        if self.members:
+            return f"{alias}.delito IN ({', '.join('?' * len(self.members))}){how}", [*self.members, *self.metodos]
         if self.level == "delito":
             return f"{alias}.delito = ?{how}", [self.key, *self.metodos]
         return (
@@ -217,7 +222,7 @@ def crime(ctx: ToolContext, series: Series, key: str | None, metodo: str | list 
             "args.metodo",
         )
     how = " o ".join(names[m].lower() for m in asked)
-    return Crime(found.key, found.level, f"{found.label} ({how})", found.tentativas, asked)
+    return Crime(found.key, found.level, f"{found.label} ({how})", found.tentativas, asked, found.members)
 
 
 def _crime(ctx: ToolContext, series: Series, key: str | None) -> Crime:
@@ -235,6 +240,9 @@ def _crime(ctx: ToolContext, series: Series, key: str | None) -> Crime:
     if any(r[1] == key for r in rows):
         attempts = tuple(sorted({r[2] for r in rows if r[4] and "tentativa" in r[4].lower()}))
         return Crime(key, "tipo", rows[0][3], attempts)
+    group = _group(ctx, series, key)
+    if group is not None:
+        return group
     keys = [
         r[0]
         for r in ctx.query(
@@ -248,6 +256,20 @@ def _crime(ctx: ToolContext, series: Series, key: str | None) -> Crime:
         _suggest(str(key), keys) or ["Consulte las claves de cada serie en la página Datos."],
         "args.clave_delito",
     )
+
+
+def _group(ctx: ToolContext, series: Series, key: str) -> Crime | None:
+    """A named sum of the catalog («robo a transeúnte»: its two subtipos) when the series publishes every member."""
+    row = next((c for c in getattr(ctx.catalog, "crimes", None) or [] if c["delito"] == key), None)
+    members = tuple(k for k in ((row or {}).get("incluye") or "").split("|") if k)
+    if row is None or row.get("nivel") != "grupo" or not members:
+        return None
+    found = ctx.query(
+        f"""SELECT count(DISTINCT delito) FROM crime_levels WHERE fuero = ? AND metodologia = ?
+            AND subtipo IS NOT NULL AND delito IN ({", ".join("?" * len(members))})""",
+        [series.fuero, series.metodologia, *members],
+    )
+    return Crime(key, "grupo", row["subtipo"], members=members) if found[0][0] == len(members) else None
 
 
 def state_cells(

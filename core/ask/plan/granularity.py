@@ -104,18 +104,17 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
         split = any(_covers(metadata, k, estado, window) for k in keys)
         whole = _covers(metadata, tipo["delito"], estado, window)
         return Fallback("tipo", asked, tipo, members) if place and whole and not split else None
-    if _covers(metadata, asked["delito"], estado, window):
+    # a named sum («robo a transeúnte») is published where every subtipo it adds is
+    own = [k for k in (asked.get("incluye") or "").split("|") if k] if asked.get("nivel") == "grupo" else []
+    own = own or [asked["delito"]]
+    if all(_covers(metadata, k, estado, window) for k in own):
         return None  # the subtipo itself is published for the window
-    if place is not None and _covers(metadata, asked["delito"], estado, window, place.entidad_id):
+    if place is not None and all(_covers(metadata, k, estado, window, place.entidad_id) for k in own):
         return Fallback("municipio", asked, tipo, members)  # that municipality's own file has it (Irapuato)
-    if _runs(metadata, asked["delito"], estado):
+    if _runs(metadata, own[0], estado):
         # published later (homicidio doloso from 2020): the tipo of those months, only for a municipality
         ok = place is not None and window is not None and _covers(metadata, tipo["delito"], estado, window)
-        state = (
-            place is None
-            and window is not None
-            and window[0] < min(a for a, _ in _runs(metadata, asked["delito"], estado))
-        )
+        state = place is None and window is not None and window[0] < min(a for a, _ in _runs(metadata, own[0], estado))
         return Fallback("antes", asked, tipo, members) if ok or state else None
     if place is not None and _as_modalities(asked, tipo, rows):
         return Fallback("modalidad", asked, tipo, members)  # vehicles, machinery: the tipo rows carry them whole

@@ -49,6 +49,9 @@ RANK = _C(
     # «¿Guanajuato es primer lugar en narcomenudeo?», «¿es el estado con más extorsiones?», «lugar de Gto por tasa»,
     # «¿dónde queda Chihuahua…?», «Sonora: posición…» (a place's name is «_» here)
     r"\b(?:primer|segundo|tercer|ultimo|penultimo)\s+lugar\b",
+    # «¿Guanajuato es el primero en extorsión?»: a place among the others (not «el primer mes»)
+    r"\b(?:es|esta|fue|quedo|sigue\s+siendo)\s+(?:el\s+|la\s+)?(?:primer[oa]|segund[oa]|tercer[oa]|ultim[oa]|penultim[oa])"
+    r"\s+(?:en|a\s+nivel|del?\s+pais|nacional)\b",
     r"\bes\s+el\s+estado\s+(?:con|que|mas|menos|donde)\b",
     r"\b(?:lugar|posicion|puesto|sitio)\s+(?:de\s+|del\s+)?(?:la\s+|el\s+)?_",
     r"\bdonde\s+(?:queda|esta|se\s+ubica|aparece)\s+(?:la\s+|el\s+)?_",
@@ -286,12 +289,24 @@ def scope(u: Understanding) -> Understanding:
     )
 
 
+# what a national number counts, beyond its place: a follow-up that only moves the place keeps it
+_MEASURES = ("national:federal", "national:victims", "national:rnid")
+
+
 def carry(merged: Understanding, current: Understanding, previous: Understanding) -> Understanding:
     """A follow-up to a national question stays national («¿y Michoacán?», «¿y en Nuevo León?», «¿y en
     feminicidios?»): the previous scope, with the states it names in place of the previous ones."""
     before = [s for s in previous.signals if s.startswith("national:")]
     own = [s for s in current.signals if s.startswith("national:")]
     if not before or (own and "national:alone" not in own):
+        # «¿y en todo el país?» after federal crimes, victims or a 2026 month: another place, the same measure
+        measure = [s for s in before if s.startswith(_MEASURES)]
+        if own and measure and not current.crimes and not any(s.startswith(_MEASURES) for s in own):
+            signals = list(dict.fromkeys([*merged.signals, *measure]))
+            if "national:place:MX" in own and not current.places:  # the country in place of the previous state
+                signals = [s for s in signals if not s.startswith("national:place:") or s == "national:place:MX"]
+                merged = replace(merged, places=[], whole_state=False)
+            return _before_2026(replace(merged, signals=signals))
         return merged
     if any(p.nivel == "municipio" for p in merged.places):
         return merged  # «¿y en León?»: municipal again

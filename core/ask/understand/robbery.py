@@ -1,4 +1,5 @@
-"""Robbery said with a verb or a participle, read as the noun the catalog names crimes with.
+"""Robbery said with a verb or a participle, read as the noun the catalog names crimes with (and people a crime was
+done to, read as its victims: «mujeres secuestradas» → «mujeres victimas de secuestro»).
 
 «cuántas motos se robaron», «carros robados», «me robaron el celular» → «robo de motos / carros / celular», before
 any matcher runs (``core.ask.understand.tokens.tokenize``), so the crime, its modalidades and the narrowing words
@@ -81,4 +82,27 @@ def robbery_as_noun(words: list[str]) -> list[str]:
             continue
         out.append(w)
         i += 1
+    return out
+
+
+# «mujeres secuestradas», «personas extorsionadas»: people the crime was done to are its victims
+_PEOPLE = frozenset(
+    {"mujeres", "hombres", "personas", "ninos", "ninas", "menores", "jovenes", "adolescentes", "mujer", "hombre"}
+)
+_VICTIM_PARTICIPLES = {
+    "secuestrad": "secuestro",
+    "extorsionad": "extorsion",
+    "lesionad": "lesiones",
+}
+
+
+def victims_as_noun(words: list[str]) -> list[str]:
+    """«mujeres secuestradas» → «mujeres victimas de secuestro»: the victims measure and its crime."""
+    out: list[str] = []
+    for w in words:
+        crime = next((c for stem, c in _VICTIM_PARTICIPLES.items() if re.fullmatch(stem + r"[oa]s?", w)), None)
+        if crime and out and out[-1] in _PEOPLE:
+            out += ["victimas", "de", crime]
+        else:
+            out.append(w)
     return out

@@ -13,6 +13,7 @@ from core.dataset.taxonomy import (
     crime_by_key,
     crime_for_labels,
     load_crimes,
+    load_groups,
     load_methods,
     load_series,
     method_for_label,
@@ -175,3 +176,39 @@ def test_loader_rejects_a_synonym_clash(tmp_path):
     path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(ValueError, match="homicidio_doloso"):
         load_crimes(catalogs)
+
+
+def test_groups_are_named_sums_of_subtipos_of_one_tipo():
+    groups = {g.delito: g for g in load_groups()}
+    assert set(groups["robo_a_transeunte"].incluye) == {
+        "robo_a_transeunte_en_via_publica",
+        "robo_a_transeunte_en_espacio_abierto_al_publico",
+    }
+    by_key = {c.delito: c for c in load_crimes()}
+    for g in groups.values():
+        assert g.nivel == "grupo" and g.descripcion and g.sinonimos and g.delito not in by_key
+        assert all(by_key[k].nivel == "subtipo" and by_key[k].tipo_key == g.tipo_key for k in g.incluye)
+
+
+def test_a_group_with_a_member_of_another_tipo_is_refused(tmp_path):
+    (tmp_path / "taxonomy").mkdir()
+    for name in ("delitos.json", "metodos.json"):
+        (tmp_path / "taxonomy" / name).write_text(
+            (CATALOGS_DIR / "taxonomy" / name).read_text(encoding="utf-8"), encoding="utf-8"
+        )
+    bad = {
+        "grupos": [
+            {
+                "delito": "robo_raro",
+                "subtipo": "Robo raro",
+                "tipo": "Robo",
+                "tipo_key": "robo",
+                "incluye": ["robo_a_negocio", "homicidio_doloso"],
+                "sinonimos": [],
+                "descripcion": "x",
+            }
+        ]
+    }
+    (tmp_path / "taxonomy" / "grupos.json").write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.raises(ValueError, match="no es un subtipo"):
+        load_groups(tmp_path)

@@ -256,3 +256,28 @@ def test_the_source_line_says_which_state_its_municipal_files_built(bundled_sett
     )
     answer = compose("¿en qué lugar está Jalisco?", [env], metadata=api.metadata(bundled_settings))
     assert line in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("clave", "lugar", "window", "count"),
+    [
+        # «robo a transeúnte» is the SESNSP's two subtipos summed (dev_j: CDMX 2022 = 10,686 + 3,083)
+        ("robo_a_transeunte", "CDMX", ("2022-01-01", "2022-12-31"), 13769),
+        ("robo_en_transporte_publico", "CDMX", ("2023-01-01", "2023-12-31"), 4676),
+    ],
+)
+def test_a_named_sum_of_subtipos_ranks_the_states_by_their_sum(bundled_settings, oracle, clave, lugar, window, count):
+    env = run(bundled_settings, lugar_id=lugar, clave_delito=clave, desde=window[0], hasta=window[1])
+    assert env["status"] == "ok", env
+    assert env["metrics"]["conteo"] == count
+    members = {
+        "robo_a_transeunte": ("Robo a transeúnte en vía pública", "Robo a transeúnte en espacio abierto al público"),
+        "robo_en_transporte_publico": ("Robo en transporte público individual", "Robo en transporte público colectivo"),
+    }[clave]
+    months = (window[0], window[1][:8] + "01")
+    parts = [expected(oracle, "e", "subtipo", m, months, int(window[0][:4]), False) for m in members]
+    by_state = {}
+    for rows in parts:
+        for _pos, lugar_id, n, _pop, _t in rows:
+            by_state[lugar_id] = by_state.get(lugar_id, 0) + n
+    assert by_state[lugar] == count

@@ -40,6 +40,9 @@ CASES = [
     # Irapuato's own file publishes every subtipo (README: robo a negocio 2024 = 1,001; homicidio doloso 2017 = 70)
     ("robo a negocio en Irapuato 2024", "1,001", [], ["no se publica"]),
     ("homicidio doloso en Irapuato en 2017", "70", [], ["no se publica"]),
+    # «robo a transeúnte» sums the SESNSP's two subtipos: Irapuato's own file has both (espacio abierto: 0)
+    ("robo a transeúnte en Irapuato en 2024", "173", ["robo a transeunte"], ["no se publica", "via publica"]),
+    ("asaltos a transeúntes en Silao en 2024", "442", ["no se publica por municipio"], []),
     # a subtipo the tipo rows carry whole as its own modalidades: exact (coche, moto, embarcaciones)
     ("robo de vehículos en León 2024", "648", ["modalidades que solo el tiene"], []),
     # «con violencia» is every robo kind with violence, vehicles included (README: Celaya 2024 = 1,271)
@@ -106,3 +109,11 @@ def test_a_yes_takes_the_one_option_offered(assistant, reply):
     assistant.ask("robo de celular en León 2023", conversation, planner="rules")
     second = assistant.ask(reply, conversation, planner="rules")
     assert "8,430" in second.answer.text, second.answer.text  # every robo in León, 2023 (README)
+
+
+@pytest.mark.parametrize("question", ["robo a negocio en Zapopan 2023", "robo a casa habitación en Guadalupe, NL, 2022"])
+def test_a_municipality_of_another_state_is_said_before_the_crime(assistant, question):
+    """The place is why there is no number: never «robo a negocio no está cargado» for Zapopan (Jalisco)."""
+    turn, text = answer(assistant, question)
+    assert turn.envelopes == [] and "no tengo datos de" in text, turn.answer.text
+    assert "no incluyen" not in text, turn.answer.text

@@ -20,6 +20,13 @@ def ask(bundled_settings):
 
 
 CASES = [
+    # a name the press gives several subtipos is their sum (catalogs/taxonomy/grupos.json)
+    ("robo a transeunte CDMX 2022", "ranking_estados", {"lugar_id": "CDMX", "clave_delito": "robo_a_transeunte"}),
+    (
+        "asaltos en el transporte público en Jalisco 2023",
+        "ranking_estados",
+        {"lugar_id": "JAL", "clave_delito": "robo_en_transporte_publico"},
+    ),
     (
         "¿En qué lugar está Guanajuato a nivel nacional en homicidios dolosos en 2023?",
         "ranking_estados",

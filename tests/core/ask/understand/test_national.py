@@ -12,6 +12,8 @@ CASES = [
     ("¿En qué lugar está Guanajuato a nivel nacional en homicidios dolosos en 2023?", {"national:rank"}, set()),
     ("¿qué lugar ocupa Gto entre los estados en feminicidio?", {"national:rank"}, set()),
     ("ranking de estados por homicidio doloso en 2024", {"national:rank"}, set()),
+    ("guanajuato es el primero en extorsion? 2023", {"national:rank"}, set()),
+    ("¿Gto sigue siendo el primero a nivel nacional en homicidios?", {"national:rank"}, set()),
     ("¿qué estado tuvo más secuestros en 2022?", {"national:rank"}, set()),
     ("homicidios dolosos a nivel nacional en 2023", {"national:country", "national:place:MX"}, set()),
     ("feminicidios en todo el país en 2021", {"national:country", "national:place:MX"}, set()),
@@ -35,6 +37,8 @@ CASES = [
     ("robos en el estado en 2023 con las cifras estatales del SESNSP", {"national:rank"}, set()),
 ]
 NOT_NATIONAL = [
+    "cual fue el primer mes con más homicidios dolosos en León en 2024",
+    "¿León es el primero en homicidios dolosos del estado en 2024?",
     "homicidios dolosos en León en 2024",
     "homicidios dolosos en Dolores Hidalgo Cuna de la Independencia Nacional en 2023",  # «Nacional» is its name
     "¿en qué municipio hubo más homicidios dolosos en 2024?",
@@ -96,3 +100,20 @@ def test_a_follow_up_before_2026_leaves_the_2026_methodology(ask, lexicon, first
     assert "national:rnid" not in merged.signals
     assert is_national(merged) is national, merged.signals
     assert merged.window[0].year == window and merged.compare_window is None
+
+
+@pytest.mark.parametrize(
+    ("first", "follow", "measure"),
+    [
+        ("delitos federales en Guanajuato 2023", "¿y en todo el país?", "national:federal"),
+        ("víctimas mujeres de homicidio doloso en Guanajuato 2023", "¿y en todo el país?", "national:victims"),
+        ("homicidios dolosos en Jalisco en marzo de 2026", "¿y en todo el país en el primer trimestre?", "national:rnid"),
+    ],
+)
+def test_a_follow_up_that_only_moves_to_the_country_keeps_what_is_counted(ask, lexicon, first, follow, measure):
+    """«¿y en todo el país?» after federal crimes, victims or a 2026 month: the same measure, for the country."""
+    from core.ask.understand.followup import merge_follow_up
+
+    merged = merge_follow_up(ask(follow), ask(first), lexicon)
+    assert measure in merged.signals and "national:place:MX" in merged.signals, merged.signals
+    assert not merged.places and not merged.whole_state

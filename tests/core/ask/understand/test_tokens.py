@@ -97,3 +97,15 @@ def test_a_zero_typed_for_the_letter_o_inside_a_word(text, words):
 )
 def test_robbery_said_with_the_verb_is_read_as_the_noun(text, words):
     assert tokenize(text).text == words
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("cuantas mujeres secuestradas hubo", "cuantas mujeres victimas de secuestro hubo"),
+        ("personas extorsionadas en Jalisco", "personas victimas de extorsion en jalisco"),
+        ("los secuestrados", "los secuestrados"),  # no people named: left as written
+    ],
+)
+def test_people_a_crime_was_done_to_are_its_victims(text, words):
+    assert tokenize(text).text == words
