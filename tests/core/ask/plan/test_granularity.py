@@ -111,7 +111,9 @@ def test_a_yes_takes_the_one_option_offered(assistant, reply):
     assert "8,430" in second.answer.text, second.answer.text  # every robo in León, 2023 (README)
 
 
-@pytest.mark.parametrize("question", ["robo a negocio en Zapopan 2023", "robo a casa habitación en Guadalupe, NL, 2022"])
+@pytest.mark.parametrize(
+    "question", ["robo a negocio en Zapopan 2023", "robo a casa habitación en Guadalupe, NL, 2022"]
+)
 def test_a_municipality_of_another_state_is_said_before_the_crime(assistant, question):
     """The place is why there is no number: never «robo a negocio no está cargado» for Zapopan (Jalisco)."""
     turn, text = answer(assistant, question)

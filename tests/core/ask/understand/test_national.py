@@ -107,7 +107,11 @@ def test_a_follow_up_before_2026_leaves_the_2026_methodology(ask, lexicon, first
     [
         ("delitos federales en Guanajuato 2023", "¿y en todo el país?", "national:federal"),
         ("víctimas mujeres de homicidio doloso en Guanajuato 2023", "¿y en todo el país?", "national:victims"),
-        ("homicidios dolosos en Jalisco en marzo de 2026", "¿y en todo el país en el primer trimestre?", "national:rnid"),
+        (
+            "homicidios dolosos en Jalisco en marzo de 2026",
+            "¿y en todo el país en el primer trimestre?",
+            "national:rnid",
+        ),
     ],
 )
 def test_a_follow_up_that_only_moves_to_the_country_keeps_what_is_counted(ask, lexicon, first, follow, measure):
