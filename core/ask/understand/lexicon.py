@@ -224,9 +224,11 @@ class Lexicon:
             phrases = [(0, "label", r["delito"].replace("_", " ")), (0, "label", label)]
             phrases += [(1, "synonym", s) for s in (r.get("sinonimos") or "").split("|") if s.strip()]
             phrases += [(1, "synonym", s) for s in _EXTRA_SYNONYMS.get(base.delito, [])]
-            if base.nivel != "grupo":  # a named sum («robo a transeúnte») is no tipo of its members
+            if base.nivel != "grupo":
                 self._add_qualifiers(r, included, rows)
                 self.family.update((k, base.delito) for k in included)
+            elif r.get("tipo_key"):  # a named sum («robo a transeúnte») is a kind of its tipo, not its members' tipo
+                self.family[base.delito] = r["tipo_key"]
             if base.nivel == "tipo":
                 phrases += [(2, "tipo", r.get("tipo") or ""), (2, "tipo", (r.get("tipo_key") or "").replace("_", " "))]
             for rank, how, phrase in phrases:
