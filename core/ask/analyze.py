@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
 from core.ask.plan import granularity
-from core.ask.scope import below_municipality
+from core.ask.scope import asks_forecast, below_municipality
 from core.ask.understand.national import is_national
 from core.text import normalize_text
 
@@ -103,6 +103,8 @@ def refusal_tag(turn: Turn, ctx: StageContext | None = None) -> str | None:
         return "offensive"
     if cat == "irrelevant":
         return "off_topic"
+    if cat == "relevant" and u is not None and asks_forecast(normalize_text(turn.question)):
+        return "forecast"  # a prediction is no count of published months (plan/strategy.forecast_text)
     national = is_national(u)  # the state file holds every crime of the fuero común
     # a crime the municipal files hold only at a coarser level is answered with what exists (issue 14 §5)
     coarser = ctx is not None and granularity.find(u, ctx.catalog, ctx.metadata) is not None

@@ -86,6 +86,18 @@ MAX_QUESTION = 300  # ClarifyingQuestion.question's limit
 _LIMIT_SECTION = "limitaciones.md § El municipio es el nivel más fino: no hay cifras por colonia ni por calle"
 
 
+# «¿cuántos va a haber en 2026?», «necesito un pronóstico», «proyección para el próximo año»
+_FORECAST = re.compile(
+    r"\b(?:pronostic\w*|predic\w*|proyecc\w*|proyect[ae]\w*|va\s+a\s+haber|van\s+a\s+haber|habra|habran|"
+    r"vamos\s+a\s+tener|se\s+espera\w*|esperar\w*\s+para)\b"
+)
+
+
+def asks_forecast(normalized: str) -> bool:
+    """Whether the question asks for a prediction («¿cuántos va a haber?», «un pronóstico»), not published months."""
+    return bool(_FORECAST.search(normalized))
+
+
 def is_vague(normalized: str) -> bool:
     """Whether the words ask about the state of crime in general, without a figure («¿qué tan inseguro está León?»)."""
     return bool(_VAGUE.search(normalized)) and not _COUNTING.search(normalized)

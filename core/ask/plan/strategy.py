@@ -30,7 +30,6 @@ from core.ask.contracts import (
 from core.ask.plan import assumptions, granularity, national, rules
 from core.ask.understand import Understanding
 from core.ask.understand.national import is_national
-from core.ask.understand.tokens import tokenize
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -66,8 +65,6 @@ def clarifications(
                 options=[p.label for p in group][:12],
             )
         )
-    if FORECAST.search(tokenize(u.question or "").text) and u.crimes:
-        return [_no_forecast(u)]  # a forecast is no count of published months: said first, nothing else asked
     out += assumptions.questions(u, catalog, _big_municipalities(catalog))
     fallback = granularity.find(u, catalog, metadata)
     if fallback is None or fallback.case != "tipo":  # no split published: the tipo total is answered, said so
@@ -124,28 +121,14 @@ def _unqualified_crime(u: Understanding, catalog) -> list[ClarifyingQuestion]:
     ]
 
 
-# «¿cuántos va a haber en 2026?», «necesito un pronóstico», «proyección para el próximo año»
-FORECAST = re.compile(
-    r"\b(?:pronostic\w*|predic\w*|proyecc\w*|proyect[ae]\w*|va\s+a\s+haber|van\s+a\s+haber|habra|habran|"
-    r"vamos\s+a\s+tener|se\s+espera\w*|esperar\w*\s+para)\b"
-)
-
-
-def _no_forecast(u: Understanding) -> ClarifyingQuestion:
-    """A forecast asked: Casandra counts what the SESNSP published and does not predict; what it can give instead."""
-    crime = u.crimes[0].label.lower()
+def forecast_text(u: Understanding) -> str:
+    """A forecast asked: Casandra counts what the SESNSP published and does not predict; what it gives instead."""
+    crime = u.crimes[0].label.lower() if u.crimes else "cada delito"
     place = u.places[0].label if u.places else "Guanajuato"
-    return ClarifyingQuestion(
-        question=(
-            "No hago pronósticos: Casandra solo cuenta lo que el SESNSP ya publicó, y una proyección no es un dato "
-            f"publicado. Para planear puedo darte la serie de {crime} en {place}: ¿cuál quieres?"
-        ),
-        reason="missing_period",
-        blocking=True,
-        options=[
-            f"Serie anual de {crime} en {place} desde 2015",
-            f"Serie mensual de {crime} en {place} en los últimos 12 meses",
-        ],
+    return (
+        "No hago pronósticos: Casandra solo cuenta lo que el SESNSP ya publicó, y una proyección no es un dato "
+        f"publicado. Para planear puedo darte la serie anual o la mensual de {crime} en {place} (por ejemplo, "
+        f"«serie anual de {crime} en {place}») y su promedio mensual."
     )
 
 
@@ -391,6 +374,8 @@ def _refusal_text(turn: Turn, ctx: StageContext) -> str:
         from core.ask.identity import REFUSAL
 
         return REFUSAL
+    if tag == "forecast":
+        return forecast_text(turn.understanding)
     if tag == "gray_zone_crime_not_in_data":
         labels = [c["subtipo"] for c in ctx.catalog.crimes if c.get("en_datos") and c.get("nivel") == "subtipo"]
         notes = list(dict.fromkeys(c.note for c in turn.understanding.crimes if c.note))

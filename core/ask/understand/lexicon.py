@@ -104,6 +104,7 @@ class Lexicon:
     qualifiers: dict[str, dict[str, str]] = field(default_factory=dict)  # "dolos" → {tipo key: subtype key}
     tipo_of: dict[str, str] = field(default_factory=dict)  # subtype key → tipo key (a qualifier's pair)
     family: dict[str, str] = field(default_factory=dict)  # every subtipo key → the tipo key that sums it
+    members: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a named sum's subtipos (grupos.json)
     notes: dict[str, str] = field(default_factory=dict)  # "no_sesnsp:…" key → why it is not a SESNSP crime
     exact_only: set[str] = field(default_factory=set)  # press abbreviations ("hom doloso"): never a fuzzy target
     implied_method: dict[str, str] = field(default_factory=dict)  # "muerto en choque" → en_accidente_de_transito
@@ -229,6 +230,7 @@ class Lexicon:
                 self.family.update((k, base.delito) for k in included)
             elif r.get("tipo_key"):  # a named sum («robo a transeúnte») is a kind of its tipo, not its members' tipo
                 self.family[base.delito] = r["tipo_key"]
+                self.members[base.delito] = tuple(included)
             if base.nivel == "tipo":
                 phrases += [(2, "tipo", r.get("tipo") or ""), (2, "tipo", (r.get("tipo_key") or "").replace("_", " "))]
             for rank, how, phrase in phrases:

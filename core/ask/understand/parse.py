@@ -106,6 +106,9 @@ def understand(
     places, ambiguous, whole_state, generic = place_matcher.finish(tokens, lexicon, place_state)
     crimes, methods = crime_matcher.ordered(found)
     crimes = _not_negated(crimes, tokens.text)
+    # «asaltos en la calle… asaltos a transeúntes»: a subtipo named beside the sum that includes it is that sum
+    inside = {k for c in crimes for k in lexicon.members.get(c.delito, ())}
+    crimes = [c for c in crimes if c.delito not in inside]
     if not crimes and orphans:  # «dolosos león 2023»: the crime the qualifier names (a follow-up may re-qualify)
         heads = frozenset(q for q in orphans if re.search(rf"[,;:(]\s*{q}\w*\b", normalize_text(question)))
         crimes = crime_matcher.qualified_alone(orphans, tokens, lexicon, heads)

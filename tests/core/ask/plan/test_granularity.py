@@ -43,6 +43,8 @@ CASES = [
     # «robo a transeúnte» sums the SESNSP's two subtipos: Irapuato's own file has both (espacio abierto: 0)
     ("robo a transeúnte en Irapuato en 2024", "173", ["robo a transeunte"], ["no se publica", "via publica"]),
     ("asaltos a transeúntes en Silao en 2024", "442", ["no se publica por municipio"], []),
+    # a subtipo named beside the sum that includes it («asaltos en la calle», vía pública) is that sum
+    ("me asaltaron en la calle en celaya, cuantos asaltos a transeuntes hubo en 2023?", "378", ["por municipio"], []),
     # a subtipo the tipo rows carry whole as its own modalidades: exact (coche, moto, embarcaciones)
     ("robo de vehículos en León 2024", "648", ["modalidades que solo el tiene"], []),
     # «con violencia» is every robo kind with violence, vehicles included (README: Celaya 2024 = 1,271)

@@ -1,5 +1,5 @@
-"""Questions back that replace a number nobody published (core/ask/plan/strategy.py): a forecast is said to be no
-count of published months, with the series it can give instead."""
+"""Answers that replace a number nobody published (core/ask/analyze.py, core/ask/plan/strategy.py): a forecast is
+refused with the reason and what can be given instead."""
 
 from __future__ import annotations
 
@@ -23,15 +23,15 @@ def assistant(bundled_settings):
         "proyección de robos en Irapuato para 2027",
     ],
 )
-def test_a_forecast_is_asked_back_with_no_number(assistant, question):
+def test_a_forecast_is_refused_with_what_can_be_given(assistant, question):
     turn = assistant.ask(question, Conversation(), planner="rules")
-    assert turn.status == "clarify" and turn.envelopes == [], turn.answer.text
+    assert turn.status == "refused" and turn.envelopes == [], turn.answer.text
     assert turn.answer.text.startswith("No hago pronósticos") and not any(ch.isdigit() for ch in turn.answer.text)
-    assert len(turn.answer.clarifying_options) == 2
+    assert "serie anual" in turn.answer.text
 
 
-def test_an_option_offered_instead_of_a_forecast_answers_on_its_own(assistant):
+def test_the_series_offered_instead_answers_on_its_own(assistant):
     conversation = Conversation()
-    first = assistant.ask("¿cuántos homicidios dolosos va a haber en León en 2026?", conversation, planner="rules")
-    second = assistant.ask(first.answer.clarifying_options[0], conversation, planner="rules")
+    assistant.ask("¿cuántos homicidios dolosos va a haber en León en 2026?", conversation, planner="rules")
+    second = assistant.ask("serie anual de homicidio doloso en León", conversation, planner="rules")
     assert "2024: 596" in second.answer.text, second.answer.text  # the yearly series, not «2026 fuera de los datos»
