@@ -42,6 +42,13 @@ ETL_WHY = {  # label prefix → (what the statement does, what is left to gain t
         "contenido de la versión.",
         "poco: ya lee {rows} filas anchas en vez de {cells} celdas.",
     ),
+    "CREATE qdb_new.incidents": (
+        "la tabla `incidents` de la base de consulta de la versión (`store.duckdb`, la que leen las herramientas): "
+        "las mismas celdas escritas por segunda vez, ahora como tabla de DuckDB con `cubre`, `origen` y `estatal` "
+        "(decisiones 0012 y 0014); DuckDB guarda su `row_id` sin comprimir, así que escribe ~25× los bytes del Parquet.",
+        "escribir las celdas una sola vez, en la base de consulta con claves ENUM y sin la copia Parquet "
+        "(decisión 0015): un cambio de diseño que toca los tipos de columna que leen todas las herramientas.",
+    ),
     "(Python) sha256": (
         "sha256 del archivo y revisión de su codificación, en Python (el hash en un segundo hilo).",
         "es una lectura del archivo que la copia no hace; podría solaparse con la lectura de DuckDB.",
