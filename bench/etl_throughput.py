@@ -19,7 +19,10 @@ from pathlib import Path
 from bench import synth
 from bench.common import GB, MB, ROOT, ratio, run_measured, stats
 
-ETL_RATIO = 1.5
+# Issue 14 §8, as decided: the load ≤ 1.0× DuckDB's bare UNPIVOT → Parquet of the same file (the same cells,
+# none of the checks) and ≤ 2.5× its bare read_csv → Parquet copy (the wide rows as they come).
+ETL_RATIO = 2.5
+ETL_UNPIVOT_RATIO = 1.0
 ETL_RSS_GB = 2.0
 
 COPY_SCRIPT = """
@@ -166,9 +169,11 @@ def run(cfg: EtlConfig, work: Path, profile: synth.Profile, log=print) -> dict:
         "despivote_duckdb": {"corridas": unpivot, "wall_s": u_wall},
         "ratio_p50": ratio(e_wall["p50"], c_wall["p50"]),
         "ratio_despivote_p50": ratio(e_wall["p50"], u_wall["p50"]),
-        "objetivos": {"ratio_max": ETL_RATIO, "pico_rss_gb_max": ETL_RSS_GB},
+        "objetivos": {"ratio_max": ETL_RATIO, "ratio_despivote_max": ETL_UNPIVOT_RATIO, "pico_rss_gb_max": ETL_RSS_GB},
     }
     res["cumple_ratio"] = res["ratio_p50"] is not None and res["ratio_p50"] <= ETL_RATIO
+    rd = res["ratio_despivote_p50"]
+    res["cumple_despivote"] = rd is not None and rd <= ETL_UNPIVOT_RATIO
     res["cumple_rss"] = e_rss is not None and e_rss <= ETL_RSS_GB * GB / MB
     failed = [r for r in etl if r["returncode"] != 0]
     if failed:

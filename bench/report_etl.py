@@ -9,6 +9,7 @@ entries of item 4 are in ``bench.report_etl_pending``.
 from __future__ import annotations
 
 from bench.common import percentile
+from bench.etl_throughput import ETL_RATIO, ETL_UNPIVOT_RATIO
 from bench.report_fmt import NO, times
 from bench.report_fmt import fmt as _f
 from bench.report_fmt import ok as _ok
@@ -36,6 +37,19 @@ def unpivot(e: dict) -> dict | None:
     """The bare-unpivot reference when this run measured it."""
     u = e.get("despivote_duckdb")
     return u if p50(u) else None
+
+
+TARGET_UNPIVOT = f"ETL ≤ {ETL_UNPIVOT_RATIO:.1f}× el despivote `UNPIVOT` → Parquet de DuckDB (las mismas celdas)"
+TARGET_COPY = f"ETL ≤ {ETL_RATIO:.1f}× la copia `read_csv` → Parquet de DuckDB"
+
+
+def meets(e: dict) -> tuple[bool | None, bool | None]:
+    """Whether the national load meets the issue's decided targets: (≤ 1.0× the bare unpivot, ≤ 2.5× the copy).
+
+    Judged from the ratios, so an older ``results.json`` is read against today's targets; None: not measured."""
+    ru = e.get("ratio_despivote_p50") if unpivot(e) else None
+    rc = e.get("ratio_p50")
+    return (None if ru is None else ru <= ETL_UNPIVOT_RATIO), (None if rc is None else rc <= ETL_RATIO)
 
 
 def _ok_runs(block: dict) -> list[dict]:
@@ -76,7 +90,7 @@ def summary_rows(e: dict) -> list[list]:
         return [
             [
                 "4",
-                "ETL ≤ 1.5× la copia `read_csv` → Parquet de DuckDB",
+                f"{TARGET_UNPIVOT}; {TARGET_COPY}",
                 f"**la carga falla** sin memoria (`RESOURCE_LIMIT`) tras {_f(run['wall_s'])} s con el límite por omisión "
                 f"(1GB); la copia tarda {_f(e['copia_duckdb']['wall_s']['p50'])} s{retry}",
                 NO,
@@ -90,18 +104,20 @@ def summary_rows(e: dict) -> list[list]:
             ],
         ]
     u = unpivot(e)
-    context = (
-        (f"; despivote simple de DuckDB, {_f(p50(u))} s (ETL ÷ despivote = {_f(e.get('ratio_despivote_p50'), 2)}×)")
-        if u
-        else ""
-    )
+    met_u, met_c = meets(e)
+    etl = _f(e["etl"]["wall_s"]["p50"])
     return [
         [
             "4",
-            "ETL ≤ 1.5× la copia `read_csv` → Parquet de DuckDB",
-            f"{_f(e.get('ratio_p50'), 1)}× ({_f(e['etl']['wall_s']['p50'])} s frente a "
-            f"{_f(e['copia_duckdb']['wall_s']['p50'])} s){context}",
-            _ok(e.get("cumple_ratio")),
+            TARGET_UNPIVOT,
+            f"{_f(e.get('ratio_despivote_p50'), 2)}× ({etl} s frente a {_f(p50(u))} s)" if u else "no se midió",
+            _ok(met_u),
+        ],
+        [
+            "4",
+            TARGET_COPY,
+            f"{_f(e.get('ratio_p50'), 1)}× ({etl} s frente a {_f(e['copia_duckdb']['wall_s']['p50'])} s)",
+            _ok(met_c),
         ],
         ["4", "pico de RSS de la ETL ≤ 2 GB", f"{_f(e['etl'].get('pico_rss_mb_max'), 0)} MB", _ok(e.get("cumple_rss"))],
     ]
@@ -136,8 +152,9 @@ def section(e: dict) -> list[str]:
         [
             "",
             "ETL ÷ copia (p50)",
-            "¿≤ 1.5×?",
+            f"¿≤ {ETL_RATIO:.1f}×?",
             "ETL ÷ despivote (p50)",
+            f"¿≤ {ETL_UNPIVOT_RATIO:.1f}×?",
             "despivote ÷ copia (p50)",
             "pico RSS ETL",
             "¿RSS ≤ 2 GB?",
@@ -146,8 +163,9 @@ def section(e: dict) -> list[str]:
             [
                 "archivo nacional",
                 _x(e.get("ratio_p50"), 1),
-                _ok(e.get("cumple_ratio")),
+                _ok(meets(e)[1]),
                 _x(e.get("ratio_despivote_p50") if u else None, 2),
+                _ok(meets(e)[0]),
                 times(p50(u), p50(e["copia_duckdb"])),
                 _f(e["etl"].get("pico_rss_mb_max"), 0, " MB"),
                 _ok(e.get("cumple_rss")),
@@ -291,7 +309,7 @@ def _layouts(e: dict) -> list[str]:
     out += _table(["consulta (mediana ms)", "por celda (hoy)", "por línea, vista", "por línea, vista + año"], rows)
     out.append(
         "Aun por línea, leer el CSV cuesta casi la copia entera y escribir otro tanto de una fracción de ella: "
-        "lo que queda bajo 1.5× no alcanza para revisar, resumir, calcular el sha256 y arrancar Python; y "
+        f"lo que queda bajo {ETL_RATIO:.1f}× no alcanza para revisar, resumir, calcular el sha256 y arrancar Python; y "
         "cada consulta que no diga el año (o que recorra el país) se vuelve varias veces más lenta."
     )
     out.append("")

@@ -6,11 +6,11 @@ them (matched by prefix); a statement without an entry is listed with its number
 
 from __future__ import annotations
 
-from bench.report_etl import copy_base, p50, unpivot
+from bench.etl_throughput import ETL_RATIO as RATIO
+from bench.etl_throughput import ETL_UNPIVOT_RATIO
+from bench.report_etl import copy_base, meets, p50, unpivot
 from bench.report_fmt import fmt as _f
 from bench.report_fmt import times
-
-RATIO = 1.5  # bench.etl_throughput.ETL_RATIO
 
 _WRITE = (
     "la única escritura de las celdas, que despivota los doce meses y escribe cada celda con su `row_id` aritmético, "
@@ -41,6 +41,13 @@ ETL_WHY = {  # label prefix → (what the statement does, what is left to gain t
         "calculado de las filas anchas en memoria: contesta propiedad, cobertura, reportes por delito y la huella de "
         "contenido de la versión.",
         "poco: ya lee {rows} filas anchas en vez de {cells} celdas.",
+    ),
+    "CREATE qdb_new.incidents": (
+        "la tabla `incidents` de la base de consulta de la versión (`store.duckdb`, la que leen las herramientas): "
+        "las mismas celdas escritas por segunda vez, ahora como tabla de DuckDB con `cubre`, `origen` y `estatal` "
+        "(decisiones 0012 y 0014); DuckDB guarda su `row_id` sin comprimir, así que escribe ~25× los bytes del Parquet.",
+        "escribir las celdas una sola vez, en la base de consulta con claves ENUM y sin la copia Parquet "
+        "(decisión 0015): un cambio de diseño que toca los tipos de columna que leen todas las herramientas.",
     ),
     "(Python) sha256": (
         "sha256 del archivo y revisión de su codificación, en Python (el hash en un segundo hilo).",
@@ -80,7 +87,7 @@ def pending(e: dict | None, number: int) -> list[list[str]]:
     if not e or e.get("falla"):
         return []
     entries = []
-    if not e.get("cumple_ratio"):
+    if False in meets(e):
         entries.append(_ratio(e, number))
     if e.get("cumple_rss") is False:
         prof = e.get("perfil") or {}
@@ -112,7 +119,7 @@ def _floor_x(prof: dict, e: dict | None = None):
 
 
 def _decision(e: dict) -> list[str]:
-    """What meeting ≤ 1.5× would take, from the floor and the two layouts measured on the national file."""
+    """What meeting ≤ 2.5× the copy would take, from the floor and the two layouts measured on the national file."""
     full, d = e.get("piso_completo") or {}, e.get("disenos") or {}
     if not (full.get("copia_en_proceso_s") and d.get("copia_en_proceso_s")):
         return []
@@ -135,9 +142,8 @@ def _decision(e: dict) -> list[str]:
         f"~{read_x + wide_x:.1f}× **antes** de revisar años, conteos y claves, resolver etiquetas, calcular el "
         f"sha256 de procedencia, resumir la versión y arrancar el intérprete, que hoy suman más que el margen "
         f"restante{extra}; y «{worst['consulta']}» se vuelve {slow:.1f}× más lenta aun con el filtro por año. Cumplir "
-        "≤ 1.5× pide quitar revisiones o procedencia a la carga, o cambiar el objetivo (por ejemplo, medir la ETL "
-        "contra su piso o contra el despivote de DuckDB): es una decisión de producto, no una optimización "
-        "pendiente.",
+        f"≤ {RATIO:.1f}× pide quitar revisiones o procedencia a la carga o escribir las celdas una sola vez (hoy el Parquet "
+        "de la versión y su base de consulta): es una decisión de diseño, no una optimización pendiente.",
         "",
     ]
 
@@ -145,7 +151,12 @@ def _decision(e: dict) -> list[str]:
 def _ratio(e: dict, number: int) -> list[str]:
     a, prof, u = e["archivo"], e.get("perfil") or {}, unpivot(e)
     etl, copy = p50(e["etl"]), p50(e["copia_duckdb"])
-    out = [f"### {number}. ETL {_f(e.get('ratio_p50'), 1)}× más lenta que la copia de DuckDB (objetivo ≤ 1.5×)", ""]
+    rd = e.get("ratio_despivote_p50") if u else None
+    vs_u = f" y {_f(rd, 2)}× el despivote (objetivo ≤ {ETL_UNPIVOT_RATIO:.1f}×)" if rd is not None else ""
+    out = [
+        f"### {number}. ETL {_f(e.get('ratio_p50'), 1)}× la copia de DuckDB (objetivo ≤ {RATIO:.1f}×){vs_u}",
+        "",
+    ]
     txt = f"El archivo nacional carga en {_f(etl)} s contra {_f(copy)} s de la copia directa"
     txt += (
         f" y {_f(p50(u))} s del despivote simple de DuckDB (ETL ÷ despivote = {_f(e.get('ratio_despivote_p50'), 2)}×)."
@@ -164,7 +175,7 @@ def _ratio(e: dict, number: int) -> list[str]:
     fx = _floor_x(prof, e)
     unreachable = uc is not None and uc > RATIO and (fx is None or fx > RATIO)
     head = (
-        "**Por qué ≤ 1.5× la copia no es alcanzable con un almacén de una fila por celda.**"
+        f"**Por qué ≤ {RATIO:.1f}× la copia no es alcanzable con un almacén de una fila por celda.**"
         if unreachable
         else "**Qué hace la ETL que la copia no hace.**"
     )
@@ -253,10 +264,11 @@ def _floor(prof: dict, u: dict | None, e: dict) -> list[str]:
     rd = e.get("ratio_despivote_p50")
     if u and rd is not None:
         out += [
-            "**Objetivo.** Contra la copia, el objetivo mide sobre todo la forma de los datos (filas anchas "
-            "frente a una fila por celda). Para seguir el costo de la ETL misma sirve medirla contra el despivote "
-            f"simple, que escribe las mismas celdas: hoy ETL ÷ despivote = {rd:.2f}×, "
-            f"{'dentro' if rd <= RATIO else 'fuera'} de un objetivo de ≤ 1.5×.",
+            "**Objetivos.** Contra la copia, el objetivo mide sobre todo la forma de los datos (filas anchas "
+            "frente a una fila por celda); contra el despivote simple, que escribe las mismas celdas, mide el costo de "
+            f"la ETL misma. El issue decidió los dos: ≤ {ETL_UNPIVOT_RATIO:.1f}× el despivote y ≤ {RATIO:.1f}× la copia; "
+            f"hoy ETL ÷ despivote = {rd:.2f}×, "
+            f"{'dentro' if rd <= ETL_UNPIVOT_RATIO else 'fuera'} de su objetivo.",
             "",
         ]
     return out

@@ -66,19 +66,28 @@ def _count_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 
 def _detail(con: duckdb.DuckDBPyConnection, cells_sql: str) -> list[dict]:
     """One item per change kind and crime: cells, months (first, last, how many) and places (how many, a few names)."""
+    # The cells are grouped before any name is joined: only the places of a change with at most NAMED_PLACES
+    # places are named (a national first load's 29 M cells joined to their names took 2.7 s, grouped first 0.x s).
     rows = con.execute(
         f"""WITH d AS ({cells_sql}),
+                 g AS (SELECT kind, delito, count(*) AS cells, min(fecha) AS first, max(fecha) AS last,
+                              count(DISTINCT fecha) AS months, count(DISTINCT entidad_id) AS places,
+                              list(DISTINCT entidad_id) AS ids
+                       FROM d GROUP BY ALL),
                  names AS (SELECT entidad_id, any_value(label) AS label
                            FROM (SELECT entidad_id, label FROM new_entities UNION ALL
                                  SELECT entidad_id, label FROM cur_entities) GROUP BY ALL),
                  crimes AS (SELECT delito, any_value(subtipo) AS label
                             FROM (SELECT delito, subtipo FROM new_crimes UNION ALL SELECT delito, subtipo FROM cur_crimes)
-                            GROUP BY ALL)
-            SELECT d.kind, d.delito, any_value(c.label), count(*), min(d.fecha), max(d.fecha),
-                   count(DISTINCT d.fecha), count(DISTINCT d.entidad_id),
-                   list(DISTINCT coalesce(p.label, d.entidad_id) ORDER BY coalesce(p.label, d.entidad_id))[:{NAMED_PLACES}]
-            FROM d LEFT JOIN names p USING (entidad_id) LEFT JOIN crimes c USING (delito)
-            GROUP BY ALL ORDER BY d.kind, d.delito"""
+                            GROUP BY ALL),
+                 named AS (SELECT kind, delito, list(DISTINCT coalesce(p.label, u.id) ORDER BY coalesce(p.label, u.id))
+                                  AS names
+                           FROM (SELECT kind, delito, unnest(ids) AS id FROM g WHERE places <= {NAMED_PLACES}) u
+                           LEFT JOIN names p ON p.entidad_id = u.id GROUP BY ALL)
+            SELECT g.kind, g.delito, c.label, g.cells, g.first, g.last, g.months, g.places,
+                   coalesce(n.names, [])[:{NAMED_PLACES}]
+            FROM g LEFT JOIN crimes c USING (delito) LEFT JOIN named n USING (kind, delito)
+            ORDER BY g.kind, g.delito"""
     ).fetchall()
     out = []
     for kind, delito, label, cells, first, last, months, places, names in rows:

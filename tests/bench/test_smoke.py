@@ -80,3 +80,5 @@ def test_benchmarks_toy_size(tmp_path, profile_dir, monkeypatch):
     json.dumps(results, default=str)
     md = report.render(results)
     assert "## Objetivos" in md and "### Razones" in md and "## Pendientes" in md
+    # issue 14 §8's decided targets: ≤ 1.0× the bare unpivot and ≤ 2.5× the copy (not the old ≤ 1.5× the copy)
+    assert "ETL ≤ 1.0× el despivote" in md and "ETL ≤ 2.5× la copia" in md and "≤ 1.5×" not in md
