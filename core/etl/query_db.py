@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 
 from core.errors import DatosFaltantesError
+from core.etl import state_sums
 from core.etl.merge import sql_literal
 from core.etl.precedence import coverage_sql
 from core.etl.publish import TABLES
@@ -91,6 +92,7 @@ def fill(folder: Path, con: duckdb.DuckDBPyConnection, alias: str, obs_coverage:
                 f"SELECT *, 'observations' AS origen FROM {runs})"
             )
         con.execute(f"CREATE TABLE {alias}.{table} AS SELECT * FROM {source}")
+    state_sums.add(con, alias)  # after incidents: the national tools' state sums of it (core/etl/state_sums.py)
 
 
 def finish(con: duckdb.DuckDBPyConnection, alias: str, folder: Path) -> Path:

@@ -209,7 +209,7 @@ def victims(crime_: Crime, win: Window, lugar_id: str | None, beyond: bool) -> E
     the victims publish; ``beyond`` adds a single subtipo's months only the municipal files publish, as
     ``national.state_cells`` does for one state."""
     victim_series = Series("victimas", "comun", "IDFC")
-    out = national(victim_series, crime_, win, lugar_id)
+    out = national(victim_series, crime_, win, lugar_id, states_only=True)  # the tool sums nivel = 'estado'
     vwhere, vparams = _cells(victim_series, crime_, win, lugar_id, "'estado'")("v")
 
     def with_victims(a: str) -> tuple[str, list]:

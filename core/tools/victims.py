@@ -11,9 +11,19 @@ from __future__ import annotations
 from core.ask.wording import fmt_int, fmt_num, fmt_pct
 from core.engine.envelope import records
 from core.errors import FiltroInvalidoError
-from core.tools import ResolvedStep, ToolContext, ToolOutput
+from core.tools import EVIDENCE_IDS, ResolvedStep, ToolContext, ToolOutput
 from core.tools.evidence import victims as victims_evidence
-from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line, state_cells
+from core.tools.national import (
+    COUNTRY,
+    Series,
+    beyond_months,
+    crime,
+    municipal_sums,
+    place,
+    provenance,
+    source_line,
+    state_cells,
+)
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
 
@@ -58,11 +68,15 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     covered = f"{at} AND o.delito IN (SELECT DISTINCT delito FROM v)"
     # a state's months only its municipalities publish join its own victims; the country's months stay whole
     beyond = lugar_id != COUNTRY
-    cells, cparams = state_cells(CARPETAS, crime_, win, covered, at_params, beyond=beyond)
-    # the victims folded to month × crime × sexo × edad first: the country's window is ~1 M rows, this a few thousand
+    months = beyond_months(ctx, crime_.key) if beyond and crime_.level == "delito" else None
+    cells, cparams = state_cells(CARPETAS, crime_, win, covered, at_params, beyond=months, sums=municipal_sums(ctx))
+    # the victims folded to month × crime × sexo × edad first: the country's window is ~1 M rows, this a few thousand;
+    # the same pass keeps each group's first row ids with events, so the evidence does not scan them again
     sql = f"""WITH v AS MATERIALIZED (
                   SELECT o.fecha, o.delito, o.sexo, o.rango_edad, sum(o.eventos) AS eventos,
-                         list(DISTINCT o.source_file) AS files
+                         list(DISTINCT o.source_file) AS files,
+                         min(o.row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE o.eventos > 0) AS ids,
+                         count(*) FILTER (WHERE o.eventos > 0) AS nz
                   FROM observations o
                   WHERE o.nivel = 'estado' AND {vcond} AND o.vigente AND o.fecha BETWEEN ? AND ?
                     AND {crime_sql} AND {at} GROUP BY ALL),
@@ -73,7 +87,9 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
                         FROM vm JOIN c USING (fecha)),
               g AS (SELECT sexo, rango_edad, sum(eventos) AS n FROM v GROUP BY ALL)
         SELECT sexo, rango_edad, n, round(100 * n / sum(n) OVER (), 2),
-               (SELECT list_distinct(flatten(list(files))) FROM v), b.victimas, b.carpetas, b.meses, b.files
+               (SELECT list_distinct(flatten(list(files))) FROM v), b.victimas, b.carpetas, b.meses, b.files,
+               (SELECT list_slice(list_sort(flatten(list(ids) FILTER (WHERE ids IS NOT NULL))), 1, {EVIDENCE_IDS + 1})
+                FROM v), (SELECT sum(nz) FROM v)
         FROM g, both_ b"""
     got = ctx.query(sql, [*vparams, win.start, win.end, *crime_params, *at_params, *cparams])
     order = {(s, a): i * 10 + j for i, s in enumerate(SEXES) for j, a in enumerate(AGES)}
@@ -99,7 +115,8 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         "porcentaje_mujeres": round(100 * by_sex["Mujer"] / total, 2) if total else None,
         "carpetas": carpetas if months else None,
         "carpetas_serie": CARPETAS.label,
-        "carpetas_fuente": sorted({f for f in (head[8] if head else None) or [] if f}),
+        # a state month summed from several municipal files names them «a, b» (national.state_cells): one file each
+        "carpetas_fuente": sorted({f for s in (head[8] if head else None) or [] if s for f in s.split(", ")}),
         "victimas_meses_comunes": common_victims if months else None,
         "meses_comunes": months,
         "victimas_por_carpeta": round(common_victims / carpetas, 2) if months and carpetas else None,
@@ -110,6 +127,9 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             f"Víctimas por carpeta calculadas en los {months} de {win.months} meses que ambas series publican: "
             f"{fmt_int(common_victims)} víctimas entre {fmt_int(carpetas)} carpetas."
         )
+    evidence = victims_evidence(crime_, win, None if lugar_id == COUNTRY else lugar_id, beyond)
+    evidence.ids = [int(x) for x in (head[9] or [])] if head else []
+    evidence.total = int(head[10] or 0) if head else 0
     return ToolOutput(
         columns=list(COLUMNS),
         rows=rows,
@@ -124,7 +144,7 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         warnings=warns,
         extra_meta={**win.meta(), **prov},
         empty=not total,
-        evidence=victims_evidence(crime_, win, None if lugar_id == COUNTRY else lugar_id, beyond),
+        evidence=evidence,
     )
 
 

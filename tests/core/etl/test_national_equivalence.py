@@ -25,6 +25,7 @@ from core.config import load_settings
 from core.etl import SourceSpec, run_etl
 from core.etl.merge import sql_literal
 from core.etl.publish import Depot
+from core.etl.state_sums import TABLE as STATE_SUMS
 from tests.conftest import FIXTURES
 
 RAW = FIXTURES.parent.parent / "data" / "raw"
@@ -34,6 +35,8 @@ STATES = ("Guanajuato", "Colima", "Tabasco")  # Tabasco: a negative cell
 YEARS = (2019, 2020, 2024, 2025)  # before and inside the homicide file, the state file's last year, after it
 META_KEYS = ("content_hash", "min_date", "max_date", "coverage", "coverage_municipal", "annual_series", "row_counts")
 HASHED = ("coverage", "coverage_municipal")
+# incidents folded for the national tools after the snapshot was taken (tests/core/etl/test_state_sums.py)
+DERIVED = {STATE_SUMS}
 
 
 def make_parts(folder: Path) -> Path:
@@ -108,7 +111,7 @@ def test_the_national_build_publishes_the_figures_of_the_earlier_path(tmp_path):
     got = fingerprint(build(tmp_path))
     want = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
     for part in ("parquet", "query_db"):
-        assert sorted(got[part]) == sorted(want[part])
+        assert sorted(set(got[part]) - DERIVED) == sorted(want[part])
         for table in want[part]:
             assert got[part][table] == want[part][table], (part, table)
     for key in META_KEYS:

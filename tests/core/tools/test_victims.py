@@ -190,3 +190,77 @@ def test_a_repeated_question_reads_the_store_in_its_main_query_only(bundled_sett
     assert again["status"] == "ok" and again["data"] == first["data"] and again["metrics"] == first["metrics"]
     tool = [s for s in seen if not s.startswith("SELECT coalesce(min(row_id")]  # the evidence's own query
     assert len(tool) == 1 and tool[0].startswith("WITH v AS MATERIALIZED"), tool
+
+
+SUMS_CASES = [
+    dict(clave_delito="homicidio_doloso", desde="2024-01-01", hasta="2024-11-30"),
+    dict(lugar_id="MX", clave_delito="homicidio_doloso", desde="2024-01-01", hasta="2024-11-30"),
+    dict(clave_delito="feminicidio"),  # months only the municipal files publish (state_cells beyond)
+    dict(clave_delito="homicidio", desde="2022-01-01", hasta="2025-12-31"),  # a tipo: its subtipos' cells
+    dict(clave_delito="homicidio_doloso", metodo=["con_arma_de_fuego"], desde="2023-06-01", hasta="2025-12-31"),
+    dict(desde="2024-01-01", hasta="2024-12-31"),
+]
+
+
+@pytest.mark.parametrize("args", SUMS_CASES)
+def test_the_carpetas_read_the_state_sums_and_give_what_incidents_give(bundled_settings, monkeypatch, args):
+    # Guanajuato's set-aside state cells are the sums of the query database's state sums (core/etl/state_sums.py),
+    # not a scan of incidents per question (20 M rows in a national version), and the answer is the same.
+    from core.dataset import store
+    from core.etl import state_sums
+    from core.tools import victims
+
+    seen: list[str] = []
+    query = store.Store.query
+
+    def spy(self, sql, params=()):
+        seen.append(" ".join(sql.split()))
+        return query(self, sql, params)
+
+    monkeypatch.setattr(store.Store, "query", spy)
+    got = run(bundled_settings, **args)
+    assert got["status"] == "ok", got.get("error")
+    main = [s for s in seen if s.startswith("WITH v AS MATERIALIZED")]
+    assert len(main) == 1 and f"FROM {state_sums.TABLE} s" in main[0]
+    assert not any(f"{w} incidents " in main[0] for w in ("FROM", "JOIN")), main[0]
+    monkeypatch.setattr(victims, "municipal_sums", lambda ctx: f"({state_sums.fold()})")  # incidents, summed per query
+    want = run(bundled_settings, **args)
+    assert (got["data"], got["metrics"], got["meta"]["warnings"]) == (
+        want["data"],
+        want["metrics"],
+        want["meta"]["warnings"],
+    )
+
+
+def test_the_carpetas_sources_name_each_file_once(bundled_settings):
+    # a month only the municipal files publish sums Guanajuato's parquet and Irapuato's JSON: both are named
+    # (that month once named one of them, whichever its query met first)
+    env = run(bundled_settings, clave_delito="feminicidio", desde="2024-01-01", hasta="2025-12-31")
+    assert env["metrics"]["carpetas_fuente"] == [
+        "gto_feminicidio_2015-2024.csv",
+        "gto_municipal_tipo_modalidad_2015-01_2025-05.parquet",
+        "irapuato_idm_nm_2015-2025.json",
+    ]
+
+
+@pytest.mark.parametrize("args", SUMS_CASES[:3])
+def test_the_evidence_ids_come_from_the_main_statement_and_are_the_victims_rows(bundled_settings, args):
+    # the tool's own pass keeps the first row ids with events: the executor does not scan the victims again
+    from core.dataset.store import Store
+
+    env = run(bundled_settings, **args)
+    ev = env["evidence"][0]
+    place = args.get("lugar_id", "GTO")
+    where = "lugar_id = ?" if place != "MX" else "TRUE"
+    want = Store(bundled_settings).query(
+        f"""SELECT coalesce(min(row_id, 501), []), count(*) FROM observations
+            WHERE nivel = 'estado' AND medida = 'victimas' AND fuero = 'comun' AND metodologia = 'IDFC' AND vigente
+              AND fecha BETWEEN ? AND ? AND delito = ? AND {where} AND eventos > 0""",
+        [
+            env["meta"]["date_range_effective"]["from"],
+            env["meta"]["date_range_effective"]["to"],
+            args["clave_delito"],
+            *([place] if place != "MX" else []),
+        ],
+    )[0]
+    assert (ev["table"], ev["ids"], ev["total"]) == ("observations", list(want[0])[:500], want[1])

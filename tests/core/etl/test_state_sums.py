@@ -1,0 +1,75 @@
+"""The query database's state sums of the municipal cells (core/etl/state_sums.py): ``incidents`` folded, nothing else."""
+
+from __future__ import annotations
+
+import shutil
+
+import duckdb
+import pytest
+
+from core.config import load_settings
+from core.dataset.store import Store
+from core.etl import query_db, state_sums
+from core.etl.publish import Depot
+
+
+def _query_db(settings) -> duckdb.DuckDBPyConnection:
+    depot = Depot(settings.store_dir)
+    return duckdb.connect(str(depot.version_dir(depot.current_id()) / query_db.FILE), read_only=True)
+
+
+@pytest.fixture
+def rewritten_settings(bundled_settings, tmp_path):
+    """A copy of the bundled store whose query database is written again from the version's Parquet files."""
+    settings = load_settings(tmp_path / "data")
+    shutil.copytree(bundled_settings.store_dir, settings.store_dir)
+    for path in settings.store_dir.glob(f"versions/*/{query_db.FILE}"):
+        path.unlink()
+    Store(settings).query("SELECT 1")  # query_db.ensure -> write
+    return settings
+
+
+@pytest.mark.parametrize("which", ["load", "rewritten"])
+def test_the_state_sums_are_incidents_grouped_by_state_crime_modalidad_and_month(
+    bundled_settings, rewritten_settings, which
+):
+    # written by the load (query_db.attach_new + fill) and by query_db.write alike
+    con = _query_db(bundled_settings if which == "load" else rewritten_settings)
+    got = con.execute(f"SELECT * FROM {state_sums.TABLE} ORDER BY ALL").fetchall()
+    want = con.execute(f"{state_sums.fold()} ORDER BY ALL").fetchall()
+    assert got == want and len(got) > 1000
+    total = con.execute(f"SELECT sum(eventos) FROM {state_sums.TABLE}").fetchone()
+    assert total == con.execute("SELECT sum(eventos) FROM incidents").fetchone()
+    # one row per cell: a state month of one crime and modalidad is one number
+    keys = con.execute(
+        f"SELECT count(*) = count(DISTINCT (estado_id, delito, metodo, fecha)) FROM {state_sums.TABLE}"
+    ).fetchone()
+    assert keys == (True,)
+    con.close()
+
+
+def test_the_state_sums_are_stored_in_crime_then_month_order(bundled_settings):
+    # a question's crime and window read a few row groups, not the table
+    con = _query_db(bundled_settings)
+    stored = con.execute(f"SELECT delito, fecha FROM {state_sums.TABLE}").fetchall()
+    assert stored == sorted(stored)
+    con.close()
+
+
+def test_adding_the_state_sums_twice_keeps_one_table(tmp_path):
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{tmp_path / 'q.duckdb'}' AS q")
+    con.execute(
+        """CREATE TABLE q.incidents AS SELECT * FROM (VALUES
+           ('GTO', 'secuestro', 'secuestro_expres', DATE '2024-01-01', 2::BIGINT, 'b.csv'),
+           ('GTO', 'secuestro', 'secuestro_expres', DATE '2024-01-01', 3::BIGINT, 'a.csv'),
+           ('GTO', 'secuestro', 'secuestro_expres', DATE '2024-02-01', 0::BIGINT, 'a.csv'))
+           t(estado_id, delito, metodo, fecha, eventos, source_file)"""
+    )
+    state_sums.add(con, "q")
+    state_sums.add(con, "q")
+    rows = con.execute(f"SELECT fecha, eventos, files FROM q.{state_sums.TABLE} ORDER BY fecha").fetchall()
+    assert [(str(r[0]), int(r[1]), r[2]) for r in rows] == [
+        ("2024-01-01", 5, "a.csv, b.csv"),
+        ("2024-02-01", 0, "a.csv"),
+    ]
