@@ -13,9 +13,12 @@ from core.etl import query_db, state_sums
 from core.etl.publish import Depot
 
 
-def _query_db(settings) -> duckdb.DuckDBPyConnection:
+def _query_db(settings, tmp_path) -> duckdb.DuckDBPyConnection:
+    # a copy: the store of an earlier test in this process may hold the file open with another configuration
     depot = Depot(settings.store_dir)
-    return duckdb.connect(str(depot.version_dir(depot.current_id()) / query_db.FILE), read_only=True)
+    copy = tmp_path / f"copy-{len(list(tmp_path.glob('copy-*')))}-{query_db.FILE}"
+    shutil.copyfile(depot.version_dir(depot.current_id()) / query_db.FILE, copy)
+    return duckdb.connect(str(copy), read_only=True)
 
 
 @pytest.fixture
@@ -31,10 +34,10 @@ def rewritten_settings(bundled_settings, tmp_path):
 
 @pytest.mark.parametrize("which", ["load", "rewritten"])
 def test_the_state_sums_are_incidents_grouped_by_state_crime_modalidad_and_month(
-    bundled_settings, rewritten_settings, which
+    bundled_settings, rewritten_settings, which, tmp_path
 ):
     # written by the load (query_db.attach_new + fill) and by query_db.write alike
-    con = _query_db(bundled_settings if which == "load" else rewritten_settings)
+    con = _query_db(bundled_settings if which == "load" else rewritten_settings, tmp_path)
     got = con.execute(f"SELECT * FROM {state_sums.TABLE} ORDER BY ALL").fetchall()
     want = con.execute(f"{state_sums.fold()} ORDER BY ALL").fetchall()
     assert got == want and len(got) > 1000
@@ -48,9 +51,9 @@ def test_the_state_sums_are_incidents_grouped_by_state_crime_modalidad_and_month
     con.close()
 
 
-def test_the_state_sums_are_stored_in_crime_then_month_order(bundled_settings):
+def test_the_state_sums_are_stored_in_crime_then_month_order(bundled_settings, tmp_path):
     # a question's crime and window read a few row groups, not the table
-    con = _query_db(bundled_settings)
+    con = _query_db(bundled_settings, tmp_path)
     stored = con.execute(f"SELECT delito, fecha FROM {state_sums.TABLE}").fetchall()
     assert stored == sorted(stored)
     con.close()
