@@ -7,6 +7,11 @@ only by date (its rows are not in crime order, so no zonemap skips them): this t
 month order. It is derived from ``incidents`` alone, in the same query database, so each sum is the one a GROUP BY
 over ``incidents`` gives (one number per cell, the precedence kept), and ``files`` is the sorted list of the files it
 sums, as that GROUP BY's ``string_agg`` gives it (docs/decisions/0012).
+
+Beside it, ``carpetas_estado``: the state-level rows of the común carpetas (IDFC) of ``observations``, every column,
+standing or set aside, in the same crime and month order (~370 k of the national version's 21 M rows, which keep
+their load order). ``state_cells`` reads a state cell there; the rows are the ones its condition selects from
+``observations``, nothing else.
 """
 
 from __future__ import annotations
@@ -14,19 +19,28 @@ from __future__ import annotations
 import duckdb
 
 TABLE = "incidents_by_state"
+STATE_ROWS = "carpetas_estado"
+# the rows of observations state_cells reads for the común carpetas (core/tools/national.py, COMUN_IDFC)
+STATE_ROWS_WHERE = (
+    "nivel IN ('estado', 'extranjero') AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
+)
 
 
 def add(con: duckdb.DuckDBPyConnection, alias: str) -> None:
-    """Create ``alias.incidents_by_state`` from ``alias.incidents`` unless the attached database holds it already."""
-    present = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND table_name = ?", [alias, TABLE]
-    ).fetchone()[0]
-    if present:
-        return
+    """Create ``incidents_by_state`` and ``carpetas_estado`` in the attached database ``alias`` unless it holds them."""
+    present = {
+        r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [alias]).fetchall()
+    }
     # crime, then month order: a question's crime and window read a few row groups
-    con.execute(
-        f"CREATE TABLE {alias}.{TABLE} AS {fold(f'{alias}.incidents')} ORDER BY delito, fecha, estado_id, metodo"
-    )
+    if TABLE not in present:
+        con.execute(
+            f"CREATE TABLE {alias}.{TABLE} AS {fold(f'{alias}.incidents')} ORDER BY delito, fecha, estado_id, metodo"
+        )
+    if STATE_ROWS not in present:
+        con.execute(
+            f"""CREATE TABLE {alias}.{STATE_ROWS} AS SELECT * FROM {alias}.observations WHERE {STATE_ROWS_WHERE}
+                ORDER BY delito, fecha, lugar_id, metodo"""
+        )
 
 
 def fold(source: str = "incidents") -> str:

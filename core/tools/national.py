@@ -281,6 +281,7 @@ def state_cells(
     place_params: tuple | list = (),
     beyond: tuple[list[str], list[date]] | None = None,
     sums: str = f"({state_sums.fold()})",
+    rows: str = "observations",
 ) -> tuple[str, list]:
     """SELECT of one series' standing cells (lugar_id, fecha, delito, eventos, municipal, source_file) by state.
 
@@ -290,7 +291,8 @@ def state_cells(
     the municipal files publish (a state whose municipalities all report after the state file's cut: Guanajuato's
     homicides to 2025-11); a tipo is never extended, since its subtipos' municipal coverage can end at different
     months. ``sums`` is the relation of
-    those municipal sums by state × crime × modalidad × month (``municipal_sums``: the query database's table).
+    those municipal sums by state × crime × modalidad × month (``municipal_sums``: the query database's table), and
+    ``rows`` the relation of the común carpetas' state-level rows (``state_rows``: every such row of observations).
     """
     cond, params = series.where()
     crime_sql, crime_params = crime_.where()
@@ -304,7 +306,7 @@ def state_cells(
                      CASE WHEN o.vigente THEN o.eventos ELSE coalesce(m.n, 0) END AS eventos,
                      NOT o.vigente AS municipal,
                      CASE WHEN o.vigente THEN o.source_file ELSE m.files END AS source_file
-              FROM observations o
+              FROM {rows} o
               LEFT JOIN (SELECT estado_id, fecha, delito, metodo, eventos AS n, files
                          FROM {sums} s WHERE fecha BETWEEN ? AND ? AND {crime_.cells_where("s")[0]}) m
                 ON NOT o.vigente AND m.estado_id = o.lugar_id AND m.fecha = o.fecha
@@ -350,14 +352,25 @@ def beyond_months(ctx: ToolContext, key: str) -> tuple[list[str], list[date]]:
     return ctx.memo(("beyond_months", key), compute)
 
 
+def _held(ctx: ToolContext, table: str) -> bool:
+    """Whether the query database holds ``table`` (one written before it did not): a fact of the version."""
+    return bool(
+        ctx.memo(
+            ("table", table),
+            lambda: ctx.query("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [table])[0][0],
+        )
+    )
+
+
 def municipal_sums(ctx: ToolContext) -> str:
     """The municipal cells summed by state × crime × modalidad × month: the query database's table, or ``incidents``
     folded the same way in a query database written before that table existed (core/etl/state_sums.py)."""
-    held = ctx.memo(
-        ("table", state_sums.TABLE),
-        lambda: ctx.query("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [state_sums.TABLE])[0][0],
-    )
-    return state_sums.TABLE if held else f"({state_sums.fold()})"
+    return state_sums.TABLE if _held(ctx, state_sums.TABLE) else f"({state_sums.fold()})"
+
+
+def state_rows(ctx: ToolContext) -> str:
+    """The state-level común carpetas rows in crime and month order (core/etl/state_sums.py), else ``observations``."""
+    return state_sums.STATE_ROWS if _held(ctx, state_sums.STATE_ROWS) else "observations"
 
 
 def population(ctx: ToolContext, year: int, sexo: str = "total") -> dict[str, int]:

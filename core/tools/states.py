@@ -12,7 +12,17 @@ from core.ask.wording import fmt_int, fmt_num, join_y
 from core.engine.envelope import records
 from core.tools import ResolvedStep, ToolContext, ToolOutput
 from core.tools.evidence import national as national_evidence
-from core.tools.national import COUNTRY, Series, crime, municipal_sums, place, provenance, source_line, state_cells
+from core.tools.national import (
+    COUNTRY,
+    Series,
+    crime,
+    municipal_sums,
+    place,
+    provenance,
+    source_line,
+    state_cells,
+    state_rows,
+)
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
 
@@ -38,7 +48,9 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     crime_ = crime(ctx, series, args.get("clave_delito"), args.get("metodo"))
     by_rate = args.get("ordenar_por", "conteo") == "tasa_per_100k"
     year = win.end.year
-    cells, params = state_cells(series, crime_, win, "o.nivel = 'estado'", sums=municipal_sums(ctx))
+    cells, params = state_cells(
+        series, crime_, win, "o.nivel = 'estado'", sums=municipal_sums(ctx), rows=state_rows(ctx)
+    )
     order = "t DESC NULLS LAST, n DESC" if by_rate else "n DESC, t DESC NULLS LAST"
     sql = f"""WITH c AS MATERIALIZED ({cells}),
         s AS (SELECT p.lugar_id, p.label, coalesce(sum(c.eventos), 0) AS n, bool_or(c.municipal) AS mun,

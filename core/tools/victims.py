@@ -23,6 +23,7 @@ from core.tools.national import (
     provenance,
     source_line,
     state_cells,
+    state_rows,
 )
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
@@ -69,7 +70,9 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     # a state's months only its municipalities publish join its own victims; the country's months stay whole
     beyond = lugar_id != COUNTRY
     months = beyond_months(ctx, crime_.key) if beyond and crime_.level == "delito" else None
-    cells, cparams = state_cells(CARPETAS, crime_, win, covered, at_params, beyond=months, sums=municipal_sums(ctx))
+    cells, cparams = state_cells(
+        CARPETAS, crime_, win, covered, at_params, beyond=months, sums=municipal_sums(ctx), rows=state_rows(ctx)
+    )
     # the victims folded to month × crime × sexo × edad first: the country's window is ~1 M rows, this a few thousand;
     # the same pass keeps each group's first row ids with events, so the evidence does not scan them again
     sql = f"""WITH v AS MATERIALIZED (

@@ -25,6 +25,7 @@ from core.config import load_settings
 from core.etl import SourceSpec, run_etl
 from core.etl.merge import sql_literal
 from core.etl.publish import Depot
+from core.etl.state_sums import STATE_ROWS
 from core.etl.state_sums import TABLE as STATE_SUMS
 from tests.conftest import FIXTURES
 
@@ -35,8 +36,8 @@ STATES = ("Guanajuato", "Colima", "Tabasco")  # Tabasco: a negative cell
 YEARS = (2019, 2020, 2024, 2025)  # before and inside the homicide file, the state file's last year, after it
 META_KEYS = ("content_hash", "min_date", "max_date", "coverage", "coverage_municipal", "annual_series", "row_counts")
 HASHED = ("coverage", "coverage_municipal")
-# incidents folded for the national tools after the snapshot was taken (tests/core/etl/test_state_sums.py)
-DERIVED = {STATE_SUMS}
+# incidents folded and the state rows sorted for the national tools after the snapshot was taken (tests/core/etl/test_state_sums.py)
+DERIVED = {STATE_SUMS, STATE_ROWS}
 
 
 def make_parts(folder: Path) -> Path:

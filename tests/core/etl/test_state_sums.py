@@ -1,4 +1,4 @@
-"""The query database's state sums of the municipal cells (core/etl/state_sums.py): ``incidents`` folded, nothing else."""
+"""The query database's state sums (core/etl/state_sums.py): ``incidents`` folded and the común carpetas' state rows."""
 
 from __future__ import annotations
 
@@ -51,10 +51,23 @@ def test_the_state_sums_are_incidents_grouped_by_state_crime_modalidad_and_month
     con.close()
 
 
-def test_the_state_sums_are_stored_in_crime_then_month_order(bundled_settings, tmp_path):
+@pytest.mark.parametrize("which", ["load", "rewritten"])
+def test_the_state_rows_are_the_comun_carpetas_state_rows_of_observations(
+    bundled_settings, rewritten_settings, which, tmp_path
+):
+    con = _query_db(bundled_settings if which == "load" else rewritten_settings, tmp_path)
+    digest = "SELECT count(*), bit_xor(hash(t)), sum(hash(t) % 1000000007) FROM ({}) t"
+    got = con.execute(digest.format(f"SELECT * FROM {state_sums.STATE_ROWS}")).fetchone()
+    want = con.execute(digest.format(f"SELECT * FROM observations WHERE {state_sums.STATE_ROWS_WHERE}")).fetchone()
+    assert got == want and got[0] > 1000
+    con.close()
+
+
+@pytest.mark.parametrize("table", [state_sums.TABLE, state_sums.STATE_ROWS])
+def test_both_tables_are_stored_in_crime_then_month_order(bundled_settings, table, tmp_path):
     # a question's crime and window read a few row groups, not the table
     con = _query_db(bundled_settings, tmp_path)
-    stored = con.execute(f"SELECT delito, fecha FROM {state_sums.TABLE}").fetchall()
+    stored = con.execute(f"SELECT delito, fecha FROM {table}").fetchall()
     assert stored == sorted(stored)
     con.close()
 
@@ -68,6 +81,10 @@ def test_adding_the_state_sums_twice_keeps_one_table(tmp_path):
            ('GTO', 'secuestro', 'secuestro_expres', DATE '2024-01-01', 3::BIGINT, 'a.csv'),
            ('GTO', 'secuestro', 'secuestro_expres', DATE '2024-02-01', 0::BIGINT, 'a.csv'))
            t(estado_id, delito, metodo, fecha, eventos, source_file)"""
+    )
+    con.execute(
+        """CREATE TABLE q.observations (nivel VARCHAR, medida VARCHAR, fuero VARCHAR, metodologia VARCHAR,
+                                        lugar_id VARCHAR, delito VARCHAR, metodo VARCHAR, fecha DATE)"""
     )
     state_sums.add(con, "q")
     state_sums.add(con, "q")

@@ -221,9 +221,10 @@ def test_the_carpetas_read_the_state_sums_and_give_what_incidents_give(bundled_s
     got = run(bundled_settings, **args)
     assert got["status"] == "ok", got.get("error")
     main = [s for s in seen if s.startswith("WITH v AS MATERIALIZED")]
-    assert len(main) == 1 and f"FROM {state_sums.TABLE} s" in main[0]
+    assert len(main) == 1 and f"FROM {state_sums.TABLE} s" in main[0] and f"FROM {state_sums.STATE_ROWS} o" in main[0]
     assert not any(f"{w} incidents " in main[0] for w in ("FROM", "JOIN")), main[0]
     monkeypatch.setattr(victims, "municipal_sums", lambda ctx: f"({state_sums.fold()})")  # incidents, summed per query
+    monkeypatch.setattr(victims, "state_rows", lambda ctx: "observations")
     want = run(bundled_settings, **args)
     assert (got["data"], got["metrics"], got["meta"]["warnings"]) == (
         want["data"],
