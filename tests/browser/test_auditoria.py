@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from core import api
 from core.ask.context import Assistant
@@ -44,6 +45,20 @@ def _seed(settings) -> int:
     return AuditLog.for_settings(settings).count()
 
 
+def _download(page, name: str):
+    """Click a download button until its file arrives: a click that lands mid-rerun starts no download (CI flake)."""
+    for _ in range(3):
+        button = page.get_by_role("button", name=name)
+        expect(button).to_be_visible()
+        try:
+            with page.expect_download(timeout=20_000) as info:
+                button.click()
+            return info.value
+        except PlaywrightTimeoutError:
+            continue
+    raise AssertionError(f"«{name}» no descargó nada en tres intentos")
+
+
 def _main_height(page) -> int:
     return page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
 
@@ -76,11 +91,7 @@ def test_auditoria_detail_activity_and_a_verified_segment(app_data_dir, tmp_path
         expect(page.get_by_test_id("stDataFrame").last).to_be_visible()
 
         page.get_by_role("tab", name="Segmento verificado").click()
-        button = page.get_by_role("button", name=f"Descargar segmento verificado (seq 1–{n})")
-        expect(button).to_be_visible()
-        with page.expect_download() as info:
-            button.click()
-        download = info.value
+        download = _download(page, f"Descargar segmento verificado (seq 1–{n})")
         assert download.suggested_filename == f"auditoria_segmento_1-{n}.json"
         document = json.loads(Path(download.path()).read_text(encoding="utf-8"))
 
