@@ -1,7 +1,7 @@
 """The query database's state sums of the municipal cells: ``incidents`` folded to state × crime × modalidad × month.
 
 A state cell of the común carpetas set aside for its municipalities (``sustituida_por = 'municipal'``) counts as
-the sum of their cells (docs/decisions/0011). The national tools (``core.tools.national.state_cells``) read that sum
+the sum of their cells (docs/decisions/0011). The national tools (``core.tools.statecells.state_cells``) read that sum
 here, where a national version's ``incidents`` holds 20 M rows and a question would otherwise scan them all, filtered
 only by date (its rows are not in crime order, so no zonemap skips them): this table holds ~280 k rows in crime and
 month order. It is derived from ``incidents`` alone, in the same query database, so each sum is the one a GROUP BY

@@ -183,7 +183,7 @@ def national(
     states_only: bool = False,
     only: Condition | None = None,
 ) -> Evidence:
-    """The rows a national result sums (``national.state_cells``): the series' standing state-level observations
+    """The rows a national result sums (``statecells.state_cells``): the series' standing state-level observations
     of a state (``lugar_id``) or every place (None; ``states_only`` leaves the federal file's «Extranjero» out)
     and, for the común carpetas, the municipal incidents that replace the state cells set aside for them."""
     cells = _and(_cells(series, crime_, win, lugar_id, "'estado'" if states_only else "'estado', 'extranjero'"), only)
@@ -207,7 +207,7 @@ def victims(crime_: Crime, win: Window, lugar_id: str | None, beyond: bool) -> E
 
     The carpetas are the same place's común series (IDFC) of the crimes with victims in the window, in the months
     the victims publish; ``beyond`` adds a single subtipo's months only the municipal files publish, as
-    ``national.state_cells`` does for one state."""
+    ``statecells.state_cells`` does for one state."""
     victim_series = Series("victimas", "comun", "IDFC")
     out = national(victim_series, crime_, win, lugar_id, states_only=True)  # the tool sums nivel = 'estado'
     vwhere, vparams = _cells(victim_series, crime_, win, lugar_id, "'estado'")("v")

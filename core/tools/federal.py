@@ -12,9 +12,10 @@ from core.ask.wording import fmt_int, fmt_pct, join_y
 from core.engine.envelope import records
 from core.tools import ResolvedStep, ToolContext, ToolOutput
 from core.tools.evidence import national as national_evidence
-from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line, state_cells
+from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
+from core.tools.statecells import state_cells
 
 COLUMNS = [("clave", "string"), ("label", "string"), ("ley", "string"), ("conteo", "int"), ("porcentaje", "float")]
 FEDERAL = Series("carpetas", "federal", "IDEFF")

@@ -13,20 +13,10 @@ from core.engine.envelope import records
 from core.errors import FiltroInvalidoError
 from core.tools import EVIDENCE_IDS, ResolvedStep, ToolContext, ToolOutput
 from core.tools.evidence import victims as victims_evidence
-from core.tools.national import (
-    COUNTRY,
-    Series,
-    beyond_months,
-    crime,
-    municipal_sums,
-    place,
-    provenance,
-    source_line,
-    state_cells,
-    state_rows,
-)
+from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
+from core.tools.statecells import beyond_months, municipal_sums, state_cells, state_rows
 
 COLUMNS = [("sexo", "string"), ("rango_edad", "string"), ("victimas", "int"), ("porcentaje", "float")]
 VICTIMS = Series("victimas", "comun", "IDFC")
@@ -118,7 +108,7 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         "porcentaje_mujeres": round(100 * by_sex["Mujer"] / total, 2) if total else None,
         "carpetas": carpetas if months else None,
         "carpetas_serie": CARPETAS.label,
-        # a state month summed from several municipal files names them «a, b» (national.state_cells): one file each
+        # a state month summed from several municipal files names them «a, b» (statecells.state_cells): one file each
         "carpetas_fuente": sorted({f for s in (head[8] if head else None) or [] if s for f in s.split(", ")}),
         "victimas_meses_comunes": common_victims if months else None,
         "meses_comunes": months,
