@@ -21,6 +21,8 @@ Fixture contract (reused by every browser test):
   extra server (yields its base URL); ``spawn`` runs any other helper server the same way.
 - ``copy_store(data_dir, target)``: a private copy of a store for a test that writes.
 - ``free_port()``: a free TCP port on 127.0.0.1.
+- ``ask_chat(page, question)``: types a question in Consultar's chat once the page settled and presses
+  Enter again when no new message appears (a submission during a rerun is dropped under load).
 
 Every test under tests/browser is marked ``browser`` automatically.
 """
@@ -253,3 +255,33 @@ def page(_playwright, browser_path, tmp_path, request):
             for i, open_page in enumerate(context.pages):
                 open_page.screenshot(path=str(SCREENSHOTS / f"{name}-{i}.png"), full_page=True)
     context.close()
+
+
+SETTLED = """() => { const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.getAttribute('data-test-script-state') !== 'running'
+    && !document.querySelector('[data-stale="true"]'); }"""
+GREW = """n => document.querySelectorAll('[data-testid="stChatMessage"]').length > n"""
+SUBMIT_TRIES = 3
+SUBMIT_SEEN_MS = 20_000
+
+
+def ask_chat(page, question: str, timeout: int = 120_000) -> None:
+    """Type ``question`` in Consultar's chat box and press Enter until the chat shows it as a new message.
+
+    A person waits for the page to stop loading before typing and presses Enter again when nothing happened;
+    so does this: a submission that lands while the script reruns (a sidebar click, the URL's conversation id)
+    is dropped by Streamlit under CI load (CI 2026-11-24, no message in 90 s)."""
+    messages = page.locator('[data-testid="stChatMessage"]')
+    box = page.locator('[data-testid="stChatInput"] textarea')
+    before = messages.count()
+    for _ in range(SUBMIT_TRIES):
+        page.wait_for_function(SETTLED, timeout=timeout)
+        box.fill(question)
+        box.press("Enter")
+        with contextlib.suppress(Exception):
+            page.wait_for_function(GREW, arg=before, timeout=SUBMIT_SEEN_MS)
+            return
+        page.wait_for_function(SETTLED, timeout=timeout)  # a slow run still drawing: never ask twice
+        if messages.count() > before:
+            return
+    raise AssertionError(f"la pregunta no llegó al chat tras {SUBMIT_TRIES} intentos: {question}")

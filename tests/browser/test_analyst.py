@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import ask_chat
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,9 +39,7 @@ def test_analyst_asks_reads_the_plan_and_reruns_an_edited_plan(app_server, page)
     page.goto(app_server)
     go_to(page, "Consultar")
 
-    box = page.locator('[data-testid="stChatInput"] textarea')
-    box.fill(TOP5)
-    box.press("Enter")
+    ask_chat(page, TOP5)
     answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León (596)")
     expect(answer).to_be_visible(timeout=SLOW)
     expect(answer.get_by_text("León (596)", exact=False)).to_be_visible()

@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import ask_chat
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,8 +58,7 @@ def ask(page, question: str, n_messages: int) -> None:
         page.wait_for_function(f"() => ({INERT})() === ''", timeout=SLOW)
     except Exception:  # noqa: BLE001 - re-raised with what holds the page
         raise AssertionError(f"la caja de preguntas está inerte: {page.evaluate(INERT)}") from None
-    box.fill(question)
-    box.press("Enter")
+    ask_chat(page, question, SLOW)
     settle(page, n_messages)
     expect(messages(page).nth(n_messages - 1).get_by_text("Listo en", exact=False)).to_be_visible(timeout=SLOW)
 

@@ -29,7 +29,7 @@ import pytest
 from core import api
 from core.config import load_settings
 from core.etl import SourceSpec
-from tests.browser.conftest import copy_store, start_app, unavailable
+from tests.browser.conftest import ask_chat, copy_store, start_app, unavailable
 from tests.conftest import FIXTURES
 from tests.llm_stub import StubServer, plan_reply
 
@@ -143,9 +143,7 @@ def test_no_injected_markup_reaches_a_person(app_data_dir, tmp_path, page, beaco
             page.goto(base)
             go_to(page, "Consultar")
             page.locator('[data-testid="stSidebar"]').get_by_text("LLM", exact=True).click()
-            box = page.locator('[data-testid="stChatInput"] textarea')
-            box.fill(f"¿Cuántos homicidios dolosos hubo en 2024? {question}")  # a loaded crime: the LLM plans
-            box.press("Enter")
+            ask_chat(page, f"¿Cuántos homicidios dolosos hubo en 2024? {question}")  # a loaded crime: the LLM plans
             answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="León (22)")
             expect(answer).to_be_visible(timeout=SLOW)
             expect(answer.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import ask_chat
 from tests.spanish_scan import english_in
 from ui.navigation import PAGES
 
@@ -60,9 +61,7 @@ def open_page(page, base: str, path: str) -> None:
 def ask(page, base: str, question: str, says: str):
     """Ask in Consultar's chat and wait for the answer that says ``says``; its chat messages."""
     open_page(page, base, "")
-    box = page.locator('[data-testid="stChatInput"] textarea')
-    box.fill(question)
-    box.press("Enter")
+    ask_chat(page, question)
     answer = page.locator('[data-testid="stChatMessage"]').filter(has_text=says)
     expect(answer).to_be_visible(timeout=SLOW)
     return answer
