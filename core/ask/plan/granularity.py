@@ -27,6 +27,7 @@ from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.national import is_national
 from core.ask.understand.tokens import tokenize
 from core.ask.wording import shares_state_name
+from core.dataset.taxonomy import load_methods
 
 # The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
 # index of a step whose lead follows the answering step's.
@@ -170,7 +171,8 @@ def _said(place) -> str:
 
 
 def _method_label(metodo: str) -> str:
-    return metodo.replace("_", " ").removeprefix("robo de ")
+    names = {m.metodo: m.modalidad.lower() for m in load_methods()}  # «pequeñas», with its accents
+    return names.get(metodo, metodo.replace("_", " ")).removeprefix("robo de ")
 
 
 def _window_args(u: Understanding) -> tuple[dict, dict]:
@@ -188,9 +190,17 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     place = _municipality(u)
     asked, tipo = fb.asked["subtipo"], fb.tipo["subtipo"]
     national_win, municipal_win = _window_args(u)
+    # «lesiones dolosas con arma blanca»: the state file has the subtipo by modalidad, so its figure keeps it
+    methods = [m for m in u.methods if m in (fb.asked.get("metodos") or [])] if u.methods else []
     state = _step(
         "ranking_estados",
-        {"lugar_id": STATE_DEFAULT, "clave_delito": fb.asked["delito"], "ordenar_por": "conteo", **national_win},
+        {
+            "lugar_id": STATE_DEFAULT,
+            "clave_delito": fb.asked["delito"],
+            "ordenar_por": "conteo",
+            **({"metodo": methods} if methods and len(methods) == len(u.methods) else {}),
+            **national_win,
+        },
     )
     as_tipo = replace(
         u,
@@ -264,9 +274,10 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     own = sorted((metadata.get("coverage_municipal") or {}).get(fb.asked["delito"]) or {})
     if own:  # «solo Irapuato lo desglosa»: the municipalities whose own file has it
         kinds += "; solo " + " y ".join(p.rsplit(".", 1)[-1].replace("_", " ").title() for p in own) + " lo desglosa"
+    mixed = f" ({fb.sums} suman una sola cifra)" if 2 <= len(fb.members) <= 3 else ""  # «lesiones dolosas y culposas»
     note = (
         f"{asked} no se publica por municipio en los datos cargados: el archivo municipal del SESNSP trae "
-        f"{tipo.lower()} sin desglose por subtipo, solo por modalidad{kinds}. Doy la cifra estatal y, para "
+        f"{tipo.lower()} sin desglose por subtipo{mixed}, solo por modalidad{kinds}. Doy la cifra estatal y, para "
         f"{_said(place)}, {tipo.lower()} por modalidad."
     )
     return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0"], "national")
