@@ -284,6 +284,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.parse import understand
+    from core.ask.understand.timegrammar import that_period
 
     question = (turn.question or "").strip()[:2000]
     question = accepted_option(conv, normalize_text(question)) or question
@@ -305,6 +306,16 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         # a reply to the menu about a place («la tendencia anual de homicidios dolosos») keeps that place
         unplaced = not (u.places or u.whole_state or u.generic_place)
         follow = unplaced and answers_menu(conv.turns[-1] if conv.turns else None, question)
+    if (
+        not follow
+        and u is not None
+        and previous is not None
+        and previous.window
+        and "time:previous_window" in u.signals
+    ):
+        # «otra cosa, violencia familiar en Uriangato ese año»: a new question whose period is the previous turn's
+        explicit = that_period(normalized, previous.window)
+        u = understand(explicit, lex, ctx.anchor, ctx.min_date, coverage) if explicit else u
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)

@@ -129,12 +129,10 @@ def _after_cue(tokens: Tokens, i: int) -> bool:
     return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
 
 
-def _place_in_later_clause(tokens: Tokens, j: int, lex: Lexicon) -> bool:
-    """Whether a place of the store is named after the first comma that follows token ``j``."""
+def _place_in_later_clause(tokens: Tokens, j: int, place_starts: frozenset[int]) -> bool:
+    """Whether a place the question names begins after the first comma that follows token ``j``."""
     comma = next((k for k in range(j, len(tokens)) if tokens.words[k] == ","), None)
-    if comma is None:
-        return False
-    return any(tokens.phrase(a, b) in lex.places for a in range(comma + 1, len(tokens)) for b in range(a + 1, a + 5))
+    return comma is not None and any(k > comma for k in place_starts)
 
 
 def _classify(
@@ -146,6 +144,7 @@ def _classify(
     crime_tokens: set[int],
     has_place: bool,
     has_window: bool = False,
+    place_starts: frozenset[int] = frozenset(),
 ) -> UnknownTerm:
     text = tokens.phrase(i, j)
     words = tokens.words[i:j]
@@ -165,7 +164,7 @@ def _classify(
         # «en el noreste del estado», «en la Sierra Gorda»: a region is no municipality and never the whole state;
         # in an earlier clause than the municipality asked about («un reportaje sobre el corredor industrial, ¿cuántos
         # … en Irapuato?») it is context, said as not taken into account
-        if has_place and _place_in_later_clause(tokens, j, lex):
+        if has_place and _place_in_later_clause(tokens, j, place_starts):
             return UnknownTerm(text, "other", "región sin datos propios")
         return UnknownTerm(text, "place_unknown", "región sin datos propios", suggestions(lex, text))
     named = any(w in capitalized for w in words if w not in STOPWORDS)
@@ -218,12 +217,14 @@ def account(
     crime_tokens: set[int],
     has_place: bool,
     has_window: bool = False,
+    place_starts: frozenset[int] = frozenset(),
 ) -> list[UnknownTerm]:
-    """What no matcher understood, classified (place, time, crime or harmless), in the order written."""
+    """What no matcher understood, classified (place, time, crime or harmless), in the order written;
+    ``place_starts`` are the token positions where a place the question names begins (the store's or not)."""
     capitalized = capitalized_words(question)
     deictic = [] if has_place else [UnknownTerm(m.group(0), "place_deictic") for m in _DEICTIC.finditer(tokens.text)]
     return deictic + [
-        _classify(tokens, i, j, lex, capitalized, crime_tokens, has_place, has_window)
+        _classify(tokens, i, j, lex, capitalized, crime_tokens, has_place, has_window, place_starts)
         for i, j in leftovers(tokens, used, capitalized)
     ]
 

@@ -113,11 +113,14 @@ def place_from_ranking(current: Understanding, previous: Understanding, conversa
     return replace(current, places=[first], signals=[*current.signals, "followup:ranking_first"])
 
 
+_PAST = re.compile(r"\b(?:pasad[oa]|anterior|previo)\b")
+
+
 def relative_window(
     merged: Understanding, current: Understanding, previous: Understanding, ordinal: int | None = None
 ) -> None:
     """ "el año anterior", "el mismo periodo…", "compáralo con 2023": relative to the previous turn's window."""
-    pw, sig = previous.window, current.signals
+    pw, sig, text = previous.window, current.signals, tokenize(current.question or "").text
     if pw is None:
         return
     if "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
@@ -137,6 +140,10 @@ def relative_window(
         merged.window = shift_year(pw, current.window[0].year - pw[0].year)
     elif "time:year_inferred" in sig and current.window and current.window[0].year != pw[0].year:
         merged.window = shift_year(current.window, pw[0].year - current.window[0].year)  # "¿y en el segundo trimestre?"
+    elif "time:relative" in sig and current.window == pw and current.compare_window is None and _PAST.search(text):
+        # «¿y el año pasado?» after 2024 read from the data's end is 2024 again: asked as a change, the one before
+        size = (pw[1].year - pw[0].year) * 12 + pw[1].month - pw[0].month + 1
+        merged.window = _adjacent_window(pw, f"time:adjacent:-{size}:{'year' if size == 12 else 'span'}")
     elif ordinal is not None and current.window is None:
         part = _calendar_part(pw, ordinal)  # "¿y en el segundo?" after "el primer trimestre"
         if part is None:

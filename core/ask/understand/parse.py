@@ -135,6 +135,7 @@ def understand(
         crime_tokens=found.crime_tokens,
         has_place=bool(places or ambiguous or generic or whole_state or place_state.outside),
         has_window=time.window is not None,
+        place_starts=frozenset(t[0] for t in [*place_state.found, *place_state.outside]),
     )
     signals += accounting.signals(unknown)
     named = found.crime_tokens | found.method_tokens

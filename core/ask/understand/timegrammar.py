@@ -43,6 +43,21 @@ from core.ask.understand.tokens import NUMBER_RE, number_value
 from core.text import MONTHS as MONTH_NAMES
 from core.text import month_end, shift_months
 
+# «ese año», «dicho periodo», «ese mismo mes»: the window of the previous turn, whatever else the question changes
+THAT_PERIOD = (
+    r"\b(?:es[ea]|dich[oa]|aquel|aquella|(?:es[ea]\s+|el\s+|del\s+|la\s+)mism[oa])\s+"
+    r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b(?!\s+(?:de|del|pasado|anterior)\b)"
+)
+
+
+def that_period(text: str, window: tuple[date, date]) -> str | None:
+    """``text`` (normalized) with «ese año» / «ese mes» written as the previous turn's window; None without one."""
+    found = re.search(THAT_PERIOD, text)
+    if found is None:
+        return None
+    said = f"entre {window[0].isoformat()} y {window[1].isoformat()}"
+    return text[: found.start()] + said + text[found.end() :]
+
 
 def atomic_periods(text: str, anchor: date) -> list[Period]:
     """Every atomic period, longest rules first; a later rule never overlaps an earlier match."""
@@ -165,10 +180,7 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
             note=f"«{name.capitalize()}» se tomó como {months}.",
         )
 
-    @rule(
-        r"\b(?:es[ea]|dich[oa]|aquel|aquella|(?:es[ea]\s+|el\s+|del\s+|la\s+)mism[oa])\s+"
-        r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b(?!\s+(?:de|del|pasado|anterior)\b)"
-    )
+    @rule(THAT_PERIOD)
     def _that_period(m):
         # "ese semestre": the previous turn's window; alone it has no meaning, so the follow-up fills it
         add(m, *last_months(anchor, 1), kind="relative", gran="span", tag="time:previous_window")

@@ -63,7 +63,8 @@ MERGES = [
     ),
     ("¿y los últimos 12 meses?", "¿Cuántos homicidios dolosos hubo en León entre 2024-12-01 y 2025-11-30?"),
     ("¿y feminicidios?", "¿Cuántos feminicidios hubo en León entre 2024-01-01 y 2024-12-31?"),
-    ("¿y el año pasado?", "¿Cuántos homicidios dolosos hubo en León entre 2024-01-01 y 2024-12-31?"),
+    # «el año pasado» from the data's end (2025) is 2024, the year just asked: a follow-up asks the one before
+    ("¿y el año pasado?", "¿Cuántos homicidios dolosos hubo en León entre 2023-01-01 y 2023-12-31?"),
     ("lo mismo para Irapuato", "¿Cuántos homicidios dolosos hubo en Irapuato entre 2024-01-01 y 2024-12-31?"),
     (
         "¿y en todo el estado?",
