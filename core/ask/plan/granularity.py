@@ -267,6 +267,12 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     if place is None:  # the state asked: the state file answers exactly
         note = f"{asked} no se publica por municipio (sin desglose por subtipo); la cifra es la del archivo estatal."
         return ToolPlan({"plan": [state]}, [LEAD + note], "national")
+    defaulted: list[str] = []
+    if not municipal_win:  # no period asked: the tipo's own last published months, as its plain question takes
+        usual = municipal_plan(as_tipo)
+        first = (((usual.plan or {}).get("plan") or [{}])[0]).get("args", {})
+        municipal_win = {k: first[k] for k in ("from", "to") if k in first}
+        defaulted = [n for n in usual.notes if n.startswith("Sin periodo")]
     breakdown = _step(
         "desglose_modalidad", {"entidad_id": place.entidad_id, "delito": fb.tipo["delito"], **municipal_win}
     )
@@ -280,7 +286,7 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
         f"{tipo.lower()} sin desglose por subtipo{mixed}, solo por modalidad{kinds}. Doy la cifra estatal y, para "
         f"{_said(place)}, {tipo.lower()} por modalidad."
     )
-    return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0"], "national")
+    return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0", *defaulted], "national")
 
 
 def violence_methods(u: Understanding, catalog) -> Understanding:

@@ -63,6 +63,10 @@ CASES = [
     ("homicidios totales en leon enero 2025", "54", ["homicidio doloso 49", "homicidio culposo 5"], []),
     ("violación en León 2021", "209", ["violacion simple 181", "violacion equiparada 28"], []),
     ("todos los homicidios en Guanajuato en 2023", "3,640", ["homicidio doloso 2,581", "homicidio culposo 1,059"], []),
+    # no period asked (blind dev_o): each figure over its own series' last 12 published months, said; never a tool's
+    # argument error
+    ("robo a negocio en León", "8,284", ["no se publica por municipio", "sin periodo en la pregunta"], ["requiere"]),
+    ("cuantos robos de autopartes hay en celaya", "3,443", ["no se publica por municipio"], ["requiere"]),
     # a subtipo with a modalidad (blind dev_m): the state's figure keeps the modalidad; the municipality's tipo says
     # it mixes both subtipos, and its own lead names no modalidad it was not filtered by
     (
