@@ -71,10 +71,8 @@ def build(u: Understanding, cells: list[Cell], catalog, metadata: dict, municipa
         plans.append(granularity.tipo_split(built, catalog, metadata))
     rest = [c for c in cells if not c.direct]
     by_state = [c for c in rest if c.fallback.case == "subtipo" and c.place is not None]
-    for place in dict.fromkeys(c.place for c in by_state):
-        for tipo in dict.fromkeys(c.fallback.tipo["delito"] for c in by_state if c.place == place):
-            group = [c for c in by_state if c.place == place and c.fallback.tipo["delito"] == tipo]
-            plans.append(_subtipos(u, group, metadata))
+    for tipo in dict.fromkeys(c.fallback.tipo["delito"] for c in by_state):
+        plans.append(_subtipos(u, [c for c in by_state if c.fallback.tipo["delito"] == tipo], metadata))
     for c in rest:
         if c not in by_state:
             plans.append(granularity.build(_narrowed(u, [c.crime], c.place), c.fallback, metadata, municipal_plan))
@@ -82,21 +80,25 @@ def build(u: Understanding, cells: list[Cell], catalog, metadata: dict, municipa
 
 
 def _subtipos(u: Understanding, group: list[Cell], metadata: dict) -> ToolPlan:
-    """Subtipos of one tipo no municipality publishes, in one place: each one's state figure, the place's tipo by
-    modalidad once, and one sentence that says so for all of them."""
-    place, tipo = group[0].place, group[0].fallback.tipo
+    """Subtipos of one tipo no municipality publishes, in one or more places: each subtipo's state figure, each
+    place's tipo by modalidad, and one sentence that says so for all of them."""
+    tipo = group[0].fallback.tipo
+    asked = list({c.fallback.asked["delito"]: c.fallback.asked for c in group}.values())
+    places = list({c.place.entidad_id: c.place for c in group}.values())
     national_win, municipal_win = granularity.window_args(u)
     states = [
         _step(
             "ranking_estados",
-            {"lugar_id": STATE_DEFAULT, "clave_delito": c.fallback.asked["delito"], "ordenar_por": "conteo"}
-            | national_win,
+            {"lugar_id": STATE_DEFAULT, "clave_delito": a["delito"], "ordenar_por": "conteo"} | national_win,
         )
-        for c in group
+        for a in asked
     ]
-    breakdown = _step("desglose_modalidad", {"entidad_id": place.entidad_id, "delito": tipo["delito"], **municipal_win})
-    note = granularity.subtipo_note([c.fallback.asked for c in group], tipo, place, metadata)
-    steps = [*states[1:], breakdown, states[0]]  # the first subtipo's state figure answers; the rest follow it
+    breakdowns = [
+        _step("desglose_modalidad", {"entidad_id": p.entidad_id, "delito": tipo["delito"], **municipal_win})
+        for p in places
+    ]
+    note = granularity.subtipo_note(asked, tipo, places, metadata)
+    steps = [*states[1:], *breakdowns, states[0]]  # the first subtipo's state figure answers; the rest follow it
     return ToolPlan({"plan": steps}, [LEAD + note, *[f"{ALSO}{i}" for i in range(len(steps) - 1)]], "national")
 
 

@@ -260,13 +260,13 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     breakdown = _step(
         "desglose_modalidad", {"entidad_id": place.entidad_id, "delito": fb.tipo["delito"], **municipal_win}
     )
-    note = subtipo_note([fb.asked], fb.tipo, place, metadata)
+    note = subtipo_note([fb.asked], fb.tipo, [place], metadata)
     return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0"], "national")
 
 
-def subtipo_note(asked: list[dict], tipo: dict, place, metadata: dict) -> str:
+def subtipo_note(asked: list[dict], tipo: dict, places: list, metadata: dict) -> str:
     """«Robo a negocio no se publica por municipio…»: what the municipal file holds instead of the subtipos asked
-    (catalog rows of one tipo), and what the answer gives: each one's state figure and the place's tipo by modalidad."""
+    (catalog rows of one tipo), and what the answer gives: each one's state figure and the places' tipo by modalidad."""
     labels = [a["subtipo"] for a in asked]
     named = join_y([labels[0], *[x.lower() for x in labels[1:]]])
     kinds = " (con y sin violencia, vehículos y maquinaria)" if tipo["delito"] == "robo" else ""
@@ -280,7 +280,7 @@ def subtipo_note(asked: list[dict], tipo: dict, place, metadata: dict) -> str:
     return (
         f"{named} {verb} por municipio en los datos cargados: el archivo municipal del SESNSP trae "
         f"{tipo['subtipo'].lower()} sin desglose por subtipo, solo por modalidad{kinds}. Doy {each} y, para "
-        f"{_said(place)}, {tipo['subtipo'].lower()} por modalidad."
+        f"{join_y(_said(p) for p in places)}, {tipo['subtipo'].lower()} por modalidad."
     )
 
 

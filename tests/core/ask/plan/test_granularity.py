@@ -204,6 +204,18 @@ MIXED = [
         ["3,573", "3,772", "1,511"],
         ["no se publican por municipio"],
     ),
+    # the second kind said without its noun («… y a casa habitación») is another robbery
+    (
+        "¿cuántos robos a negocio y a casa habitación hubo en Silao durante 2023?",
+        ["3,573", "3,772", "1,511"],
+        ["no se publican por municipio"],
+    ),
+    # one subtipo in two municipalities that lack it: said once for both, each one's robo by modalidad
+    (
+        "robo a negocio en León y en Celaya en 2024",
+        ["4,169", "8,375", "3,441"],
+        ["para leon y celaya, robo por modalidad"],
+    ),
     # Irapuato's own file has both: each figure and their sum
     (
         "robo a casa habitación y robo a negocio en Irapuato en 2023",
