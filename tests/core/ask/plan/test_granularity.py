@@ -130,6 +130,8 @@ OWN_SERIES = [
     ("robo a casa habitación en Irapuato en 2025", "266", ["esta serie, hasta diciembre de 2025"]),
     ("¿cuántos robos a casa habitación hubo en Irapuato en diciembre de 2025?", "22", ["diciembre de 2025"]),
     ("asaltos a negocios en Irapuato durante 2025", "986", ["esta serie, hasta diciembre de 2025"]),
+    # no period said: the last 12 months of Irapuato's own series, not the store's
+    ("robo a casa habitación en Irapuato", "266", ["enero a diciembre de 2025"]),
     # the tipo × modalidad parquet ends in 2025-05: its own end is said, not only the store's
     ("robos en León en 2025", "3,527", ["esta serie, hasta mayo de 2025"]),
 ]
