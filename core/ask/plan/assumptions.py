@@ -11,6 +11,7 @@ into account.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from core.ask.contracts import ClarifyingQuestion
 from core.ask.understand import Understanding
@@ -74,6 +75,7 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
     if not terms:
         return None
     home = _home(catalog)
+    terms = _settled(terms)
     foreign = [_outside(u, t.detail, t.text) for t in terms if t.kind == "place_foreign"]
     if len(foreign) > _MAX_NAMED:  # a list of many places is said short: the question has a length limit
         foreign = [*foreign[:_MAX_NAMED], f"{len(foreign) - _MAX_NAMED} lugares más"]
@@ -124,6 +126,19 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
     )
 
 
+def _settled(terms: list) -> list:
+    """«Guadalupe, NL»: a name several states share, with the state the question also names, is that state's."""
+    said = {s for t in terms if t.kind == "place_foreign" and t.detail.startswith("el estado de ") for s in t.states}
+    out = []
+    for t in terms:
+        only = [s for s in t.states if s in said]
+        if t.kind == "place_foreign" and len(t.states) > 1 and len(only) == 1:
+            name = t.detail.split(", municipio de ")[0]
+            t = replace(t, detail=f"{name}, municipio de {state_names().get(only[0], only[0])}", states=tuple(only))
+        out.append(t)
+    return out
+
+
 def _state_offer(u: Understanding, terms: list, named_states: list) -> tuple[str, list[str]] | None:
     """For one municipality of another state («Zapopan»): the question that offers its state's figure (the state
     file has every state), and that question as the option; a name several states share («Guadalupe») asks which
@@ -136,14 +151,11 @@ def _state_offer(u: Understanding, terms: list, named_states: list) -> tuple[str
     candidates = [s for s in cities[0].states if s in said] or list(cities[0].states)
     names = state_names()
     options = [_in_state(u, specific, names.get(s, s)) for s in candidates[:_MAX_STATES]]
-    place = as_written(u.question, cities[0].text)
     if len(candidates) == 1:
         state = names.get(candidates[0], candidates[0])
         ask = f"De {state} sí tengo la cifra estatal del SESNSP (todo el estado, no el municipio): ¿quieres esa?"
         return ask, options
-    states = [names.get(s, s) for s in candidates[:_MAX_STATES]]
-    which = ", ".join(states[:-1]) + f" y {states[-1]}"
-    ask = f"Hay un «{place}» en {which}: ¿de qué estado quieres la cifra estatal del SESNSP?"
+    ask = "¿De cuál de esos estados quieres la cifra estatal del SESNSP (todo el estado, no el municipio)?"
     return ask, options
 
 

@@ -145,7 +145,7 @@ def test_another_state_named_alone_gets_its_state_figure(assistant, question, fi
         # the state named beside a name several states share settles which
         (
             "robo a casa habitación en Guadalupe, NL, 2022",
-            ["no tengo datos de", "de nuevo leon si tengo la cifra estatal"],
+            ["no tengo datos de guadalupe, municipio de nuevo leon:", "de nuevo leon si tengo la cifra estatal"],
             "¿Cuántos robos a casa habitación hubo en Nuevo León en 2022?",
         ),
     ],
@@ -172,7 +172,7 @@ def test_a_name_several_states_share_asks_which_state(assistant, question, state
     """«Guadalupe», «Juárez»: never guessed; one option per state, each its state's question."""
     turn = _turn(assistant, question)
     assert turn.status == "clarify" and not turn.envelopes, turn.answer.text
-    assert "¿de que estado" in normalize_text(turn.answer.text), turn.answer.text
+    assert "¿de cual de esos estados" in normalize_text(turn.answer.text), turn.answer.text
     options = " | ".join(turn.answer.clarifying_options)
     for state in states:
         assert f"en {state} en" in options, options
