@@ -163,7 +163,7 @@ def render(r: dict) -> str:
         rows += report_national.summary_rows(secs["national"])
     if "etl" in secs:
         rows += report_etl.summary_rows(secs["etl"])
-        rows += report_builds.summary_rows(report_builds.load())  # bench.national_parts
+        rows += report_builds.summary_rows(report_builds.load(secs.get("builds")))  # bench.national_parts
     p = secs.get("pipeline")
     if p and "omitido" not in p:
         rows.append(
@@ -185,7 +185,7 @@ def render(r: dict) -> str:
         out += report_national.section(secs["national"])
     if "etl" in secs:
         out += report_etl.section(secs["etl"])
-        out += report_builds.section(report_builds.load())
+        out += report_builds.section(report_builds.load(secs.get("builds")))
     out += _pipeline(secs.get("pipeline"))
     out += browser_report.section(secs.get("browser"))
     out += conversation_report.section(secs.get("conversation"))

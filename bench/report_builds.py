@@ -18,8 +18,10 @@ from bench.report_fmt import table as _table
 FILE = OUT_DIR / "national_parts.json"
 
 
-def load(path: Path = FILE) -> dict | None:
-    """The measurement's summary, or None when it has not run."""
+def load(section: dict | None = None, path: Path = FILE) -> dict | None:
+    """The measurement's summary: the run's «builds» section, else ``python -m bench.national_parts``'s file."""
+    if section and "summary" in section:
+        return section["summary"]
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8")).get("summary")
@@ -57,5 +59,8 @@ def section(s: dict | None) -> list[str]:
             ["razón partes ÷ copia", f"{_f(s['parts_vs_copy'], 1)}×"],
         ],
     )
+    if s.get("load_1m"):
+        load = ", ".join(f"{k} {v}" for k, v in s["load_1m"].items())
+        out += ["", f"Carga promedio de 1 min al terminar cada corrida usada (2 núcleos): {load}."]
     out.append("")
     return out

@@ -25,7 +25,7 @@ from pathlib import Path
 from bench import synth
 from bench.common import OUT_DIR, ROOT, cpu_steal, machine
 
-SECTIONS = ("national", "etl", "pipeline", "browser", "conversation", "api")
+SECTIONS = ("national", "etl", "builds", "pipeline", "browser", "conversation", "api")
 NOT_YET = "no implementado aún"
 
 
@@ -43,6 +43,7 @@ class Scale:
     conversation_turns: int = 20
     api_clients: int = 50  # concurrent clients of bench.api_load (issue 16 §6)
     api_requests: int = 200  # requests each client sends
+    builds_repeats: int = 1  # bench.national_parts: the real 36 parts, whatever the scale (0: skipped)
 
 
 def scale(name: str) -> Scale:
@@ -79,6 +80,7 @@ def scale(name: str) -> Scale:
                 warmup=1,
             ),
             EtlConfig(per_state={"15": 8}, etl_repeats=1, copy_repeats=1, profile_fraction=None),
+            builds_repeats=0,  # the real national parts take minutes: not a toy
             browser_repeats=1,
             browser_questions=1,
             conversation_repeats=1,
@@ -125,6 +127,10 @@ def run(only: list[str], scale_name: str, out_dir: Path, md_path: Path | None, r
             res = national.run(sc.national, work / "national", log, profile, profile_dir, reuse)
         elif section == "etl":
             res = etl_throughput.run(sc.etl, work / "etl", profile, log)
+        elif section == "builds":
+            from bench import national_parts
+
+            res = national_parts.run(sc.builds_repeats, out_dir, log)
         elif section == "pipeline":
             ok, why = pipeline.available()
             if not ok:

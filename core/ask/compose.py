@@ -263,7 +263,8 @@ def compose(
     lead = _level(" ".join(leads.lead(env, shape, detail, focus=(metadata or {}).get("focus"))), env, namesake)
     for also in (metadata or {}).get("also") or []:  # a context step the planner asked to say too (its lead)
         if 0 <= also < len(envelopes) and also != index and envelopes[also].get("status") == "ok":
-            lead += " " + _level(" ".join(leads.lead(envelopes[also], shapes[also], detail)), envelopes[also], namesake)
+            own = _method_detail(envelopes, also, metadata)  # its own filter: the state's modalidad is not its
+            lead += " " + _level(" ".join(leads.lead(envelopes[also], shapes[also], own)), envelopes[also], namesake)
     lead += _split(envelopes, (metadata or {}).get("split"))
     relaxed = (meta.get("retry") or {}).get("relaxed")
     if relaxed:  # the contract's relaxed fallback: the figure is without the filter asked, said before it

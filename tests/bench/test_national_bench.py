@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bench import national, national_store, report_builds, report_national
+from bench import run as bench_run
 from bench.national_cases import NationalConfig, cases
 
 
@@ -53,6 +54,17 @@ def test_the_store_builds_join_the_etl_part_of_the_report(tmp_path, written, row
     path = tmp_path / "national_parts.json"
     if written:
         path.write_text(json.dumps(written), encoding="utf-8")
-    summary = report_builds.load(path)
+    summary = report_builds.load(path=path)
     assert len(report_builds.summary_rows(summary)) == rows
     assert text in "\n".join(report_builds.section(summary))
+
+
+@pytest.mark.parametrize("section", [{"summary": SUMMARY}, {"omitido": "escala de prueba"}])
+def test_make_bench_s_builds_section_comes_before_an_older_file(tmp_path, section):
+    """``make bench`` measures item 8 itself (section «builds»); a skipped section falls back to the file."""
+    path = tmp_path / "national_parts.json"
+    path.write_text(json.dumps({"summary": {**SUMMARY, "default_build_s": 99.9}}), encoding="utf-8")
+    summary = report_builds.load(section, path=path)
+    expected = 24.8 if "summary" in section else 99.9
+    assert summary["default_build_s"] == expected
+    assert "builds" in bench_run.SECTIONS and bench_run.scale("toy").builds_repeats == 0

@@ -97,7 +97,7 @@ def _subtipos(u: Understanding, group: list[Cell], metadata: dict) -> ToolPlan:
         _step("desglose_modalidad", {"entidad_id": p.entidad_id, "delito": tipo["delito"], **municipal_win})
         for p in places
     ]
-    note = granularity.subtipo_note(asked, tipo, places, metadata)
+    note = granularity.subtipo_note(asked, group[0].fallback, places, metadata)
     steps = [*states[1:], *breakdowns, states[0]]  # the first subtipo's state figure answers; the rest follow it
     return ToolPlan({"plan": steps}, [LEAD + note, *[f"{ALSO}{i}" for i in range(len(steps) - 1)]], "national")
 

@@ -27,6 +27,7 @@ from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.national import is_national
 from core.ask.understand.tokens import tokenize
 from core.ask.wording import join_y, shares_state_name
+from core.dataset.taxonomy import load_methods
 
 # The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
 # index of a step whose lead follows the answering step's.
@@ -170,7 +171,8 @@ def _said(place) -> str:
 
 
 def _method_label(metodo: str) -> str:
-    return metodo.replace("_", " ").removeprefix("robo de ")
+    names = {m.metodo: m.modalidad.lower() for m in load_methods()}  # «pequeñas», with its accents
+    return names.get(metodo, metodo.replace("_", " ")).removeprefix("robo de ")
 
 
 def window_args(u: Understanding) -> tuple[dict, dict]:
@@ -188,9 +190,17 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     place = _municipality(u)
     asked, tipo = fb.asked["subtipo"], fb.tipo["subtipo"]
     national_win, municipal_win = window_args(u)
+    # «lesiones dolosas con arma blanca»: the state file has the subtipo by modalidad, so its figure keeps it
+    methods = [m for m in u.methods if m in (fb.asked.get("metodos") or [])] if u.methods else []
     state = _step(
         "ranking_estados",
-        {"lugar_id": STATE_DEFAULT, "clave_delito": fb.asked["delito"], "ordenar_por": "conteo", **national_win},
+        {
+            "lugar_id": STATE_DEFAULT,
+            "clave_delito": fb.asked["delito"],
+            "ordenar_por": "conteo",
+            **({"metodo": methods} if methods and len(methods) == len(u.methods) else {}),
+            **national_win,
+        },
     )
     as_tipo = replace(
         u,
@@ -260,13 +270,15 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     breakdown = _step(
         "desglose_modalidad", {"entidad_id": place.entidad_id, "delito": fb.tipo["delito"], **municipal_win}
     )
-    note = subtipo_note([fb.asked], fb.tipo, [place], metadata)
+    note = subtipo_note([fb.asked], fb, [place], metadata)
     return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0"], "national")
 
 
-def subtipo_note(asked: list[dict], tipo: dict, places: list, metadata: dict) -> str:
+def subtipo_note(asked: list[dict], fb: Fallback, places: list, metadata: dict) -> str:
     """«Robo a negocio no se publica por municipio…»: what the municipal file holds instead of the subtipos asked
-    (catalog rows of one tipo), and what the answer gives: each one's state figure and the places' tipo by modalidad."""
+    (catalog rows of the fallback's tipo), and what the answer gives: each one's state figure and the places' tipo
+    by modalidad."""
+    tipo = fb.tipo
     labels = [a["subtipo"] for a in asked]
     named = join_y([labels[0], *[x.lower() for x in labels[1:]]])
     kinds = " (con y sin violencia, vehículos y maquinaria)" if tipo["delito"] == "robo" else ""
@@ -275,11 +287,12 @@ def subtipo_note(asked: list[dict], tipo: dict, places: list, metadata: dict) ->
     if own:  # «solo Irapuato lo desglosa»: the municipalities whose own file has it
         names = " y ".join(p.rsplit(".", 1)[-1].replace("_", " ").title() for p in own)
         kinds += f"; solo {names} " + ("lo desglosa" if len(labels) == 1 else "los desglosa")
+    mixed = f" ({fb.sums} suman una sola cifra)" if 2 <= len(fb.members) <= 3 else ""  # «lesiones dolosas y culposas»
     one = len(labels) == 1
     verb, each = ("no se publica", "la cifra estatal") if one else ("no se publican", "la cifra estatal de cada uno")
     return (
         f"{named} {verb} por municipio en los datos cargados: el archivo municipal del SESNSP trae "
-        f"{tipo['subtipo'].lower()} sin desglose por subtipo, solo por modalidad{kinds}. Doy {each} y, para "
+        f"{tipo['subtipo'].lower()} sin desglose por subtipo{mixed}, solo por modalidad{kinds}. Doy {each} y, para "
         f"{join_y(_said(p) for p in places)}, {tipo['subtipo'].lower()} por modalidad."
     )
 

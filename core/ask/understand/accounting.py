@@ -129,6 +129,14 @@ def _after_cue(tokens: Tokens, i: int) -> bool:
     return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
 
 
+def _place_in_later_clause(tokens: Tokens, j: int, lex: Lexicon) -> bool:
+    """Whether a place of the store is named after the first comma that follows token ``j``."""
+    comma = next((k for k in range(j, len(tokens)) if tokens.words[k] == ","), None)
+    if comma is None:
+        return False
+    return any(tokens.phrase(a, b) in lex.places for a in range(comma + 1, len(tokens)) for b in range(a + 1, a + 5))
+
+
 def _classify(
     tokens: Tokens,
     i: int,
@@ -154,7 +162,11 @@ def _classify(
     if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
         return UnknownTerm(text, "place_below", "lugar más fino que el municipio")
     if any(w in _REGIONS for w in words) and _after_cue(tokens, i):
-        # «en el noreste del estado», «en la Sierra Gorda»: a region is no municipality and never the whole state
+        # «en el noreste del estado», «en la Sierra Gorda»: a region is no municipality and never the whole state;
+        # in an earlier clause than the municipality asked about («un reportaje sobre el corredor industrial, ¿cuántos
+        # … en Irapuato?») it is context, said as not taken into account
+        if has_place and _place_in_later_clause(tokens, j, lex):
+            return UnknownTerm(text, "other", "región sin datos propios")
         return UnknownTerm(text, "place_unknown", "región sin datos propios", suggestions(lex, text))
     named = any(w in capitalized for w in words if w not in STOPWORDS)
     if _after_cue(tokens, i) and (named or not has_place):

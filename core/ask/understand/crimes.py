@@ -175,12 +175,16 @@ def kind_named(base: CrimeMatch, words: list[UnknownTerm], lex: Lexicon) -> tupl
     """The one kind of ``base`` that a word left unread names, read with the crime's name before it («transportista»
     after robo: robo a transportista), with that word; None when no word names one."""
     family = {base.delito, lex.family.get(base.delito, base.delito)}
+    # «¿y a negocio?» after robo a casa habitación: a sibling kind, read with its tipo's name before it
+    tipo = lex.crime_by_key.get(lex.family.get(base.delito, base.delito))
+    names = list(dict.fromkeys([base.label, *([tipo.label] if tipo is not None else [])]))
     for term in words:
-        for glue in (" a ", " de ", " por ", " "):
-            found = [m for _, m in exact_crimes(tokenize(f"{base.label}{glue}{term.text}"), lex, set()).crimes]
-            kinds = [m for m in found if m.delito not in family and lex.family.get(m.delito) in family]
-            if len(found) == 1 and kinds:
-                return replace(kinds[0], text=term.text), term
+        for name in names:
+            for glue in (" a ", " de ", " por ", " "):
+                found = [m for _, m in exact_crimes(tokenize(f"{name}{glue}{term.text}"), lex, set()).crimes]
+                kinds = [m for m in found if m.delito not in family and lex.family.get(m.delito) in family]
+                if len(found) == 1 and kinds:
+                    return replace(kinds[0], text=term.text), term
     return None
 
 

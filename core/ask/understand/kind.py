@@ -96,6 +96,10 @@ RANKING = _C(
     rf"\b{NUMBER_RE}\s+(?:municipios|ciudades)\b",
     r"\bprimeros\s+lugares\b",
 )
+# «la suma de los 46 municipios», «el total de los cuarenta y seis municipios»: every municipality of the state
+# (catalogs/entities: Guanajuato has 46) summed is the state's figure, not a top 46.
+ALL_MUNICIPALITIES = re.compile(r"\b(?:(?:los|sus)\s+)?(?:46|cuarenta\s+y\s+seis)\s+municipios\b")
+SUMMED = re.compile(r"\b(?:total(?:es)?|suma\w*|sumad\w+|en\s+conjunto|acumulad\w+|estatal)\b")
 # Grouping without ranking words: a ranking only when nothing else (a series, a share) is asked.
 GROUPING = _C(
     r"\bpor\s+municipios?\b",
@@ -275,6 +279,11 @@ def decide(
             ("single", SINGLE),
         )
     }
+    if cue["ranking"] and SUMMED.search(text) and ALL_MUNICIPALITIES.search(text):
+        rest = ALL_MUNICIPALITIES.sub(" ", text)
+        if not (RANKING.search(rest) or GROUPING.search(rest)):
+            cue["ranking"] = False
+            res.signals.append("place:all_municipalities_summed")
     strong = [k for k in ("anomalies", "seasonality", "cooccurrence", "share", "ranking", "series") if cue[k]]
     if cue["evidence"]:
         res.wants_evidence = True
@@ -345,6 +354,8 @@ def decide(
         res.group_by_municipio = True
         res.signals.append("group_by:municipio")
     res.top_k, tag = _top_k(tokens, time_spans)
+    if "place:all_municipalities_summed" in res.signals:
+        res.top_k, tag = None, None  # «los 46 municipios» summed: no top 46
     if res.top_k is None and RANKING_ONE.search(text):
         res.top_k, tag = 1, "top_k:singular"
     if tag:

@@ -150,6 +150,9 @@ def understand(
         placeless=not (places or ambiguous or generic or whole_state or place_state.outside),
     )
     signals += decided.signals
+    if "place:all_municipalities_summed" in decided.signals and not (places or ambiguous or generic):
+        state = place_matcher.home_state(lexicon, kind_matcher.ALL_MUNICIPALITIES.search(tokens.text).group(0))
+        places, whole_state = ([state], True) if state else (places, whole_state)
     understood = Understanding(
         question=question,
         normalized=normalize_text(question),

@@ -48,6 +48,9 @@ BELOW_MUNICIPALITY = words_of(
     "colonia colonias col barrio barrios fraccionamiento fraccionamientos fracc calle calles avenida av bulevar "
     "boulevard blvd calzada callejon privada cuadrante cuadrantes cuadra manzana localidad rancheria ejido"
 )
+# A lowercase one-word name right after one of these is the ordinary noun («la suma de los municipios»: not Suma,
+# Yucatán): Spanish puts no article before a bare town name; names that carry one hold it («El Salto»).
+_DETERMINERS = words_of("el la los las lo un una unos unas su sus esta este esa ese estas estos esas esos al")
 # Before "municipio de X" these words make it a question about the state's municipalities.
 _GROUPING_WORDS = words_of("que cual cuales cada los todos varios otros sus demas")
 
@@ -95,6 +98,12 @@ def _state_after(tokens: Tokens, i: int, lex: Lexicon) -> bool:
 
 def _match(ref: EntityRef, text: str, score: float) -> PlaceMatch:
     return PlaceMatch(ref.entidad_id, ref.label, ref.nivel, text, round(score, 1))
+
+
+def home_state(lex: Lexicon, text: str) -> PlaceMatch | None:
+    """The store's own state as the place a phrase names («la suma de los 46 municipios»)."""
+    ref = lex.entities.get(lex.home_state or "")
+    return _match(ref, text, 100.0) if ref is not None else None
 
 
 def _mentioned_states(tokens: Tokens, lex: Lexicon) -> set[str]:
@@ -275,6 +284,8 @@ def other_states(
             return False  # «colonia Centro», «calle Morelos»: below the municipality, not a municipality
         if is_common_word(key):
             return j - i == 1 and key in capitalized and _cue_before(tokens, i)
+        if j - i == 1 and i > 0 and tokens.words[i - 1] in _DETERMINERS and key not in capitalized:
+            return False
         if all(key_of(p.nombre) != key for p in index[key]):
             # a short everyday form («Tlaquepaque», but also «nombre» of Nombre de Dios): written as a name
             # or said where a place goes, never an ordinary word of the sentence («el nombre del delito»)

@@ -122,7 +122,8 @@ VS_STATE = _C(
     r"\b(?:frente|contra|respecto|comparad\w+|en\s+comparacion)\s+(?:al?|con)?\s*(?:el\s+|la\s+|todo\s+el\s+|toda\s+la\s+)?(?:estado|entidad|total\s+estatal)\b",
     r"\bque\s+(?:el|en\s+el|todo\s+el)\s+estado\b",
     r"\bque\s+(?:el\s+)?promedio\b",
-    r"\b(?:y|vs|versus|contra|frente\s+a|con)\s+(?:en\s+)?(?:el|del|todo\s+el|al)\s+estado\b",
+    # «León y el estado» (not «¿y en todo el estado?», a follow-up that only moves the place)
+    r"(?<!^)\b(?:y|vs|versus|contra|frente\s+a|con)\s+(?:en\s+)?(?:el|del|todo\s+el|al)\s+estado\b",
     r"\b(?:la|el)\s+(?:del\s+estado|estatal)\b",
     r"\bcon\s+(?:la|el)\s+(?:estatal|del\s+estado)\b",
     r"\bpromedio\s+de\s+(?:gto|guanajuato)\b",

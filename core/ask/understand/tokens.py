@@ -34,7 +34,7 @@ COMMON_WORDS = words_of(
     """
     hubo habido hubieron registro registraron registrado registrados registradas ocurrieron ocurrio ocurren
     paso pasaron cometieron cometidos cometidas casos caso delito delitos incidencia incidencias numero cantidad
-    total totales cifra cifras dato datos dame dime muestrame muestra quiero saber podrias puedes favor gracias
+    total totales suma sumas sumar sumado sumados cifra cifras dato datos dame dime muestrame muestra quiero saber podrias puedes favor gracias
     municipio municipios ciudad ciudades estado estados entidad entidades lugar lugares zona zonas region
     top ranking lista listado tabla grafica serie series tendencia tendencias evolucion mensual anual
     mes meses ano anos periodo periodos trimestre trimestres semestre semestres semana semanas dia dias hoy ayer

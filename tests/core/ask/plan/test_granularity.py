@@ -63,6 +63,14 @@ CASES = [
     ("homicidios totales en leon enero 2025", "54", ["homicidio doloso 49", "homicidio culposo 5"], []),
     ("violación en León 2021", "209", ["violacion simple 181", "violacion equiparada 28"], []),
     ("todos los homicidios en Guanajuato en 2023", "3,640", ["homicidio doloso 2,581", "homicidio culposo 1,059"], []),
+    # a subtipo with a modalidad (blind dev_m): the state's figure keeps the modalidad; the municipality's tipo says
+    # it mixes both subtipos, and its own lead names no modalidad it was not filtered by
+    (
+        "lesiones dolosas con arma blanca en León 2023",
+        "720",
+        ["lesiones dolosas y lesiones culposas suman una sola cifra", "con arma blanca 183"],
+        ["lesiones con arma blanca entre"],
+    ),
 ]
 
 
