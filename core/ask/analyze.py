@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
-from core.ask.plan import granularity
+from core.ask.plan import cells, granularity
 from core.ask.scope import asks_forecast, below_municipality
 from core.ask.understand.national import is_national
 from core.text import normalize_text
@@ -107,7 +107,10 @@ def refusal_tag(turn: Turn, ctx: StageContext | None = None) -> str | None:
         return "forecast"  # a prediction is no count of published months (plan/strategy.forecast_text)
     national = is_national(u)  # the state file holds every crime of the fuero común
     # a crime the municipal files hold only at a coarser level is answered with what exists (issue 14 §5)
-    coarser = ctx is not None and granularity.find(u, ctx.catalog, ctx.metadata) is not None
+    coarser = ctx is not None and (
+        granularity.find(u, ctx.catalog, ctx.metadata) is not None
+        or cells.find(u, ctx.catalog, ctx.metadata) is not None
+    )
     if cat == "relevant" and u is not None and u.crimes and not any(c.in_data for c in u.crimes) and not national:
         if coarser or "place:other_state" in u.signals:  # «… en Zapopan»: the place is the answer (no data there)
             return None

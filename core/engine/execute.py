@@ -195,6 +195,8 @@ def run_validated(vp: ValidatedPlan, ctx: ToolContext, artifacts_dir: Path, day:
             "timing_ms": elapsed,
             "warnings": warnings,
             "filters_applied": _filters(scope),
+            # the crimes' own series end (a national tool's extra_meta says its own): the answer's «datos hasta»
+            "serie_hasta": scope.series_end.isoformat() if scope.series_end else None,
             **out.extra_meta,
         }
         if retry:

@@ -19,7 +19,7 @@ from datetime import date
 from core.engine.catalog import Catalog, ToolSpec
 from core.engine.plan import Plan, parse_plan, query_hash
 from core.engine.static import static_step
-from core.engine.window import apply_coverage, parse_date, resolve_window
+from core.engine.window import apply_coverage, parse_date, resolve_window, series_end
 from core.errors import ErrorGroup, Problem, ProblemCollector
 from core.text import month_count
 from core.tools import Entity, ResolvedStep, Scope
@@ -176,7 +176,10 @@ def _validate(raw, catalog: Catalog, metadata: dict | None, strict_time: bool | 
                         step_scope.date_from, step_scope.date_to, step_scope.adjustments = a, b, []
                 elif a and b:
                     step_scope.requested = (str(args["from"]), str(args["to"]))
-                    res = resolve_window(a, b, metadata, strict, problems, f"{path}.args")
+                    # the crimes' own series may end after the store (Irapuato to 2025-12): apply_coverage clamps
+                    own = spec.kind not in ("filter", "evidence") and spec.calendar == "months"
+                    step_scope.series_end = series_end(metadata, step_scope, includes) if own else None
+                    res = resolve_window(a, b, metadata, strict, problems, f"{path}.args", step_scope.series_end)
                     if res:
                         step_scope.date_from, step_scope.date_to, step_scope.adjustments = res
             else:

@@ -34,9 +34,17 @@ def parse_date(value, problems: ProblemCollector, path: str) -> date | None:
 
 
 def resolve_window(
-    start: date, end: date, metadata: dict, strict: bool, problems: ProblemCollector, path: str
+    start: date,
+    end: date,
+    metadata: dict,
+    strict: bool,
+    problems: ProblemCollector,
+    path: str,
+    until: date | None = None,
 ) -> tuple[date, date, list[str]] | None:
-    """Align a window to whole months and clamp it to the watermark (docs/contracts/001_casandra_v0.md §5)."""
+    """Align a window to whole months and clamp it to the watermark (docs/contracts/001_casandra_v0.md §5).
+
+    ``until``: a later watermark for a step whose crimes' own series end after the store's last month."""
     notes: list[str] = []
     if start > end:
         problems.add(
@@ -47,6 +55,7 @@ def resolve_window(
     if (a, b) != (start, end):
         notes.append(f"ventana alineada a meses completos: {a}..{b}")
     lo, hi = date.fromisoformat(metadata["min_date"]), date.fromisoformat(metadata["max_date"])
+    hi = max(hi, until or hi)
     if b < lo or a > hi:
         problems.add(
             "INVALID_DATE_RANGE",
@@ -80,6 +89,21 @@ def _coverage_runs(
     # a municipality's own finer file (Irapuato's subtipos) covers that municipality only
     runs = runs + ((metadata.get("coverage_municipal") or {}).get(delito) or {}).get(entidad_id or "", [])
     return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
+
+
+def series_end(metadata: dict, scope: Scope, includes: dict[str, list[str]] | None = None) -> date | None:
+    """The last month the step's crimes publish for its place: their own series' end (Irapuato's file runs to
+    2025-12, the tipo × modalidad parquet to 2025-05), whatever the store's last month; None without crimes."""
+    includes = includes or {}
+    estado = scope.entity.estado_id if scope.entity else None
+    place = scope.entity.entidad_id if scope.entity is not None and scope.entity.nivel == "municipio" else None
+    ends = [
+        b
+        for k in scope.delitos
+        for key in [k, *includes.get(k, [])]
+        for _, b in _coverage_runs(metadata, key, estado, place)
+    ]
+    return max(ends) if ends else None
 
 
 def apply_coverage(

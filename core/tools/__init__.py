@@ -42,6 +42,7 @@ class Scope:
     violencia: str | None = None
     frecuencia: dict | None = None
     warnings: list[str] = field(default_factory=list)
+    series_end: date | None = None  # the crimes' own last published month for the place (validation sets it)
 
     @property
     def range_adjusted(self) -> bool:
@@ -63,6 +64,7 @@ class Scope:
             self.violencia,
             dict(self.frecuencia) if self.frecuencia else None,
             list(self.warnings),
+            self.series_end,
         )
 
 

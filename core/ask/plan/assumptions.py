@@ -11,9 +11,12 @@ into account.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from core.ask.contracts import ClarifyingQuestion
 from core.ask.understand import Understanding
+from core.ask.understand.placenames import state_names
+from core.ask.understand.rewrite import crime_phrase, is_feminine
 from core.text import normalize_text
 
 _PLACE_KINDS = ("place_foreign", "place_unknown")
@@ -72,6 +75,7 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
     if not terms:
         return None
     home = _home(catalog)
+    terms = _settled(terms)
     foreign = [_outside(u, t.detail, t.text) for t in terms if t.kind == "place_foreign"]
     if len(foreign) > _MAX_NAMED:  # a list of many places is said short: the question has a length limit
         foreign = [*foreign[:_MAX_NAMED], f"{len(foreign) - _MAX_NAMED} lugares más"]
@@ -94,14 +98,19 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
             blocking=True,
             options=["Ranking de estados", f"{named} frente a {home}"],
         )
+    offer = _state_offer(u, terms, states) if foreign and not unknown else None
     if foreign:
         cities = [_outside(u, t.detail, t.text) for t in terms if t.kind == "place_foreign" and t not in states]
         named = " ni de ".join(cities or foreign).replace("de el estado", "del estado")
         line = f"No tengo datos de {named}: por municipio solo están cargados los de {home}"
-        if states and cities:  # «Zamora, Michoacán»: the state itself has its state figures (the national tables)
+        if states and cities and not offer:  # «Zamora, Michoacán»: the state itself has its state figures
             names = " y ".join(_outside(u, t.detail, t.text).removeprefix("el estado de ") for t in states)
             line += f"; de {names} solo están las cifras estatales"
         parts.append((line + ".").replace("de el estado", "del estado"))
+    if offer:  # another state's municipality: its state's figure is offered, never given as the municipality's
+        ask, options = offer
+        parts += ["No doy la cifra de otro lugar en su lugar.", ask]
+        return ClarifyingQuestion(question=_fit(parts), reason="missing_place", blocking=True, options=options)
     if unknown:
         written = [as_written(u.question, t.text) for t in unknown]
         parts.append(f"No reconocí el lugar {_quote(written)} entre los municipios de {home}.")
@@ -115,6 +124,62 @@ def place_question(u: Understanding, catalog, usual: list[str]) -> ClarifyingQue
         blocking=True,
         options=(near or [home, *usual])[:12],
     )
+
+
+def _settled(terms: list) -> list:
+    """«Guadalupe, NL»: a name several states share, with the state the question also names, is that state's."""
+    said = {s for t in terms if t.kind == "place_foreign" and t.detail.startswith("el estado de ") for s in t.states}
+    out = []
+    for t in terms:
+        only = [s for s in t.states if s in said]
+        if t.kind == "place_foreign" and len(t.states) > 1 and len(only) == 1:
+            name = t.detail.split(", municipio de ")[0]
+            t = replace(t, detail=f"{name}, municipio de {state_names().get(only[0], only[0])}", states=tuple(only))
+        out.append(t)
+    return out
+
+
+def _state_offer(u: Understanding, terms: list, named_states: list) -> tuple[str, list[str]] | None:
+    """For one municipality of another state («Zapopan»): the question that offers its state's figure (the state
+    file has every state), and that question as the option; a name several states share («Guadalupe») asks which
+    state, one option each, unless the question names the state. None when there is nothing to offer."""
+    cities = [t for t in terms if t.kind == "place_foreign" and t not in named_states]
+    specific = [c for c in u.crimes if c.delito != "total_delitos"]
+    if len(cities) != 1 or not cities[0].states or not specific or u.kind not in _STATE_KINDS:
+        return None
+    said = {s for t in named_states for s in t.states}
+    candidates = [s for s in cities[0].states if s in said] or list(cities[0].states)
+    names = state_names()
+    options = [_in_state(u, specific, names.get(s, s)) for s in candidates[:_MAX_STATES]]
+    if len(candidates) == 1:
+        state = names.get(candidates[0], candidates[0])
+        ask = f"De {state} sí tengo la cifra estatal del SESNSP (todo el estado, no el municipio): ¿quieres esa?"
+        return ask, options
+    ask = "¿De cuál de esos estados quieres la cifra estatal del SESNSP (todo el estado, no el municipio)?"
+    return ask, options
+
+
+# the question kinds a state's figure answers as asked (a count or a rate of the window); a ranking, a series or a
+# comparison of another state's municipality is not offered
+_STATE_KINDS = ("single_value", "unknown")
+_MAX_STATES = 6
+
+
+def _in_state(u: Understanding, crimes: list, state: str) -> str:
+    """«¿Cuántos robos a negocio hubo en Jalisco en 2024?»: the question asked, in the state."""
+    phrases = [crime_phrase(c.label) for c in crimes]
+    what = phrases[0] if len(phrases) == 1 else "casos de " + ", ".join(phrases[:-1]) + " y " + phrases[-1]
+    window = ""
+    if u.window is not None:
+        a, b = u.window
+        whole = (a.month, a.day, b.month, b.day) == (1, 1, 12, 31)
+        if whole:
+            window = f" en {a.year}" if a.year == b.year else f" de {a.year} a {b.year}"
+        else:
+            window = f" entre {a.isoformat()} y {b.isoformat()}"
+    if u.medida == "tasa_per_100k":
+        return f"¿Cuál fue la tasa de {what} por 100 mil habitantes en {state}{window}?"
+    return f"¿{'Cuántas' if is_feminine(what) else 'Cuántos'} {what} hubo en {state}{window}?"
 
 
 def time_question(u: Understanding) -> ClarifyingQuestion | None:

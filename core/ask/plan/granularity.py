@@ -26,7 +26,7 @@ from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.national import is_national
 from core.ask.understand.tokens import tokenize
-from core.ask.wording import shares_state_name
+from core.ask.wording import join_y, shares_state_name
 from core.dataset.taxonomy import load_methods
 
 # The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
@@ -101,8 +101,8 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
     window = u.window
     keys = [k for k in (tipo.get("incluye") or "").split("|") if k]
     members = tuple((rows.get(k) or {}).get("subtipo") or k for k in keys)
-    if asked is tipo:
-        split = any(_covers(metadata, k, estado, window) for k in keys)
+    if asked is tipo:  # a municipality's own finer file (Irapuato's) separates the subtipos the tipo rows sum
+        split = any(_covers(metadata, k, estado, window, place.entidad_id if place else None) for k in keys)
         whole = _covers(metadata, tipo["delito"], estado, window)
         return Fallback("tipo", asked, tipo, members) if place and whole and not split else None
     # a named sum («robo a transeúnte») is published where every subtipo it adds is
@@ -175,7 +175,7 @@ def _method_label(metodo: str) -> str:
     return names.get(metodo, metodo.replace("_", " ")).removeprefix("robo de ")
 
 
-def _window_args(u: Understanding) -> tuple[dict, dict]:
+def window_args(u: Understanding) -> tuple[dict, dict]:
     """(national args, municipal args) of the question's window (the tools clip it to what they publish)."""
     if u.window is None:
         return {}, {}
@@ -189,7 +189,7 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     ``municipal_plan(u)`` is the usual offline plan (core/ask/plan/rules.build) of an understanding."""
     place = _municipality(u)
     asked, tipo = fb.asked["subtipo"], fb.tipo["subtipo"]
-    national_win, municipal_win = _window_args(u)
+    national_win, municipal_win = window_args(u)
     # «lesiones dolosas con arma blanca»: the state file has the subtipo by modalidad, so its figure keeps it
     methods = [m for m in u.methods if m in (fb.asked.get("metodos") or [])] if u.methods else []
     state = _step(
@@ -267,26 +267,45 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
     if place is None:  # the state asked: the state file answers exactly
         note = f"{asked} no se publica por municipio (sin desglose por subtipo); la cifra es la del archivo estatal."
         return ToolPlan({"plan": [state]}, [LEAD + note], "national")
-    defaulted: list[str] = []
-    if not municipal_win:  # no period asked: the tipo's own last published months, as its plain question takes
-        usual = municipal_plan(as_tipo)
-        first = (((usual.plan or {}).get("plan") or [{}])[0]).get("args", {})
-        municipal_win = {k: first[k] for k in ("from", "to") if k in first}
-        defaulted = [n for n in usual.notes if n.startswith("Sin periodo")]
+    municipal_win, defaulted = municipal_window(as_tipo, municipal_win, municipal_plan)
     breakdown = _step(
         "desglose_modalidad", {"entidad_id": place.entidad_id, "delito": fb.tipo["delito"], **municipal_win}
     )
-    kinds = " (con y sin violencia, vehículos y maquinaria)" if fb.tipo["delito"] == "robo" else ""
-    own = sorted((metadata.get("coverage_municipal") or {}).get(fb.asked["delito"]) or {})
-    if own:  # «solo Irapuato lo desglosa»: the municipalities whose own file has it
-        kinds += "; solo " + " y ".join(p.rsplit(".", 1)[-1].replace("_", " ").title() for p in own) + " lo desglosa"
-    mixed = f" ({fb.sums} suman una sola cifra)" if 2 <= len(fb.members) <= 3 else ""  # «lesiones dolosas y culposas»
-    note = (
-        f"{asked} no se publica por municipio en los datos cargados: el archivo municipal del SESNSP trae "
-        f"{tipo.lower()} sin desglose por subtipo{mixed}, solo por modalidad{kinds}. Doy la cifra estatal y, para "
-        f"{_said(place)}, {tipo.lower()} por modalidad."
-    )
+    note = subtipo_note([fb.asked], fb, [place], metadata)
     return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0", *defaulted], "national")
+
+
+def municipal_window(as_tipo: Understanding, asked: dict, municipal_plan) -> tuple[dict, list[str]]:
+    """The window of a municipal tipo step: the one asked, or with no period the tipo's own last published months
+    (as its plain question takes them, with the note that says so) — never a step without from/to."""
+    if asked:
+        return asked, []
+    usual = municipal_plan(as_tipo)
+    first = (((usual.plan or {}).get("plan") or [{}])[0]).get("args", {})
+    return {k: first[k] for k in ("from", "to") if k in first}, [n for n in usual.notes if n.startswith("Sin periodo")]
+
+
+def subtipo_note(asked: list[dict], fb: Fallback, places: list, metadata: dict) -> str:
+    """«Robo a negocio no se publica por municipio…»: what the municipal file holds instead of the subtipos asked
+    (catalog rows of the fallback's tipo), and what the answer gives: each one's state figure and the places' tipo
+    by modalidad."""
+    tipo = fb.tipo
+    labels = [a["subtipo"] for a in asked]
+    named = join_y([labels[0], *[x.lower() for x in labels[1:]]])
+    kinds = " (con y sin violencia, vehículos y maquinaria)" if tipo["delito"] == "robo" else ""
+    by_place = metadata.get("coverage_municipal") or {}
+    own = sorted({p for a in asked for p in by_place.get(a["delito"]) or {}})
+    if own:  # «solo Irapuato lo desglosa»: the municipalities whose own file has it
+        names = " y ".join(p.rsplit(".", 1)[-1].replace("_", " ").title() for p in own)
+        kinds += f"; solo {names} " + ("lo desglosa" if len(labels) == 1 else "los desglosa")
+    mixed = f" ({fb.sums} suman una sola cifra)" if 2 <= len(fb.members) <= 3 else ""  # «lesiones dolosas y culposas»
+    one = len(labels) == 1
+    verb, each = ("no se publica", "la cifra estatal") if one else ("no se publican", "la cifra estatal de cada uno")
+    return (
+        f"{named} {verb} por municipio en los datos cargados: el archivo municipal del SESNSP trae "
+        f"{tipo['subtipo'].lower()} sin desglose por subtipo{mixed}, solo por modalidad{kinds}. Doy {each} y, para "
+        f"{join_y(_said(p) for p in places)}, {tipo['subtipo'].lower()} por modalidad."
+    )
 
 
 def violence_methods(u: Understanding, catalog) -> Understanding:

@@ -49,14 +49,17 @@ def _iso(d: date) -> str:
     return d.isoformat()
 
 
-def crime_end(metadata: dict, keys: list[str], includes: dict[str, list[str]]) -> date | None:
-    """Last published day of the selected crimes (their latest coverage end)."""
+def crime_end(metadata: dict, keys: list[str], includes: dict[str, list[str]], place: str | None = None) -> date | None:
+    """Last published day of the selected crimes (their latest coverage end); with ``place``, also that
+    municipality's own finer file (Irapuato's subtipos run to 2025-12, after the store)."""
     ends = []
     for k in keys:
         for key in [k, *includes.get(k, [])]:
             info = metadata.get("coverage", {}).get(key)
             if info and info.get("granularity", "month") == "month":
                 ends.append(date.fromisoformat(info["hasta"]))
+            own = ((metadata.get("coverage_municipal") or {}).get(key) or {}).get(place or "", [])
+            ends += [date.fromisoformat(r["hasta"]) for r in own]
     return max(ends) if ends else None
 
 
@@ -64,7 +67,8 @@ def _default_window(
     u: Understanding, metadata: dict, includes: dict, months: int, notes: list[str]
 ) -> tuple[date, date]:
     keys = [c.delito for c in u.crimes]
-    end = crime_end(metadata, keys, includes) or date.fromisoformat(metadata["max_date"])
+    place = next((p.entidad_id for p in u.places if p.nivel == "municipio"), None)
+    end = crime_end(metadata, keys, includes, place) or date.fromisoformat(metadata["max_date"])
     start = shift_months(end, 1 - months)  # the window ends with end's month
     label = ", ".join(c.label for c in u.crimes) or "los delitos"
     notes.append(

@@ -27,7 +27,7 @@ from core.ask.contracts import (
     Safety,
     StopConditions,
 )
-from core.ask.plan import assumptions, granularity, national, rules
+from core.ask.plan import assumptions, cells, granularity, national, rules
 from core.ask.understand import Understanding
 from core.ask.understand.national import is_national
 from core.text import normalize_text
@@ -359,6 +359,9 @@ def offline_plan(u: Understanding, catalog, metadata: dict, includes: dict) -> r
     lack goes to its granularity fallback, the country, states, victims and federal crimes to the national tables
     (issue 14), the rest to the rules. ``includes``: each crime's included subtipos (the catalog's ``incluye``)."""
     u = granularity.violence_methods(u, catalog)
+    mixed = cells.find(u, catalog, metadata)  # several crimes or places, one at a level the data lack
+    if mixed is not None:
+        return cells.build(u, mixed, catalog, metadata, lambda x: rules.build(x, metadata, includes))
     fallback = granularity.find(u, catalog, metadata)  # a level the municipal data lack (issue 14 §5)
     if fallback is not None:
         return granularity.build(u, fallback, metadata, lambda x: rules.build(x, metadata, includes))

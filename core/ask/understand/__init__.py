@@ -62,6 +62,7 @@ class UnknownTerm:
     kind: str  # place_foreign | place_unknown | place_below | place_deictic | time | crime | other
     detail: str = ""  # Spanish: «municipio de Jalisco», «estado sin datos cargados»
     suggestions: tuple[str, ...] = ()  # closest names of the store («Celaya»)
+    states: tuple[str, ...] = ()  # the states a place outside the store may be in («JAL»; several: «Guadalupe»)
 
 
 @dataclass

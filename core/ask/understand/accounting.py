@@ -229,9 +229,9 @@ def account(
     ]
 
 
-def outside_terms(outside: list[tuple[int, int, str, str, str]]) -> list[UnknownTerm]:
-    """Places recognised as outside the store (another state, another state's municipality)."""
-    return [UnknownTerm(text, kind, detail) for _i, _j, text, kind, detail in sorted(outside)]
+def outside_terms(outside: list[tuple[int, int, str, str, str, tuple[str, ...]]]) -> list[UnknownTerm]:
+    """Places recognised as outside the store (another state, another state's municipality), with their states."""
+    return [UnknownTerm(text, kind, detail, (), states) for _i, _j, text, kind, detail, states in sorted(outside)]
 
 
 def signals(terms: list[UnknownTerm]) -> list[str]:

@@ -78,8 +78,8 @@ class PlaceState:
     generic: str | None = None
     whole_state_text: str | None = None
     signals: list[str] = field(default_factory=list)
-    # places the store does not have: (i, j, text, kind, detail); never replaced by the state
-    outside: list[tuple[int, int, str, str, str]] = field(default_factory=list)
+    # places the store does not have: (i, j, text, kind, detail, the states it may be in); never replaced by the state
+    outside: list[tuple[int, int, str, str, str, tuple[str, ...]]] = field(default_factory=list)
 
 
 def _cue_before(tokens: Tokens, i: int) -> bool:
@@ -190,7 +190,7 @@ def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -
         if lex.any_place[key] == "foreign":  # reported so the answer can say the store lacks that state
             st.signals.append(f"place:not_in_store:{lex.foreign_states[key]}")
             name = state_names().get(lex.foreign_states[key], key)
-            st.outside.append((i, j, key, "place_foreign", f"el estado de {name}"))
+            st.outside.append((i, j, key, "place_foreign", f"el estado de {name}", (lex.foreign_states[key],)))
             continue
         refs, signal = _resolve(lex.places[key], key, i, tokens, lex, states, ranking)
         _add(st, i, j, refs, key, 100.0, signal)
@@ -294,7 +294,8 @@ def other_states(
 
     longest = max((len(k.split()) for k in index), default=1)
     for i, j, key in exact_spans(tokens, index, longest, taken, accept=accept):
-        st.outside.append((i, j, key, "place_foreign", describe_other(index[key])))
+        states = tuple(sorted({p.estado for p in index[key]}))
+        st.outside.append((i, j, key, "place_foreign", describe_other(index[key]), states))
         st.signals.append("place:other_state")
 
 

@@ -64,7 +64,8 @@ def crime_phrase(label: str) -> str:
     return " ".join(out)
 
 
-def _feminine(phrase: str) -> bool:
+def is_feminine(phrase: str) -> bool:
+    """Whether a crime phrase takes «cuántas» («lesiones dolosas», «violaciones»), not «cuántos»."""
     first = phrase.split()[0].translate(_ACCENT_OUT)
     return first.endswith(("as", "iones", "ones")) and not first.startswith("casos")
 
@@ -89,7 +90,7 @@ def _crimes_text(u: Understanding) -> tuple[str, bool]:
         return "delitos", False
     phrases = [crime_phrase(c.label) for c in crimes]
     if len(phrases) == 1:
-        return phrases[0], _feminine(phrases[0])
+        return phrases[0], is_feminine(phrases[0])
     joined = ", ".join(phrases[:-1]) + " y " + phrases[-1]
     return "casos de " + joined, False
 

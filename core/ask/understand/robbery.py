@@ -106,3 +106,30 @@ def victims_as_noun(words: list[str]) -> list[str]:
         else:
             out.append(w)
     return out
+
+
+# «robos a negocio y a casa habitación», «robo de autopartes o de vehículo»: the second kind shares the first's noun
+_ROB_NOUNS = frozenset({"robo", "robos", "asalto", "asaltos", "hurto", "hurtos"})
+_KIND_LINKS = frozenset({"a", "al", "de"})
+_AND = frozenset({"y", "o", "e", ","})
+# where the crime's words stop: the place, the period or the question goes on
+_CRIME_ENDS = frozenset(
+    re.findall(r"\S+", "en durante entre desde hasta hubo hay fueron se que cuantos cuantas por para con sin")
+)
+
+
+def elided_robbery(words: list[str]) -> list[str]:
+    """«robos a negocio y a casa habitación» → «robos a negocio y robo a casa habitación»: a kind after «y a» / «o
+    de» inside the crime's words is another robbery, so each is matched as the catalog names it."""
+    out: list[str] = []
+    head = False
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in _ROB_NOUNS and nxt in _KIND_LINKS:
+            head = True
+        elif w in _CRIME_ENDS or w[:1].isdigit():
+            head = False
+        elif head and w in _KIND_LINKS and out and out[-1] in _AND and nxt and nxt not in _CRIME_ENDS:
+            out.append("robo")
+        out.append(w)
+    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.ask.understand.robbery import robbery_as_noun, victims_as_noun
+from core.ask.understand.robbery import elided_robbery, robbery_as_noun, victims_as_noun
 from core.text import normalize_text
 
 # Words, numbers with thousands separators ("100,000"), and the symbols that carry meaning.
@@ -263,7 +263,7 @@ def tokenize(text: str) -> Tokens:
     noun); the joined form keeps one space between tokens."""
     found = _TOKEN.findall(normalize_text(_arrows(text)).translate(_DASHES))
     spelled = _digits_for_words([SHORTHAND.get(w, w) for w in map(_letter_o, found)])
-    words = tuple(victims_as_noun(robbery_as_noun(spelled)))
+    words = tuple(victims_as_noun(elided_robbery(robbery_as_noun(spelled))))
     starts, pos = [], 0
     for w in words:
         starts.append(pos)

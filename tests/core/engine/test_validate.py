@@ -228,6 +228,43 @@ def test_clamping_to_the_watermark_and_to_coverage(bundled_settings):
     assert "cobertura del delito" in fem["meta"]["range_adjusted_reason"]
 
 
+@pytest.mark.parametrize(
+    ("args", "effective", "series_end"),
+    [
+        # Irapuato's own subtipo file runs to 2025-12, after the store's 2025-11: its window ends there
+        (
+            {"entidad_id": "GTO.MUN.IRAPUATO", "delito": "robo_a_casa_habitacion", "nivel": "actual"},
+            {"from": "2025-01-01", "to": "2025-12-31"},
+            "2025-12-31",
+        ),
+        # lesiones dolosas: by municipality only in Irapuato's own file, to its own end
+        (
+            {"entidad_id": "GTO.MUN.IRAPUATO", "delito": "lesiones_dolosas", "nivel": "actual"},
+            {"from": "2025-01-01", "to": "2025-12-31"},
+            "2025-12-31",
+        ),
+        # the tipo × modalidad parquet ends in 2025-05: clamped there, and the series' end said
+        (
+            {"entidad_id": "GTO.MUN.LEON", "delito": "robo", "nivel": "actual"},
+            {"from": "2025-01-01", "to": "2025-05-31"},
+            "2025-05-31",
+        ),
+        # the homicide file ends with the store (2025-11)
+        (
+            {"entidad_id": "GTO.MUN.LEON", "delito": "homicidio_doloso", "nivel": "actual"},
+            {"from": "2025-01-01", "to": "2025-11-30"},
+            "2025-11-30",
+        ),
+    ],
+)
+def test_a_window_is_clamped_to_its_own_series_end(bundled_settings, args, effective, series_end):
+    """Each series to its own last month, never the store's: a later one is not cut, an earlier one is said."""
+    env = run(bundled_settings, {"plan": [step(**args, **{"from": "2025-01-01", "to": "2025-12-31"})]}).last
+    assert env["status"] == "ok", env
+    assert env["meta"]["date_range_effective"] == effective
+    assert env["meta"]["serie_hasta"] == series_end
+
+
 def test_a_compatible_older_minor_version_runs_with_a_warning(bundled_settings):
     env = run(bundled_settings, {"plan": [{"tool_id": 6, "tool_version": "1.0.0", "args": BASE}]}).last
     assert env["status"] == "ok" and env["tool"] == "rank_por_delito@1.1.0"

@@ -122,3 +122,65 @@ def test_another_state_named_alone_gets_its_state_figure(assistant, question, fi
     """Issue 14: the state file answers a state named alone (README: Puebla homicidio doloso 2023 = 852)."""
     turn = _turn(assistant, question)
     assert turn.planner_state.strategy == "retrieve_then_answer" and figure in turn.answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "says", "option"),
+    [
+        (
+            "robo a negocio en Zapopan en 2024",
+            ["zapopan, municipio de jalisco", "solo estan cargados los de guanajuato", "cifra estatal"],
+            "¿Cuántos robos a negocio hubo en Jalisco en 2024?",
+        ),
+        (
+            "homicidios dolosos en Monterrey 2023",
+            ["monterrey, municipio de nuevo leon", "de nuevo leon si tengo la cifra estatal"],
+            "¿Cuántos homicidios dolosos hubo en Nuevo León en 2023?",
+        ),
+        (
+            "¿Cuántas lesiones dolosas hubo en Tlaquepaque durante 2022?",
+            ["tlaquepaque", "de jalisco si tengo la cifra estatal"],
+            "¿Cuántas lesiones dolosas hubo en Jalisco en 2022?",
+        ),
+        # the state named beside a name several states share settles which
+        (
+            "robo a casa habitación en Guadalupe, NL, 2022",
+            ["no tengo datos de guadalupe, municipio de nuevo leon:", "de nuevo leon si tengo la cifra estatal"],
+            "¿Cuántos robos a casa habitación hubo en Nuevo León en 2022?",
+        ),
+    ],
+)
+def test_another_states_municipality_offers_its_states_figure(assistant, question, says, option):
+    """The municipal data cover Guanajuato only (said, no figure); the state file's figure of its state is offered."""
+    turn = _turn(assistant, question)
+    text = normalize_text(turn.answer.text)
+    assert turn.status == "clarify" and not turn.envelopes, turn.answer.text
+    assert not any(ch.isdigit() for ch in turn.answer.text.replace("2022", "").replace("2023", "").replace("2024", ""))
+    for fragment in says:
+        assert fragment in text, turn.answer.text
+    assert turn.answer.clarifying_options == [option]
+
+
+@pytest.mark.parametrize(
+    ("question", "states"),
+    [
+        ("robo a casa habitación en Guadalupe en 2022", ["Nuevo León", "Zacatecas", "Chihuahua"]),
+        ("homicidios dolosos en Juárez en 2023", ["Chihuahua", "Nuevo León"]),
+    ],
+)
+def test_a_name_several_states_share_asks_which_state(assistant, question, states):
+    """«Guadalupe», «Juárez»: never guessed; one option per state, each its state's question."""
+    turn = _turn(assistant, question)
+    assert turn.status == "clarify" and not turn.envelopes, turn.answer.text
+    assert "¿de cual de esos estados" in normalize_text(turn.answer.text), turn.answer.text
+    options = " | ".join(turn.answer.clarifying_options)
+    for state in states:
+        assert f"en {state} en" in options, options
+
+
+def test_a_yes_to_the_offer_gives_the_states_figure(assistant):
+    """«sí» after the offer: Jalisco's state figure (README/state file: robo a negocio Jan–Nov 2024 = 3,684)."""
+    conversation = Conversation()
+    assistant.ask("robo a negocio en Zapopan en 2024", conversation, planner="rules")
+    turn = assistant.ask("sí", conversation, planner="rules")
+    assert "Jalisco" in turn.answer.text and "3,684" in turn.answer.text, turn.answer.text

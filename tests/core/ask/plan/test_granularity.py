@@ -67,6 +67,7 @@ CASES = [
     # argument error
     ("robo a negocio en León", "8,284", ["no se publica por municipio", "sin periodo en la pregunta"], ["requiere"]),
     ("cuantos robos de autopartes hay en celaya", "3,443", ["no se publica por municipio"], ["requiere"]),
+    ("robo a casa habitación y robo a negocio en Silao", "3,205", ["sin periodo en la pregunta"], ["requiere"]),
     # a subtipo with a modalidad (blind dev_m): the state's figure keeps the modalidad; the municipality's tipo says
     # it mixes both subtipos, and its own lead names no modalidad it was not filtered by
     (
@@ -133,3 +134,140 @@ def test_a_municipality_of_another_state_is_said_before_the_crime(assistant, que
     turn, text = answer(assistant, question)
     assert turn.envelopes == [] and "no tengo datos de" in text, turn.answer.text
     assert "no incluyen" not in text, turn.answer.text
+
+
+# Figures of Irapuato's own file (sesnsp/irapuato_idm_nm_2015-2025.json, summed by DuckDB over data/raw) and of the
+# README (state file, tipo × modalidad parquet).
+OWN_SERIES = [
+    # Irapuato's own file runs to 2025-12, after the store's 2025-11: the whole year, and the footer says so
+    ("robo a casa habitación en Irapuato en 2025", "266", ["esta serie, hasta diciembre de 2025"]),
+    ("¿cuántos robos a casa habitación hubo en Irapuato en diciembre de 2025?", "22", ["diciembre de 2025"]),
+    ("asaltos a negocios en Irapuato durante 2025", "986", ["esta serie, hasta diciembre de 2025"]),
+    # no period said: the last 12 months of Irapuato's own series, not the store's
+    ("robo a casa habitación en Irapuato", "266", ["enero a diciembre de 2025"]),
+    # the tipo × modalidad parquet ends in 2025-05: its own end is said, not only the store's
+    ("robos en León en 2025", "3,527", ["esta serie, hasta mayo de 2025"]),
+]
+
+
+@pytest.mark.parametrize(("question", "figure", "says"), OWN_SERIES, ids=[c[0] for c in OWN_SERIES])
+def test_a_window_ends_where_its_own_series_does(assistant, question, figure, says):
+    """A series that runs past the store is not cut at the store's last month; one that ends before says where."""
+    turn, text = answer(assistant, question)
+    assert figure in turn.answer.text, turn.answer.text
+    for words in says:
+        assert normalize_text(words) in text, turn.answer.text
+
+
+def test_a_follow_up_year_reaches_the_end_of_irapuatos_own_series(assistant):
+    """dev_l l-delito_municipal_nuevo-02: «¿y en 2025?» is the whole 2025 of Irapuato's file (266), not Jan–Nov (244)."""
+    conversation = Conversation()
+    for q in ("asaltos a negocios en Irapuato 2023", "y robo a casa habitación?", "¿y en 2025?"):
+        turn = assistant.ask(q, conversation, planner="rules")
+    assert "266" in turn.answer.text and "244" not in turn.answer.text, turn.answer.text
+
+
+IRAPUATO_SPLIT = [
+    # the tipo rows sum dolosas and culposas; Irapuato's own file separates them (no «no se separa» there)
+    ("lesiones dolosas en Irapuato en 2024", "1,961", ["no separa"]),
+    ("cuántas lesiones culposas hubo en Irapuato el año pasado", "2", ["no separa"]),
+    ("todas las lesiones en Irapuato en 2024", "1,963", ["no separa"]),
+    ("homicidios totales en Irapuato en 2017", "274", ["no separa"]),
+]
+
+
+@pytest.mark.parametrize(("question", "figure", "never"), IRAPUATO_SPLIT, ids=[c[0] for c in IRAPUATO_SPLIT])
+def test_irapuatos_own_file_separates_what_the_tipo_rows_sum(assistant, question, figure, never):
+    """Lesiones and homicidio by subtipo in Irapuato: its own file, never the caveat of the other municipalities."""
+    turn, text = answer(assistant, question)
+    assert turn.planner_state.strategy == "retrieve_then_answer", turn.answer.text
+    assert figure in turn.answer.text, turn.answer.text
+    for words in never:
+        assert words not in text, turn.answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("todas las lesiones en Irapuato en 2024", ["lesiones dolosas 1,961", "lesiones culposas 2"]),
+        ("homicidios totales en Irapuato en 2017", ["homicidio doloso 70", "homicidio culposo 204"]),
+    ],
+)
+def test_a_tipo_in_irapuato_comes_with_its_parts(assistant, question, parts):
+    """The sum of a tipo whose subtipos Irapuato publishes is given with each part (desglose_delito)."""
+    _, text = answer(assistant, question)
+    for words in parts:
+        assert words in text, text
+
+
+@pytest.mark.parametrize("question", ["lesiones en Irapuato en 2024", "homicidios en Irapuato en 2017"])
+def test_a_bare_tipo_in_irapuato_asks_which_subtipo(assistant, question):
+    """Where the split exists (Irapuato's own file), a bare tipo asks doloso or culposo (docs/decisions/0010)."""
+    turn, text = answer(assistant, question)
+    assert turn.status == "clarify" and "no separa" not in text, turn.answer.text
+
+
+MIXED = [
+    # two subtipos no file publishes for Silao: each one's state figure and Silao's robo by modalidad, said first
+    (
+        "robo a casa habitación y robo a negocio en Silao en 2023",
+        ["3,573", "3,772", "1,511"],
+        ["robo a casa habitacion y robo a negocio no se publican por municipio", "silao de la victoria"],
+    ),
+    (
+        "¿cuántos robos a negocio y robos a casa habitación hubo en Silao durante 2023?",
+        ["3,573", "3,772", "1,511"],
+        ["no se publican por municipio"],
+    ),
+    # the second kind said without its noun («… y a casa habitación») is another robbery
+    (
+        "¿cuántos robos a negocio y a casa habitación hubo en Silao durante 2023?",
+        ["3,573", "3,772", "1,511"],
+        ["no se publican por municipio"],
+    ),
+    # one subtipo in two municipalities that lack it: said once for both, each one's robo by modalidad
+    (
+        "robo a negocio en León y en Celaya en 2024",
+        ["4,169", "8,375", "3,441"],
+        ["para leon y celaya, robo por modalidad"],
+    ),
+    # Irapuato's own file has both: each figure and their sum
+    (
+        "robo a casa habitación y robo a negocio en Irapuato en 2023",
+        ["838", "507", "331"],
+        ["sumados"],
+    ),
+    # one crime, two municipalities, one with the level and one without (dev_n n-granularidad-10)
+    (
+        "asaltos a negocios en Irapuato y en Silao en 2024: ¿cuántos en Silao?",
+        ["1,001", "4,169", "1,406"],
+        ["robo a negocio no se publica por municipio", "para silao de la victoria"],
+    ),
+    (
+        "robo a negocio en Silao e Irapuato en 2024",
+        ["1,001", "4,169", "1,406"],
+        ["no se publica por municipio"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "figures", "says"), MIXED, ids=[c[0] for c in MIXED])
+def test_several_cells_at_uneven_levels_each_get_what_exists(assistant, question, figures, says):
+    """Two crimes, or two places, one at a level the data lack: every figure that exists, never «no está cargado»."""
+    turn, text = answer(assistant, question)
+    assert turn.planner_state.strategy == "retrieve_then_answer", turn.answer.text
+    assert "no incluyen" not in text and "sin datos" not in text, turn.answer.text
+    for figure in figures:
+        assert figure in turn.answer.text, turn.answer.text
+    for words in says:
+        assert normalize_text(words) in text, turn.answer.text
+
+
+def test_no_sentence_gives_silao_a_figure_of_a_subtipo_it_lacks(assistant):
+    """The granularity note's rule (evals/v2/FORMAT.md): a sentence naming robo a negocio and Silao has no count."""
+    import re
+
+    _, text = answer(assistant, "asaltos a negocios en Irapuato y en Silao en 2024: ¿cuántos en Silao?")
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n", text):
+        if "robo a negocio" in sentence and "silao" in sentence and "no se publica" not in sentence:
+            assert not re.search(r"\d", sentence), sentence

@@ -109,3 +109,17 @@ def test_robbery_said_with_the_verb_is_read_as_the_noun(text, words):
 )
 def test_people_a_crime_was_done_to_are_its_victims(text, words):
     assert tokenize(text).text == words
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("robos a negocio y a casa habitacion en Silao", "robos a negocio y robo a casa habitacion en silao"),
+        ("robo de autopartes o de vehiculo", "robo de autopartes o robo de vehiculo"),
+        ("robo a negocio en León y a Celaya", "robo a negocio en leon y a celaya"),  # after the place: no robbery
+        ("robo a negocio y homicidios", "robo a negocio y homicidios"),  # another crime named whole
+    ],
+)
+def test_a_robbery_kind_said_without_its_noun_is_another_robbery(text, words):
+    """«robos a negocio y a casa habitación»: the second kind shares the first's noun."""
+    assert tokenize(text).text == words
