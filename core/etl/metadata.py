@@ -7,7 +7,7 @@ import shutil
 from datetime import date, timedelta
 from pathlib import Path
 
-from core.etl.precedence import place_coverage_sql
+from core.etl.precedence import month_bounds, place_coverage_sql
 from core.etl.publish import Depot
 from core.text import month_end
 
@@ -144,8 +144,9 @@ def build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_
     # from the version's dates (another municipality has no number there).
     by_place: dict = {}
     cells = place_cells_sql(con)
+    months = month_bounds(con, "new_observations") or (0, 0)
     for lugar, delito, desde, hasta, meses in con.execute(
-        f"""SELECT * FROM ({place_coverage_sql("new_observations", "new_entities", "new_obs_coverage")})
+        f"""SELECT * FROM ({place_coverage_sql("new_observations", "new_entities", "new_obs_coverage", months)})
             {f"UNION ALL SELECT * FROM ({cells})" if cells else ""} ORDER BY 2, 1, 3"""
     ).fetchall():
         run = {"desde": desde.isoformat(), "hasta": month_end(hasta.year, hasta.month).isoformat(), "meses": meses}

@@ -51,9 +51,12 @@ BATCH_DDL = (
     """CREATE TABLE IF NOT EXISTS place_batch (load_seq INTEGER, cve VARCHAR, cve_ent VARCHAR, label VARCHAR,
        nombre_inegi VARCHAR, source_file VARCHAR)""",
     f"CREATE TABLE IF NOT EXISTS place_pop_batch (load_seq INTEGER, {PLACE_POP_COLUMNS})",
-    # The views of loads whose rows are read from their file at assembly, not staged (core/etl/layouts/municipal.py)
-    # and of the places each one holds (``load_seq``, ``lugar_id`` as staged), read from its small key tables.
-    "CREATE TABLE IF NOT EXISTS obs_views (load_seq INTEGER, view VARCHAR, places VARCHAR)",
+    # The views of loads whose rows are read from their file at assembly, not staged (core/etl/layouts/municipal.py),
+    # of the places each one holds (``load_seq``, ``lugar_id`` as staged), read from its small key tables, and of its
+    # rows at the places of ``obs_shared`` only (read from the file, the other places' rows skipped by their labels).
+    "CREATE TABLE IF NOT EXISTS obs_views (load_seq INTEGER, view VARCHAR, places VARCHAR, shared VARCHAR)",
+    # The places two loads hold (final ids and their staged codes): only their rows can share a row id.
+    "CREATE TABLE IF NOT EXISTS obs_shared (lugar_id VARCHAR)",
 )
 
 COUNTRY_ID = "MX"
@@ -148,18 +151,21 @@ def assemble(con: duckdb.DuckDBPyConnection, table: str = "new_observations") ->
     staged = ", ".join(
         "coalesce(p.lugar_id, b.lugar_id) AS lugar_id" if c == "lugar_id" else f"b.{c}" for c in cols.split(", ")
     )
-    views = con.execute("SELECT view, places FROM obs_views ORDER BY load_seq").fetchall()
+    views = con.execute("SELECT view, places, shared FROM obs_views ORDER BY load_seq").fetchall()
     to_place = "LEFT JOIN new_places p ON b.nivel = 'municipio' AND p.nivel = 'municipio' AND p.cve = b.lugar_id"
-    batches = " ".join(
-        f"UNION ALL SELECT b.load_seq, {staged} FROM {batch} b {to_place}"
-        for batch in ["obs_batch", *(v for v, _ in views)]
-    )
-    con.execute(f"CREATE OR REPLACE TEMP VIEW obs_all AS SELECT 0 AS load_seq, {cols} FROM cur_observations {batches}")
+
+    def union(view_rows: list[str]) -> str:
+        batches = " ".join(
+            f"UNION ALL SELECT b.load_seq, {staged} FROM {batch} b {to_place}" for batch in ["obs_batch", *view_rows]
+        )
+        return f"SELECT 0 AS load_seq, {cols} FROM cur_observations {batches}"
+
+    con.execute(f"CREATE OR REPLACE TEMP VIEW obs_all AS {union([v for v, _, _ in views])}")
     # The places each load holds, without reading a view's rows: its key tables name them.
     held = " ".join(
         f"""UNION ALL SELECT DISTINCT b.load_seq, coalesce(p.lugar_id, b.lugar_id) FROM
             (SELECT load_seq, lugar_id, 'municipio' AS nivel FROM {places}) b {to_place}"""
-        for _, places in views
+        for _, places, _ in views
     )
     con.execute(
         f"""CREATE OR REPLACE TEMP VIEW obs_held AS
@@ -170,13 +176,21 @@ def assemble(con: duckdb.DuckDBPyConnection, table: str = "new_observations") ->
     )
     # Same key in two files: the newer cut wins, then the later load (the current version is load 0).
     # Only keys seen twice need a decision: a narrow aggregation finds them, not a window over every row.
-    # A row id hashes its place, so only places two loads hold can repeat one: the 20 M rows of the
-    # national parts are grouped only where another file covers the same place (Guanajuato).
+    # A row id hashes its place, so only places two loads hold can repeat one: of the national parts only
+    # the rows of places another file holds (Guanajuato's) are read, picked by their labels before any join.
+    con.execute("DELETE FROM obs_shared")
     con.execute(
-        """CREATE OR REPLACE TEMP TABLE obs_owner AS
+        """INSERT INTO obs_shared
            WITH shared AS (SELECT lugar_id FROM obs_held GROUP BY lugar_id HAVING count(*) > 1)
-           SELECT row_id, arg_max(load_seq, (year(corte) * 12 + month(corte)) * 100000 + load_seq) AS owner
-           FROM obs_all WHERE lugar_id IN (SELECT lugar_id FROM shared) GROUP BY row_id HAVING count(*) > 1"""
+           SELECT lugar_id FROM shared
+           UNION SELECT cve FROM new_places WHERE nivel = 'municipio' AND lugar_id IN (SELECT lugar_id FROM shared)"""
+    )
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE obs_owner AS
+            SELECT row_id, arg_max(load_seq, (year(corte) * 12 + month(corte)) * 100000 + load_seq) AS owner
+            FROM ({union([shared for _, _, shared in views])})
+            WHERE lugar_id IN (SELECT lugar_id FROM obs_held GROUP BY lugar_id HAVING count(*) > 1)
+            GROUP BY row_id HAVING count(*) > 1"""
     )
     precedence = "m.mes IS NULL AS vigente, CASE WHEN m.mes IS NOT NULL THEN 'municipal' END AS sustituida_por"
     # Finer level first: a state's carpetas of the común series are replaced wherever its

@@ -119,27 +119,49 @@ def municipal_coverage(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"CREATE OR REPLACE TABLE new_obs_coverage AS {coverage_sql('new_observations', 'new_entities')}")
 
 
-def place_coverage_sql(obs: str, ent: str, coverage: str | None = None) -> str:
+def place_coverage_sql(obs: str, ent: str, coverage: str | None = None, months: tuple[int, int] = (0, 0)) -> str:
     """Runs (lugar_id, delito, desde, hasta, meses) of a municipality's own finer file where no state run covers
     the month (Irapuato's JSON: every subtipo, homicidio doloso before 2020): that municipality's question has a
     number, the others' do not (``coverage_sql`` keeps them out of the state's coverage). ``coverage`` is that
-    state coverage when a load already computed it (``new_obs_coverage``), else it is computed here."""
+    state coverage when a load already computed it (``new_obs_coverage``), else it is computed here. ``months``
+    bounds the month numbers (year × 12 + month − 1) of ``obs``'s rows (``month_bounds``)."""
     std = f"o.nivel = 'municipio' AND o.vigente AND {SERIES}"
     state = coverage or f"({coverage_sql(obs, ent)})"
-    # The state's months set a row aside before any distinct: of a national load's 20 M rows only a
-    # municipality's own months are left to deduplicate, not every cell.
+    lo, hi = (int(m) for m in months)
+    month_no = "(year({0}) * 12 + month({0}) - 1)"
+    span = "date_diff('month', desde, hasta) + 1"
+    # The state's months set a row aside first; a municipality's months of a crime are then one bit each, so its
+    # rows are never deduplicated one by one (a national load's municipalities whose state has no coverage hold
+    # 14 M distinct cells; grouped per municipality and crime they are 120 k bitstrings). A crime whose months
+    # run unbroken is one run; only the others are expanded back to months and cut into runs.
     return f"""
         WITH state AS (SELECT estado_id, delito AS k,
                               unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
                        FROM {state}),
         own AS (
-          SELECT o.estado_id, o.lugar_id, o.delito AS k, o.fecha FROM {obs} o
+          SELECT o.lugar_id, o.delito AS k, o.fecha FROM {obs} o
           ANTI JOIN state s ON s.estado_id = o.estado_id AND s.k = o.delito AND s.fecha = o.fecha WHERE {std}
-          UNION
-          SELECT o.estado_id, o.lugar_id, o.tipo_key, o.fecha FROM {obs} o
+          UNION ALL
+          SELECT o.lugar_id, o.tipo_key, o.fecha FROM {obs} o
           ANTI JOIN state s ON s.estado_id = o.estado_id AND s.k = o.tipo_key AND s.fecha = o.fecha
-          WHERE {std} AND o.tipo_key <> o.delito)
-        SELECT lugar_id, k AS delito, min(fecha) AS desde, max(fecha) AS hasta, count(*)::INTEGER AS meses
+          WHERE {std} AND o.tipo_key <> o.delito),
+        held AS (SELECT lugar_id, k, min(fecha) AS desde, max(fecha) AS hasta,
+                        bitstring_agg({month_no.format("fecha")}, {lo}, {hi}) AS bits
+                 FROM own GROUP BY lugar_id, k),
+        broken AS (SELECT lugar_id, k, fecha FROM (
+                     SELECT lugar_id, k, bits, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
+                     FROM held WHERE bit_count(bits) < {span})
+                   WHERE get_bit(bits, ({month_no.format("fecha")} - {lo})::INTEGER) = 1)
+        SELECT lugar_id, k AS delito, desde, hasta, bit_count(bits)::INTEGER AS meses FROM held
+        WHERE bit_count(bits) = {span}
+        UNION ALL
+        SELECT lugar_id, k, min(fecha), max(fecha), count(*)::INTEGER
         FROM (SELECT *, (year(fecha) * 12 + month(fecha))
-                     - row_number() OVER (PARTITION BY lugar_id, k ORDER BY fecha) AS grp FROM own)
+                     - row_number() OVER (PARTITION BY lugar_id, k ORDER BY fecha) AS grp FROM broken)
         GROUP BY lugar_id, k, grp ORDER BY delito, lugar_id, desde"""
+
+
+def month_bounds(con: duckdb.DuckDBPyConnection, obs: str) -> tuple[int, int] | None:
+    """The first and last month numbers (year × 12 + month − 1) of ``obs``'s rows, or None when it has none."""
+    lo, hi = con.execute(f"SELECT min(fecha), max(fecha) FROM {obs}").fetchone()
+    return None if lo is None else (lo.year * 12 + lo.month - 1, hi.year * 12 + hi.month - 1)

@@ -146,7 +146,7 @@ def cells_sql(folder: Path, runs: str | None = None, obs: str | None = None) -> 
     obs = obs or parquet(folder, "observations")
     runs = runs or f"({coverage_sql(obs, ent)})"
     std = "nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
-    return f"""(WITH o AS (SELECT * FROM {obs} WHERE {std}),
+    return f"""(WITH o AS NOT MATERIALIZED (SELECT * FROM {obs} WHERE {std}),
                    tipos AS (SELECT delito FROM {crimes} WHERE nivel = 'tipo'),
                    tipo_rows AS (SELECT DISTINCT lugar_id, delito AS tipo_key, fecha FROM o
                                  WHERE delito IN (SELECT delito FROM tipos)),

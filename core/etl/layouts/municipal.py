@@ -188,7 +188,16 @@ def stage_municipal(ctx: ReadContext, layout: MunicipalLayout, long_sql: str, na
             f"""CREATE OR REPLACE TEMP VIEW obs_staged_places_{seq} AS SELECT DISTINCT {seq} AS load_seq, k.cve AS lugar_id
                 FROM {keys} k WHERE k.idx IN (SELECT idx FROM mun_used_{seq} WHERE motivo IS NULL)"""
         )
-        con.execute("INSERT INTO obs_views VALUES (?, ?, ?)", [seq, f"obs_staged_{seq}", f"obs_staged_places_{seq}"])
+        # The same rows at the places of ``obs_shared`` (filled at assembly): the labels of those places pick them
+        # from the file before any join, so the parts' other 20 M rows are skipped where only those count.
+        con.execute(
+            f"""CREATE OR REPLACE TEMP VIEW obs_staged_shared_{seq} AS {staged}
+                AND {PLACE_HASH.format("l.")} IN (SELECT ph FROM mun_place_{seq} WHERE cve IN (SELECT lugar_id FROM obs_shared))"""
+        )
+        con.execute(
+            "INSERT INTO obs_views VALUES (?, ?, ?, ?)",
+            [seq, f"obs_staged_{seq}", f"obs_staged_places_{seq}", f"obs_staged_shared_{seq}"],
+        )
     else:
         con.execute(f"INSERT INTO obs_batch BY NAME {staged}")
     con.execute(
