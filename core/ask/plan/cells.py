@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from core.ask.plan import granularity
-from core.ask.plan.granularity import ALSO, LEAD, Fallback
+from core.ask.plan.granularity import ALSO, LEAD, SPLIT, Fallback
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import CrimeMatch, PlaceMatch, Understanding
 from core.ask.understand.national import is_national
@@ -103,6 +103,35 @@ def _subtipos(u: Understanding, group: list[Cell], metadata: dict, municipal_pla
     steps = [*states[1:], *breakdowns, states[0]]  # the first subtipo's state figure answers; the rest follow it
     also = [f"{ALSO}{i}" for i in range(len(steps) - 1)]
     return ToolPlan({"plan": steps}, [LEAD + note, *also, *defaulted], "national")
+
+
+def by_method(u: Understanding, catalog) -> list[Understanding] | None:
+    """«robo con violencia y homicidios dolosos»: one understanding per crime when a modalidad asked belongs to only
+    some of the crimes (each keeps the modalidades its catalog row or subtipos publish); None when all share them."""
+    if len(u.crimes) < 2 or not u.methods:
+        return None
+    rows = {c["delito"]: c for c in catalog.crimes}
+
+    def own(key: str) -> set[str]:
+        row = rows.get(key) or {}
+        keys = [key, *[k for k in (row.get("incluye") or "").split("|") if k]]
+        return {m for k in keys for m in (rows.get(k) or {}).get("metodos") or []}
+
+    kept = {c.delito: [m for m in u.methods if m in own(c.delito)] for c in u.crimes}
+    if all(len(ms) == len(u.methods) for ms in kept.values()):
+        return None
+    return [
+        replace(u, crimes=[c], methods=kept[c.delito], violencia=u.violencia if kept[c.delito] else None)
+        for c in u.crimes
+    ]
+
+
+def merge(plans: list[ToolPlan]) -> ToolPlan:
+    """Plans of one question's parts as one (see ``_merge``); a part's «De ellos: …» split goes, since in one
+    answer it would follow the last part's figure, not its own."""
+    if len(plans) > 1:
+        plans = [replace(p, notes=[n for n in p.notes if not n.startswith(SPLIT)]) for p in plans]
+    return _merge(plans)
 
 
 def _merge(plans: list[ToolPlan]) -> ToolPlan:

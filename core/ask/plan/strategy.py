@@ -358,6 +358,9 @@ def offline_plan(u: Understanding, catalog, metadata: dict, includes: dict) -> r
     """The offline planner's tool plan of an understanding (the chat's and Explorar's): a level the municipal data
     lack goes to its granularity fallback, the country, states, victims and federal crimes to the national tables
     (issue 14), the rest to the rules. ``includes``: each crime's included subtipos (the catalog's ``incluye``)."""
+    parts = cells.by_method(u, catalog)  # «robo con violencia y homicidios dolosos»: the violence is robo's only
+    if parts is not None:
+        return cells.merge([offline_plan(x, catalog, metadata, includes) for x in parts])
     u = granularity.violence_methods(u, catalog)
     mixed = cells.find(u, catalog, metadata)  # several crimes or places, one at a level the data lack
     if mixed is not None:
