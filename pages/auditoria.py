@@ -82,6 +82,7 @@ with tab_records:
             mime=mime,
             key=f"aud_{fmt}",
             width="stretch",
+            on_click="ignore",  # a click that also reruns can revoke the file id the browser is fetching
         )
     if not records:
         st.info("Sin registros para esos filtros.")
@@ -138,6 +139,7 @@ with tab_segment:
             file_name=f"auditoria_segmento_{int(seg_first)}-{min(int(seg_last), head)}.json",
             mime="application/json",
             key="aud_segmento",
+            on_click="ignore",  # a rerun on click replaced the deferred file id mid-request (CI flake)
             disabled=head == 0 or int(seg_first) > head,
         )
         st.caption(f"La cadena tiene {head} registros; la exportación queda registrada en la auditoría.")
