@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from core.ask.wording import crime_labels, month_words, period_words
+from core.ask.wording import crime_labels, methods_phrase, month_words, period_words
+from core.dataset.taxonomy import load_methods
 from core.engine.catalog import load_tool_specs, tool_spec
 from core.engine.envelope import columns, records, tool_name
 
@@ -78,8 +79,19 @@ def ranking_measure(envelope: dict) -> str:
     return "conteo"
 
 
+def _methods(envelope: dict) -> str:
+    """' (robo de motocicleta con y sin violencia)' when the tool filtered by modalidad: «Robo» alone would label
+    a part of robo as all of it."""
+    keys = (envelope.get("meta", {}).get("filters_applied") or {}).get("metodo") or []
+    keys = [keys] if isinstance(keys, str) else list(keys)
+    if not keys:
+        return ""
+    names = {m.metodo: m.modalidad.lower() for m in load_methods()}
+    return f" ({methods_phrase(names.get(k, k.replace('_', ' ')) for k in keys)})"
+
+
 def _title(envelope: dict, lead: str) -> str:
-    crimes = ", ".join(crime_labels(envelope)) or "Delitos"
+    crimes = (", ".join(crime_labels(envelope)) or "Delitos") + _methods(envelope)
     rng = envelope.get("meta", {}).get("date_range_effective") or {}
     period = period_words(rng["from"], rng["to"]) if rng.get("from") and rng.get("to") else ""
     return " — ".join(part for part in (f"{lead}: {crimes}" if lead else crimes, period) if part)

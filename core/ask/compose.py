@@ -22,6 +22,7 @@ from core.ask.wording import (
     fmt_int,
     humanize_dates,
     join_y,
+    methods_phrase,
     month_words,
     period_words,
     shares_state_name,
@@ -66,7 +67,7 @@ def _method_detail(envelopes: list[dict], index: int, metadata: dict) -> str:
         if len(keys) > 2 and all(k.endswith(f"{v}_violencia") for k in keys) and f"{v}_violencia" in keys:
             return f"{v} violencia (todas sus modalidades, vehículos incluidos)"
     words = [names.get(k, k.replace("_", " ")) for k in keys]
-    return join_y(words + ([f"{args['violencia']} violencia"] if args.get("violencia") else []))
+    return methods_phrase(words + ([f"{args['violencia']} violencia"] if args.get("violencia") else []))
 
 
 def _split(envelopes: list[dict], suffix: str | None) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from core.ask.wording import between, crime_noun, join_y, month_words, period_words
+from core.ask.wording import between, crime_noun, join_y, methods_phrase, month_words, period_words
 from core.engine.catalog import ToolSpec, load_tool_specs
 
 # what a template may name besides the tool's own arguments
@@ -80,7 +80,7 @@ def _key_words(key: str) -> str:
 def crime_words(keys: Any, methods: Any = None) -> str:
     """«homicidios dolosos con arma de fuego» from crime and method keys; «todos los delitos» with none."""
     labels = [_crime_labels().get(k) or _key_words(k) for k in _as_list(keys)]
-    detail = join_y([_method_labels().get(m) or _key_words(m) for m in _as_list(methods)])
+    detail = methods_phrase([_method_labels().get(m) or _key_words(m) for m in _as_list(methods)])
     if not labels:
         return "todos los delitos" + (f" de la modalidad «{detail}»" if detail else "")
     return crime_noun(labels, 2, detail)
@@ -173,7 +173,7 @@ def step_sentence(
     nivel = merged.get("nivel") if "nivel" in spec.arg_names else None
     crimes = next((merged[k] for k in _CRIME_ARGS if merged.get(k)), None)
     methods = merged.get("metodo")
-    modality = join_y(
+    modality = methods_phrase(
         [_method_labels().get(m) or _key_words(m) for m in _as_list(methods)]
         + ([f"{merged['violencia']} violencia"] if merged.get("violencia") else [])
     )

@@ -141,6 +141,30 @@ def join_y(items) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " y " + items[-1] if items else ""
 
 
+_VIOLENCE_TAIL = re.compile(r"^(.+?) (con|sin) violencia$")
+
+
+def methods_phrase(labels) -> str:
+    """'robo de coche de 4 ruedas, de motocicleta y de embarcaciones, con y sin violencia' for their six modalidades.
+
+    A vehicle robo is published as one modalidad per kind and violence: listing all six reads as noise, so kinds
+    that come with the same violences are said once each and the violences once; anything else is listed as is."""
+    labels = list(dict.fromkeys(labels))
+    kinds: dict[str, list[str]] = {}
+    for label in labels:
+        if not (m := _VIOLENCE_TAIL.match(label)):
+            return join_y(labels)
+        kinds.setdefault(m[1], []).append(m[2])
+    violences = {tuple(sorted(v)) for v in kinds.values()}
+    if len(violences) != 1 or len(labels) < 2:
+        return join_y(labels)
+    stems, tail = list(kinds), " y ".join(next(iter(violences))) + " violencia"
+    first = stems[0].split(" de ", 1)
+    if len(first) == 2 and all(s.startswith(first[0] + " de ") for s in stems):  # «robo de …, de … y de …»
+        stems = [stems[0], *(s[len(first[0]) + 1 :] for s in stems[1:])]
+    return f"{join_y(stems)}{',' if len(stems) > 1 else ''} {tail}"
+
+
 def fmt_int(value: float | None) -> str:
     """Mexican integer format: 1,234 ('sin dato' for a missing value, never 0)."""
     return "sin dato" if value is None else f"{round(value):,}"

@@ -26,7 +26,7 @@ from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.national import is_national
 from core.ask.understand.tokens import tokenize
-from core.ask.wording import join_y, shares_state_name
+from core.ask.wording import join_y, methods_phrase, shares_state_name
 from core.dataset.taxonomy import load_methods
 
 # The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
@@ -237,12 +237,12 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
         if u.violencia:  # these modalidades say the violence in their own names
             picked = [m for m in picked if m.endswith(f"_{u.violencia}_violencia")] or picked
         built = municipal_plan(replace(as_tipo, methods=picked, violencia=None))
-        which = "sus modalidades" if picked == own else ", ".join(_method_label(m) for m in picked)
+        which = "sus modalidades" if picked == own else methods_phrase(_method_label(m) for m in picked)
         note = (
             f"Por municipio, el SESNSP publica {asked.lower()} dentro de {tipo.lower()}, como modalidades que solo "
             f"él tiene; la cifra suma {which}."
             if fb.asked["delito"] != fb.tipo["delito"]
-            else f"La cifra es de {tipo.lower()} en sus modalidades {', '.join(_method_label(m) for m in picked)}."
+            else f"La cifra es de {tipo.lower()} en sus modalidades {methods_phrase(_method_label(m) for m in picked)}."
         )
         return ToolPlan(built.plan, [LEAD + note, *built.notes], built.kind)
     if fb.case == "antes" and place is None:  # the state asked: its own file has the subtipo in those years

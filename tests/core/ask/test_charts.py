@@ -215,6 +215,24 @@ def test_municipal_annual_sum_over_years_is_titled_with_the_span(bundled_setting
     assert spec["title"].endswith(", 2024–2026") and spec["partial"] == [2026]
 
 
+@pytest.mark.parametrize(
+    "delito,metodo,says",
+    [
+        (
+            "robo",
+            ["robo_de_coche_de_4_ruedas_con_violencia", "robo_de_coche_de_4_ruedas_sin_violencia"],
+            "Robo (robo de coche de 4 ruedas con y sin violencia)",
+        ),
+        ("homicidio_doloso", ["con_arma_de_fuego"], "Homicidio doloso (con arma de fuego)"),
+    ],
+)
+def test_a_chart_of_a_modalidad_names_it_in_its_title(bundled_settings, delito, metodo, says):
+    args = {"entidad_id": "GTO", "nivel": "hijos", "top_k": 5, "delito": delito, "metodo": metodo}
+    plan = {"plan": [{"tool_id": 6, "args": {**args, "from": "2024-01-01", "to": "2024-12-31"}}]}
+    env = api.execution(plan, settings=bundled_settings).envelopes[0]
+    assert f": {says} — " in chart_spec(env)["title"]  # «Robo» alone labelled a part of robo as all of it
+
+
 def test_share_ranking_ordered_by_rate_follows_the_rows(bundled_settings):
     env = api.execution(
         "[7]\nentidad_id: GTO\ndelito: homicidio_doloso\nmedida: tasa_per_100k\ntop_k: 5\n" + YEAR_2024,

@@ -13,6 +13,7 @@ from core.ask.wording import (
     fmt_pct,
     humanize_dates,
     join_y,
+    methods_phrase,
     month_words,
     period_words,
     social_reply,
@@ -90,6 +91,32 @@ def test_crime_nouns(labels, count, expected):
 @pytest.mark.parametrize("items,text", [([], ""), (["a"], "a"), (["a", "b"], "a y b"), (["a", "b", "c"], "a, b y c")])
 def test_join_y(items, text):
     assert join_y(items) == text
+
+
+_VEHICLES = [f"robo de {k} {v} violencia" for k in ("coche de 4 ruedas", "motocicleta") for v in ("con", "sin")]
+
+
+@pytest.mark.parametrize(
+    "labels,text",
+    [
+        (_VEHICLES, "robo de coche de 4 ruedas y de motocicleta, con y sin violencia"),
+        (_VEHICLES[2:], "robo de motocicleta con y sin violencia"),
+        (_VEHICLES[::2], "robo de coche de 4 ruedas y de motocicleta, con violencia"),
+        (
+            _VEHICLES[:3],
+            "robo de coche de 4 ruedas con violencia, robo de coche de 4 ruedas sin violencia y robo de "
+            "motocicleta con violencia",
+        ),  # uneven violences: listed as they are
+        (["con arma de fuego", "con arma blanca"], "con arma de fuego y con arma blanca"),
+        (["con violencia", "sin violencia"], "con violencia y sin violencia"),
+        (
+            ["coche de 4 ruedas con violencia", "motocicleta con violencia"],
+            "coche de 4 ruedas y motocicleta, con violencia",
+        ),
+    ],
+)
+def test_methods_phrase_says_each_kind_and_the_violences_once(labels, text):
+    assert methods_phrase(labels) == text
 
 
 def test_state_names_and_canned_replies():
