@@ -295,7 +295,11 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     coverage = (meta or {}).get("coverage")  # relative periods count from the crime's last published month
     u = understand(question, lex, ctx.anchor, ctx.min_date, coverage) if lex is not None else None
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
-    follow = bool(u is not None and conv.last_understanding is not None and is_follow_up(question, u, conv))
+    # «ok gracias!!» after a menu or an answer is courtesy, never a reply that inherits the last question's slots
+    courtesy = u is not None and not (u.crimes or u.places or u.window) and classify(normalized, False) == "social"
+    follow = bool(
+        u is not None and not courtesy and conv.last_understanding is not None and is_follow_up(question, u, conv)
+    )
     # in a conversation a bare term («¿y la tasa?», «¿por modalidad?») continues it; only a framed question defines
     framed_only = follow or conv.last_understanding is not None
     definition = asks_definition(normalized, u, framed_only=framed_only) and not below_municipality(normalized)
@@ -305,7 +309,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     if not follow and not definition and u is not None and previous is not None and previous.places:
         # a reply to the menu about a place («la tendencia anual de homicidios dolosos») keeps that place
         unplaced = not (u.places or u.whole_state or u.generic_place)
-        follow = unplaced and answers_menu(conv.turns[-1] if conv.turns else None, question)
+        follow = unplaced and not courtesy and answers_menu(conv.turns[-1] if conv.turns else None, question)
     if (
         not follow
         and u is not None

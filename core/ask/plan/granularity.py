@@ -85,11 +85,12 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
     asked = rows.get(u.crimes[0].delito)
     if asked is not None and "victims:municipal" in u.signals:  # victims are counted by state only
         return Fallback("victimas", asked, asked)
-    narrowed = [t.text for t in u.unknown_terms if t.kind == "crime"]
+    narrowed = [t.text for t in _narrowing(u)]
+    named = named_methods(asked, rows, narrowed) if asked is not None and narrowed else []
+    if named:  # «robo de motocicleta», «¿y de motos?» after «robo de carros»: modalidades named by their own words
+        owner = _modalities_owner(u, asked, rows, named, metadata)
+        return Fallback("modalidad", {**owner, "metodos": named}, owner, (owner["subtipo"],))
     if asked is not None and narrowed and u.crimes[0].in_data:  # «robo de celulares»: a kind SESNSP does not publish
-        named = named_methods(asked, rows, narrowed)
-        if named:  # «robo de motocicleta»: a modalidad of the tipo rows by its own words
-            return Fallback("modalidad", {**asked, "metodos": named}, asked, (asked["subtipo"],))
         kinds = [w for w in narrowed if _narrows(u.question, u.crimes[0].text, w)]  # «robo de celular», not «ubo»
         if kinds:
             return Fallback("acotado", asked, rows.get(asked.get("tipo_key") or "") or asked, tuple(kinds))
@@ -122,6 +123,26 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
     return Fallback("subtipo", asked, tipo, members)  # the state file has every subtipo; the municipality its tipo
 
 
+def _modalities_owner(u: Understanding, asked: dict, rows: dict, named: list[str], metadata: dict) -> dict:
+    """Where the modalidades named are read: the subtipo that publishes them where the municipality has its own file
+    of it (Irapuato's robo de vehículo automotor), else the tipo whose municipal rows carry them (robo)."""
+    tipo = asked if asked.get("nivel") == "tipo" else rows.get(asked.get("tipo_key") or "") or asked
+    place = _municipality(u)
+    subtipos = [k for k in (tipo.get("incluye") or "").split("|") if k in rows]
+    owners = [rows[k] for k in subtipos if set(named) <= set(rows[k].get("metodos") or [])]
+    estado = place.entidad_id.split(".")[0] if place else STATE_DEFAULT
+    if place and len(owners) == 1 and _covers(metadata, owners[0]["delito"], estado, u.window, place.entidad_id):
+        return owners[0]
+    return tipo
+
+
+def _narrowing(u: Understanding) -> list:
+    """Words left unread that may name a kind of the crime: those read as a crime's, and in a follow-up also a bare
+    word («¿y motocicletas?» after «robo de coche» has no «de» to mark it)."""
+    kinds = ("crime", "other") if "followup:merged" in u.signals else ("crime",)
+    return [t for t in u.unknown_terms if t.kind in kinds]
+
+
 def _narrows(question: str, crime_text: str, word: str) -> bool:
     """Whether a word the lexicon does not know names a kind of the crime («robo de celular», «robos a taxis»): it
     follows the crime's own words and «de» or «a», not a typo, a verb or a follow-up's request («ubo», «tuvimos»,
@@ -142,7 +163,7 @@ def named_methods(asked: dict, rows: dict, words: list[str]) -> list[str]:
 def understood(u: Understanding, catalog) -> Understanding:
     """The understanding without the words a modalidad of its one crime is named by («robo de motocicleta»): the
     plan uses them (``find``'s «modalidad» case), so the answer never lists them as ignored."""
-    terms = [t for t in u.unknown_terms if t.kind == "crime"]
+    terms = _narrowing(u)
     if len(u.crimes) != 1 or not terms:
         return u
     rows = {c["delito"]: c for c in catalog.crimes}

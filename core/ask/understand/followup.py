@@ -35,10 +35,11 @@ _FORMAL_LEAD = re.compile(
 )
 # Words that point back at the previous answer: «el mismo indicador», «la misma serie», «cuántos de ellos»
 _ANAPHORA = re.compile(
-    r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose|numero|conteo)"
-    r"|la\s+misma\s+(?:serie|consulta|cifra|tabla|grafica|informacion|tasa|comparacion|pregunta)"
+    r"\b(?:(?:el|ese|este)\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose|numero|conteo)"
+    r"|(?:la|esa|esta)\s+misma\s+(?:serie|consulta|cifra|tabla|grafica|informacion|tasa|comparacion|pregunta)"
     r"|el\s+(?:dato|valor|indicador|numero)\s+equivalente|el\s+equivalente"
-    r"|(?:de|entre)\s+(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+periodo)\b"
+    r"|(?:de|entre)\s+(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+periodo"
+    r"|(?:en|de|con|sobre|para)\s+eso|(?:ese|este)\s+(?:mismo\s+)?delito)\b"  # «¿en qué lugar quedó … en eso?»
 )
 _MAX_FORMAL_TOKENS = 16
 _SAME_THING = re.compile(

@@ -250,6 +250,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             res.signals.append("time:range")
             if not (a.year_said or b.year_said) and len(periods) == 2:
                 res.signals.append("time:year_inferred")  # «¿y de julio a diciembre?»: a follow-up takes its year
+    inferred_year = False  # the window is months said without a year («entre enero y marzo, en 2024»)
     for p in (p for p in periods if id(p) not in used):
         if p.tag == "time:same_period_prev" and compare is None and not base_prev_year:
             # «¿cómo vamos … a la misma fecha del año anterior?»: the base of this year so far, never the window
@@ -278,6 +279,24 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             res.signals.append("time:compare")
             continue
         if window is not None:
+            y = window[0].year
+            whole_year = window[0] == date(y, 1, 1) and window[1].year == y
+            months, year = (window, p.start.year) if inferred_year and p.granularity == "year" else (None, None)
+            if (
+                compare is None
+                and whole_year
+                and not p.year_said
+                and p.kind == "absolute"
+                and p.start.year == p.end.year
+            ):
+                months, year = (p.start, p.end), y
+            if months is not None:
+                # «en 2026, entre enero y marzo», «entre enero y marzo, en 2024»: months said without a year are the
+                # months of the year said beside them, never a second period to compare
+                window, inferred_year = (date(year, months[0].month, 1), month_end(year, months[1].month)), False
+                texts.append((_lead(text, p.begin), p.finish))
+                res.signals.append("time:months_of_year")
+                continue
             if compare is None and p.kind == "absolute" and (p.end < window[0] or p.start > window[1]):
                 # «los primeros 5 meses de 2025 … y cuántos en los primeros 5 de 2024»: a second period said is the
                 # base of a comparison, never dropped; a whole year against part of one takes the same months
@@ -316,6 +335,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             res.signals.append("time:until")
         else:
             window = (p.start, p.end)
+            inferred_year = not p.year_said and p.kind == "absolute" and p.start.year == p.end.year
             res.signals.append("time:relative" if p.kind in ("relative", "prev_year") else "time:absolute")
         if window[0] > window[1]:  # "desde 2030", "antes de 2015": outside the data; keep the window well-formed
             window = (p.start, p.end) if not word.startswith("antes") else (shift_year((p.start, p.end), -1))

@@ -293,7 +293,7 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
 
     @rule(
         r"\b(?:en\s+)?(?:lo\s+que\s+va\s+(?:del|de\s+este)\s+ano|este\s+ano|el\s+ano\s+(?:en\s+curso|actual)|ano\s+actual"
-        r"|ano\s+en\s+curso)\b"
+        r"|ano\s+en\s+curso)\b(?!\s+(?:de\s+)?(?:19|20)\d\d\b)"  # «este año 2026»: the year said names it
     )
     def _this_year(m):
         add(m, date(anchor.year, 1, 1), a_end, kind="relative", gran="span")

@@ -35,7 +35,7 @@ def test_everyday_questions_leave_nothing_unknown(ask, question):
         ("homicidios dolosos en Tlacotalpan en 2023", "place_foreign", "tlacotalpan"),
         ("lesiones en Villa Quetzal en 2023", "place_unknown", "villa quetzal"),
         ("robos en la colonia Obregón de León en 2023", "place_below", "obregon"),
-        ("¿cuántos asaltos a tortillerías hubo en León en 2023?", "crime", "asaltos a tortillerias"),
+        ("¿cuántos asaltos a tortillerías hubo en León en 2023?", "crime", "tortillerias"),  # «asalto» is robo
         ("delitos de montadeudas en Salamanca en 2023", "crime", "montadeudas"),
         ("robos de bicicletas en Irapuato en 2024", "crime", "bicicletas"),
         ("homicidios dolosos en Celaya en 2023 segun el periodico", "other", "periodico"),
