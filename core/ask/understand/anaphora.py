@@ -15,6 +15,14 @@ from core.ask.understand.timeexpr import month_end, shift_year
 from core.ask.understand.tokens import tokenize, words_of
 from core.text import shift_months
 
+# A follow-up that drops the previous modalidad filter: «¿y en total, de todo tipo?», «quita lo del arma blanca»
+ANY_METHOD = re.compile(
+    r"\b(?:en\s+total|de\s+todo\s+tipo|de\s+todos\s+los\s+tipos|todas\s+las\s+modalidades|sin\s+importar\s+(?:el|la)\s+"
+    r"(?:arma|modalidad|forma|tipo)|sin\s+filtr\w*|con\s+cualquier\s+arma|cualquier\s+modalidad"
+    r"|(?:quit|olvid|elimin|borr)\w*\s+(?:(?:lo|el\s+filtro|la\s+parte|la\s+modalidad)\s+)?(?:de\s+|del\s+)?(?:el\s+|la\s+|lo\s+)?"
+    r"(?:arma|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia))\b"
+)
+
 ORDINALS = {"primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4, "quinto": 5, "sexto": 6}
 # A question about one place right after a ranking: its first place ("¿y cuántos tuvo en 2024?").
 _ONE_PLACE = re.compile(
@@ -84,8 +92,9 @@ TOGETHER = re.compile(
 
 def earlier_places(current: Understanding, previous: Understanding, conversation) -> Understanding:
     """«ponlos lado a lado» after «… en Uriangato» and «¿y en Moroleón?»: both municipalities, side by side."""
-    if current.places or not TOGETHER.search(tokenize(current.question).text):
-        return current
+    state = [p for p in current.places if p.nivel == "estado"] if current.whole_state else []
+    if (current.places and current.places != state) or not TOGETHER.search(tokenize(current.question).text):
+        return current  # only «… con el total del estado» may come with them
     turns = getattr(conversation, "turns", None) or []
     last = [p for p in previous.places if p.nivel == "municipio"]
     earlier = next(
@@ -98,7 +107,7 @@ def earlier_places(current: Understanding, previous: Understanding, conversation
     )
     if len(last) != 1 or earlier is None:
         return current
-    places = [*(p for p in earlier.places if p.nivel == "municipio" and p not in last), *last]
+    places = [*(p for p in earlier.places if p.nivel == "municipio" and p not in last), *last, *state]
     return replace(current, places=places, kind="places", signals=[*current.signals, "followup:earlier_places"])
 
 

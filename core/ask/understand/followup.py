@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from core.ask.understand import CrimeMatch, Understanding, national
 from core.ask.understand.anaphora import (
+    ANY_METHOD,
     ORDINALS,
     TOGETHER,
     earlier_places,
@@ -20,7 +21,7 @@ from core.ask.understand.anaphora import (
 from core.ask.understand.crimes import kind_named
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.rewrite import crime_phrase, describe
-from core.ask.understand.tokens import tokenize, words_of
+from core.ask.understand.tokens import tokenize
 from core.text import normalize_text
 
 # «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
@@ -100,15 +101,6 @@ _ORDINAL_ALONE = re.compile(
     r"(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)"
     r"(?:\s+(?:trimestre|semestre|bimestre|cuatrimestre))?$"
 )
-# Words of corrections, anaphora and ordinals that carry meaning only as a follow-up: known filler for the
-# accounting of unrecognised words (core/ask/understand/accounting.py), never a place or a crime to guess.
-FOLLOW_UP_WORDS = words_of(
-    "no perdon perdona disculpa disculpe corrijo correccion equivoque error refiero referia quise queria quiero "
-    "decir bien mejor realidad era sino esos esas estos estas ese esa ellos ellas agrega agregale anade anadele "
-    "incluye incluyele mete primero segundo tercero tercer cuarto quinto sexto ambos ambas juntos juntas suma "
-    "sumalos sumados tuvo registro ahi alli dicho ok okay oki va vale bueno sale ya oye ah aja perfecto gracias "
-    "excelente acuerdo espera esperate aguanta momento chin rayos"
-)
 # "ambos", "los dos" (tokens write "2"): the reply that asks for every subtype of a bare tipo, summed.
 _BOTH = re.compile(r"\b(?:ambos|ambas|los\s+2|las\s+2|juntos|juntas|todos|todas|la\s+suma|sumados|sumalos)\b")
 
@@ -146,6 +138,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if _LEADS.match(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:
         return True
+    if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not current.crimes:
+        return not re.search(r"\bdelitos?\b", text)  # «¿y cuál ha sido el peor mes de Silao este año?»: no crime
     if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:
         return True
     if _FORMAL_LEAD.match(text) and n_words <= _MAX_FORMAL_TOKENS:
@@ -161,6 +155,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True  # «el grande» after «¿Apaseo el Alto o Apaseo el Grande?»
     has_slot = bool(current.crimes or current.places or _modifies(current) or _BOTH.search(text))
     if _pending(conversation) and has_slot and n_words <= 8:  # "Celaya", "dolosos", "los dos juntos, …"
+        return True
+    if TOGETHER.search(text) and not current.crimes and n_words <= 20:  # «pon los dos municipios lado a lado con…»
         return True
     # «dolosos» alone names a crime only when nothing came before to qualify
     named_crime = bool(current.crimes) and "crime:qualifier_alone" not in current.signals
@@ -205,10 +201,6 @@ def _presence_side(merged: Understanding, current: Understanding, previous: Unde
 
 
 # «¿y en total?», «de todo tipo», «sin importar el arma», «todas las modalidades»: no modalidad filter any more
-_ANY_METHOD = re.compile(
-    r"\b(?:en\s+total|de\s+todo\s+tipo|de\s+todos\s+los\s+tipos|todas\s+las\s+modalidades|sin\s+importar\s+(?:el|la)\s+"
-    r"(?:arma|modalidad|forma|tipo)|sin\s+filtr\w*|con\s+cualquier\s+arma|cualquier\s+modalidad)\b"
-)
 _PLACES_WORDS = re.compile(r"\b(?:municipios?|lugar(?:es)?|ciudad(?:es)?|donde|en\s+cual(?:es)?)\b")
 
 
@@ -327,15 +319,16 @@ def merge_follow_up(
         merged.places, merged.whole_state = list(previous.places), previous.whole_state
         merged.ambiguous_places = [list(g) for g in previous.ambiguous_places]
         merged.generic_place = previous.generic_place
+        merged.unknown_terms = [t for t in merged.unknown_terms if t.kind != "place_deictic"]  # «ahí mismo»: that one
         kept.append("place")
     if not current.crimes:
         merged.crimes = list(previous.crimes)
         merged.signals += [s for s in previous.signals if s.startswith("crime:unqualified:")]  # still to ask
         kept.append("crime")
-    if current.methods:  # "¿y con arma blanca?" asks for that method: it replaces the previous one
-        merged.violencia = current.violencia
-    elif _ANY_METHOD.search(tokenize(current.question).text):  # «¿y en total, de todo tipo?»: the filter goes
+    if ANY_METHOD.search(tokenize(current.question).text):  # «¿y en total?», «quita lo del arma blanca»: it goes
         merged.methods, merged.violencia = [], None
+    elif current.methods:  # "¿y con arma blanca?" asks for that method: it replaces the previous one
+        merged.violencia = current.violencia
     else:
         merged.methods, merged.violencia = list(previous.methods), current.violencia or previous.violencia
         if previous.methods:

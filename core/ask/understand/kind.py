@@ -66,6 +66,9 @@ COOCCURRENCE = _C(
     r"\bse\s+relacionan\b",
     r"\bvan\s+de\s+la\s+mano\b",
 )
+_SHOT_UP_MOST = re.compile(r"\bse\s+dispar\w+\s+mas\b")
+_CHANGE_IN_PERCENT = re.compile(r"\b(?:en|como)\s+(?:porcentaje|por\s+ciento)\b|\bporcentualmente\b|\ben\s+%")
+_CHANGED = re.compile(r"\b(?:cambi|subi|baj|aument|disminu|creci|vari|increment|reduj|cay)\w*")
 SHARE = _C(
     r"\bporcentajes?\b",
     r"\bporcentual\w*",
@@ -284,6 +287,10 @@ def decide(
         if not (RANKING.search(rest) or GROUPING.search(rest)):
             cue["ranking"] = False
             res.signals.append("place:all_municipalities_summed")
+    if cue["anomalies"] and _SHOT_UP_MOST.search(text) and (cue["grouping"] or cue["ranking"]):
+        cue["anomalies"], cue["change"] = False, True  # «¿en qué municipio se dispararon más…?»: a change ranking
+    if cue["share"] and _CHANGE_IN_PERCENT.search(text) and _CHANGED.search(text):
+        cue["share"], cue["change"] = False, True  # «¿subió o bajó? dímelo en porcentaje»: a change, in percent
     strong = [k for k in ("anomalies", "seasonality", "cooccurrence", "share", "ranking", "series") if cue[k]]
     if cue["evidence"]:
         res.wants_evidence = True

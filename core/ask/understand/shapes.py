@@ -34,6 +34,9 @@ EXTREME = _C(
     r"\b(?:mes|ano)\s+(?:de|del)\s+(?:[\w]+\s+){0,3}?con\s+(?:el\s+|la\s+)?(?:\w+\s+){0,2}?(?:mas|menos|mayor|menor)\b",
     r"\bpico\s+(?:mensual|anual|maximo)\b",
     r"\b(?:mes|ano)\s+pico\b",
+    # «¿cuál de esos años fue el peor?», «de esos meses, ¿cuál tuvo más?»: the peak among the periods just given
+    r"\bcual\s+de\s+(?:esos|estos|los)\s+(?:meses|anos)\b.{0,40}?\b(?:peor|mejor|mas|menos|mayor|menor)\b",
+    r"\b(?:esos|estos)\s+(?:meses|anos)\W+(?:\w+\W+){0,2}?cual\s+(?:\w+\s+)?(?:peor|mejor|mas|menos|mayor|menor)\b",
     # a bare follow-up to a peak: «¿y el más bajo?», «¿y el mes más alto?»
     r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?(?:el|la)\s+(?:mes\s+)?mas\s+(?:bajo|alto|baja|alta)\W*$",
 )
@@ -161,6 +164,7 @@ CHANGE_VERB = _C(
     r"\b(?:subieron|subio|aumentaron|aumento|crecieron|crecio|se\s+increment\w+|incremento|alza|repunt\w+)\b",
     r"\b(?:caida|descenso)s?\b",
     r"\b(?:mejoro|mejoraron|empeoro|empeoraron)\b",
+    r"\bse\s+dispar\w+\s+mas\b",  # «¿en qué municipio se dispararon más…?»
 )
 # every cue, the sub-cues that pick a variant included: kind.py holds this tuple, so its cue_spans counts them
 SHAPE_CUES = (
@@ -185,7 +189,7 @@ def shape_of(text: str, signals: list[str], has_total_series: bool, grouping: bo
     if EXTREME.search(text):
         signals.append("extreme:min" if EXTREME_LOW.search(text) else "extreme:max")
         # the unit is the one the cue names («¿en qué mes del primer semestre…?» asks a month, not a semester)
-        said = re.search(r"\b(mes|ano|trimestre|semestre)\b", EXTREME.search(text).group(0))
+        said = re.search(r"\b(mes|ano|trimestre|semestre)(?:e?s)?\b", EXTREME.search(text).group(0))
         unit = said.group(1) if said else None
         if unit is None:
             found = re.search(r"\b(trimestre|semestre|ano)\s+(?:con|de|mas|en\s+que|fue|pico|record)\b", text)
