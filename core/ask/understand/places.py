@@ -224,14 +224,17 @@ def _complete_typos(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceStat
 
 
 def _typo_of_longer(tokens: Tokens, lex: Lexicon, taken: set[int], i: int) -> bool:
-    """Whether a misspelt longer name of the store starts at token i (then the typo pass reads it whole)."""
+    """Whether a misspelt longer name of the store starts or ends at token i (then the typo pass reads it whole):
+    «Apaseo el Grnade», «San Fransisco del Rincón» (whose «Rincón» alone would also be Purísima's)."""
     for n in (2, 3, 4):
-        if i + n > len(tokens) or any(k in taken for k in range(i, i + n)):
-            break
-        query = tokens.phrase(i, i + n)
-        hits = store_fuzzy(lex, query, limit=2)
-        if hits and not _rival_at_least(lex, query, hits[0][1]) and (len(hits) == 1 or hits[1][1] < hits[0][1] - 2):
-            return True
+        for start in dict.fromkeys((i, i + 1 - n)):
+            if start < 0 or start + n > len(tokens) or any(k in taken for k in range(start, start + n)):
+                continue
+            query = tokens.phrase(start, start + n)
+            hits = store_fuzzy(lex, query, limit=2)
+            clear = hits and (len(hits) == 1 or hits[1][1] < hits[0][1] - 2)
+            if clear and not _rival_at_least(lex, query, hits[0][1]):
+                return True
     return False
 
 
