@@ -20,6 +20,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from core.ask.wording import humanize_dates
 from core.dataset.entities import load_states
 from core.engine.envelope import columns
 from ui import markup, spanish
@@ -108,6 +109,7 @@ def render_states(envelope: dict | None, key: str) -> bool:
     if found is None:
         return False
     states, measure, line = found
-    title = markup.plot_text((envelope.get("summary") or {}).get("headline") or "") or None
+    # the tool's headline says its window in ISO months («2026-01..2026-01»): a chart title says it in words
+    title = markup.plot_text(humanize_dates((envelope.get("summary") or {}).get("headline") or "")) or None
     st.plotly_chart(states_figure(states, measure, line, title), key=f"{key}_states", config=spanish.PLOTLY_CONFIG)
     return True

@@ -106,6 +106,15 @@ def test_an_answer_at_state_level_draws_the_states_chart_instead_of_its_own():
     assert len(at.dataframe) == 1 and "MX" in set(at.dataframe[0].value["Clave de lugar"])
 
 
+def test_the_states_chart_title_says_its_months_in_words():
+    env = ranking()
+    env["summary"]["headline"] = "Ranking de estados — Extorsión, 2024-01..2024-11 (carpetas de investigación)"
+    answer = SimpleNamespace(text="…", clarifying_options=[], chart=None, evidence_ids=[], provenance={})
+    at = AppTest.from_function(draw_answer, args=(SimpleNamespace(answer=answer, result=env, job_id="j"),)).run()
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "enero a noviembre de 2024" in spec and "2024-01..2024-11" not in spec
+
+
 @pytest.mark.slow
 def test_the_real_state_ranking_is_drawn_as_states(bundled_settings):
     plan = {"plan": [{"tool_id": 21, "args": {"clave_delito": "homicidio_doloso", "desde": "2023-01-01",
