@@ -48,7 +48,9 @@ _SAME_THING = re.compile(
     r"|grafica|comparacion)|el\s+(?:dato|valor|indicador)\s+equivalente|lo\s+mismo)\b"
 )  # a memo's follow-up is wordier than a chat one, never a whole new question
 _ALWAYS = re.compile(
-    r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay)\b"
+    r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay"
+    r"|(?:el\s+|la\s+)?mism[oa]\s+(?:dato|cifra|indicador|consulta|numero|calculo|pregunta|tabla)"  # «mismo dato para X»
+    r"|cambia(?:lo|la|los|las)?\s+(?:a|por|para))\b"  # «cámbialo a extorsión, estado, mismo periodo»
 )
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
@@ -160,8 +162,10 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     # «dolosos» alone names a crime only when nothing came before to qualify
     named_crime = bool(current.crimes) and "crime:qualifier_alone" not in current.signals
-    if named_crime or n_words > _MAX_FOLLOW_UP_TOKENS:
+    if named_crime:
         return False
+    if n_words > _MAX_FOLLOW_UP_TOKENS:  # «regresando a 2024, dámelo como tasa por cada cien mil habitantes»
+        return n_words <= _MAX_FORMAL_TOKENS and _modifies(current) and not re.search(r"\bdelitos?\b", text)
     if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or TOGETHER.search(text):
         return True
     shape_only = (
@@ -315,7 +319,8 @@ def merge_follow_up(
         if qualified:
             merged.crimes = qualified
             current = replace(current, crimes=qualified)
-    if not (current.places or current.whole_state or current.generic_place or current.ambiguous_places):
+    named_state = any(s.startswith("national:place:") for s in current.signals)  # «mismo dato para Jalisco»
+    if not (current.places or current.whole_state or current.generic_place or current.ambiguous_places or named_state):
         merged.places, merged.whole_state = list(previous.places), previous.whole_state
         merged.ambiguous_places = [list(g) for g in previous.ambiguous_places]
         merged.generic_place = previous.generic_place
@@ -360,6 +365,8 @@ def merge_follow_up(
     text = tokenize(current.question).text
     if merged.kind == "extremes":
         _extreme_direction(merged, text)
+        if current.window is None and previous.compare_window and "time:compare_span" in previous.signals:
+            merged.window, merged.compare_window = (previous.compare_window[0], previous.window[1]), None  # «esos años»
         said_unit = re.search(r"\b(?:mes|meses|ano|anos|trimestres?|semestres?)\b", text)
         units = [x for x in previous.signals if x in _EXTREME_UNITS]
         if units and not said_unit and not any(x in _EXTREME_UNITS for x in merged.signals):

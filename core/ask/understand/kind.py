@@ -66,6 +66,10 @@ COOCCURRENCE = _C(
     r"\bse\s+relacionan\b",
     r"\bvan\s+de\s+la\s+mano\b",
 )
+_NEGATED_SHAPE = re.compile(
+    r"\bno\s+(?:(?:lo|la|los|las)\s+)?(?:quiero\s+|necesito\s+)?(?:ano\s+(?:por|a|tras)\s+ano|mes\s+(?:por|a|tras)\s+mes"
+    r"|por\s+(?:anos?|mes(?:es)?)|cada\s+(?:ano|mes)|desglosad\w*|separad\w*|anual\w*|mensual\w*)\b"
+)
 _SHOT_UP_MOST = re.compile(r"\bse\s+dispar\w+\s+mas\b")
 _CHANGE_IN_PERCENT = re.compile(r"\b(?:en|como)\s+(?:porcentaje|por\s+ciento)\b|\bporcentualmente\b|\ben\s+%")
 _CHANGED = re.compile(r"\b(?:cambi|subi|baj|aument|disminu|creci|vari|increment|reduj|cay)\w*")
@@ -264,7 +268,7 @@ def decide(
     placeless: bool = False,
 ) -> KindResult:
     """The kind of question (precedence below) plus top_k, order, medida and B4 grouping."""
-    text = tokens.text
+    text = _NEGATED_SHAPE.sub(lambda m: " " * len(m[0]), tokens.text)  # «todo junto, no año por año»: no series
     res = KindResult()
     cue = {
         name: bool(rx.search(text))

@@ -106,6 +106,7 @@ class Lexicon:
     family: dict[str, str] = field(default_factory=dict)  # every subtipo key → the tipo key that sums it
     members: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a named sum's subtipos (grupos.json)
     notes: dict[str, str] = field(default_factory=dict)  # "no_sesnsp:…" key → why it is not a SESNSP crime
+    near: dict[str, tuple[str, ...]] = field(default_factory=dict)  # "no_sesnsp:…" key → the closest SESNSP crimes
     exact_only: set[str] = field(default_factory=set)  # press abbreviations ("hom doloso"): never a fuzzy target
     implied_method: dict[str, str] = field(default_factory=dict)  # "muerto en choque" → en_accidente_de_transito
     home_state: str | None = None
@@ -308,6 +309,7 @@ class Lexicon:
             if key and key not in self.crimes:
                 self.crimes[key] = CrimeRef(delito, entry["alias"], "no_sesnsp", False, "not_sesnsp")
                 self.notes[delito] = entry["nota"]
+                self.near[delito] = tuple(entry.get("cercanos") or ())
         for entry in data.get("lugares", []):
             ref = self.entities.get(entry["entidad_id"])
             if ref is not None:

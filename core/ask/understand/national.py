@@ -82,6 +82,7 @@ VS_COUNTRY = _C(
 VICTIMS = _C(
     r"\bcuant[oa]s\s+(?:\w+\s+){0,2}?victimas\b",
     r"\bvictimas\s+(?:de|por|mujeres|hombres|menores|femeninas|masculinas)\b",
+    r"\bvictimas\W*\s+(?:y\s+)?no\s+(?:las\s+)?(?:carpetas|delitos|denuncias)\b",  # «víctimas (no carpetas) de…»
     r"\b(?:mujeres|hombres|menores|ninos|ninas|adolescentes)\s+(?:\w+\s+){0,2}?victimas\b",
     r"\bpor\s+(?:sexo|genero|rango\s+de\s+edad|edad|grupo\s+de\s+edad)\b",
     r"\b(?:fueron|eran|son)\s+(?:mujeres|hombres|menores)\b",

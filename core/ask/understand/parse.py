@@ -109,6 +109,9 @@ def understand(
     # «asaltos en la calle… asaltos a transeúntes»: a subtipo named beside the sum that includes it is that sum
     inside = {k for c in crimes for k in lexicon.members.get(c.delito, ())}
     crimes = [c for c in crimes if c.delito not in inside]
+    # «muertos por balaceras… homicidio doloso con arma de fuego»: the SESNSP crime said beside the everyday word
+    named = {c.delito for c in crimes if not c.note}
+    crimes = [c for c in crimes if not (c.note and named & set(lexicon.near.get(c.delito, ())))]
     if not crimes and orphans:  # «dolosos león 2023»: the crime the qualifier names (a follow-up may re-qualify)
         heads = frozenset(q for q in orphans if re.search(rf"[,;:(]\s*{q}\w*\b", normalize_text(question)))
         crimes = crime_matcher.qualified_alone(orphans, tokens, lexicon, heads)
