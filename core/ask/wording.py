@@ -186,7 +186,8 @@ def crime_noun(labels: list[str], count: float = 2, detail: str = "") -> str:
         noun = crime_noun(labels, count)
         if detail.split()[0] == noun.split()[0].rstrip("s"):  # «secuestros secuestro extorsivo»: one name, said once
             return f"{noun} de la modalidad «{detail}»"
-        if len(labels) == 1 and detail.lower().startswith(labels[0].lower() + " "):  # robo's «robo de motocicleta»
+        head = labels[0].lower().split()[0] if len(labels) == 1 and labels[0] else ""
+        if head and detail.lower().split()[0] == head:  # robo's (or robo de vehículo's) «robo de motocicleta»
             return f"{'delito' if count == 1 else 'delitos'} de {detail}"
         return f"{noun} {detail}"
     low, one = [label.lower() for label in labels], count == 1
