@@ -47,7 +47,7 @@ def clarifications(
     if u is None:
         return []
     out: list[ClarifyingQuestion] = []
-    if u.generic_place:
+    if u.generic_place and not (any(p.nivel == "municipio" for p in u.places) or is_national(u)):  # «aquí… el país»
         out.append(
             ClarifyingQuestion(
                 question=f"¿A qué municipio te refieres con «{u.generic_place}»?",
@@ -324,6 +324,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
 def _tool_plan(turn: Turn, ctx: StageContext, u: Understanding, mode: str) -> None:
     if is_national(u):  # «robo de motocicleta en Jalisco»: the kind said narrows the national crime (its words used)
         u = national.narrowed(u, ctx.catalog)
+        turn.understanding = u  # «¿y en enero?» next keeps the kind (robo de vehículo automotor - motocicleta)
     # what was assumed, said in the answer (a kind a municipal modalidad's name holds was used, not ignored)
     turn.plan_notes = turn.plan_notes + assumptions.notes(granularity.understood(u, ctx.catalog), ctx.catalog)
     turn.plan_notes += [n for n in u.notes if n not in turn.plan_notes]  # how time words were taken (seasons, days)

@@ -297,6 +297,10 @@ def merge_follow_up(
         return current
     current = place_from_ranking(current, previous, conversation)
     current = earlier_places(current, previous, conversation)
+    if re.fullmatch(r"(?:por\s+|en\s+)?(?:aqui|aca)", current.generic_place or "") and (
+        previous.places or previous.whole_state
+    ):
+        current = replace(current, generic_place=None)  # «¿y cuántos fueron aquí?»: the place talked about
     pick = picked_option(current.question, previous) if not current.places else None
     if not current.places and pick is None:  # «¿y en el Grande?» after Apaseo el Alto: its sibling, not Oaxaca's
         pick = sibling_place(current.question, previous, lexicon)

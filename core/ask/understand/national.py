@@ -30,6 +30,8 @@ COUNTRY = _C(
     r"\ben\s+(?:todo\s+)?(?:el\s+pais|la\s+republica(?:\s+mexicana)?|mexico)\b",
     r"\b(?:todo|resto\s+del)\s+pais\b",
     r"\b(?:la|el|los|las)\s+del\s+pais\b",  # «¿y la del país?»
+    r"\b(?:total|cifra|suma|conteo)\s+(?:\w+\s+)?del\s+pais\b",  # «y el total federal del país ese año»
+    r"\b(?:registro|registraron|tuvo|tiene|lleva|acumulo|sumo)\s+(?:todo\s+)?el\s+pais\b",  # «cuántas registró el país»
     r"\bnacional(?:es|mente)?\b",
 )
 # «¿en qué lugar está Guanajuato?», «ranking de estados», «¿qué estado tuvo más…?», «entre las 32 entidades»
@@ -299,6 +301,10 @@ def carry(merged: Understanding, current: Understanding, previous: Understanding
     feminicidios?»): the previous scope, with the states it names in place of the previous ones."""
     before = [s for s in previous.signals if s.startswith("national:")]
     own = [s for s in current.signals if s.startswith("national:")]
+    key = "national:federal_key:"
+    if re.search(r"\btotal\b", tokenize(current.question or "").text) and not any(s.startswith(key) for s in own):
+        before = [s for s in before if not s.startswith(key)]  # «y el total federal del país»: the filter goes
+        merged = replace(merged, signals=[s for s in merged.signals if not s.startswith(key)], methods=[])
     if not before or (own and "national:alone" not in own):
         # «¿y en todo el país?» after federal crimes, victims or a 2026 month: another place, the same measure
         measure = [s for s in before if s.startswith(_MEASURES)]
