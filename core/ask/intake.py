@@ -292,8 +292,14 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     moderation = moderate(normalized, question)
     meta = ctx.metadata
     lex = ctx.lexicon if meta else None
-    coverage = (meta or {}).get("coverage")  # relative periods count from the crime's last published month
-    u = understand(question, lex, ctx.anchor, ctx.min_date, coverage) if lex is not None else None
+    # relative periods count from the series' own last published month: the crime's, the municipality's own file's,
+    # a national series'
+    ends = {
+        "coverage": (meta or {}).get("coverage"),
+        "municipal": (meta or {}).get("coverage_municipal"),
+        "series_ends": ctx.catalog.series_ends if lex is not None else None,
+    }
+    u = understand(question, lex, ctx.anchor, ctx.min_date, **ends) if lex is not None else None
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     follow = bool(u is not None and conv.last_understanding is not None and is_follow_up(question, u, conv))
     # in a conversation a bare term («¿y la tasa?», «¿por modalidad?») continues it; only a framed question defines
@@ -315,7 +321,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     ):
         # «otra cosa, violencia familiar en Uriangato ese año»: a new question whose period is the previous turn's
         explicit = that_period(normalized, previous.window)
-        u = understand(explicit, lex, ctx.anchor, ctx.min_date, coverage) if explicit else u
+        u = understand(explicit, lex, ctx.anchor, ctx.min_date, **ends) if explicit else u
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)

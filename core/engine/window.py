@@ -6,7 +6,7 @@ the same collector.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from core.engine.limits import short
 from core.errors import ProblemCollector
@@ -106,6 +106,18 @@ def series_end(metadata: dict, scope: Scope, includes: dict[str, list[str]] | No
     return max(ends) if ends else None
 
 
+def _joined(runs: list[tuple[date, date]]) -> list[tuple[date, date]]:
+    """Sorted runs with the ones that touch or overlap joined: Irapuato's own December 2025 continues the homicide
+    file's 2020-01..2025-11, one run, not a gap."""
+    out: list[tuple[date, date]] = []
+    for a, b in runs:
+        if out and a <= out[-1][1] + timedelta(days=1):
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
 def apply_coverage(
     scope: Scope,
     metadata: dict,
@@ -123,7 +135,9 @@ def apply_coverage(
     estado = scope.entity.estado_id if scope.entity else None
     place = scope.entity.entidad_id if scope.entity is not None and scope.entity.nivel == "municipio" else None
     runs = {
-        k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado, place)})
+        k: _joined(
+            sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado, place)})
+        )
         for k in scope.delitos
     }
     overlapping = {k: [r for r in rs if r[0] <= scope.date_to and r[1] >= scope.date_from] for k, rs in runs.items()}

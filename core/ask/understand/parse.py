@@ -36,16 +36,27 @@ def _unresolved(question: str, tokens, used: set[int]) -> list[str]:
     return out
 
 
-def _crime_end(crimes, lexicon: Lexicon, coverage: dict | None) -> date | None:
-    """The last published day of the crimes named (their subtypes' for a tipo), from the metadata's coverage."""
+def _crime_end(
+    crimes, lexicon: Lexicon, coverage: dict | None, municipal: dict | None, place: str | None
+) -> date | None:
+    """The last published day of the crimes named (their subtypes' or members' for a tipo or a group), from the
+    metadata's coverage; with ``place``, also that municipality's own finer file (Irapuato's runs to 2025-12)."""
     ends = []
     for c in crimes:
-        keys = [c.delito, *(k for k, tipo in lexicon.tipo_of.items() if tipo == c.delito)]
-        for key in keys:
+        parts = [k for k, tipo in lexicon.tipo_of.items() if tipo == c.delito]
+        for key in [c.delito, *parts, *lexicon.members.get(c.delito, ())]:
             info = (coverage or {}).get(key) or {}
             if info.get("hasta") and info.get("granularity", "month") == "month":
                 ends.append(date.fromisoformat(info["hasta"]))
+            own = ((municipal or {}).get(key) or {}).get(place or "", [])
+            ends += [date.fromisoformat(r["hasta"]) for r in own]
     return max(ends) if ends else None
+
+
+def _own_place(places) -> str | None:
+    """The one municipality a question names (its own file may end after the store), else None."""
+    municipalities = [p.entidad_id for p in places if p.nivel == "municipio"]
+    return municipalities[0] if len(municipalities) == 1 else None
 
 
 _RISE_OR_FALL = re.compile(
@@ -75,10 +86,18 @@ def _not_negated(crimes: list, text: str) -> list:
 
 
 def understand(
-    question: str, lexicon: Lexicon, anchor: date, min_date: date = date(2015, 1, 1), coverage: dict | None = None
+    question: str,
+    lexicon: Lexicon,
+    anchor: date,
+    min_date: date = date(2015, 1, 1),
+    coverage: dict | None = None,
+    municipal: dict | None = None,
+    series_ends: dict[str, date] | None = None,
 ) -> Understanding:
-    """Slots of a question: places, crimes, methods, window, kind and knobs (relative time from ``anchor``, or
-    from the crime's last published month when ``coverage`` (metadata) says it ends earlier)."""
+    """Slots of a question: places, crimes, methods, window, kind and knobs. Relative time counts from ``anchor``,
+    or from the series' own last published month when it is another: the crime's (``coverage``, the metadata's),
+    the named municipality's own file (``municipal``, its ``coverage_municipal``) or, for a question over the
+    national tables, its state-level series' (``series_ends``, the catalog's)."""
     question = question if isinstance(question, str) else str(question)
     tokens = tokenize(question[:MAX_CHARS])
     signals: list[str] = []
@@ -115,7 +134,12 @@ def understand(
         signals += ["crime:qualifier_alone"] if crimes else []
     signals += found.signals + place_state.signals
     signals += [f"crime:unqualified:{k}" for k in crime_matcher.unqualified(crimes, lexicon, found.signals)]
-    time = reanchor(tokens.text, time, _crime_end(crimes, lexicon, coverage), anchor, min_date)
+    asked_time = time
+    own = _own_place(places)
+    end = _crime_end(crimes, lexicon, coverage, municipal, own)
+    later = end is not None and own is not None and end > anchor
+    subject = f"En {next(p.label for p in places if p.entidad_id == own)}, ese delito" if later else "Ese delito"
+    time = reanchor(tokens.text, time, end, anchor, min_date, subject)
     signals += [s for s in time.signals if s == "time:crime_anchor"]
     compared = _places_compared(tokens.text, time, places, whole_state)
     if compared is not time:
@@ -177,4 +201,18 @@ def understand(
         notes=list(time.notes),
         unknown_terms=unknown,
     )
-    return national.scope(understood)  # the country, the states, victims and federal crimes (issue 14)
+    understood = national.scope(understood)  # the country, the states, victims and federal crimes (issue 14)
+    return _national_anchor(understood, tokens.text, asked_time, anchor, min_date, series_ends)
+
+
+def _national_anchor(u: Understanding, text: str, asked, anchor: date, min_date: date, series_ends) -> Understanding:
+    """A national question's relative period counted from its state-level series' own end (the state file's
+    2024-11, victims' 2025-06, federal 2025-07), said as such: never a window the series does not reach."""
+    key = national.series_key(u)
+    end = (series_ends or {}).get(key) if key else None
+    again = reanchor(text, asked, end, anchor, min_date, "Esa serie")
+    if again is asked or (again.window, again.compare_window) == (u.window, u.compare_window):
+        return u
+    notes = [n for n in u.notes if "el periodo relativo se contó" not in n] + again.notes[-1:]
+    signals = list(dict.fromkeys([*u.signals, "time:crime_anchor"]))
+    return replace(u, window=again.window, compare_window=again.compare_window, notes=notes, signals=signals)

@@ -161,6 +161,52 @@ def test_a_window_ends_where_its_own_series_does(assistant, question, figure, sa
         assert normalize_text(words) in text, turn.answer.text
 
 
+# Relative periods count from the asked series' own last month, later (Irapuato's file, 2025-12) or earlier (the
+# tipo × modalidad parquet 2025-05, victims 2025-06, federal 2025-07, the state file 2024-11) than the store's
+# (2025-11), and say so; never a window past the series' end. Figures: Irapuato's JSON and the national files
+# (the same figures asked with explicit months).
+RELATIVE_FROM_SERIES_END = [
+    ("¿cuántos robos a casa habitación hubo en Irapuato en lo que va del año?", "266", "diciembre de 2025"),
+    ("robos a casa habitación en Irapuato en el último año", "266", "diciembre de 2025"),
+    ("robos a casa habitación en Irapuato en los últimos 12 meses", "266", "diciembre de 2025"),
+    ("robos a casa habitación en Irapuato el mes pasado", "22", "diciembre de 2025"),
+    ("¿cuántos robos a casa habitación hubo en Irapuato el último mes?", "22", "diciembre de 2025"),
+    ("robos en Celaya el mes pasado", "292", "mayo de 2025"),
+    ("robos en Celaya en lo que va del año", "1,451", "mayo de 2025"),
+    ("homicidios dolosos en Jalisco en lo que va del año", "1,333", "noviembre de 2024"),
+    ("homicidios dolosos en Jalisco el mes pasado", "106", "noviembre de 2024"),
+    ("homicidios dolosos en Jalisco en los últimos 12 meses", "1,454", "noviembre de 2024"),
+    ("¿En qué lugar está Guanajuato en homicidios dolosos en lo que va del año?", "2,324", "noviembre de 2024"),
+    ("delitos federales en Guanajuato el mes pasado", "497", "julio de 2025"),
+    ("delitos federales en Guanajuato en los últimos 12 meses", "4,892", "julio de 2025"),
+    ("% de mujeres víctimas de homicidio doloso en Guanajuato en lo que va del año", "1,606", "junio de 2025"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "figure", "end"), RELATIVE_FROM_SERIES_END, ids=[c[0] for c in RELATIVE_FROM_SERIES_END]
+)
+def test_a_relative_period_counts_from_its_series_end(assistant, question, figure, end):
+    """«lo que va del año», «el mes pasado», «los últimos 12 meses» from the series' own end, said as such."""
+    turn, text = answer(assistant, question)
+    assert figure in turn.answer.text, turn.answer.text
+    assert f"hasta {end}: el periodo relativo se conto desde ese mes" in text, turn.answer.text
+    assert "periodo ajustado" not in text, turn.answer.text  # never a window past the series' end
+
+
+def test_the_same_period_of_irapuato_runs_to_its_own_end(assistant):
+    """«en lo que va del año … comparado con el mismo periodo del año pasado» in Irapuato: January–December 2025
+    (236, Irapuato's own file) against 2024 (261), and its December continues the homicide file's months (no
+    «no cubre toda la ventana»); «¿y en todo el estado?» aligns to the state's own end (2025-11: 1,916 / 2,324)."""
+    conversation = Conversation()
+    q = "en lo que va del año cuantos homicidios dolosos lleva irapuato, comparado con el mismo periodo del año pasado"
+    turn = assistant.ask(q, conversation, planner="rules")
+    assert "236" in turn.answer.text and "261" in turn.answer.text, turn.answer.text
+    assert "no cubre" not in turn.answer.text, turn.answer.text
+    turn = assistant.ask("y en todo el estado?", conversation, planner="rules")
+    assert "1,916" in turn.answer.text and "2,324" in turn.answer.text, turn.answer.text
+
+
 def test_a_follow_up_year_reaches_the_end_of_irapuatos_own_series(assistant):
     """dev_l l-delito_municipal_nuevo-02: «¿y en 2025?» is the whole 2025 of Irapuato's file (266), not Jan–Nov (244)."""
     conversation = Conversation()
