@@ -91,6 +91,15 @@ def _coverage_runs(
     return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
 
 
+def publishes(metadata: dict, scope: Scope, key: str) -> bool:
+    """Whether the step's place publishes ``key`` in some month of its window (its coverage, the state's or the
+    municipality's own file's): a crime it does not publish has no zero (0003)."""
+    estado = scope.entity.estado_id if scope.entity else None
+    place = scope.entity.entidad_id if scope.entity is not None and scope.entity.nivel == "municipio" else None
+    runs = _coverage_runs(metadata, key, estado, place)
+    return any(a <= scope.date_to and b >= scope.date_from for a, b in runs) if scope.date_from else bool(runs)
+
+
 def series_end(metadata: dict, scope: Scope, includes: dict[str, list[str]] | None = None) -> date | None:
     """The last month the step's crimes publish for its place: their own series' end (Irapuato's file runs to
     2025-12, the tipo × modalidad parquet to 2025-05), whatever the store's last month; None without crimes."""
