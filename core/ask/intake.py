@@ -280,6 +280,14 @@ def accepted_option(conv: Conversation, normalized: str) -> str | None:
     return options[0] if _YES.match(normalized.strip()) else None
 
 
+def _complete(u) -> bool:
+    """Whether an understanding names its crime, its period and its place (a municipality, the state or a state of
+    the national tables): an offered question accepted with a yes stands alone."""
+    from core.ask.understand.national import is_national
+
+    return bool(u is not None and u.crimes and u.window and (u.places or u.whole_state or is_national(u)))
+
+
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
@@ -287,7 +295,8 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     from core.ask.understand.timegrammar import that_period
 
     question = (turn.question or "").strip()[:2000]
-    question = accepted_option(conv, normalize_text(question)) or question
+    accepted = accepted_option(conv, normalize_text(question))
+    question = accepted or question
     normalized = normalize_text(question)
     moderation = moderate(normalized, question)
     meta = ctx.metadata
@@ -302,6 +311,8 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     u = understand(question, lex, ctx.anchor, ctx.min_date, **ends) if lex is not None else None
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     follow = bool(u is not None and conv.last_understanding is not None and is_follow_up(question, u, conv))
+    if accepted and _complete(u):
+        follow = False  # «sí» to «¿Cuántos homicidios dolosos hubo en Jalisco en 2024?»: that question, not a merge
     # in a conversation a bare term («¿y la tasa?», «¿por modalidad?») continues it; only a framed question defines
     framed_only = follow or conv.last_understanding is not None
     definition = asks_definition(normalized, u, framed_only=framed_only) and not below_municipality(normalized)

@@ -128,6 +128,28 @@ def test_a_yes_takes_the_one_option_offered(assistant, reply):
     assert "8,430" in second.answer.text, second.answer.text  # every robo in León, 2023 (README)
 
 
+# another state's municipality after a question about Guanajuato: the state's figure is offered, and a yes leads
+# with that state (Jalisco homicidio doloso Jan-Nov 2024: 1,333, 6th), never Guanajuato's figure or rank first
+OTHER_STATE_FOLLOW_UPS = [
+    ("¿En qué lugar está Guanajuato en homicidios dolosos en 2024?", "¿y en Guadalajara?", "sí"),
+    ("¿En qué lugar está Guanajuato en homicidios dolosos en 2024?", "¿y Zapopan?", "va"),
+    ("¿En qué lugar está Guanajuato en homicidios dolosos en 2024?", "¿y Zapopan?", "ok, dale"),
+    ("homicidios dolosos en León en 2024", "¿y en Guadalajara?", "sí"),
+    ("homicidios dolosos en León en 2024", "¿y en Zapopan?", "dale"),
+]
+
+
+@pytest.mark.parametrize(("first", "follow", "yes"), OTHER_STATE_FOLLOW_UPS)
+def test_an_accepted_offer_leads_with_its_state(assistant, first, follow, yes):
+    conversation = Conversation()
+    assistant.ask(first, conversation, planner="rules")
+    offer = assistant.ask(follow, conversation, planner="rules")
+    assert offer.status == "clarify" and "De Jalisco sí tengo la cifra estatal" in offer.answer.text, offer.answer.text
+    turn = assistant.ask(yes, conversation, planner="rules")
+    assert turn.answer.text.startswith("Jalisco"), turn.answer.text
+    assert "1,333" in turn.answer.text and "2,324" not in turn.answer.text, turn.answer.text
+
+
 @pytest.mark.parametrize(
     "question", ["robo a negocio en Zapopan 2023", "robo a casa habitación en Guadalupe, NL, 2022"]
 )
