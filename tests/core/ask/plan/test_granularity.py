@@ -164,9 +164,9 @@ def test_a_municipality_of_another_state_is_said_before_the_crime(assistant, que
 # README (state file, tipo × modalidad parquet).
 OWN_SERIES = [
     # Irapuato's own file runs to 2025-12, after the store's 2025-11: the whole year, and the footer says so
-    ("robo a casa habitación en Irapuato en 2025", "266", ["esta serie, hasta diciembre de 2025"]),
+    ("robo a casa habitación en Irapuato en 2025", "266", ["datos de esta serie hasta diciembre de 2025"]),
     ("¿cuántos robos a casa habitación hubo en Irapuato en diciembre de 2025?", "22", ["diciembre de 2025"]),
-    ("asaltos a negocios en Irapuato durante 2025", "986", ["esta serie, hasta diciembre de 2025"]),
+    ("asaltos a negocios en Irapuato durante 2025", "986", ["datos de esta serie hasta diciembre de 2025"]),
     # no period said: the last 12 months of Irapuato's own series, not the store's
     ("robo a casa habitación en Irapuato", "266", ["enero a diciembre de 2025"]),
     # the tipo × modalidad parquet ends in 2025-05: its own end is said, not only the store's
