@@ -255,7 +255,10 @@ def compose(
         tail = f"Datos de esta serie hasta {month_words(series_end)}; los demás datos cargados, hasta {month_words(until)}{stamp}."
     elif tail and series_end and month_words(series_end) != month_words(until):
         tail = f"{tail[:-1]}; esta serie, hasta {month_words(series_end)}."
-    sources = [SourceRef(kind="data", title=DATA_SOURCE, ref=version or "")] if version else []
+    titles = [DATA_SOURCE]
+    if meta.get("serie"):  # a national series (a state file, victims, federal): its own name, not the municipal data
+        titles = [f"SESNSP — {meta['serie']}"] + ([DATA_SOURCE] if meta.get("fuente_municipal") else [])
+    sources = [SourceRef(kind="data", title=t, ref=version or "") for t in titles] if version else []
     if env.get("status") != "ok":
         text = "\n\n".join(p for p in (_error_text(env), tail) if p)
         return review(
