@@ -53,6 +53,24 @@ def _crime_end(
     return max(ends) if ends else None
 
 
+def _coordinated(crimes: list, unknown: list, text: str, lexicon: Lexicon) -> tuple[list, list]:
+    """«robos a negocio, casa y transeúnte»: a kind listed after a crime, with the crime's name elided, is that
+    crime's sibling (robo a casa habitación, robo a transeúnte), never a word left unread."""
+    if not crimes:
+        return crimes, unknown
+    out, left = list(crimes), []
+    for term in unknown:
+        listed = re.search(rf"(?:,|\by|\be)\s+(?:a\s+|de\s+)?{re.escape(term.text)}\b", text)
+        found = (
+            crime_matcher.kind_named(crimes[0], [term], lexicon) if listed and term.kind in ("other", "crime") else None
+        )
+        if found is not None and all(c.delito != found[0].delito for c in out):
+            out.append(found[0])
+        elif found is None:
+            left.append(term)
+    return out, left
+
+
 def _own_place(places) -> str | None:
     """The one municipality a question names (its own file may end after the store), else None."""
     municipalities = [p.entidad_id for p in places if p.nivel == "municipio"]
@@ -161,6 +179,7 @@ def understand(
         has_window=time.window is not None,
         place_starts=frozenset(t[0] for t in [*place_state.found, *place_state.outside]),
     )
+    crimes, unknown = _coordinated(crimes, unknown, tokens.text, lexicon)
     signals += accounting.signals(unknown)
     named = found.crime_tokens | found.method_tokens
     masked = " ".join("_" if k in named else w for k, w in enumerate(tokens.words))

@@ -67,6 +67,28 @@ def test_crimes(ask, question, expected):
     assert [c.delito for c in ask(question).crimes] == expected
 
 
+# a list of kinds after one crime, its name elided (session 20): each kind is a crime, no word left unread
+COORDINATED = [
+    (
+        "robos a negocio, casa y transeúnte en Celaya 2024, cada uno",
+        ["robo_a_negocio", "robo_a_casa_habitacion", "robo_a_transeunte"],
+    ),
+    ("robo a negocio y casa habitación en Irapuato 2024", ["robo_a_negocio", "robo_a_casa_habitacion"]),
+    (
+        "robos a casa, negocio y transeúnte en Irapuato 2024",
+        ["robo_a_casa_habitacion", "robo_a_negocio", "robo_a_transeunte"],
+    ),
+    ("robos a casa habitación y negocios en Irapuato 2024", ["robo_a_casa_habitacion", "robo_a_negocio"]),
+]
+
+
+@pytest.mark.parametrize("question,expected", COORDINATED)
+def test_kinds_listed_after_a_crime_are_its_siblings(ask, question, expected):
+    u = ask(question)
+    assert [c.delito for c in u.crimes] == expected
+    assert not u.unknown_terms, u.unknown_terms
+
+
 IN_DATA = [
     ("homicidios dolosos", True),
     ("homicidios", True),  # a tipo is answerable when every subtype it sums is in the store
