@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from core.ask.understand import Understanding, UnknownTerm, accounting, national
+from core.ask.understand import CrimeMatch, Understanding, UnknownTerm, accounting, national
 from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
@@ -69,6 +69,29 @@ def _coordinated(crimes: list, unknown: list, text: str, lexicon: Lexicon) -> tu
         elif found is None:
             left.append(term)
     return out, left
+
+
+# «de cada tipo», «por clase», «según su tipo»: the kinds of a crime, not its modalidades
+_EACH_KIND = re.compile(
+    r"\b(?:cada|por|segun\s+(?:su|el))\s+(?:tipos?|clases?|categorias?|subtipos?)\b(?!\s+de\s+arma)"
+)
+
+
+def _kinds_of_bare_tipo(crimes: list, signals: list[str], kind: str, text: str, lexicon: Lexicon):
+    """«homicidios de cada tipo»: a bare tipo that sums dolosos and culposos (docs/decisions/0010) asked by kind is
+    its subtipos, each with its figure (the split of «ambos»), never a question back about which one."""
+    bare = [s.split(":", 2)[2] for s in signals if s.startswith("crime:unqualified:")]
+    if len(bare) != 1 or not _EACH_KIND.search(text):
+        return crimes, signals, kind
+    subs = [lexicon.qualifiers.get(q, {}).get(bare[0]) for q in ("dolos", "culpos")]
+    refs = [lexicon.crime_by_key[k] for k in subs if k in lexicon.crime_by_key]
+    if len(refs) != 2:
+        return crimes, signals, kind
+    said = next(c for c in crimes if c.delito == bare[0])
+    parts = [CrimeMatch(r.delito, r.label, said.text, said.score, r.in_data) for r in refs]
+    crimes = [c for c in crimes if c.delito != bare[0]] + parts
+    signals = [s for s in signals if not s.startswith("crime:unqualified:")] + ["crime:each_subtype"]
+    return crimes, signals, ("single_value" if kind == "breakdown" else kind)
 
 
 def _own_place(places) -> str | None:
@@ -194,6 +217,7 @@ def understand(
         placeless=not (places or ambiguous or generic or whole_state or place_state.outside),
     )
     signals += decided.signals
+    crimes, signals, kind = _kinds_of_bare_tipo(crimes, signals, decided.kind, tokens.text, lexicon)
     if "place:all_municipalities_summed" in decided.signals and not (places or ambiguous or generic):
         state = place_matcher.home_state(lexicon, kind_matcher.ALL_MUNICIPALITIES.search(tokens.text).group(0))
         places, whole_state = ([state], True) if state else (places, whole_state)
@@ -210,7 +234,7 @@ def understand(
         window=time.window,
         window_text=time.window_text,
         compare_window=time.compare_window,
-        kind=decided.kind,
+        kind=kind,
         top_k=decided.top_k,
         order=decided.order,
         medida=decided.medida,

@@ -89,6 +89,22 @@ def test_kinds_listed_after_a_crime_are_its_siblings(ask, question, expected):
     assert not u.unknown_terms, u.unknown_terms
 
 
+# a bare tipo asked «de cada tipo» / «por tipo» (session 20): its dolosos and culposos, each, never «¿cuál quieres?»;
+# «por modalidad» still asks which (a modalidad split of the mixed tipo is another question)
+KINDS_OF_A_BARE_TIPO = [
+    ("homicidios por tipo en León 2024", ["homicidio_doloso", "homicidio_culposo"]),
+    ("¿cuántos homicidios de cada tipo hubo en Celaya en 2023?", ["homicidio_doloso", "homicidio_culposo"]),
+    ("lesiones de cada clase en Irapuato en 2024", ["lesiones_dolosas", "lesiones_culposas"]),
+]
+
+
+@pytest.mark.parametrize("question,expected", KINDS_OF_A_BARE_TIPO)
+def test_the_kinds_of_a_bare_tipo_are_its_subtipos(ask, question, expected):
+    u = ask(question)
+    assert [c.delito for c in u.crimes] == expected
+    assert not [s for s in u.signals if s.startswith("crime:unqualified:")], u.signals
+
+
 IN_DATA = [
     ("homicidios dolosos", True),
     ("homicidios", True),  # a tipo is answerable when every subtype it sums is in the store
