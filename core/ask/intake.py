@@ -291,7 +291,7 @@ def _complete(u) -> bool:
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
-    from core.ask.understand.parse import understand
+    from core.ask.understand.parse import anchored_follow_up, understand
     from core.ask.understand.timegrammar import that_period
 
     question = (turn.question or "").strip()[:2000]
@@ -336,6 +336,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)
+        u = anchored_follow_up(u, lex, ctx.anchor, ctx.min_date, **ends)  # «¿y en lo que va del año?»: its series
         rewritten = describe(u, lex)
     # Without data there is no lexicon to understand with: treat the question as on-topic so the
     # answer is "no hay datos publicados", not an off-topic refusal.

@@ -253,9 +253,39 @@ def _national_anchor(u: Understanding, text: str, asked, anchor: date, min_date:
     2024-11, victims' 2025-06, federal 2025-07), said as such: never a window the series does not reach."""
     key = national.series_key(u)
     end = (series_ends or {}).get(key) if key else None
-    again = reanchor(text, asked, end, anchor, min_date, "Esa serie")
+    return _anchored_to(u, text, asked, end, anchor, min_date, "Esa serie")
+
+
+def _anchored_to(u: Understanding, text: str, asked, end, anchor: date, min_date: date, subject: str) -> Understanding:
+    """``u`` with the period its words ``asked`` read from ``end`` instead of the store's month, when it differs."""
+    again = reanchor(text, asked, end, anchor, min_date, subject)
     if again is asked or (again.window, again.compare_window) == (u.window, u.compare_window):
         return u
     notes = [n for n in u.notes if "el periodo relativo se contó" not in n] + again.notes[-1:]
     signals = list(dict.fromkeys([*u.signals, "time:crime_anchor"]))
     return replace(u, window=again.window, compare_window=again.compare_window, notes=notes, signals=signals)
+
+
+def anchored_follow_up(
+    u: Understanding,
+    lexicon: Lexicon,
+    anchor: date,
+    min_date: date = date(2015, 1, 1),
+    coverage: dict | None = None,
+    municipal: dict | None = None,
+    series_ends: dict[str, date] | None = None,
+) -> Understanding:
+    """A merged follow-up whose own words give a relative period («¿y en lo que va del año?», «¿y el mes pasado?»):
+    that period counted from the merged question's series (its crime, its municipality's own file, its national
+    series), as a whole question's would be."""
+    text = tokenize((u.question or "")[:MAX_CHARS]).text
+    asked = parse_time(text, anchor, min_date)
+    if asked.window is None or (asked.window, asked.compare_window) != (u.window, u.compare_window):
+        return u  # the period came from the previous turn, or was already read against its series
+    if national.series_key(u):
+        return _national_anchor(u, text, asked, anchor, min_date, series_ends)
+    own = _own_place(u.places)
+    end = _crime_end(u.crimes, lexicon, coverage, municipal, own)
+    later = end is not None and own is not None and end > anchor
+    subject = f"En {next(p.label for p in u.places if p.entidad_id == own)}, ese delito" if later else "Ese delito"
+    return _anchored_to(u, text, asked, end, anchor, min_date, subject)

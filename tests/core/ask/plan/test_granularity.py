@@ -216,6 +216,23 @@ def test_a_relative_period_counts_from_its_series_end(assistant, question, figur
     assert "periodo ajustado" not in text, turn.answer.text  # never a window past the series' end
 
 
+@pytest.mark.parametrize(
+    ("first", "follow", "figure", "end"),
+    [
+        ("homicidios dolosos en Jalisco en 2023", "¿y en lo que va del año?", "1,333", "noviembre de 2024"),
+        ("robos a casa habitación en Irapuato en 2024", "¿y el mes pasado?", "22", "diciembre de 2025"),
+        ("delitos federales en Guanajuato en 2023", "¿y en los últimos 12 meses?", "4,892", "julio de 2025"),
+    ],
+)
+def test_a_follow_up_relative_period_counts_from_its_series_end(assistant, first, follow, figure, end):
+    """The relative period of a follow-up («¿y en lo que va del año?») counts from the merged question's series."""
+    conversation = Conversation()
+    assistant.ask(first, conversation, planner="rules")
+    turn = assistant.ask(follow, conversation, planner="rules")
+    assert figure in turn.answer.text, turn.answer.text
+    assert f"hasta {end}: el periodo relativo se conto desde ese mes" in normalize_text(turn.answer.text)
+
+
 def test_the_same_period_of_irapuato_runs_to_its_own_end(assistant):
     """«en lo que va del año … comparado con el mismo periodo del año pasado» in Irapuato: January–December 2025
     (236, Irapuato's own file) against 2024 (261), and its December continues the homicide file's months (no
