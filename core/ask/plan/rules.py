@@ -327,7 +327,11 @@ def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: d
         step = _step("municipios_por_presencia", {"entidad_id": _state_of(u), **base, "condicion": condicion})
     elif kind == "breakdown":
         args = {"entidad_id": eid, **base}
-        if len(u.methods) == 1:  # several modalidades asked: every share is shown, none singled out
+        suffix = f"{u.violencia}_violencia" if u.violencia else None
+        if suffix and len(u.methods) > 1 and all(m.endswith(suffix) for m in u.methods):
+            # «robos con violencia por modalidad»: the kinds with that violence only, vehicles included
+            args["metodo"] = sorted(u.methods)
+        elif len(u.methods) == 1:  # several modalidades asked: every share is shown, none singled out
             args["foco"] = u.methods[0]
         step = _step("desglose_modalidad", args)
     elif kind == "annual_series":
