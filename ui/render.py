@@ -103,7 +103,8 @@ def render_provenance(provenance: dict | None, said: str = "") -> None:
     """«Datos hasta …» · dataset_version · query_hash, each only when the answer's text (``said``) does not say it."""
     p = provenance or {}
     parts = []
-    if p.get("data_available_until") and f"Datos hasta {month_words(p['data_available_until'])}" not in said:
+    # «los demás datos cargados, hasta noviembre de 2025» (a series past the store's month) says it too
+    if p.get("data_available_until") and f"hasta {month_words(p['data_available_until'])}" not in said:
         parts.append(f"Datos hasta {month_words(p['data_available_until'])}")
     if p.get("dataset_version") and p["dataset_version"] not in said:
         parts.append(f"versión {markup.code(p['dataset_version'])}")

@@ -248,10 +248,18 @@ def compose(
     )
     version, until = provenance["dataset_version"], provenance["data_available_until"]
     tail = f"Datos hasta {month_words(until)}" + (f" (versión {version})." if version else ".") if until else ""
-    series_end = meta.get("serie_hasta")  # a national series ends on its own month (RNID 2026-03, IDFC 2024-11)
-    if tail and series_end and month_words(series_end) != month_words(until):
+    series_end = meta.get("serie_hasta")  # a series ends on its own month (RNID 2026-03, IDFC 2024-11, Irapuato)
+    if tail and series_end and str(series_end)[:7] > str(until)[:7]:
+        # a figure past the store's month (RNID 2026, Irapuato's December): its own end first, never «Datos hasta
+        # noviembre de 2025» on it
+        stamp = f" (versión {version})" if version else ""
+        tail = f"Datos de esta serie hasta {month_words(series_end)}; los demás datos cargados, hasta {month_words(until)}{stamp}."
+    elif tail and series_end and month_words(series_end) != month_words(until):
         tail = f"{tail[:-1]}; esta serie, hasta {month_words(series_end)}."
-    sources = [SourceRef(kind="data", title=DATA_SOURCE, ref=version or "")] if version else []
+    titles = [DATA_SOURCE]
+    if meta.get("serie"):  # a national series (a state file, victims, federal): its own name, not the municipal data
+        titles = [f"SESNSP — {meta['serie']}"] + ([DATA_SOURCE] if meta.get("fuente_municipal") else [])
+    sources = [SourceRef(kind="data", title=t, ref=version or "") for t in titles] if version else []
     if env.get("status") != "ok":
         text = "\n\n".join(p for p in (_error_text(env), tail) if p)
         return review(

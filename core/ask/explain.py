@@ -280,6 +280,9 @@ def understood(d: dict, catalog: Any = None) -> list[str]:
 def _files(envelopes: list[dict], files: list[str] | None) -> list[str]:
     named = [f for e in envelopes for f in _as_list((e.get("meta") or {}).get("fuente"))]  # a file or a list
     found = [f for text in named for f in re.split(r",\s*", str(text)) if f]
+    for e in envelopes:  # a state ranking's municipal files built only the rows of the states named beside them
+        own = (e.get("meta") or {}).get("fuente_municipal") or {}
+        found += [f"{f} (solo {join_y(own.get('lugares') or [])})" for f in own.get("archivos") or []]
     return list(dict.fromkeys(found + list(files or [])))
 
 

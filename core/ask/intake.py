@@ -280,26 +280,43 @@ def accepted_option(conv: Conversation, normalized: str) -> str | None:
     return options[0] if _YES.match(normalized.strip()) else None
 
 
+def _complete(u) -> bool:
+    """Whether an understanding names its crime, its period and its place (a municipality, the state or a state of
+    the national tables): an offered question accepted with a yes stands alone."""
+    from core.ask.understand.national import is_national
+
+    return bool(u is not None and u.crimes and u.window and (u.places or u.whole_state or is_national(u)))
+
+
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
-    from core.ask.understand.parse import understand
+    from core.ask.understand.parse import anchored_follow_up, understand
     from core.ask.understand.timegrammar import that_period
 
     question = (turn.question or "").strip()[:2000]
-    question = accepted_option(conv, normalize_text(question)) or question
+    accepted = accepted_option(conv, normalize_text(question))
+    question = accepted or question
     normalized = normalize_text(question)
     moderation = moderate(normalized, question)
     meta = ctx.metadata
     lex = ctx.lexicon if meta else None
-    coverage = (meta or {}).get("coverage")  # relative periods count from the crime's last published month
-    u = understand(question, lex, ctx.anchor, ctx.min_date, coverage) if lex is not None else None
+    # relative periods count from the series' own last published month: the crime's, the municipality's own file's,
+    # a national series'
+    ends = {
+        "coverage": (meta or {}).get("coverage"),
+        "municipal": (meta or {}).get("coverage_municipal"),
+        "series_ends": ctx.catalog.series_ends if lex is not None else None,
+    }
+    u = understand(question, lex, ctx.anchor, ctx.min_date, **ends) if lex is not None else None
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     # «ok gracias!!» after a menu or an answer is courtesy, never a reply that inherits the last question's slots
     courtesy = u is not None and not (u.crimes or u.places or u.window) and classify(normalized, False) == "social"
     follow = bool(
         u is not None and not courtesy and conv.last_understanding is not None and is_follow_up(question, u, conv)
     )
+    if accepted and _complete(u):
+        follow = False  # «sí» to «¿Cuántos homicidios dolosos hubo en Jalisco en 2024?»: that question, not a merge
     # in a conversation a bare term («¿y la tasa?», «¿por modalidad?») continues it; only a framed question defines
     framed_only = follow or conv.last_understanding is not None
     definition = asks_definition(normalized, u, framed_only=framed_only) and not below_municipality(normalized)
@@ -319,10 +336,11 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     ):
         # «otra cosa, violencia familiar en Uriangato ese año»: a new question whose period is the previous turn's
         explicit = that_period(normalized, previous.window)
-        u = understand(explicit, lex, ctx.anchor, ctx.min_date, coverage) if explicit else u
+        u = understand(explicit, lex, ctx.anchor, ctx.min_date, **ends) if explicit else u
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)
+        u = anchored_follow_up(u, lex, ctx.anchor, ctx.min_date, **ends)  # «¿y en lo que va del año?»: its series
         rewritten = describe(u, lex)
     # Without data there is no lexicon to understand with: treat the question as on-topic so the
     # answer is "no hay datos publicados", not an off-topic refusal.

@@ -19,6 +19,7 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.config import CATALOGS_DIR, extra_tool_dirs
-from core.text import canonical_json
+from core.text import canonical_json, month_end
 
 CATALOG_SCHEMA_VERSION = "1.0.0"
 ENVELOPE_SCHEMA_VERSION = "1.0.0"
@@ -220,8 +221,12 @@ class Catalog:
         generated_at: str,
         dataset_version: str | None,
         rnid_only: list[dict] | None = None,
+        series_ends: dict[str, date] | None = None,
     ):
         self.specs = specs
+        # each state-level series' last published month («carpetas/comun/IDFC» → 2024-11-30): relative periods of
+        # a national question count from it (docs/decisions/0016); not part of the checksummed body
+        self.series_ends = series_ends or {}
         # subtipos only the 2026 methodology (RNID) has, by state: names the understanding knows, not plan enums
         self.rnid_only = rnid_only or []
         self.by_id = {s.tool_id: s for s in specs}
@@ -296,7 +301,7 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    entities, crimes, methods, rnid_only = [], [], [], []
+    entities, crimes, methods, rnid_only, series_ends = [], [], [], [], {}
     if vid:
         cols = ["entidad_id", "nivel", "cve", "estado_id", "label", "nombre_corto", "aliases", "parent_id"]
         entities = [
@@ -331,14 +336,32 @@ def build_catalog(store, clock=None, catalogs_dir: Path = CATALOGS_DIR) -> Catal
                    GROUP BY delito ORDER BY delito"""
             )
             rnid_only = [{"delito": d, "subtipo": s, "tipo_key": t} for d, s, t in rows]
+        if "observations" in {r[0] for r in store.query("SELECT table_name FROM information_schema.tables")}:
+            series_ends = _series_ends(store)
         crimes += _group_rows(crimes, catalogs_dir)
         mcols = ["metodo", "modalidad", "violencia", "sinonimos", "en_datos"]
         methods = [dict(zip(mcols, r)) for r in store.query(f"SELECT {', '.join(mcols)} FROM methods ORDER BY metodo")]
     catalog = Catalog(
-        load_tool_specs(catalogs_dir), entities, crimes, methods, iso_utc((clock or Clock()).now()), vid, rnid_only
+        load_tool_specs(catalogs_dir),
+        entities,
+        crimes,
+        methods,
+        iso_utc((clock or Clock()).now()),
+        vid,
+        rnid_only,
+        series_ends,
     )
     _CACHE[key] = catalog
     return catalog
+
+
+def _series_ends(store) -> dict[str, date]:
+    """«medida/fuero/metodologia» → the last day of the last month its state-level rows publish."""
+    rows = store.query(
+        """SELECT medida, fuero, metodologia, max(fecha) FROM observations
+           WHERE nivel IN ('estado', 'extranjero') GROUP BY ALL"""
+    )
+    return {f"{m}/{f}/{s}": month_end(d.year, d.month) for m, f, s, d in rows}
 
 
 def _group_rows(crimes: list[dict], catalogs_dir: Path) -> list[dict]:

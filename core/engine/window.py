@@ -6,7 +6,7 @@ the same collector.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from core.engine.limits import short
 from core.errors import ProblemCollector
@@ -91,6 +91,15 @@ def _coverage_runs(
     return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
 
 
+def publishes(metadata: dict, scope: Scope, key: str) -> bool:
+    """Whether the step's place publishes ``key`` in some month of its window (its coverage, the state's or the
+    municipality's own file's): a crime it does not publish has no zero (0003)."""
+    estado = scope.entity.estado_id if scope.entity else None
+    place = scope.entity.entidad_id if scope.entity is not None and scope.entity.nivel == "municipio" else None
+    runs = _coverage_runs(metadata, key, estado, place)
+    return any(a <= scope.date_to and b >= scope.date_from for a, b in runs) if scope.date_from else bool(runs)
+
+
 def series_end(metadata: dict, scope: Scope, includes: dict[str, list[str]] | None = None) -> date | None:
     """The last month the step's crimes publish for its place: their own series' end (Irapuato's file runs to
     2025-12, the tipo × modalidad parquet to 2025-05), whatever the store's last month; None without crimes."""
@@ -104,6 +113,18 @@ def series_end(metadata: dict, scope: Scope, includes: dict[str, list[str]] | No
         for _, b in _coverage_runs(metadata, key, estado, place)
     ]
     return max(ends) if ends else None
+
+
+def _joined(runs: list[tuple[date, date]]) -> list[tuple[date, date]]:
+    """Sorted runs with the ones that touch or overlap joined: Irapuato's own December 2025 continues the homicide
+    file's 2020-01..2025-11, one run, not a gap."""
+    out: list[tuple[date, date]] = []
+    for a, b in runs:
+        if out and a <= out[-1][1] + timedelta(days=1):
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 def apply_coverage(
@@ -123,7 +144,9 @@ def apply_coverage(
     estado = scope.entity.estado_id if scope.entity else None
     place = scope.entity.entidad_id if scope.entity is not None and scope.entity.nivel == "municipio" else None
     runs = {
-        k: sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado, place)})
+        k: _joined(
+            sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado, place)})
+        )
         for k in scope.delitos
     }
     overlapping = {k: [r for r in rs if r[0] <= scope.date_to and r[1] >= scope.date_from] for k, rs in runs.items()}

@@ -6,6 +6,7 @@ never hides its parts (issue 13 §3: «homicidios» answered as doloso + culposo
 from __future__ import annotations
 
 from core.ask.wording import fmt_int, fmt_pct, join_y
+from core.engine.window import publishes
 from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput
 from core.tools.scope import crime_label, period_label, where
 
@@ -13,26 +14,35 @@ COLUMNS = [("delito", "string"), ("label", "string"), ("conteo", "int"), ("porce
 
 
 def desglose_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
-    """One row per crime asked: the place's events and share of their sum, largest first (zeros kept)."""
+    """One row per crime asked: the place's events and share of their sum, largest first (published zeros kept).
+
+    A crime the place does not publish in the window (no cell and no coverage) is no row «0»: a sum whose parts are rows
+    (a group such as robo a transeúnte, a tipo) is left out, and any other is named as not published
+    (docs/decisions/0003-not-published-is-not-zero.md)."""
     scope = step.scope
     entity = scope.entity
     cond, params = where(scope)
     keys = list(scope.delito_keys)
-    # every asked crime gets its row, even with no events: a split that drops a zero reads as a missing crime
+    # every asked crime the place publishes gets its row, even with no events: a split that drops a zero reads as a
+    # missing crime
     asked = ", ".join("(?)" for _ in keys) or "(NULL)"
     sql = f"""WITH asked(delito) AS (VALUES {asked}),
              g AS (SELECT i.delito, sum(i.eventos) AS n,
                           min(i.row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE i.eventos > 0) AS ids,
-                          count(*) FILTER (WHERE i.eventos > 0) AS nev
+                          count(*) FILTER (WHERE i.eventos > 0) AS nev, count(*) AS cells
                    FROM incidents i WHERE {cond} GROUP BY i.delito)
         SELECT a.delito, coalesce(g.n, 0) AS n,
                CASE WHEN sum(coalesce(g.n, 0)) OVER () > 0
                     THEN round(100 * coalesce(g.n, 0) / sum(coalesce(g.n, 0)) OVER (), 2) END,
-               g.ids, coalesce(g.nev, 0)
+               g.ids, coalesce(g.nev, 0), coalesce(g.cells, 0)
         FROM asked a LEFT JOIN g ON g.delito = a.delito ORDER BY n DESC, a.delito"""
     got = ctx.query(sql, [*keys, *params])
-    names = {c["delito"]: c["subtipo"] for c in ctx.catalog.crimes}
-    rows = [[r[0], names.get(r[0], r[0]), int(r[1]), r[2]] for r in got]
+    crimes = {c["delito"]: c for c in ctx.catalog.crimes}
+    names = {k: c["subtipo"] for k, c in crimes.items()}
+    published = {r[0] for r in got if r[5] or publishes(ctx.metadata, scope, r[0])}
+    parts = lambda k: {x for x in ((crimes.get(k) or {}).get("incluye") or "").split("|") if x}
+    unpublished = [names.get(r[0], r[0]) for r in got if r[0] not in published and not parts(r[0]) & published]
+    rows = [[r[0], names.get(r[0], r[0]), int(r[1]), r[2]] for r in got if r[0] in published]
     total = sum(r[2] for r in rows)
     ids = sorted(int(x) for r in got for x in (r[3] or []))[: EVIDENCE_IDS + 1]
     highlights = [f"Total {total:,} en {entity.label}"] + [f"{r[1]}: {r[2]:,}" for r in rows]
@@ -42,7 +52,7 @@ def desglose_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         headline=f"Desglose por delito de {crime_label(ctx, scope)} — {entity.label}, {period_label(scope)}",
         highlights=highlights,
         evidence=Evidence(cond, params, ids=ids, total=sum(int(r[4]) for r in got)),
-        metrics={"lugar": entity.label, "total": total, "delitos": len(rows)},
+        metrics={"lugar": entity.label, "total": total, "delitos": len(rows), "no_publicados": unpublished},
         empty=not total,
     )
 
@@ -52,7 +62,12 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
     met = env.get("metrics") or {}
     total = met.get("total", 0)
     parts = join_y(f"{r['label'].lower()} {fmt_int(r['conteo'])} ({fmt_pct(r['porcentaje'] or 0)})" for r in rows)
-    return [f"{met.get('lugar', '')} registró {fmt_int(total)} {noun(total)} {per}, sumados: {parts}."]
+    out = [f"{met.get('lugar', '')} registró {fmt_int(total)} {noun(total)} {per}, sumados: {parts}."]
+    missing = [m.lower() for m in met.get("no_publicados") or []]
+    if missing:  # never a «0» row: not published is not zero
+        verb = "no se publica" if len(missing) == 1 else "no se publican"
+        out.append(f"{join_y(missing).capitalize()} {verb} para {met.get('lugar', '')} en ese periodo (no es un cero).")
+    return out
 
 
 def chart(env: dict, pipeline: list[dict] | None = None) -> dict:

@@ -74,7 +74,10 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         for x in others
         if x in by_id
     ]
-    prov = provenance(series, files, win, municipal=any(r[7] for r in got))
+    # the ranking's source is the state file; the municipal files built Guanajuato's row only, and say so
+    prov = provenance(series, sorted(state_files) or files, win, municipal=bool(municipal_files))
+    if municipal_files:
+        prov["fuente_municipal"] = {"lugares": [r[2] for r in got if r[7]], "archivos": municipal_files}
     metrics = {
         **prov,
         "delito": crime_.key,
@@ -93,9 +96,7 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         "anio_poblacion": year,
         "comparados": compared,
         "primero": rows[0][2] if rows and got else None,
-        "fuente_municipal": (
-            {"lugares": [r[2] for r in got if r[7]], "archivos": municipal_files} if municipal_files else None
-        ),
+        "fuente_municipal": prov.get("fuente_municipal"),
     }
     unit = "por 100 mil" if by_rate else ""
     highlights = [
@@ -116,7 +117,9 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     return ToolOutput(
         columns=list(COLUMNS),
         rows=rows,
-        headline=f"Ranking de estados — {crime_.label}, {win.label} ({source_line(series, files)})",
+        headline=f"Ranking de estados — {crime_.label}, {win.label} ({source_line(series, prov['fuente'])}"
+        + (f"; {_municipal_rows(prov['fuente_municipal'])}" if municipal_files else "")
+        + ")",
         highlights=highlights,
         metrics=metrics,
         warnings=national_warnings(series, crime_, win),
@@ -131,14 +134,21 @@ def _split_files(files: list[str] | None) -> set[str]:
     return {f for item in files or [] if item for f in item.split(", ")}
 
 
+def _municipal_rows(municipal: dict) -> str:
+    """«la fila de Guanajuato es la suma de sus municipios: IDM_NM_….csv»: the only rows the municipal files built."""
+    places = municipal.get("lugares") or []
+    rows = f"la fila de {join_y(places)} es" if len(places) == 1 else f"las filas de {join_y(places)} son"
+    return f"{rows} la suma de sus municipios: {', '.join(sorted(municipal.get('archivos') or []))}"
+
+
 def _source_line(met: dict) -> str:
-    """«Cifras: serie; fuente: state file; Guanajuato, suma de sus municipios: its files.»"""
+    """«Cifras: serie; fuente: state file; la fila de Guanajuato es la suma de sus municipios: its files.»"""
     municipal = met.get("fuente_municipal") or {}
     own = set(municipal.get("archivos") or [])
     main = sorted({f for item in met.get("fuente") or [] for f in item.split(", ")} - own)
     line = f"Cifras: {met.get('serie', '')}; fuente: {', '.join(main)}"
     if own:
-        line += f"; {join_y(municipal.get('lugares') or [])}, suma de sus municipios: {', '.join(sorted(own))}"
+        line += f"; {_municipal_rows(municipal)}"
     return line + "."
 
 

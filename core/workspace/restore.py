@@ -61,8 +61,11 @@ def _understanding(turn: Turn, ctx: Any) -> Any:
         return None
     from core.ask.understand.parse import understand
 
-    coverage = (ctx.metadata or {}).get("coverage")
-    return understand(turn.intake.rewritten_question, ctx.lexicon, ctx.anchor, ctx.min_date, coverage)
+    meta = ctx.metadata or {}
+    ends = {"municipal": meta.get("coverage_municipal"), "series_ends": ctx.catalog.series_ends}
+    return understand(
+        turn.intake.rewritten_question, ctx.lexicon, ctx.anchor, ctx.min_date, meta.get("coverage"), **ends
+    )
 
 
 def restore_conversation(turn_dicts: list[dict], ctx: Any = None) -> Conversation:

@@ -145,7 +145,9 @@ def _state_offer(u: Understanding, terms: list, named_states: list) -> tuple[str
     state, one option each, unless the question names the state. None when there is nothing to offer."""
     cities = [t for t in terms if t.kind == "place_foreign" and t not in named_states]
     specific = [c for c in u.crimes if c.delito != "total_delitos"]
-    if len(cities) != 1 or not cities[0].states or not specific or u.kind not in _STATE_KINDS:
+    # a state's place among the 32 (a follow-up of «¿en qué lugar está Guanajuato…?») is answered by its figure too
+    ranked = u.kind == "ranking" and "national:rank" in u.signals
+    if len(cities) != 1 or not cities[0].states or not specific or not (u.kind in _STATE_KINDS or ranked):
         return None
     said = {s for t in named_states for s in t.states}
     candidates = [s for s in cities[0].states if s in said] or list(cities[0].states)

@@ -269,7 +269,9 @@ def _same_period(
     same = {"time:base_prev_year", "time:same_period_prev"} & set(u.signals)
     if not same and cw != (_year_back(window[0]), _year_back(window[1])):
         return window, cw
-    end = crime_end(metadata, [c.delito for c in u.crimes], includes)
+    towns = [p.entidad_id for p in u.places if p.nivel == "municipio"]
+    # one municipality's own file may run past the store (Irapuato to 2025-12): its months, as the window's
+    end = crime_end(metadata, [c.delito for c in u.crimes], includes, towns[0] if len(towns) == 1 else None)
     if end is None or window[1] <= end:
         return window, cw
     start = window[0] if window[0] <= end else date(end.year, 1, 1)
@@ -325,7 +327,11 @@ def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: d
         step = _step("municipios_por_presencia", {"entidad_id": _state_of(u), **base, "condicion": condicion})
     elif kind == "breakdown":
         args = {"entidad_id": eid, **base}
-        if len(u.methods) == 1:  # several modalidades asked: every share is shown, none singled out
+        suffix = f"{u.violencia}_violencia" if u.violencia else None
+        if suffix and len(u.methods) > 1 and all(m.endswith(suffix) for m in u.methods):
+            # «robos con violencia por modalidad»: the kinds with that violence only, vehicles included
+            args["metodo"] = sorted(u.methods)
+        elif len(u.methods) == 1:  # several modalidades asked: every share is shown, none singled out
             args["foco"] = u.methods[0]
         step = _step("desglose_modalidad", args)
     elif kind == "annual_series":

@@ -355,6 +355,18 @@ def _before_2026(u: Understanding) -> Understanding:
     return replace(u, signals=signals, notes=notes, kind=kind, window=window, compare_window=compare)
 
 
+def series_key(u: Understanding) -> str | None:
+    """«medida/fuero/metodologia» of the state-level series a national question reads (the catalog's
+    ``series_ends`` key), or None: a municipal question, or a 2026 one (its window is its own)."""
+    if not is_national(u) or "national:rnid" in u.signals:
+        return None
+    if "national:federal" in u.signals:
+        return "carpetas/federal/IDEFF"
+    if "national:victims" in u.signals:
+        return "victimas/comun/IDFC"
+    return "carpetas/comun/IDFC"
+
+
 def is_national(u: Understanding | None) -> bool:
     """Whether the question is for the national tables."""
     return bool(u) and any(

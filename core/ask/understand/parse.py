@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from core.ask.understand import Understanding, UnknownTerm, accounting, national
+from core.ask.understand import CrimeMatch, Understanding, UnknownTerm, accounting, national
 from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
@@ -36,16 +36,68 @@ def _unresolved(question: str, tokens, used: set[int]) -> list[str]:
     return out
 
 
-def _crime_end(crimes, lexicon: Lexicon, coverage: dict | None) -> date | None:
-    """The last published day of the crimes named (their subtypes' for a tipo), from the metadata's coverage."""
+def _crime_end(
+    crimes, lexicon: Lexicon, coverage: dict | None, municipal: dict | None, place: str | None
+) -> date | None:
+    """The last published day of the crimes named (their subtypes' or members' for a tipo or a group), from the
+    metadata's coverage; with ``place``, also that municipality's own finer file (Irapuato's runs to 2025-12)."""
     ends = []
     for c in crimes:
-        keys = [c.delito, *(k for k, tipo in lexicon.tipo_of.items() if tipo == c.delito)]
-        for key in keys:
+        parts = [k for k, tipo in lexicon.tipo_of.items() if tipo == c.delito]
+        for key in [c.delito, *parts, *lexicon.members.get(c.delito, ())]:
             info = (coverage or {}).get(key) or {}
             if info.get("hasta") and info.get("granularity", "month") == "month":
                 ends.append(date.fromisoformat(info["hasta"]))
+            own = ((municipal or {}).get(key) or {}).get(place or "", [])
+            ends += [date.fromisoformat(r["hasta"]) for r in own]
     return max(ends) if ends else None
+
+
+def _coordinated(crimes: list, unknown: list, text: str, lexicon: Lexicon) -> tuple[list, list]:
+    """«robos a negocio, casa y transeúnte»: a kind listed after a crime, with the crime's name elided, is that
+    crime's sibling (robo a casa habitación, robo a transeúnte), never a word left unread."""
+    if not crimes:
+        return crimes, unknown
+    out, left = list(crimes), []
+    for term in unknown:
+        listed = re.search(rf"(?:,|\by|\be)\s+(?:a\s+|de\s+)?{re.escape(term.text)}\b", text)
+        found = (
+            crime_matcher.kind_named(crimes[0], [term], lexicon) if listed and term.kind in ("other", "crime") else None
+        )
+        if found is not None and all(c.delito != found[0].delito for c in out):
+            out.append(found[0])
+        elif found is None:
+            left.append(term)
+    return out, left
+
+
+# «de cada tipo», «por clase», «según su tipo»: the kinds of a crime, not its modalidades
+_EACH_KIND = re.compile(
+    r"\b(?:cada|por|segun\s+(?:su|el))\s+(?:tipos?|clases?|categorias?|subtipos?)\b(?!\s+de\s+arma)"
+)
+
+
+def _kinds_of_bare_tipo(crimes: list, signals: list[str], kind: str, text: str, lexicon: Lexicon):
+    """«homicidios de cada tipo»: a bare tipo that sums dolosos and culposos (docs/decisions/0010) asked by kind is
+    its subtipos, each with its figure (the split of «ambos»), never a question back about which one."""
+    bare = [s.split(":", 2)[2] for s in signals if s.startswith("crime:unqualified:")]
+    if len(bare) != 1 or not _EACH_KIND.search(text):
+        return crimes, signals, kind
+    subs = [lexicon.qualifiers.get(q, {}).get(bare[0]) for q in ("dolos", "culpos")]
+    refs = [lexicon.crime_by_key[k] for k in subs if k in lexicon.crime_by_key]
+    if len(refs) != 2:
+        return crimes, signals, kind
+    said = next(c for c in crimes if c.delito == bare[0])
+    parts = [CrimeMatch(r.delito, r.label, said.text, said.score, r.in_data) for r in refs]
+    crimes = [c for c in crimes if c.delito != bare[0]] + parts
+    signals = [s for s in signals if not s.startswith("crime:unqualified:")] + ["crime:each_subtype"]
+    return crimes, signals, ("single_value" if kind == "breakdown" else kind)
+
+
+def _own_place(places) -> str | None:
+    """The one municipality a question names (its own file may end after the store), else None."""
+    municipalities = [p.entidad_id for p in places if p.nivel == "municipio"]
+    return municipalities[0] if len(municipalities) == 1 else None
 
 
 _RISE_OR_FALL = re.compile(
@@ -75,10 +127,18 @@ def _not_negated(crimes: list, text: str) -> list:
 
 
 def understand(
-    question: str, lexicon: Lexicon, anchor: date, min_date: date = date(2015, 1, 1), coverage: dict | None = None
+    question: str,
+    lexicon: Lexicon,
+    anchor: date,
+    min_date: date = date(2015, 1, 1),
+    coverage: dict | None = None,
+    municipal: dict | None = None,
+    series_ends: dict[str, date] | None = None,
 ) -> Understanding:
-    """Slots of a question: places, crimes, methods, window, kind and knobs (relative time from ``anchor``, or
-    from the crime's last published month when ``coverage`` (metadata) says it ends earlier)."""
+    """Slots of a question: places, crimes, methods, window, kind and knobs. Relative time counts from ``anchor``,
+    or from the series' own last published month when it is another: the crime's (``coverage``, the metadata's),
+    the named municipality's own file (``municipal``, its ``coverage_municipal``) or, for a question over the
+    national tables, its state-level series' (``series_ends``, the catalog's)."""
     question = question if isinstance(question, str) else str(question)
     tokens = tokenize(question[:MAX_CHARS])
     signals: list[str] = []
@@ -118,7 +178,12 @@ def understand(
         signals += ["crime:qualifier_alone"] if crimes else []
     signals += found.signals + place_state.signals
     signals += [f"crime:unqualified:{k}" for k in crime_matcher.unqualified(crimes, lexicon, found.signals)]
-    time = reanchor(tokens.text, time, _crime_end(crimes, lexicon, coverage), anchor, min_date)
+    asked_time = time
+    own = _own_place(places)
+    end = _crime_end(crimes, lexicon, coverage, municipal, own)
+    later = end is not None and own is not None and end > anchor
+    subject = f"En {next(p.label for p in places if p.entidad_id == own)}, ese delito" if later else "Ese delito"
+    time = reanchor(tokens.text, time, end, anchor, min_date, subject)
     signals += [s for s in time.signals if s == "time:crime_anchor"]
     compared = _places_compared(tokens.text, time, places, whole_state)
     if compared is not time:
@@ -140,6 +205,7 @@ def understand(
         has_window=time.window is not None,
         place_starts=frozenset(t[0] for t in [*place_state.found, *place_state.outside]),
     )
+    crimes, unknown = _coordinated(crimes, unknown, tokens.text, lexicon)
     signals += accounting.signals(unknown)
     named = found.crime_tokens | found.method_tokens
     masked = " ".join("_" if k in named else w for k, w in enumerate(tokens.words))
@@ -154,6 +220,7 @@ def understand(
         placeless=not (places or ambiguous or generic or whole_state or place_state.outside),
     )
     signals += decided.signals
+    crimes, signals, kind = _kinds_of_bare_tipo(crimes, signals, decided.kind, tokens.text, lexicon)
     if "place:all_municipalities_summed" in decided.signals and not (places or ambiguous or generic):
         state = place_matcher.home_state(lexicon, kind_matcher.ALL_MUNICIPALITIES.search(tokens.text).group(0))
         places, whole_state = ([state], True) if state else (places, whole_state)
@@ -170,7 +237,7 @@ def understand(
         window=time.window,
         window_text=time.window_text,
         compare_window=time.compare_window,
-        kind=decided.kind,
+        kind=kind,
         top_k=decided.top_k,
         order=decided.order,
         medida=decided.medida,
@@ -180,4 +247,48 @@ def understand(
         notes=list(time.notes),
         unknown_terms=unknown,
     )
-    return national.scope(understood)  # the country, the states, victims and federal crimes (issue 14)
+    understood = national.scope(understood)  # the country, the states, victims and federal crimes (issue 14)
+    return _national_anchor(understood, tokens.text, asked_time, anchor, min_date, series_ends)
+
+
+def _national_anchor(u: Understanding, text: str, asked, anchor: date, min_date: date, series_ends) -> Understanding:
+    """A national question's relative period counted from its state-level series' own end (the state file's
+    2024-11, victims' 2025-06, federal 2025-07), said as such: never a window the series does not reach."""
+    key = national.series_key(u)
+    end = (series_ends or {}).get(key) if key else None
+    return _anchored_to(u, text, asked, end, anchor, min_date, "Esa serie")
+
+
+def _anchored_to(u: Understanding, text: str, asked, end, anchor: date, min_date: date, subject: str) -> Understanding:
+    """``u`` with the period its words ``asked`` read from ``end`` instead of the store's month, when it differs."""
+    again = reanchor(text, asked, end, anchor, min_date, subject)
+    if again is asked or (again.window, again.compare_window) == (u.window, u.compare_window):
+        return u
+    notes = [n for n in u.notes if "el periodo relativo se contó" not in n] + again.notes[-1:]
+    signals = list(dict.fromkeys([*u.signals, "time:crime_anchor"]))
+    return replace(u, window=again.window, compare_window=again.compare_window, notes=notes, signals=signals)
+
+
+def anchored_follow_up(
+    u: Understanding,
+    lexicon: Lexicon,
+    anchor: date,
+    min_date: date = date(2015, 1, 1),
+    coverage: dict | None = None,
+    municipal: dict | None = None,
+    series_ends: dict[str, date] | None = None,
+) -> Understanding:
+    """A merged follow-up whose own words give a relative period («¿y en lo que va del año?», «¿y el mes pasado?»):
+    that period counted from the merged question's series (its crime, its municipality's own file, its national
+    series), as a whole question's would be."""
+    text = tokenize((u.question or "")[:MAX_CHARS]).text
+    asked = parse_time(text, anchor, min_date)
+    if asked.window is None or (asked.window, asked.compare_window) != (u.window, u.compare_window):
+        return u  # the period came from the previous turn, or was already read against its series
+    if national.series_key(u):
+        return _national_anchor(u, text, asked, anchor, min_date, series_ends)
+    own = _own_place(u.places)
+    end = _crime_end(u.crimes, lexicon, coverage, municipal, own)
+    later = end is not None and own is not None and end > anchor
+    subject = f"En {next(p.label for p in u.places if p.entidad_id == own)}, ese delito" if later else "Ese delito"
+    return _anchored_to(u, text, asked, end, anchor, min_date, subject)

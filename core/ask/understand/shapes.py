@@ -75,8 +75,19 @@ PRESENCE_NONE = _C(
     r"\bno\s+\w+\s+(?:a\s+)?(?:nadie|ninguno|ninguna|nada)\b",  # «donde no mataron a nadie»
     r"\b(?:se\s+)?libr(?:aron|o|aran|ado|ados)\s+de\b",  # «¿qué municipios se libraron de los feminicidios?»
 )
+# the kinds a crime is split into, as people name them: «de cada tipo», «por clase», «por categoría»
+_KINDS = r"(?:tipos?|clases?|categorias?|modalidad(?:es)?|subtipos?)"
 BREAKDOWN = _C(
     r"\bpor\s+modalidad\w*",
+    rf"\bcada\s+(?:{_KINDS}|delito)\b",  # «de cada tipo», «cuánto de cada delito del grupo robos»
+    rf"\bpor\s+{_KINDS}\b(?!\s+de\s+delitos?)",
+    # «separados por tipo», «divididos por modalidad», «clasificados por clase», «agrupados por tipo»
+    r"\b(?:separad|dividid|agrupad|clasificad|repartid|distribuid|segmentad)[oa]s?\s+(?:por|segun|en)\b",
+    # «la distribución de los homicidios…»; a distribution over months or places is a series or a ranking
+    r"\bdistribucion\b(?!.*\b(?:mensual|anual|mes|meses|ano|anos|municipios?|estados?|entidad\w*|geografic\w*"
+    r"|territorial)\b)",
+    r"\bcuant[oa]s?\b.*\bde\s+cada\s+(?:un[oa]|cual)\b",  # «qué tipos de robo y cuántos de cada uno»
+    r"\b(?:del|el|al)\s+grupo\s+(?:de\s+)?(?:los\s+)?(?=\w)",  # «del grupo robos»: the crime's own members
     r"\bmodalidades\b",
     r"\bdesglos\w*(?!\s+por\s+municipio)",
     r"\bpor\s+tipo\s+de\s+arma\b",

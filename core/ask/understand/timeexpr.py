@@ -389,18 +389,21 @@ def _ym(d: date) -> tuple[int, int]:
     return d.year, d.month
 
 
-def reanchor(text: str, res: TimeResult, end: date | None, anchor: date, min_date: date) -> TimeResult:
-    """The same words read against the crime's last published month, when it is earlier than the store's.
+def reanchor(
+    text: str, res: TimeResult, end: date | None, anchor: date, min_date: date, subject: str = "Ese delito"
+) -> TimeResult:
+    """The same words read against the series' own last published month, when it is not the store's.
 
     "violencia familiar en lo que va del año" is January to December 2022 when that crime stops in 2022
-    (evals/v2/FORMAT.md, windows); the answer says so."""
-    if end is None or res.window is None or end >= month_end(anchor.year, anchor.month):
+    (evals/v2/FORMAT.md, windows); Irapuato's own file runs to 2025-12, after the store (docs/decisions/0016). The
+    answer says so, naming ``subject``."""
+    if end is None or res.window is None or end == month_end(anchor.year, anchor.month):
         return res
     again = parse_time(text, end, min_date)
     if (again.window, again.compare_window) == (res.window, res.compare_window):
         return res
     again.notes.append(
-        f"Ese delito se publica hasta {MONTH_NAMES[end.month - 1]} de {end.year}: "
+        f"{subject} se publica hasta {MONTH_NAMES[end.month - 1]} de {end.year}: "
         "el periodo relativo se contó desde ese mes."
     )
     again.signals.append("time:crime_anchor")

@@ -465,17 +465,23 @@ def test_a_structural_zero_is_said_to_be_one(runs, metadata, delito, warned):
 
 
 @pytest.mark.parametrize(
-    "args,series_end",
+    "args,footer",
     [
-        # RNID 2026 ends after the store's anchor, the state file before it: the footer says both
-        ({"lugar_id": "JAL", "metodologia": "RNID", "desde": "2026-02-01", "hasta": "2026-02-28"}, "marzo de 2026"),
-        ({"lugar_id": "JAL", "desde": "2023-01-01", "hasta": "2023-12-31"}, "noviembre de 2024"),
+        # RNID 2026 ends after the store's anchor: its own end leads, never «Datos hasta noviembre de 2025» on a
+        # 2026 figure; the state file ends before it: the store's, then the series'
+        (
+            {"lugar_id": "JAL", "metodologia": "RNID", "desde": "2026-02-01", "hasta": "2026-02-28"},
+            "Datos de esta serie hasta marzo de 2026; los demás datos cargados, hasta noviembre de 2025 (versión {v}).",
+        ),
+        (
+            {"lugar_id": "JAL", "desde": "2023-01-01", "hasta": "2023-12-31"},
+            "Datos hasta noviembre de 2025 (versión {v}); esta serie, hasta noviembre de 2024.",
+        ),
     ],
 )
-def test_a_national_series_says_its_own_last_month(bundled_settings, metadata, args, series_end):
+def test_a_national_series_says_its_own_last_month(bundled_settings, metadata, args, footer):
     plan = {"plan": [{"tool_id": 21, "args": {"clave_delito": "homicidio_doloso", **args}}]}
     envs = api.execution(plan, settings=bundled_settings).envelopes
     answer = compose("pregunta", envs, metadata=metadata)
-    version = metadata["dataset_version"]
-    assert f"Datos hasta noviembre de 2025 (versión {version}); esta serie, hasta {series_end}." in answer.text
+    assert footer.format(v=metadata["dataset_version"]) in answer.text, answer.text
     assert answer.provenance["data_available_until"] == metadata["max_date"]  # the contract's field stays the store's

@@ -80,3 +80,45 @@ def test_a_summed_question_shows_its_parts(bundled_settings, question, parts):
     assert [s["tool_id"] for s in turn.plan["plan"]] == [20]
     for part in parts:
         assert part in turn.answer.text, turn.answer.text
+
+
+@pytest.mark.parametrize(
+    ("eid", "keys", "rows", "unpublished"),
+    [
+        # a group (robo a transeúnte) is the sum of its members: its members are the rows, the group no «0» row;
+        # espacio abierto al público is a published zero in Irapuato's own file and keeps its row
+        (
+            "GTO.MUN.IRAPUATO",
+            ["robo_a_negocio", "robo_a_transeunte"],
+            ["robo_a_negocio", "robo_a_transeunte_en_espacio_abierto_al_publico", "robo_a_transeunte_en_via_publica"],
+            [],
+        ),
+        # Celaya publishes no robo subtipo (only robo by modalidad): robo a negocio is not published, not a zero
+        ("GTO.MUN.CELAYA", ["homicidio_doloso", "robo_a_negocio"], ["homicidio_doloso"], ["Robo a negocio"]),
+    ],
+)
+def test_a_crime_the_place_does_not_publish_is_no_zero_row(bundled_settings, eid, keys, rows, unpublished):
+    """A row «robo a transeúnte 0» reads as a published zero: a sum whose parts are rows is left out, and a crime
+    the place does not publish is named as such (0003)."""
+    args = {"entidad_id": eid, "delito": keys, "from": "2024-01-01", "to": "2024-12-31"}
+    env = api.execution({"plan": [{"tool_id": 20, "args": args}]}, settings=bundled_settings).last
+    assert env["status"] == "ok", env.get("error")
+    assert sorted(r[0] for r in env["data"]["inline"]["rows"]) == rows
+    assert env["metrics"]["no_publicados"] == unpublished
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "robo a negocio, robo a casa habitación y robo a transeúnte en Irapuato en 2024, cada uno",
+        "robo a transeúnte y robo a negocio en Irapuato en 2024",
+    ],
+)
+def test_a_named_group_in_a_breakdown_has_no_zero_row(bundled_settings, question):
+    """Session 20: «… robo a transeúnte 0 (0.0 %)» beside its own members was shown; the members are the rows."""
+    from core.ask.context import Assistant
+    from core.ask.pipeline import Conversation
+
+    turn = Assistant(settings=bundled_settings, use_cache=False).ask(question, Conversation(), planner="rules")
+    assert "robo a transeúnte en vía pública 173" in turn.answer.text, turn.answer.text
+    assert "robo a transeúnte 0" not in turn.answer.text, turn.answer.text

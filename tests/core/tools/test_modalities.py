@@ -54,3 +54,26 @@ def test_shares_inside_the_place_and_the_state(bundled_settings, oracle, eid, na
     assert env["metrics"]["foco_conteo"] == fire
     assert env["metrics"]["foco_porcentaje"] == (round(100 * fire / total, 2) if total else None)
     assert sum(r[3] or 0 for r in rows.values()) == pytest.approx(100, abs=0.05)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "robos con violencia por modalidad en León 2024",
+        "robos con violencia de cada tipo en León 2024",
+        "desglose de los robos sin violencia en Celaya en 2023",
+    ],
+)
+def test_a_breakdown_keeps_the_violence_asked(bundled_settings, question):
+    """Session 20: «robos con violencia por modalidad» was every robo (León 2024: 8,375); it is the violent kinds
+    only (con violencia 1,679 + coche de 4 ruedas con violencia 101 = 1,780; Celaya 2023 sin violencia 1,995 + coche
+    185 = 2,180, shared data README figures by modalidad)."""
+    from core.ask.context import Assistant
+    from core.ask.pipeline import Conversation
+
+    turn = Assistant(settings=bundled_settings, use_cache=False).ask(question, Conversation(), planner="rules")
+    violent = "sin" not in question
+    assert ("1,780" if violent else "2,180") in turn.answer.text, turn.answer.text
+    assert "8,375" not in turn.answer.text and "3,375" not in turn.answer.text, turn.answer.text
+    rows = turn.result["data"]["inline"]["rows"]
+    assert all(r[0].endswith("con_violencia" if violent else "sin_violencia") for r in rows), rows

@@ -141,9 +141,14 @@ def test_every_result_names_its_series_and_rnid_carries_the_warning(bundled_sett
     assert (met["metodologia"], met["medida"], met["fuero"], met["vigente"]) == (metodologia, "carpetas", "comun", True)
     assert (meta["metodologia"], meta["medida"], meta["fuero"]) == (metodologia, "carpetas", "comun")
     state_file = "estatal_rnid_2026-01_2026-03.csv" if warned else "estatal_idefc_2015-01_2024-11.csv"
-    # Guanajuato's homicides of the IDFC series come from its municipal file (finer level first)
-    assert met["fuente"] == [state_file] if warned else ["IDM_NM_gto_homicidio_2020-2025.csv", state_file]
+    # the ranking's source is the state file; Guanajuato's homicides of the IDFC series come from its municipal file
+    # (finer level first), named as the source of its row only
+    assert met["fuente"] == meta["fuente"] == [state_file]
+    municipal = None if warned else {"lugares": ["Guanajuato"], "archivos": ["IDM_NM_gto_homicidio_2020-2025.csv"]}
+    assert met["fuente_municipal"] == meta.get("fuente_municipal") == municipal
     assert state_file in env["summary"]["headline"]
+    if municipal:
+        assert "la fila de Guanajuato es la suma de sus municipios" in env["summary"]["headline"]
     rnid = "metodología 2026: no comparable con la serie hasta 2025"
     assert any(rnid in w for w in meta["warnings"]) is warned
 
@@ -238,7 +243,7 @@ def test_a_modalidad_the_crime_does_not_have_is_a_contract_error(bundled_setting
         (
             "IDFC",
             ("2023-01-01", "2023-12-31"),
-            "fuente: estatal_idefc_2015-01_2024-11.csv; Guanajuato, suma de sus municipios: "
+            "fuente: estatal_idefc_2015-01_2024-11.csv; la fila de Guanajuato es la suma de sus municipios: "
             "IDM_NM_gto_homicidio_2020-2025.csv.",
         ),
         ("RNID", ("2026-01-01", "2026-03-31"), "fuente: estatal_rnid_2026-01_2026-03.csv."),
@@ -256,6 +261,9 @@ def test_the_source_line_says_which_state_its_municipal_files_built(bundled_sett
     )
     answer = compose("¿en qué lugar está Jalisco?", [env], metadata=api.metadata(bundled_settings))
     assert line in answer.text, answer.text
+    # the answer's data source is the state series, not the municipal data (those only beside Guanajuato's row)
+    titles = [s.title for s in answer.sources if s.kind == "data"]
+    assert titles[0].startswith("SESNSP — carpetas de investigación del fuero común"), titles
 
 
 @pytest.mark.parametrize(

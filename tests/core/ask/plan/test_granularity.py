@@ -128,6 +128,28 @@ def test_a_yes_takes_the_one_option_offered(assistant, reply):
     assert "8,430" in second.answer.text, second.answer.text  # every robo in León, 2023 (README)
 
 
+# another state's municipality after a question about Guanajuato: the state's figure is offered, and a yes leads
+# with that state (Jalisco homicidio doloso Jan-Nov 2024: 1,333, 6th), never Guanajuato's figure or rank first
+OTHER_STATE_FOLLOW_UPS = [
+    ("¿En qué lugar está Guanajuato en homicidios dolosos en 2024?", "¿y en Guadalajara?", "sí"),
+    ("¿En qué lugar está Guanajuato en homicidios dolosos en 2024?", "¿y Zapopan?", "va"),
+    ("¿En qué lugar está Guanajuato en homicidios dolosos en 2024?", "¿y Zapopan?", "ok, dale"),
+    ("homicidios dolosos en León en 2024", "¿y en Guadalajara?", "sí"),
+    ("homicidios dolosos en León en 2024", "¿y en Zapopan?", "dale"),
+]
+
+
+@pytest.mark.parametrize(("first", "follow", "yes"), OTHER_STATE_FOLLOW_UPS)
+def test_an_accepted_offer_leads_with_its_state(assistant, first, follow, yes):
+    conversation = Conversation()
+    assistant.ask(first, conversation, planner="rules")
+    offer = assistant.ask(follow, conversation, planner="rules")
+    assert offer.status == "clarify" and "De Jalisco sí tengo la cifra estatal" in offer.answer.text, offer.answer.text
+    turn = assistant.ask(yes, conversation, planner="rules")
+    assert turn.answer.text.startswith("Jalisco"), turn.answer.text
+    assert "1,333" in turn.answer.text and "2,324" not in turn.answer.text, turn.answer.text
+
+
 @pytest.mark.parametrize(
     "question", ["robo a negocio en Zapopan 2023", "robo a casa habitación en Guadalupe, NL, 2022"]
 )
@@ -142,9 +164,9 @@ def test_a_municipality_of_another_state_is_said_before_the_crime(assistant, que
 # README (state file, tipo × modalidad parquet).
 OWN_SERIES = [
     # Irapuato's own file runs to 2025-12, after the store's 2025-11: the whole year, and the footer says so
-    ("robo a casa habitación en Irapuato en 2025", "266", ["esta serie, hasta diciembre de 2025"]),
+    ("robo a casa habitación en Irapuato en 2025", "266", ["datos de esta serie hasta diciembre de 2025"]),
     ("¿cuántos robos a casa habitación hubo en Irapuato en diciembre de 2025?", "22", ["diciembre de 2025"]),
-    ("asaltos a negocios en Irapuato durante 2025", "986", ["esta serie, hasta diciembre de 2025"]),
+    ("asaltos a negocios en Irapuato durante 2025", "986", ["datos de esta serie hasta diciembre de 2025"]),
     # no period said: the last 12 months of Irapuato's own series, not the store's
     ("robo a casa habitación en Irapuato", "266", ["enero a diciembre de 2025"]),
     # the tipo × modalidad parquet ends in 2025-05: its own end is said, not only the store's
@@ -159,6 +181,69 @@ def test_a_window_ends_where_its_own_series_does(assistant, question, figure, sa
     assert figure in turn.answer.text, turn.answer.text
     for words in says:
         assert normalize_text(words) in text, turn.answer.text
+
+
+# Relative periods count from the asked series' own last month, later (Irapuato's file, 2025-12) or earlier (the
+# tipo × modalidad parquet 2025-05, victims 2025-06, federal 2025-07, the state file 2024-11) than the store's
+# (2025-11), and say so; never a window past the series' end. Figures: Irapuato's JSON and the national files
+# (the same figures asked with explicit months).
+RELATIVE_FROM_SERIES_END = [
+    ("¿cuántos robos a casa habitación hubo en Irapuato en lo que va del año?", "266", "diciembre de 2025"),
+    ("robos a casa habitación en Irapuato en el último año", "266", "diciembre de 2025"),
+    ("robos a casa habitación en Irapuato en los últimos 12 meses", "266", "diciembre de 2025"),
+    ("robos a casa habitación en Irapuato el mes pasado", "22", "diciembre de 2025"),
+    ("¿cuántos robos a casa habitación hubo en Irapuato el último mes?", "22", "diciembre de 2025"),
+    ("robos en Celaya el mes pasado", "292", "mayo de 2025"),
+    ("robos en Celaya en lo que va del año", "1,451", "mayo de 2025"),
+    ("homicidios dolosos en Jalisco en lo que va del año", "1,333", "noviembre de 2024"),
+    ("homicidios dolosos en Jalisco el mes pasado", "106", "noviembre de 2024"),
+    ("homicidios dolosos en Jalisco en los últimos 12 meses", "1,454", "noviembre de 2024"),
+    ("¿En qué lugar está Guanajuato en homicidios dolosos en lo que va del año?", "2,324", "noviembre de 2024"),
+    ("delitos federales en Guanajuato el mes pasado", "497", "julio de 2025"),
+    ("delitos federales en Guanajuato en los últimos 12 meses", "4,892", "julio de 2025"),
+    ("% de mujeres víctimas de homicidio doloso en Guanajuato en lo que va del año", "1,606", "junio de 2025"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "figure", "end"), RELATIVE_FROM_SERIES_END, ids=[c[0] for c in RELATIVE_FROM_SERIES_END]
+)
+def test_a_relative_period_counts_from_its_series_end(assistant, question, figure, end):
+    """«lo que va del año», «el mes pasado», «los últimos 12 meses» from the series' own end, said as such."""
+    turn, text = answer(assistant, question)
+    assert figure in turn.answer.text, turn.answer.text
+    assert f"hasta {end}: el periodo relativo se conto desde ese mes" in text, turn.answer.text
+    assert "periodo ajustado" not in text, turn.answer.text  # never a window past the series' end
+
+
+@pytest.mark.parametrize(
+    ("first", "follow", "figure", "end"),
+    [
+        ("homicidios dolosos en Jalisco en 2023", "¿y en lo que va del año?", "1,333", "noviembre de 2024"),
+        ("robos a casa habitación en Irapuato en 2024", "¿y el mes pasado?", "22", "diciembre de 2025"),
+        ("delitos federales en Guanajuato en 2023", "¿y en los últimos 12 meses?", "4,892", "julio de 2025"),
+    ],
+)
+def test_a_follow_up_relative_period_counts_from_its_series_end(assistant, first, follow, figure, end):
+    """The relative period of a follow-up («¿y en lo que va del año?») counts from the merged question's series."""
+    conversation = Conversation()
+    assistant.ask(first, conversation, planner="rules")
+    turn = assistant.ask(follow, conversation, planner="rules")
+    assert figure in turn.answer.text, turn.answer.text
+    assert f"hasta {end}: el periodo relativo se conto desde ese mes" in normalize_text(turn.answer.text)
+
+
+def test_the_same_period_of_irapuato_runs_to_its_own_end(assistant):
+    """«en lo que va del año … comparado con el mismo periodo del año pasado» in Irapuato: January–December 2025
+    (236, Irapuato's own file) against 2024 (261), and its December continues the homicide file's months (no
+    «no cubre toda la ventana»); «¿y en todo el estado?» aligns to the state's own end (2025-11: 1,916 / 2,324)."""
+    conversation = Conversation()
+    q = "en lo que va del año cuantos homicidios dolosos lleva irapuato, comparado con el mismo periodo del año pasado"
+    turn = assistant.ask(q, conversation, planner="rules")
+    assert "236" in turn.answer.text and "261" in turn.answer.text, turn.answer.text
+    assert "no cubre" not in turn.answer.text, turn.answer.text
+    turn = assistant.ask("y en todo el estado?", conversation, planner="rules")
+    assert "1,916" in turn.answer.text and "2,324" in turn.answer.text, turn.answer.text
 
 
 def test_a_follow_up_year_reaches_the_end_of_irapuatos_own_series(assistant):

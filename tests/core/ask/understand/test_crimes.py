@@ -67,6 +67,44 @@ def test_crimes(ask, question, expected):
     assert [c.delito for c in ask(question).crimes] == expected
 
 
+# a list of kinds after one crime, its name elided (session 20): each kind is a crime, no word left unread
+COORDINATED = [
+    (
+        "robos a negocio, casa y transeúnte en Celaya 2024, cada uno",
+        ["robo_a_negocio", "robo_a_casa_habitacion", "robo_a_transeunte"],
+    ),
+    ("robo a negocio y casa habitación en Irapuato 2024", ["robo_a_negocio", "robo_a_casa_habitacion"]),
+    (
+        "robos a casa, negocio y transeúnte en Irapuato 2024",
+        ["robo_a_casa_habitacion", "robo_a_negocio", "robo_a_transeunte"],
+    ),
+    ("robos a casa habitación y negocios en Irapuato 2024", ["robo_a_casa_habitacion", "robo_a_negocio"]),
+]
+
+
+@pytest.mark.parametrize("question,expected", COORDINATED)
+def test_kinds_listed_after_a_crime_are_its_siblings(ask, question, expected):
+    u = ask(question)
+    assert [c.delito for c in u.crimes] == expected
+    assert not u.unknown_terms, u.unknown_terms
+
+
+# a bare tipo asked «de cada tipo» / «por tipo» (session 20): its dolosos and culposos, each, never «¿cuál quieres?»;
+# «por modalidad» still asks which (a modalidad split of the mixed tipo is another question)
+KINDS_OF_A_BARE_TIPO = [
+    ("homicidios por tipo en León 2024", ["homicidio_doloso", "homicidio_culposo"]),
+    ("¿cuántos homicidios de cada tipo hubo en Celaya en 2023?", ["homicidio_doloso", "homicidio_culposo"]),
+    ("lesiones de cada clase en Irapuato en 2024", ["lesiones_dolosas", "lesiones_culposas"]),
+]
+
+
+@pytest.mark.parametrize("question,expected", KINDS_OF_A_BARE_TIPO)
+def test_the_kinds_of_a_bare_tipo_are_its_subtipos(ask, question, expected):
+    u = ask(question)
+    assert [c.delito for c in u.crimes] == expected
+    assert not [s for s in u.signals if s.startswith("crime:unqualified:")], u.signals
+
+
 IN_DATA = [
     ("homicidios dolosos", True),
     ("homicidios", True),  # a tipo is answerable when every subtype it sums is in the store

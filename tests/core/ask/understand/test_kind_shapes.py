@@ -95,6 +95,32 @@ DIRECTIONS = [
     ("¿y cuáles subieron más?", "desc"),
     ("¿dónde bajaron más entre 2023 y 2024?", "asc"),
 ]
+# a breakdown asked in everyday words (session 20): «de cada tipo», «por clase», «separados por…», «distribución»;
+# the words are understood too, never «No tomé en cuenta»
+BREAKDOWN_PHRASINGS = [
+    "¿cuántos robos de cada tipo hubo en Celaya en 2023?",
+    "robos por clase en Celaya en 2023",
+    "robos separados por tipo en Salamanca 2024",
+    "distribución por tipo de los robos en León 2024",
+    "homicidios dolosos en León en 2024, separados por modalidad",
+    "feminicidios de cada clase en el estado en 2023",
+    "¿cuántos secuestros de cada tipo hubo en Guanajuato en 2022?",
+    "robos en León en 2024 divididos por tipo",
+    "cuántos hubo de cada tipo de robo en Irapuato en 2024",
+    "robos en Celaya 2023 por categoría",
+    "la distribución de los homicidios dolosos de Silao en 2024",
+    "homicidios dolosos en Celaya 2024 clasificados por modalidad",
+    "robos en Irapuato 2024 agrupados por tipo",
+    "¿cuántos robos hubo en León en 2024 de cada clase?",
+    "robos con violencia de cada tipo en León 2024",
+    "¿cuánto de cada delito del grupo robos hubo en León en 2024?",
+    "¿qué tipos de robo hubo en León en 2024 y cuántos de cada uno?",
+]
+NOT_BREAKDOWNS = [  # a distribution over time or places is no breakdown by kind
+    ("distribución mensual de homicidios dolosos en León en 2024", "series"),
+    ("distribución de los robos por municipio en 2024", "ranking"),
+    ("robos de todo tipo en León en 2024", "single_value"),
+]
 NOT_CHANGES = [  # a low value is not a fall
     ("¿qué municipio tiene la tasa más baja de homicidios dolosos en 2023?", "ranking"),
     ("los 5 municipios con menos feminicidios en 2022", "ranking"),
@@ -113,6 +139,18 @@ def test_shape_kind_and_signals(ask, question, kind, signals):
     u = ask(question)
     assert u.kind == kind, (question, u.kind, u.signals)
     assert signals <= set(u.signals), (question, u.signals)
+
+
+@pytest.mark.parametrize("question", BREAKDOWN_PHRASINGS)
+def test_a_breakdown_in_everyday_words(ask, question):
+    u = ask(question)
+    assert u.kind == "breakdown", (question, u.kind, u.signals)
+    assert not [t.text for t in u.unknown_terms], (question, u.unknown_terms)
+
+
+@pytest.mark.parametrize(("question", "kind"), NOT_BREAKDOWNS)
+def test_a_distribution_over_time_or_places_is_no_breakdown(ask, question, kind):
+    assert ask(question).kind == kind
 
 
 @pytest.mark.parametrize(("question", "direction"), DIRECTIONS)
