@@ -40,7 +40,9 @@ def _crime_end(
     crimes, lexicon: Lexicon, coverage: dict | None, municipal: dict | None, place: str | None
 ) -> date | None:
     """The last published day of the crimes named (their subtypes' or members' for a tipo or a group), from the
-    metadata's coverage; with ``place``, also that municipality's own finer file (Irapuato's runs to 2025-12)."""
+    metadata's coverage; with ``place``, a crime only that municipality's own finer file publishes counts from that
+    file's end (Irapuato's robo a casa habitación runs to 2025-12), while one the common files carry keeps their end
+    (Irapuato's homicidio doloso: the state's month, as for every municipality)."""
     ends = []
     for c in crimes:
         parts = [k for k, tipo in lexicon.tipo_of.items() if tipo == c.delito]
@@ -48,6 +50,7 @@ def _crime_end(
             info = (coverage or {}).get(key) or {}
             if info.get("hasta") and info.get("granularity", "month") == "month":
                 ends.append(date.fromisoformat(info["hasta"]))
+                continue
             own = ((municipal or {}).get(key) or {}).get(place or "", [])
             ends += [date.fromisoformat(r["hasta"]) for r in own]
     return max(ends) if ends else None
