@@ -12,19 +12,29 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+import duckdb
+
+from core.etl import query_db
 from core.text import MONTHS, shift_months
 
 
 @dataclass
 class Paths:
-    """The Parquet files of the current version, as SQL table expressions."""
+    """The tables of the current version, as SQL table expressions of ``con`` (where the hand SQL runs).
+
+    A table's Parquet file; ``observations``, which a version keeps only in its query database since
+    docs/decisions/0015's session 20, from that database attached read-only to ``con``."""
 
     folder: Path
+    con: duckdb.DuckDBPyConnection | None = None
 
     def __getattr__(self, table: str) -> str:
-        if table.startswith("_"):
+        if table.startswith("_") or table == "con":
             raise AttributeError(table)
-        return "read_parquet('" + str(self.folder / f"{table}.parquet").replace("'", "''") + "')"
+        path = self.folder / f"{table}.parquet"
+        if path.is_file() or self.con is None:
+            return "read_parquet('" + str(path).replace("'", "''") + "')"
+        return query_db.relation(self.con, self.folder, table) or f"read_parquet('{path}')"
 
     @property
     def incidents(self) -> str:
