@@ -47,7 +47,7 @@ def worker(task: dict) -> dict:
         settings = load_settings(task["data_dir"])
         depot = Depot(settings.store_dir)
         con = duckdb.connect()
-        paths = national.Paths(depot.version_dir(depot.current_id()), con)
+        paths = national.Paths(depot.version_dir(depot.current_id()), con, Path(task["data_dir"]) / "parquet_copia")
         con.execute("SET enable_progress_bar = false")
         out["casos"] = {}
         for case in national.cases(cfg):

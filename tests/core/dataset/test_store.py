@@ -196,6 +196,18 @@ def test_a_version_whose_query_database_cannot_be_built_is_refused_in_spanish(le
     assert str(legacy_settings.store_dir) not in str(info.value) + " ".join(info.value.hints)
 
 
+def test_a_version_that_lost_its_query_database_is_refused_in_spanish(bundled_settings, tmp_path):
+    # since docs/decisions/0015's session 20 a version keeps its observations only there: no Parquet to rebuild from
+    settings = load_settings(tmp_path / "data")
+    shutil.copytree(bundled_settings.store_dir, settings.store_dir)
+    for path in settings.store_dir.glob(f"versions/*/{query_db.FILE}"):
+        path.unlink()
+    with pytest.raises(DatosFaltantesError, match="sin su base de consulta") as info:
+        Store(settings).query("SELECT 1")
+    assert str(settings.store_dir) not in str(info.value) + " ".join(info.value.hints)
+    assert not list(settings.store_dir.glob(f"versions/*/{query_db.FILE}"))  # nothing half-written left
+
+
 def test_one_cursor_per_thread(bundled_settings):
     store = get_store(bundled_settings)
     assert get_store(bundled_settings) is store
