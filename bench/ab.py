@@ -46,8 +46,8 @@ def worker(task: dict) -> dict:
         cfg = national.NationalConfig(**task.get("cfg", {}))
         settings = load_settings(task["data_dir"])
         depot = Depot(settings.store_dir)
-        paths = national.Paths(depot.version_dir(depot.current_id()))
         con = duckdb.connect()
+        paths = national.Paths(depot.version_dir(depot.current_id()), con, Path(task["data_dir"]) / "parquet_copia")
         con.execute("SET enable_progress_bar = false")
         out["casos"] = {}
         for case in national.cases(cfg):

@@ -205,8 +205,8 @@ def run(
     )
     settings = load_settings(built["data_dir"])
     depot = Depot(settings.store_dir)
-    paths = Paths(depot.version_dir(depot.current_id()))
     con = duckdb.connect()
+    paths = Paths(depot.version_dir(depot.current_id()), con, Path(built["data_dir"]).parent / "parquet_copia")
     con.execute("SET enable_progress_bar = false")
     out = []
     for case in cases(cfg):

@@ -12,19 +12,41 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+import duckdb
+
+from core.etl import query_db
 from core.text import MONTHS, shift_months
 
 
 @dataclass
 class Paths:
-    """The Parquet files of the current version, as SQL table expressions."""
+    """The tables of the current version as Parquet files, as SQL table expressions of ``con`` (where the SQL runs).
+
+    A version keeps ``observations`` only in its query database since docs/decisions/0015's session 20: given
+    ``cache`` (a folder the bench owns), it is copied from that database once per version into
+    ``cache/<version>/observations.parquet``, outside any timing, so the hand SQL reads Parquet as it always did
+    and its ratios stay comparable; without ``cache`` it reads the table in the database, attached read-only."""
 
     folder: Path
+    con: duckdb.DuckDBPyConnection | None = None
+    cache: Path | None = None
 
     def __getattr__(self, table: str) -> str:
-        if table.startswith("_"):
+        if table.startswith("_") or table in ("con", "cache"):
             raise AttributeError(table)
-        return "read_parquet('" + str(self.folder / f"{table}.parquet").replace("'", "''") + "')"
+        path = self.folder / f"{table}.parquet"
+        if path.is_file() or self.con is None:
+            return "read_parquet('" + str(path).replace("'", "''") + "')"
+        source = query_db.relation(self.con, self.folder, table)
+        if source is None or self.cache is None:
+            return source or f"read_parquet('{path}')"
+        copy = Path(self.cache) / self.folder.name / f"{table}.parquet"
+        if not copy.is_file():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            tmp = copy.with_suffix(".tmp")
+            self.con.execute(f"COPY (SELECT * FROM {source}) TO '{tmp}' (FORMAT parquet, COMPRESSION zstd)")
+            tmp.replace(copy)
+        return "read_parquet('" + str(copy).replace("'", "''") + "')"
 
     @property
     def incidents(self) -> str:

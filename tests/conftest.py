@@ -10,10 +10,34 @@ import pytest
 from core.cli import load_manifest
 from core.clock import FixedClock
 from core.config import DEFAULT_DATA_DIR, Settings, load_settings
-from core.etl import run_etl
+from core.etl import query_db, run_etl
+from core.etl.publish import Depot
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RAW = DEFAULT_DATA_DIR / "raw"
+
+
+def version_table(store_dir: Path, table: str, con=None) -> str:
+    """A table of the current version of ``store_dir`` as a relation of ``con`` (DuckDB's default connection).
+
+    Its Parquet file, or the version's query database when it keeps the table only there (``merge.DB_ONLY``)."""
+    import duckdb
+
+    depot = Depot(store_dir)
+    relation = query_db.relation(con or duckdb.default_connection(), depot.version_dir(depot.current_id()), table)
+    assert relation, f"the current version has no {table}"
+    return relation
+
+
+def with_parquet_observations(store_dir: Path) -> None:
+    """Turn every version of ``store_dir`` into one published before session 20: ``observations.parquet`` beside
+    its query database (docs/decisions/0015), as the compatibility path reads it."""
+    import duckdb
+
+    for db in Path(store_dir).glob(f"versions/*/{query_db.FILE}"):
+        con = duckdb.connect(str(db), read_only=True)
+        con.execute(f"COPY observations TO '{db.parent / 'observations.parquet'}' (FORMAT parquet)")
+        con.close()
 
 
 @pytest.fixture

@@ -51,15 +51,26 @@ INCIDENT_COLUMNS = (
 
 
 def attach_current(con: duckdb.DuckDBPyConnection, depot: Depot) -> None:
-    """Expose the current version's tables as ``cur_<table>`` (empty tables if none)."""
+    """Expose the current version's tables as ``cur_<table>`` (empty tables if none).
+
+    A table the version keeps only in its query database (``observations``, see ``write_tables``) is read there."""
+    from core.etl import query_db  # it imports this module
+
+    vid = depot.current_id()
     for table, ddl in EMPTY_DDL.items():
         path = depot.table_path(table)
-        if path is None:
+        db_only = vid and path is None and table in DB_ONLY
+        source = query_db.relation(con, depot.version_dir(vid), table) if db_only else None
+        if path is None and source is None:
             con.execute(f"CREATE OR REPLACE TEMP TABLE cur_{table} ({ddl})")
         elif table == "incidents":
             _attach_incidents(con, path)
         else:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW cur_{table} AS SELECT * FROM read_parquet({sql_literal(path)})")
+            con.execute(f"CREATE OR REPLACE TEMP VIEW cur_{table} AS SELECT * FROM {source or _parquet(path)}")
+
+
+def _parquet(path: Path) -> str:
+    return f"read_parquet({sql_literal(path)})"
 
 
 def _attach_incidents(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -170,15 +181,26 @@ def current_cells(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute("SELECT count(*) FROM cur_incidents").fetchone()[0]
 
 
+# The tables a version keeps only in its query database when the load wrote them there (``query_db.attach_new``):
+# the national build's 20 M observations are written once, not also as Parquet (docs/decisions/0015, session 20).
+# Readers of a version's table go through ``query_db.relation``; versions published with the Parquet file still load.
+DB_ONLY = ("observations",)
+
+
 def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, Path] | None = None) -> dict[str, int]:
     """Write every ``new_<table>`` as Parquet into ``folder`` (or copy a ``ready`` file), then the
     version's query database (``core.etl.query_db``); returns row counts. When the load attached that database
-    (``query_db.attach_new``) its other tables are added there, and ``query_db.finish`` moves it into ``folder``."""
+    (``query_db.attach_new``) its other tables are added there, and ``query_db.finish`` moves it into ``folder``;
+    the ``DB_ONLY`` tables it already holds get no Parquet file."""
     from core.etl import query_db  # it imports this module
 
+    built = query_db.attached(con)
     counts = {}
     for table in EMPTY_DDL:
         path = folder / f"{table}.parquet"
+        if built and table in DB_ONLY:  # its rows are in the query database already: not written a second time
+            counts[table] = con.execute(f"SELECT count(*) FROM new_{table}").fetchone()[0]
+            continue
         if ready and table in ready:
             shutil.copyfile(ready[table], path)
             counts[table] = con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(path)})").fetchone()[0]
@@ -188,7 +210,6 @@ def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, 
         counts[table] = con.execute(
             f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)"
         ).fetchone()[0]
-    built = query_db.attached(con)
     if built:
         query_db.fill(folder, con, built, obs_coverage="new_obs_coverage")
     else:

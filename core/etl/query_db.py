@@ -13,6 +13,7 @@ docs/decisions/0014), then moves it into the version while that is still a stagi
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import uuid
@@ -121,6 +122,26 @@ def _sweep(tmp: Path) -> None:
     for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
         with contextlib.suppress(FileNotFoundError):
             leftover.unlink()
+
+
+def relation(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> str | None:
+    """A version's table as a relation in ``con``, or None when the version has none.
+
+    Its Parquet file when the version has one; else the table of its query database, attached read-only: a version
+    published since docs/decisions/0015's session 20 keeps ``observations`` only there (written once)."""
+    folder = Path(folder)
+    path = folder / f"{table}.parquet"
+    if path.is_file():
+        return f"read_parquet({sql_literal(path)})"
+    db = folder / FILE
+    if not db.is_file():
+        return None
+    alias = "qdb_" + hashlib.md5(str(db.resolve()).encode()).hexdigest()[:12]  # one alias per file, reattach free
+    con.execute(f"ATTACH IF NOT EXISTS {sql_literal(db)} AS {alias} (READ_ONLY)")
+    found = con.execute(
+        "SELECT 1 FROM duckdb_tables() WHERE database_name = ? AND table_name = ?", [alias, table]
+    ).fetchall()
+    return f"{alias}.{table}" if found else None
 
 
 def parquet(folder: Path, table: str) -> str:

@@ -14,8 +14,9 @@ from core.config import load_settings
 from core.dataset.store import Store, get_store
 from core.errors import DatosFaltantesError
 from core.etl import SourceSpec, query_db, run_etl
+from core.etl.merge import DB_ONLY
 from core.etl.publish import TABLES
-from tests.conftest import FIXTURES, RAW
+from tests.conftest import FIXTURES, RAW, with_parquet_observations
 
 
 def test_empty_store_says_so_in_spanish(empty_settings):
@@ -142,6 +143,9 @@ def test_the_query_database_holds_the_parquet_tables(bundled_settings):
     folder = store.depot.version_dir(store.dataset_version)
     con = duckdb.connect()
     for table in TABLES:
+        if table in DB_ONLY:  # kept only in the query database (docs/decisions/0015, session 20)
+            assert not (folder / f"{table}.parquet").exists() and store.query(f"SELECT count(*) FROM {table}")[0][0]
+            continue
         parquet = f"read_parquet('{folder / f'{table}.parquet'}')"
         described = con.execute(f"DESCRIBE SELECT * FROM {parquet}").fetchall()
         extra = EXTRA_COLUMNS.get(table, [])
@@ -165,6 +169,7 @@ def legacy_settings(bundled_settings, tmp_path):
     """A copy of the bundled store as published before versions carried their query database."""
     settings = load_settings(tmp_path / "data")
     shutil.copytree(bundled_settings.store_dir, settings.store_dir)
+    with_parquet_observations(settings.store_dir)  # those versions had every table as Parquet
     for path in settings.store_dir.glob(f"versions/*/{query_db.FILE}"):
         path.unlink()
     return settings
@@ -189,6 +194,18 @@ def test_a_version_whose_query_database_cannot_be_built_is_refused_in_spanish(le
     with pytest.raises(DatosFaltantesError, match="sin su base de consulta") as info:
         Store(legacy_settings).query("SELECT 1")
     assert str(legacy_settings.store_dir) not in str(info.value) + " ".join(info.value.hints)
+
+
+def test_a_version_that_lost_its_query_database_is_refused_in_spanish(bundled_settings, tmp_path):
+    # since docs/decisions/0015's session 20 a version keeps its observations only there: no Parquet to rebuild from
+    settings = load_settings(tmp_path / "data")
+    shutil.copytree(bundled_settings.store_dir, settings.store_dir)
+    for path in settings.store_dir.glob(f"versions/*/{query_db.FILE}"):
+        path.unlink()
+    with pytest.raises(DatosFaltantesError, match="sin su base de consulta") as info:
+        Store(settings).query("SELECT 1")
+    assert str(settings.store_dir) not in str(info.value) + " ".join(info.value.hints)
+    assert not list(settings.store_dir.glob(f"versions/*/{query_db.FILE}"))  # nothing half-written left
 
 
 def test_one_cursor_per_thread(bundled_settings):

@@ -24,6 +24,7 @@ from core.etl import SourceSpec, run_etl
 from core.etl.archive import open_zip
 from core.etl.publish import Depot
 from core.etl.sources import open_sources
+from tests.conftest import version_table
 
 ROOT = Path(__file__).resolve().parents[3]
 RAW = ROOT / "data" / "raw"
@@ -32,7 +33,7 @@ IRAPUATO = RAW / "sesnsp" / "irapuato_idm_nm_2015-2025.json"
 INEGI = RAW / "nacional" / "municipios_inegi_mg2023.csv"
 CLOCK = FixedClock(datetime(2026, 4, 1, tzinfo=UTC))
 CELLS = """SELECT row_id, fecha, nivel, lugar_id, medida, tipo_key, delito, metodo, eventos, vigente, source_row
-           FROM read_parquet(?) ORDER BY row_id"""
+           FROM {t} ORDER BY row_id"""
 
 
 def json_slice(folder: Path) -> Path:
@@ -71,7 +72,7 @@ def load(folder: Path, source: Path, dry_run: bool = False):
     result = run_etl([SourceSpec(INEGI), SourceSpec(source)], settings, clock=CLOCK, dry_run=dry_run)
     if dry_run:
         return result.summary, None
-    cells = duckdb.execute(CELLS, [str(Depot(settings.store_dir).table_path("observations"))]).fetchall()
+    cells = duckdb.sql(CELLS.format(t=version_table(settings.store_dir, "observations"))).fetchall()
     return result.summary, cells
 
 

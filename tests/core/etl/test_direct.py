@@ -18,7 +18,7 @@ from core.config import load_settings
 from core.etl import SourceSpec, direct, run_etl
 from core.etl import pipeline as etl_pipeline
 from core.etl.publish import Depot
-from tests.conftest import RAW
+from tests.conftest import RAW, version_table
 
 pytestmark = pytest.mark.slow  # loads whole IDM_NM files through both ETL paths
 
@@ -69,9 +69,8 @@ def _load(tmp: Path, csv: Path, allow_direct: bool, used: list) -> tuple[dict, d
     depot = Depot(settings.store_dir)
     tables["content_hash"] = depot.metadata()["content_hash"]  # the digest sees the same cells
     for t in TABLES:
-        path = depot.table_path(t)
         con = duckdb.connect()
-        tables[t] = sorted(map(repr, con.execute("SELECT * FROM read_parquet(?)", [str(path)]).fetchall()))
+        tables[t] = sorted(map(repr, con.execute(f"SELECT * FROM {version_table(depot.root, t, con)}").fetchall()))
         con.close()
     return result.summary, tables
 

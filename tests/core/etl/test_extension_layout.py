@@ -15,7 +15,7 @@ from core.errors import ValidacionError
 from core.etl import SourceSpec, run_etl
 from core.etl.layouts import detect_layout, registered_layouts, unregister_layout
 from core.etl.publish import Depot
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, version_table
 
 ROOT = FIXTURES.parents[1]
 
@@ -37,8 +37,7 @@ def toy():
 
 
 def _table(settings, table: str, sql: str) -> list[tuple]:
-    path = Depot(settings.store_dir).table_path(table)
-    return duckdb.sql(sql.format(t=f"read_parquet('{path}')")).fetchall()
+    return duckdb.sql(sql.format(t=version_table(settings.store_dir, table))).fetchall()
 
 
 def test_unknown_until_registered(toy):

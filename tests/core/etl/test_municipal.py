@@ -19,7 +19,7 @@ from core.clock import FixedClock
 from core.config import load_settings
 from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, version_table
 
 NAT = FIXTURES / "etl" / "nacional"
 INEGI = FIXTURES.parent.parent / "data" / "raw" / "nacional" / "municipios_inegi_mg2023.csv"
@@ -36,7 +36,7 @@ def municipal(tmp_path_factory):
 
     def query(sql: str, params=()) -> list[tuple]:
         for table in ("observations", "places", "crime_levels", "quarantine"):
-            sql = sql.replace("{" + table + "}", f"read_parquet('{depot.table_path(table)}')")
+            sql = sql.replace("{" + table + "}", version_table(depot.root, table))
         return duckdb.sql(sql, params=params).fetchall()
 
     return result.summary, query

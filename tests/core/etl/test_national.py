@@ -15,7 +15,7 @@ from core.errors import ValidacionError
 from core.etl.layouts.parquet_tipo import PART_STRIDE
 from core.etl.publish import Depot
 from core.etl.sources import open_sources
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, version_table
 
 MINI = FIXTURES / "etl" / "nacional" / "municipal_tipo_mini.parquet"
 INEGI = FIXTURES.parent.parent / "data" / "raw" / "nacional" / "municipios_inegi_mg2023.csv"
@@ -55,9 +55,9 @@ def test_build_nacional_makes_a_store_of_its_own(tmp_path, parts, monkeypatch, c
     assert main(["--data-dir", str(data), "build", "--nacional", "--raw-dir", str(raw), "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "published"
     assert Depot(data / "store").current_id() is None  # the default store is not touched
-    obs = Depot(data / "nacional" / "store").table_path("observations")
+    obs = version_table(data / "nacional" / "store", "observations")
     rows = duckdb.sql(
-        f"""SELECT source_row // {PART_STRIDE} AS part, count(*) FROM read_parquet('{obs}')
+        f"""SELECT source_row // {PART_STRIDE} AS part, count(*) FROM {obs}
             WHERE lugar_id = 'GTO.MUN.LEON' GROUP BY 1 ORDER BY 1"""
     ).fetchall()
     assert rows == [(0, 4), (1, 4)]  # León's rows of each part (the NULL count of each is never a zero)

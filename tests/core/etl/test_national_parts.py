@@ -22,7 +22,7 @@ from core.config import load_settings
 from core.etl import SourceSpec, pipeline, run_etl
 from core.etl.layouts.parquet_tipo import PART_STRIDE
 from core.etl.publish import Depot
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, version_table
 
 MINI = FIXTURES / "etl" / "nacional" / "municipal_tipo_mini.parquet"
 INEGI = FIXTURES.parent.parent / "data" / "raw" / "nacional" / "municipios_inegi_mg2023.csv"
@@ -103,7 +103,8 @@ def test_national_totals_equal_a_bare_aggregate_of_the_parts(tmp_path, monkeypat
     assert main(["--data-dir", str(data), "build", "--nacional", "--raw-dir", str(raw), "--quiet"]) == 0
     summary = json.loads(capsys.readouterr().out)
     depot = Depot(data / "nacional" / "store")
-    obs, places, quarantine = (depot.table_path(t) for t in ("observations", "places", "quarantine"))
+    obs = version_table(depot.root, "observations")
+    places, quarantine = (depot.table_path(t) for t in ("places", "quarantine"))
     reasons = duckdb.sql(f"SELECT DISTINCT motivo FROM read_parquet('{quarantine}') ORDER BY 1").fetchall()
     assert reasons == [("conteo negativo (anomalía de origen)",), ("municipio desconocido en el catálogo INEGI",)]
     assert (
@@ -111,7 +112,7 @@ def test_national_totals_equal_a_bare_aggregate_of_the_parts(tmp_path, monkeypat
         == duckdb.sql(f"SELECT count(*) FROM read_parquet('{quarantine}')").fetchall()[0][0]
     )
     built = _sums(
-        f"""SELECT s.label, year(o.fecha), sum(o.eventos) FROM read_parquet('{obs}') o
+        f"""SELECT s.label, year(o.fecha), sum(o.eventos) FROM {obs} o
             JOIN read_parquet('{places}') s ON s.lugar_id = o.estado_id AND s.nivel = 'estado'
             WHERE o.nivel = 'municipio' GROUP BY ALL"""
     )
@@ -149,8 +150,8 @@ class _Recorded:
 
 
 def test_the_query_database_observations_are_written_once(tmp_path, big_parts, monkeypatch):
-    # The load writes the observations into the next version's query database itself: the version's
-    # observations.parquet is written from them and never read back (docs/decisions/0014).
+    # The load writes the observations into the next version's query database itself (docs/decisions/0014)
+    # and nowhere else: no observations.parquet beside it (docs/decisions/0015, session 20).
     log: list[str] = []
     connect = pipeline._connect
     monkeypatch.setattr(pipeline, "_connect", lambda settings, work: _Recorded(connect(settings, work), log))
@@ -162,7 +163,11 @@ def test_the_query_database_observations_are_written_once(tmp_path, big_parts, m
     folder = Depot(settings.store_dir).version_dir(result.dataset_version)
     con = duckdb.connect()
     con.execute(f"ATTACH '{folder / 'store.duckdb'}' AS q (READ_ONLY)")
-    digest = "SELECT count(*), bit_xor(hash(t)) FROM {} t"
-    parquet = con.execute(digest.format(f"read_parquet('{folder / 'observations.parquet'}')")).fetchone()
-    assert parquet[0] >= 600 and con.execute(digest.format("q.observations")).fetchone() == parquet
+    assert not (folder / "observations.parquet").exists()
+    assert con.execute("SELECT count(*) FROM q.observations").fetchone()[0] >= 600
+    assert (
+        Depot(settings.store_dir).metadata()["row_counts"]["observations"]
+        == result.summary["row_counts"]["observations"]
+        == con.execute("SELECT count(*) FROM q.observations").fetchone()[0]
+    )
     assert sorted(p.name for p in folder.iterdir() if p.name.startswith((".", "query"))) == []  # moved, not copied

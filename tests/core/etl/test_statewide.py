@@ -17,7 +17,7 @@ from core.clock import FixedClock
 from core.config import load_settings
 from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, version_table
 
 NAT = FIXTURES / "etl" / "nacional"
 FILES = (
@@ -42,7 +42,7 @@ def national(tmp_path_factory):
     depot = Depot(settings.store_dir)
 
     def query(table: str, sql: str, params=()) -> list[tuple]:
-        return duckdb.sql(sql.replace("{t}", f"read_parquet('{depot.table_path(table)}')"), params=params).fetchall()
+        return duckdb.sql(sql.replace("{t}", version_table(depot.root, table)), params=params).fetchall()
 
     return result.summary, query
 

@@ -17,6 +17,7 @@ import pytest
 from core import api
 from core.ask.context import Assistant
 from core.tools.evidence import OBSERVATION_COLUMNS
+from tests.conftest import version_table
 from ui.chat import evidence_plan
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -111,11 +112,8 @@ def test_only_standing_observations_are_evidence(bundled_settings):
     listed = api.execution(plan, settings=bundled_settings).last
     rows = evidence_rows(bundled_settings, listed)
     ids = [r["row_id"] for r in rows if r["tabla"] == "observations"]
-    version = bundled_settings.store_dir / "versions" / (bundled_settings.store_dir / "CURRENT").read_text().strip()
-    flags = duckdb.execute(
-        "SELECT DISTINCT vigente, nivel FROM read_parquet(?) WHERE list_contains(?, row_id)",
-        [str(version / "observations.parquet"), ids],
-    )
+    obs = version_table(bundled_settings.store_dir, "observations")
+    flags = duckdb.execute(f"SELECT DISTINCT vigente, nivel FROM {obs} WHERE list_contains(?, row_id)", [ids])
     assert flags.fetchall() == [(True, "estado")]
     # Guanajuato's homicides come from its municipal file, each municipality labelled
     gto = [r for r in rows if r["lugar_id"].startswith("GTO")]
