@@ -302,7 +302,8 @@ def carry(merged: Understanding, current: Understanding, previous: Understanding
     before = [s for s in previous.signals if s.startswith("national:")]
     own = [s for s in current.signals if s.startswith("national:")]
     key = "national:federal_key:"
-    if re.search(r"\btotal\b", tokenize(current.question or "").text) and not any(s.startswith(key) for s in own):
+    dropped_key = any(s.startswith(key) for s in before) and not any(s.startswith(key) for s in own)
+    if dropped_key and re.search(r"\btotal\b", tokenize(current.question or "").text):
         before = [s for s in before if not s.startswith(key)]  # «y el total federal del país»: the filter goes
         merged = replace(merged, signals=[s for s in merged.signals if not s.startswith(key)], methods=[])
     if not before or (own and "national:alone" not in own):
