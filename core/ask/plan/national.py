@@ -144,6 +144,13 @@ def build(u: Understanding) -> ToolPlan:
         return ToolPlan({"plan": [_step("fuero_federal", args)]}, notes, "national")
     if "national:victims" in signals:
         args = {"lugar_id": lugar, **_crime(u), **_window(u)}
+        if u.window is not None and u.compare_window is not None:  # «¿y en el mismo periodo de 2024?»: both periods
+            periods = sorted([u.window, u.compare_window])
+            steps = [
+                _step("victimas_sexo_edad", {**args, "desde": a.isoformat(), "hasta": b.isoformat()})
+                for a, b in periods
+            ]
+            return ToolPlan({"plan": steps}, [*notes, f"{ALSO}0"], "national")
         return ToolPlan({"plan": [_step("victimas_sexo_edad", args)]}, notes, "national")
     by_rate = u.medida == "tasa_per_100k" or "national:vs_country" in signals
     args = {"lugar_id": lugar, **_crime(u), "ordenar_por": "tasa_per_100k" if by_rate else "conteo", **_window(u)}
