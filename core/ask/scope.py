@@ -186,11 +186,16 @@ def below_reply(u: Understanding | None, normalized: str, metadata: dict, big_pl
     period = _period(u, latest.year if latest.month == 12 else latest.year - 1)
     # a group of crimes («homicidio») is offered as its parts, so the offered question is answered, not asked back
     label = "homicidios dolosos y culposos" if crimes and crimes[0].delito == "homicidio" else None
-    what = label or (f"casos de {crimes[0].label.lower()}" if crimes else "delitos del fuero común")
+    # a SESNSP subtipo the municipal rows lack («robo a casa habitación»): published by state (and in Irapuato's own
+    # file), so it is offered as asked — its answer says that level and gives what exists
+    by_state = [c for c in (u.crimes if u else []) if not c.in_data and not c.note]
+    shown = crimes or by_state
+    what = label or (f"casos de {shown[0].label.lower()}" if shown else "delitos del fuero común")
     head = f"Los datos del SESNSP llegan hasta municipio: no hay cifras por {level} ({_LIMIT_SECTION})."
-    missing = [c.label for c in (u.crimes if u else []) if not c.in_data]
-    if missing:  # «robos en la colonia Centro»: the crime is not loaded either, so the offer is the total of crimes
-        head += f" Además, {missing[0]} no está en los datos cargados."
+    if by_state and not crimes:
+        head += (
+            f" Además, {by_state[0].label.lower()} no se publica por municipio en los datos cargados (por estado sí)."
+        )
     if place:
         ask = f"¿Quieres la cifra de todo el municipio de {place}?"
         return ClarifyingQuestion(

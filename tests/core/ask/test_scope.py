@@ -99,3 +99,24 @@ def test_a_reply_to_the_menu_keeps_its_place_unless_it_names_one(assistant, turn
         assert turn.answer.text.startswith(place) or f"en {place}" in turn.answer.text, turn.answer.text
     else:
         assert turn.answer.text.startswith("Los 5 municipios"), turn.answer.text
+
+
+@pytest.mark.parametrize(
+    "question,says,offers",
+    [
+        ("¿cuántos robos a negocio hubo en mi colonia?", "robo a negocio no se publica por municipio", None),
+        (
+            "cuantos robos a casa habitacion hubo en leon en 2024? me preocupa mi fraccionamiento",
+            "no hay cifras por fraccionamiento",
+            "¿Cuántos casos de robo a casa habitación hubo en León en 2024?",
+        ),
+    ],
+)
+def test_a_subtipo_below_the_municipality_is_published_by_state_not_missing(assistant, question, says, offers):
+    """A SESNSP subtipo the municipal rows lack is loaded by state: never «no está en los datos cargados», and the
+    municipality's question is offered with that crime (its answer gives the level and what exists)."""
+    turn = assistant.ask(question, Conversation(), planner="rules")
+    text = turn.answer.text
+    assert says in text and "no está en los datos cargados" not in text, text
+    if offers:
+        assert turn.answer.clarifying_options == [offers]
