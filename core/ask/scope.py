@@ -191,21 +191,25 @@ def below_reply(u: Understanding | None, normalized: str, metadata: dict, big_pl
     by_state = [c for c in (u.crimes if u else []) if not c.in_data and not c.note]
     shown = crimes or by_state
     what = label or (f"casos de {shown[0].label.lower()}" if shown else "delitos del fuero común")
-    head = f"Los datos del SESNSP llegan hasta municipio: no hay cifras por {level} ({_LIMIT_SECTION})."
-    if by_state and not crimes:
-        head += (
-            f" Además, {by_state[0].label.lower()} no se publica por municipio en los datos cargados (por estado sí)."
-        )
+    stop = f"Los datos del SESNSP llegan hasta municipio: no hay cifras por {level}"
+    also = (
+        f" Además, {by_state[0].label.lower()} no se publica por municipio (por estado sí)."
+        if by_state and not crimes
+        else ""
+    )
+    ask = f"¿Quieres la cifra de todo el municipio de {place}?" if place else "¿De qué municipio quieres la cifra?"
+    # the contract's 300 characters: the reference to the limits section goes first, then the crime's level
+    fits = [f"{stop} ({_LIMIT_SECTION}).{also} {ask}", f"{stop}.{also} {ask}", f"{stop}. {ask}"]
+    question = next((q for q in fits if len(q) <= MAX_QUESTION), fits[-1][:MAX_QUESTION])
     if place:
-        ask = f"¿Quieres la cifra de todo el municipio de {place}?"
         return ClarifyingQuestion(
-            question=f"{head} {ask}" if len(head) + len(ask) < MAX_QUESTION else f"{head.split(' (')[0]}. {ask}",
+            question=question,
             reason="missing_place",
             blocking=True,
             options=[f"¿Cuántos {what} hubo en {place} {period}?"],
         )
     return ClarifyingQuestion(
-        question=f"{head} ¿De qué municipio quieres la cifra?",
+        question=question,
         reason="missing_place",
         blocking=True,
         options=big_places[:12],

@@ -105,6 +105,12 @@ def test_a_reply_to_the_menu_keeps_its_place_unless_it_names_one(assistant, turn
     "question,says,offers",
     [
         ("¿cuántos robos a negocio hubo en mi colonia?", "robo a negocio no se publica por municipio", None),
+        # a long name: the question stays within the contract's 300 characters (hypothesis found 301+)
+        (
+            "¿cuántos robos a transeúnte en espacio abierto al público hubo en mi fraccionamiento?",
+            "por estado sí",
+            None,
+        ),
         (
             "cuantos robos a casa habitacion hubo en leon en 2024? me preocupa mi fraccionamiento",
             "no hay cifras por fraccionamiento",
