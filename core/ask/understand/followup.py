@@ -11,168 +11,31 @@ from core.ask.understand import CrimeMatch, Understanding, national
 from core.ask.understand.anaphora import (
     ANY_METHOD,
     ORDINALS,
-    TOGETHER,
     earlier_places,
     picked_option,
     place_from_ranking,
     relative_window,
     sibling_place,
 )
+from core.ask.understand.continuation import (
+    ADD_PLACE,
+    BOTH,
+    EXTREME_UNITS,
+    NOT_AFTER,
+    NOT_BEFORE,
+    ORDINAL_ALONE,
+    SAME_THING,
+    SHAPE_SETTINGS,
+    VERSUS,
+    WITH_STATE,
+    explicit_kind,
+    is_follow_up,
+)
 from core.ask.understand.crimes import kind_named
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.rewrite import crime_phrase, describe
 from core.ask.understand.tokens import tokenize
 from core.text import normalize_text
-
-# «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
-_ACK = (
-    r"^(?:(?:ok|okay|oki|va|vale|bueno|sale|ya|oye|ah|aja|perfecto|gracias|excelente|muy\s+bien|de\s+acuerdo)\s*,?\s*)*"
-)
-_LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
-# A memo's follow-up: «Asimismo, …», «Favor de indicar ahora …», «Solicito también …»
-_FORMAL_LEAD = re.compile(
-    _ACK + r"(?:asimismo|igualmente|de\s+igual\s+(?:forma|manera)|adicionalmente|ademas|favor\s+de\s+\w+"
-    r"|(?:le\s+)?solicito(?:\s+(?:tambien|ademas|ahora))?|se\s+solicita|podria\s+(?:indicar|proporcionar))\b"
-)
-# Words that point back at the previous answer: «el mismo indicador», «la misma serie», «cuántos de ellos»
-_ANAPHORA = re.compile(
-    r"\b(?:(?:el|ese|este)\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose|numero|conteo)"
-    r"|(?:la|esa|esta)\s+misma\s+(?:serie|consulta|cifra|tabla|grafica|informacion|tasa|comparacion|pregunta)"
-    r"|el\s+(?:dato|valor|indicador|numero)\s+equivalente|el\s+equivalente"
-    r"|(?:de|entre)\s+(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+periodo"
-    r"|(?:en|de|con|sobre|para)\s+eso|(?:ese|este)\s+(?:mismo\s+)?delito)\b"  # «¿en qué lugar quedó … en eso?»
-)
-_MAX_FORMAL_TOKENS = 16
-_SAME_THING = re.compile(
-    r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose)|la\s+misma\s+(?:serie|consulta|tabla"
-    r"|grafica|comparacion)|el\s+(?:dato|valor|indicador)\s+equivalente|lo\s+mismo)\b"
-)  # a memo's follow-up is wordier than a chat one, never a whole new question
-_ALWAYS = re.compile(
-    r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay"
-    r"|(?:el\s+|la\s+)?mism[oa]\s+(?:dato|cifra|indicador|consulta|numero|calculo|pregunta|tabla)"  # «mismo dato para X»
-    r"|cambia(?:lo|la|los|las)?\s+(?:a|por|para))\b"  # «cámbialo a extorsión, estado, mismo periodo»
-)
-_FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
-_MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
-# Corrections replace a slot of the previous turn: "no, me refiero a dolosos", "perdón, quise decir Celaya".
-_SORRY = (
-    r"(?:no|perdon|perdona|disculpa|disculpe|ups|error(?:\s+mio)?|corrijo|correccion|mi\s+error|oops|ay|ah"
-    r"|me\s+equivoque(?:\s+de\s+(?:municipio|lugar|ciudad|delito|ano|periodo|fecha))?|fe\s+de\s+erratas|rectifico"
-    r"|espera|esperate|aguanta|momento|un\s+momento|chin|rayos)"
-)
-_CORRECTION = re.compile(
-    rf"^(?:{_SORRY}\s*,?\s*)*"
-    r"(?:(?:me|se)\s+refier[eo]\s+(?:unicamente\s+|solo\s+|solamente\s+|nada\s+mas\s+)?a|me\s+referia\s+a"
-    r"|quise\s+decir|queria\s+decir|quiero\s+decir|mas\s+bien|mejor"
-    r"|en\s+realidad|era|sino)\b"
-    rf"|^(?:{_SORRY}\s*,?\s*)*{_SORRY}\s*(?:,|$)"
-    r"|^(?:corrijo|me\s+equivoque)\b"
-    r"|\b(?:quise|queria)\s+decir$|\bme\s+referia$|\bera\s+lo\s+que\s+queria$"  # «abuso sexual quise decir»
-)
-# «perdón: abuso sexual» (the colon is gone once tokenized): an apology opening a short message corrects a slot
-_SORRY_FIRST = re.compile(
-    r"^(?:perdon|perdona|disculpa|disculpe|ups|oops|corrijo|correccion|chin|rayos|espera|error\s+mio|fe\s+de\s+erratas"
-    r"|rectifico)\b"
-)
-# «Salamanca, no Salvatierra», «No, Celaya no: Irapuato», «no era Celaya sino Salamanca»: a place said with «no» is
-# the one taken back, never one more place
-_NOT_BEFORE = r"\bno\s+(?:era\s+|es\s+|fue\s+|en\s+|de\s+|para\s+)?(?:el\s+|la\s+)?"
-_NOT_AFTER = r"(?:\s*,)?\s+no\b(?!\s+(?:registr|tuv|hub|hay|report|present|se\s)\w*)"
-_MAX_CORRECTION_TOKENS = 6
-_ADD_PLACE = re.compile(
-    r"^(?:(?:y|ahora|ok|bueno|va|pues|entonces)\s+)*"
-    r"(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien|ponlo\s+junto|ponla\s+junto"
-    r"|junto\s+a|al\s+lado\s+de|compar(?:alo|ala|alos|alas|a|ar|ado|ada|amos)?\s+(?:con|contra)|contra|vs|versus"
-    r"|frente\s+a|(?:y\s+)?(?:como\s+)?(?:esta|va|queda|sale)\s+(?:contra|frente\s+a))\b"
-)
-# A place added with «compáralo con Irapuato», «¿y contra Irapuato?» is a comparison of places, not of periods.
-_VERSUS = re.compile(r"\b(?:compar\w*|contra|vs|versus|frente)\b")
-# "¿esa tasa está por encima del promedio estatal?", "¿y cómo se compara con el total del estado?": the state is
-# added next to the previous place, not put in its place
-_WITH_STATE = re.compile(
-    r"\b(?:arriba|abajo|encima|debajo)\s+(?:o\s+\w+\s+)?(?:del|de\s+la)\s+(?:estado|promedio|media|tasa)\b|"
-    r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b|\b(?:con|contra|frente\s+al?|que|vs|versus|respecto\s+al?)\s+"
-    r"(?:el\s+|la\s+)?(?:total\s+del\s+|resto\s+del\s+|todo\s+el\s+|promedio\s+del\s+)?estado\b"
-)
-# "¿cuáles son?", "¿dónde?", "¿y cuántos?": a bare interrogative only continues the previous question
-_BARE_QUESTION = re.compile(
-    r"^(?:y\s+)?(?:cuales|cual|donde|cuantos|cuantas|que\s+municipios|en\s+cuales)(?:\s+son|\s+fueron)?$"
-)
-_ORDINAL_ALONE = re.compile(
-    rf"^(?:{_SORRY}\s*,?\s*)*(?:y\s+|mejor\s+|era\s+)?(?:en\s+|para\s+|durante\s+|de\s+)?(?:el|la|del)\s+"
-    r"(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)"
-    r"(?:\s+(?:trimestre|semestre|bimestre|cuatrimestre))?$"
-)
-# "ambos", "los dos" (tokens write "2"): the reply that asks for every subtype of a bare tipo, summed.
-_BOTH = re.compile(r"\b(?:ambos|ambas|los\s+2|las\s+2|juntos|juntas|todos|todas|la\s+suma|sumados|sumalos)\b")
-
-
-_EXTREME_UNITS = ("extreme:anio", "extreme:trimestre", "extreme:semestre")
-_SHAPE_SETTINGS = frozenset({"extreme", "presence", "average", "vs_state", "order"})
-
-
-def _pending(conversation) -> bool:
-    """Whether the assistant's last turn asked the person something (a clarifying question)."""
-    turns = getattr(conversation, "turns", None) or []
-    return bool(turns) and getattr(turns[-1], "status", None) == "clarify"
-
-
-def _modifies(u: Understanding) -> bool:
-    """A slot that only makes sense on top of another question: a modalidad, a period, a qualifier, a measure."""
-    cues = ("crime:qualifier:", "medida:tasa", "time:prev_of_previous", "time:same_period")
-    return bool(u.methods or u.window or u.compare_window or any(s.startswith(cues) for s in u.signals))
-
-
-def is_follow_up(question: str, current: Understanding | None = None, conversation=None) -> bool:
-    """Whether the question only makes sense with the previous turn ("¿y en 2022?", "lo mismo para León").
-
-    With the question's understanding and the conversation it also sees corrections ("no, me refiero a
-    dolosos"), a bare reply to the assistant's own question ("Celaya") and a modifier with no crime
-    ("¿cuántos fueron con arma de fuego?")."""
-    tokens = tokenize(question or "")
-    if not len(tokens):
-        return False
-    text = tokens.text
-    n_words = sum(w.isalnum() for w in tokens.words)  # «¿y qué parte fue con arma de fuego, en porcentaje?»: commas
-    if _ALWAYS.match(text) or _CORRECTION.match(text):
-        return True
-    if _SORRY_FIRST.match(text) and n_words <= _MAX_CORRECTION_TOKENS:
-        return True
-    if _LEADS.match(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:
-        return True
-    if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not current.crimes:
-        return not re.search(r"\bdelitos?\b", text)  # «¿y cuál ha sido el peor mes de Silao este año?»: no crime
-    if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:
-        return True
-    if _FORMAL_LEAD.match(text) and n_words <= _MAX_FORMAL_TOKENS:
-        # «Asimismo, los homicidios no intencionales del mismo año»: a memo's next line keeps what it does not say
-        complete = current is not None and current.crimes and current.window and (current.places or current.whole_state)
-        if not complete:
-            return True
-    if bool(_FRAGMENT.match(text)) and n_words <= 5:  # "¿en Celaya?", "¿con arma blanca?"
-        return True
-    if current is None:
-        return False
-    if _pending(conversation) and picked_option(question, getattr(conversation, "last_understanding", None)):
-        return True  # «el grande» after «¿Apaseo el Alto o Apaseo el Grande?»
-    has_slot = bool(current.crimes or current.places or _modifies(current) or _BOTH.search(text))
-    if _pending(conversation) and has_slot and n_words <= 8:  # "Celaya", "dolosos", "los dos juntos, …"
-        return True
-    if TOGETHER.search(text) and not current.crimes and n_words <= 20:  # «pon los dos municipios lado a lado con…»
-        return True
-    # «dolosos» alone names a crime only when nothing came before to qualify
-    named_crime = bool(current.crimes) and "crime:qualifier_alone" not in current.signals
-    if named_crime:
-        return False
-    if n_words > _MAX_FOLLOW_UP_TOKENS:  # «regresando a 2024, dámelo como tasa por cada cien mil habitantes»
-        return n_words <= _MAX_FORMAL_TOKENS and _modifies(current) and not re.search(r"\bdelitos?\b", text)
-    if _ADD_PLACE.match(text) or _ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or TOGETHER.search(text):
-        return True
-    shape_only = (
-        _explicit_kind(current) and n_words <= _MAX_FOLLOW_UP_TOKENS
-    )  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
-    return _modifies(current) or shape_only or (bool(current.places) and n_words <= 4)
-
 
 # After a peak: «¿y el mejor?», «¿y el de menos?», «¿y el más bajo?» ask the other end; «¿y el peor?» the top.
 _TO_LOW = re.compile(r"\b(?:menos|menor|mejor|minimo|mas\s+(?:baj|tranquil|calmad)\w*)\b")
@@ -219,11 +82,6 @@ def _other_end(current: Understanding, previous: Understanding) -> bool:
     )
 
 
-def _explicit_kind(u: Understanding) -> bool:
-    # "kind:default" is the fallback to a single value; a shape found anyway («el más bajo», «promedio estatal») counts
-    return u.kind != "unknown" and ("kind:default" not in u.signals or u.kind != "single_value")
-
-
 def _qualified(current: Understanding, previous: Understanding, lexicon) -> list[CrimeMatch]:
     """ "¿y dolosos?" after "homicidios culposos": the previous crimes with the new qualifier."""
     out: list[CrimeMatch] = []
@@ -243,7 +101,7 @@ def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> 
     """ "ambos" after «¿homicidio doloso o culposo?»: every qualified subtype of the bare tipo, said as a sum."""
     tipos = [s.split(":", 2)[2] for s in previous.signals if s.startswith("crime:unqualified:")]
     lex = lexicon
-    if current.crimes or not tipos or lex is None or not _BOTH.search(tokenize(current.question).text):
+    if current.crimes or not tipos or lex is None or not BOTH.search(tokenize(current.question).text):
         return current
     subs = [lex.qualifiers.get(q, {}).get(tipos[0]) for q in ("dolos", "culpos")]
     refs = [lex.crime_by_key[k] for k in subs if k in lex.crime_by_key]
@@ -266,13 +124,13 @@ def negated_places(current: Understanding) -> set[str]:
     """The places a question names only to take them back («Salamanca, no Salvatierra»)."""
     text = normalize_text(current.question or "")  # punctuation kept: «Celaya no: Irapuato» ≠ «no Irapuato»
     said = {p.entidad_id: re.escape(normalize_text(p.text)) for p in current.places if p.text}
-    before = {e for e, w in said.items() if re.search(_NOT_BEFORE + w + r"\b", text)}
+    before = {e for e, w in said.items() if re.search(NOT_BEFORE + w + r"\b", text)}
     # «Celaya no: Irapuato» takes Celaya back; in «Salamanca, no Salvatierra» the «no» belongs to Salvatierra
     taken = "|".join(said[e] for e in before) or r"(?!)"
     after = {
         e
         for e, w in said.items()
-        if e not in before and re.search(rf"\b{w}{_NOT_AFTER}(?!\s+(?:\w+\s+){{0,2}}?(?:{taken})\b)", text)
+        if e not in before and re.search(rf"\b{w}{NOT_AFTER}(?!\s+(?:\w+\s+){{0,2}}?(?:{taken})\b)", text)
     }
     out = before | after
     return out if len(out) < len(current.places) else set()  # «no, Celaya» alone corrects to Celaya
@@ -346,12 +204,12 @@ def merge_follow_up(
         merged.window, merged.window_text = previous.window, previous.window_text
         merged.compare_window = previous.compare_window
         kept.append("window")
-    same_thing = bool(_SAME_THING.search(tokenize(current.question).text))
+    same_thing = bool(SAME_THING.search(tokenize(current.question).text))
     other_end = _other_end(current, previous)
-    if not _explicit_kind(current) or same_thing or other_end:  # «la misma serie para Irapuato»
+    if not explicit_kind(current) or same_thing or other_end:  # «la misma serie para Irapuato»
         merged.kind = previous.kind
         # the shape's own settings go with it: «y en 2023?» after the lowest month is still the lowest month
-        merged.signals += [s for s in previous.signals if s.split(":")[0] in _SHAPE_SETTINGS]
+        merged.signals += [s for s in previous.signals if s.split(":")[0] in SHAPE_SETTINGS]
         merged.group_by_municipio = previous.group_by_municipio or current.group_by_municipio
         new_municipality = any(p.nivel == "municipio" for p in current.places)
         if previous.kind == "ranking" and new_municipality:  # "top 5…" then "¿y en Celaya?": Celaya's value
@@ -364,7 +222,7 @@ def merge_follow_up(
     if previous.group_by_municipio and not (current.places or current.whole_state) and merged.kind == previous.kind:
         merged.group_by_municipio = True  # «¿y en cuál bajaron más?» after a ranking of changes: still every place
     _presence_side(merged, current, previous)
-    ordinal = _ORDINAL_ALONE.match(tokenize(current.question).text)
+    ordinal = ORDINAL_ALONE.match(tokenize(current.question).text)
     relative_window(merged, current, previous, ORDINALS[ordinal.group(1)] if ordinal else None)
     text = tokenize(current.question).text
     if merged.kind == "extremes":
@@ -372,17 +230,17 @@ def merge_follow_up(
         if current.window is None and previous.compare_window and "time:compare_span" in previous.signals:
             merged.window, merged.compare_window = (previous.compare_window[0], previous.window[1]), None  # «esos años»
         said_unit = re.search(r"\b(?:mes|meses|ano|anos|trimestres?|semestres?)\b", text)
-        units = [x for x in previous.signals if x in _EXTREME_UNITS]
-        if units and not said_unit and not any(x in _EXTREME_UNITS for x in merged.signals):
+        units = [x for x in previous.signals if x in EXTREME_UNITS]
+        if units and not said_unit and not any(x in EXTREME_UNITS for x in merged.signals):
             merged.signals.append(units[0])  # «¿y el de menos?» after «el año con más…»: still years
     munis = [p for p in previous.places if p.nivel == "municipio"]
     only_state = current.places and all(p.nivel == "estado" for p in current.places)
-    if current.places and (_ADD_PLACE.match(text) or (munis and only_state and _WITH_STATE.search(text))):
+    if current.places and (ADD_PLACE.match(text) or (munis and only_state and WITH_STATE.search(text))):
         merged.places = [*previous.places, *(p for p in current.places if p not in previous.places)]  # "agrega León"
         merged.signals.append("followup:added_place")
         if only_state and merged.kind == "comparison" and merged.compare_window is None:
             merged.kind = "places"  # "¿cómo se compara con el total del estado?": the place next to the state
-        elif _VERSUS.search(text) and current.window is None and merged.kind in ("comparison", "single_value"):
+        elif VERSUS.search(text) and current.window is None and merged.kind in ("comparison", "single_value"):
             merged.kind, merged.compare_window = "places", None  # "compáralo con Irapuato": side by side
     _corrected_places(merged, current, previous)
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k

@@ -1,0 +1,167 @@
+"""Whether a question continues the conversation (docs/contracts/004_chatbot_graph.md §2.1): the cue words of a
+follow-up («¿y en Celaya?», «lo mismo para…», «mismo dato para Jalisco»), a correction («no, me refiero a dolosos»),
+a reply to the assistant's own question, and the cues the merge reads again (``followup.merge_follow_up``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.ask.understand import Understanding
+from core.ask.understand.anaphora import TOGETHER, picked_option
+from core.ask.understand.tokens import tokenize
+
+# «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
+_ACK = (
+    r"^(?:(?:ok|okay|oki|va|vale|bueno|sale|ya|oye|ah|aja|perfecto|gracias|excelente|muy\s+bien|de\s+acuerdo)\s*,?\s*)*"
+)
+_LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
+# A memo's follow-up: «Asimismo, …», «Favor de indicar ahora …», «Solicito también …»
+_FORMAL_LEAD = re.compile(
+    _ACK + r"(?:asimismo|igualmente|de\s+igual\s+(?:forma|manera)|adicionalmente|ademas|favor\s+de\s+\w+"
+    r"|(?:le\s+)?solicito(?:\s+(?:tambien|ademas|ahora))?|se\s+solicita|podria\s+(?:indicar|proporcionar))\b"
+)
+# Words that point back at the previous answer: «el mismo indicador», «la misma serie», «cuántos de ellos»
+_ANAPHORA = re.compile(
+    r"\b(?:(?:el|ese|este)\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose|numero|conteo)"
+    r"|(?:la|esa|esta)\s+misma\s+(?:serie|consulta|cifra|tabla|grafica|informacion|tasa|comparacion|pregunta)"
+    r"|el\s+(?:dato|valor|indicador|numero)\s+equivalente|el\s+equivalente"
+    r"|(?:de|entre)\s+(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+periodo"
+    r"|(?:en|de|con|sobre|para)\s+eso|(?:ese|este)\s+(?:mismo\s+)?delito)\b"  # «¿en qué lugar quedó … en eso?»
+)
+_MAX_FORMAL_TOKENS = 16
+SAME_THING = re.compile(
+    r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose)|la\s+misma\s+(?:serie|consulta|tabla"
+    r"|grafica|comparacion)|el\s+(?:dato|valor|indicador)\s+equivalente|lo\s+mismo)\b"
+)  # a memo's follow-up is wordier than a chat one, never a whole new question
+_ALWAYS = re.compile(
+    r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay"
+    r"|(?:el\s+|la\s+)?mism[oa]\s+(?:dato|cifra|indicador|consulta|numero|calculo|pregunta|tabla)"  # «mismo dato para X»
+    r"|cambia(?:lo|la|los|las)?\s+(?:a|por|para))\b"  # «cámbialo a extorsión, estado, mismo periodo»
+)
+_FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
+_MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
+# Corrections replace a slot of the previous turn: "no, me refiero a dolosos", "perdón, quise decir Celaya".
+_SORRY = (
+    r"(?:no|perdon|perdona|disculpa|disculpe|ups|error(?:\s+mio)?|corrijo|correccion|mi\s+error|oops|ay|ah"
+    r"|me\s+equivoque(?:\s+de\s+(?:municipio|lugar|ciudad|delito|ano|periodo|fecha))?|fe\s+de\s+erratas|rectifico"
+    r"|espera|esperate|aguanta|momento|un\s+momento|chin|rayos)"
+)
+_CORRECTION = re.compile(
+    rf"^(?:{_SORRY}\s*,?\s*)*"
+    r"(?:(?:me|se)\s+refier[eo]\s+(?:unicamente\s+|solo\s+|solamente\s+|nada\s+mas\s+)?a|me\s+referia\s+a"
+    r"|quise\s+decir|queria\s+decir|quiero\s+decir|mas\s+bien|mejor"
+    r"|en\s+realidad|era|sino)\b"
+    rf"|^(?:{_SORRY}\s*,?\s*)*{_SORRY}\s*(?:,|$)"
+    r"|^(?:corrijo|me\s+equivoque)\b"
+    r"|\b(?:quise|queria)\s+decir$|\bme\s+referia$|\bera\s+lo\s+que\s+queria$"  # «abuso sexual quise decir»
+)
+# «perdón: abuso sexual» (the colon is gone once tokenized): an apology opening a short message corrects a slot
+_SORRY_FIRST = re.compile(
+    r"^(?:perdon|perdona|disculpa|disculpe|ups|oops|corrijo|correccion|chin|rayos|espera|error\s+mio|fe\s+de\s+erratas"
+    r"|rectifico)\b"
+)
+# «Salamanca, no Salvatierra», «No, Celaya no: Irapuato», «no era Celaya sino Salamanca»: a place said with «no» is
+# the one taken back, never one more place
+NOT_BEFORE = r"\bno\s+(?:era\s+|es\s+|fue\s+|en\s+|de\s+|para\s+)?(?:el\s+|la\s+)?"
+NOT_AFTER = r"(?:\s*,)?\s+no\b(?!\s+(?:registr|tuv|hub|hay|report|present|se\s)\w*)"
+_MAX_CORRECTION_TOKENS = 6
+ADD_PLACE = re.compile(
+    r"^(?:(?:y|ahora|ok|bueno|va|pues|entonces)\s+)*"
+    r"(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien|ponlo\s+junto|ponla\s+junto"
+    r"|junto\s+a|al\s+lado\s+de|compar(?:alo|ala|alos|alas|a|ar|ado|ada|amos)?\s+(?:con|contra)|contra|vs|versus"
+    r"|frente\s+a|(?:y\s+)?(?:como\s+)?(?:esta|va|queda|sale)\s+(?:contra|frente\s+a))\b"
+)
+# A place added with «compáralo con Irapuato», «¿y contra Irapuato?» is a comparison of places, not of periods.
+VERSUS = re.compile(r"\b(?:compar\w*|contra|vs|versus|frente)\b")
+# "¿esa tasa está por encima del promedio estatal?", "¿y cómo se compara con el total del estado?": the state is
+# added next to the previous place, not put in its place
+WITH_STATE = re.compile(
+    r"\b(?:arriba|abajo|encima|debajo)\s+(?:o\s+\w+\s+)?(?:del|de\s+la)\s+(?:estado|promedio|media|tasa)\b|"
+    r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b|\b(?:con|contra|frente\s+al?|que|vs|versus|respecto\s+al?)\s+"
+    r"(?:el\s+|la\s+)?(?:total\s+del\s+|resto\s+del\s+|todo\s+el\s+|promedio\s+del\s+)?estado\b"
+)
+# "¿cuáles son?", "¿dónde?", "¿y cuántos?": a bare interrogative only continues the previous question
+_BARE_QUESTION = re.compile(
+    r"^(?:y\s+)?(?:cuales|cual|donde|cuantos|cuantas|que\s+municipios|en\s+cuales)(?:\s+son|\s+fueron)?$"
+)
+ORDINAL_ALONE = re.compile(
+    rf"^(?:{_SORRY}\s*,?\s*)*(?:y\s+|mejor\s+|era\s+)?(?:en\s+|para\s+|durante\s+|de\s+)?(?:el|la|del)\s+"
+    r"(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)"
+    r"(?:\s+(?:trimestre|semestre|bimestre|cuatrimestre))?$"
+)
+# "ambos", "los dos" (tokens write "2"): the reply that asks for every subtype of a bare tipo, summed.
+BOTH = re.compile(r"\b(?:ambos|ambas|los\s+2|las\s+2|juntos|juntas|todos|todas|la\s+suma|sumados|sumalos)\b")
+
+
+EXTREME_UNITS = ("extreme:anio", "extreme:trimestre", "extreme:semestre")
+SHAPE_SETTINGS = frozenset({"extreme", "presence", "average", "vs_state", "order"})
+
+
+def _pending(conversation) -> bool:
+    """Whether the assistant's last turn asked the person something (a clarifying question)."""
+    turns = getattr(conversation, "turns", None) or []
+    return bool(turns) and getattr(turns[-1], "status", None) == "clarify"
+
+
+def _modifies(u: Understanding) -> bool:
+    """A slot that only makes sense on top of another question: a modalidad, a period, a qualifier, a measure."""
+    cues = ("crime:qualifier:", "medida:tasa", "time:prev_of_previous", "time:same_period")
+    return bool(u.methods or u.window or u.compare_window or any(s.startswith(cues) for s in u.signals))
+
+
+def is_follow_up(question: str, current: Understanding | None = None, conversation=None) -> bool:
+    """Whether the question only makes sense with the previous turn ("¿y en 2022?", "lo mismo para León").
+
+    With the question's understanding and the conversation it also sees corrections ("no, me refiero a
+    dolosos"), a bare reply to the assistant's own question ("Celaya") and a modifier with no crime
+    ("¿cuántos fueron con arma de fuego?")."""
+    tokens = tokenize(question or "")
+    if not len(tokens):
+        return False
+    text = tokens.text
+    n_words = sum(w.isalnum() for w in tokens.words)  # «¿y qué parte fue con arma de fuego, en porcentaje?»: commas
+    if _ALWAYS.match(text) or _CORRECTION.match(text):
+        return True
+    if _SORRY_FIRST.match(text) and n_words <= _MAX_CORRECTION_TOKENS:
+        return True
+    if _LEADS.match(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:
+        return True
+    if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not current.crimes:
+        return not re.search(r"\bdelitos?\b", text)  # «¿y cuál ha sido el peor mes de Silao este año?»: no crime
+    if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:
+        return True
+    if _FORMAL_LEAD.match(text) and n_words <= _MAX_FORMAL_TOKENS:
+        # «Asimismo, los homicidios no intencionales del mismo año»: a memo's next line keeps what it does not say
+        complete = current is not None and current.crimes and current.window and (current.places or current.whole_state)
+        if not complete:
+            return True
+    if bool(_FRAGMENT.match(text)) and n_words <= 5:  # "¿en Celaya?", "¿con arma blanca?"
+        return True
+    if current is None:
+        return False
+    if _pending(conversation) and picked_option(question, getattr(conversation, "last_understanding", None)):
+        return True  # «el grande» after «¿Apaseo el Alto o Apaseo el Grande?»
+    has_slot = bool(current.crimes or current.places or _modifies(current) or BOTH.search(text))
+    if _pending(conversation) and has_slot and n_words <= 8:  # "Celaya", "dolosos", "los dos juntos, …"
+        return True
+    if TOGETHER.search(text) and not current.crimes and n_words <= 20:  # «pon los dos municipios lado a lado con…»
+        return True
+    # «dolosos» alone names a crime only when nothing came before to qualify
+    named_crime = bool(current.crimes) and "crime:qualifier_alone" not in current.signals
+    if named_crime:
+        return False
+    if n_words > _MAX_FOLLOW_UP_TOKENS:  # «regresando a 2024, dámelo como tasa por cada cien mil habitantes»
+        return n_words <= _MAX_FORMAL_TOKENS and _modifies(current) and not re.search(r"\bdelitos?\b", text)
+    if ADD_PLACE.match(text) or ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or TOGETHER.search(text):
+        return True
+    shape_only = (
+        explicit_kind(current) and n_words <= _MAX_FOLLOW_UP_TOKENS
+    )  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
+    return _modifies(current) or shape_only or (bool(current.places) and n_words <= 4)
+
+
+def explicit_kind(u: Understanding) -> bool:
+    """Whether the question says its own shape (not the single-value fallback)."""
+    # "kind:default" is the fallback to a single value; a shape found anyway («el más bajo», «promedio estatal») counts
+    return u.kind != "unknown" and ("kind:default" not in u.signals or u.kind != "single_value")
