@@ -291,7 +291,8 @@ def _complete(u) -> bool:
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
-    from core.ask.understand.parse import anchored_follow_up, understand
+    from core.ask.understand.parse import understand
+    from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
     from core.ask.understand.timegrammar import that_period
 
     question = (turn.question or "").strip()[:2000]
@@ -303,12 +304,12 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     lex = ctx.lexicon if meta else None
     # relative periods count from the series' own last published month: the crime's, the municipality's own file's,
     # a national series'
-    ends = {
-        "coverage": (meta or {}).get("coverage"),
-        "municipal": (meta or {}).get("coverage_municipal"),
-        "series_ends": ctx.catalog.series_ends if lex is not None else None,
-    }
-    u = understand(question, lex, ctx.anchor, ctx.min_date, **ends) if lex is not None else None
+    ends = SeriesEnds(
+        (meta or {}).get("coverage"),
+        (meta or {}).get("coverage_municipal"),
+        ctx.catalog.series_ends if lex is not None else None,
+    )
+    u = understand(question, lex, ctx.anchor, ctx.min_date, ends) if lex is not None else None
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     # «ok gracias!!» after a menu or an answer is courtesy, never a reply that inherits the last question's slots
     courtesy = u is not None and not (u.crimes or u.places or u.window) and classify(normalized, False) == "social"
@@ -336,11 +337,11 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     ):
         # «otra cosa, violencia familiar en Uriangato ese año»: a new question whose period is the previous turn's
         explicit = that_period(normalized, previous.window)
-        u = understand(explicit, lex, ctx.anchor, ctx.min_date, **ends) if explicit else u
+        u = understand(explicit, lex, ctx.anchor, ctx.min_date, ends) if explicit else u
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)
-        u = anchored_follow_up(u, lex, ctx.anchor, ctx.min_date, **ends)  # «¿y en lo que va del año?»: its series
+        u = anchored_follow_up(u, lex, ctx.anchor, ctx.min_date, ends)  # «¿y en lo que va del año?»: its series
         rewritten = describe(u, lex)
     # Without data there is no lexicon to understand with: treat the question as on-topic so the
     # answer is "no hay datos publicados", not an off-topic refusal.

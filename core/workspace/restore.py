@@ -60,12 +60,11 @@ def _understanding(turn: Turn, ctx: Any) -> Any:
     if turn.intake is None or turn.intake.category != "relevant" or ctx is None or ctx.metadata is None:
         return None
     from core.ask.understand.parse import understand
+    from core.ask.understand.series_end import SeriesEnds
 
     meta = ctx.metadata or {}
-    ends = {"municipal": meta.get("coverage_municipal"), "series_ends": ctx.catalog.series_ends}
-    return understand(
-        turn.intake.rewritten_question, ctx.lexicon, ctx.anchor, ctx.min_date, meta.get("coverage"), **ends
-    )
+    ends = SeriesEnds(meta.get("coverage"), meta.get("coverage_municipal"), ctx.catalog.series_ends)
+    return understand(turn.intake.rewritten_question, ctx.lexicon, ctx.anchor, ctx.min_date, ends)
 
 
 def restore_conversation(turn_dicts: list[dict], ctx: Any = None) -> Conversation:

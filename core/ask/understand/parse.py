@@ -16,11 +16,11 @@ from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
 from core.ask.understand.lexicon import Lexicon
+from core.ask.understand.series_end import SeriesEnds, national_anchor
 from core.ask.understand.timeexpr import parse_time, reanchor
-from core.ask.understand.tokens import COMMON_WORDS, STOPWORDS, tokenize
+from core.ask.understand.tokens import COMMON_WORDS, MAX_CHARS, STOPWORDS, tokenize
 from core.text import normalize_text
 
-MAX_CHARS = 2000  # longer text is cut: no analyst question is longer, and it bounds the work
 # A capitalized word after "en"/"de" that nothing matched is probably a place we do not know.
 _CAPITALIZED_AFTER_CUE = re.compile(r"\b(?:en|de|para)\s+([A-ZÁÉÍÓÚÑ][\wáéíóúñü]+)")
 
@@ -34,26 +34,6 @@ def _unresolved(question: str, tokens, used: set[int]) -> list[str]:
         if word in free_words and word not in COMMON_WORDS and word not in STOPWORDS:
             out.append(f"place:unresolved:{word}")
     return out
-
-
-def _crime_end(
-    crimes, lexicon: Lexicon, coverage: dict | None, municipal: dict | None, place: str | None
-) -> date | None:
-    """The last published day of the crimes named (their subtypes' or members' for a tipo or a group), from the
-    metadata's coverage; with ``place``, a crime only that municipality's own finer file publishes counts from that
-    file's end (Irapuato's robo a casa habitación runs to 2025-12), while one the common files carry keeps their end
-    (Irapuato's homicidio doloso: the state's month, as for every municipality)."""
-    ends = []
-    for c in crimes:
-        parts = [k for k, tipo in lexicon.tipo_of.items() if tipo == c.delito]
-        for key in [c.delito, *parts, *lexicon.members.get(c.delito, ())]:
-            info = (coverage or {}).get(key) or {}
-            if info.get("hasta") and info.get("granularity", "month") == "month":
-                ends.append(date.fromisoformat(info["hasta"]))
-                continue
-            own = ((municipal or {}).get(key) or {}).get(place or "", [])
-            ends += [date.fromisoformat(r["hasta"]) for r in own]
-    return max(ends) if ends else None
 
 
 def _coordinated(crimes: list, unknown: list, text: str, lexicon: Lexicon) -> tuple[list, list]:
@@ -97,12 +77,6 @@ def _kinds_of_bare_tipo(crimes: list, signals: list[str], kind: str, text: str, 
     return crimes, signals, ("single_value" if kind == "breakdown" else kind)
 
 
-def _own_place(places) -> str | None:
-    """The one municipality a question names (its own file may end after the store), else None."""
-    municipalities = [p.entidad_id for p in places if p.nivel == "municipio"]
-    return municipalities[0] if len(municipalities) == 1 else None
-
-
 _RISE_OR_FALL = re.compile(
     r"\b(?:aument|disminu|cambi|crec|subi|baj|increment|reduj|reduc|vari|mejor|empeor|cay|caid)\w*"
 )
@@ -134,14 +108,11 @@ def understand(
     lexicon: Lexicon,
     anchor: date,
     min_date: date = date(2015, 1, 1),
-    coverage: dict | None = None,
-    municipal: dict | None = None,
-    series_ends: dict[str, date] | None = None,
+    ends: SeriesEnds | None = None,
 ) -> Understanding:
     """Slots of a question: places, crimes, methods, window, kind and knobs. Relative time counts from ``anchor``,
-    or from the series' own last published month when it is another: the crime's (``coverage``, the metadata's),
-    the named municipality's own file (``municipal``, its ``coverage_municipal``) or, for a question over the
-    national tables, its state-level series' (``series_ends``, the catalog's)."""
+    or from the series' own last published month when it is another (``ends``: the crime's, the named
+    municipality's own file's, a national series')."""
     question = question if isinstance(question, str) else str(question)
     tokens = tokenize(question[:MAX_CHARS])
     signals: list[str] = []
@@ -182,10 +153,7 @@ def understand(
     signals += found.signals + place_state.signals
     signals += [f"crime:unqualified:{k}" for k in crime_matcher.unqualified(crimes, lexicon, found.signals)]
     asked_time = time
-    own = _own_place(places)
-    end = _crime_end(crimes, lexicon, coverage, municipal, own)
-    later = end is not None and own is not None and end > anchor
-    subject = f"En {next(p.label for p in places if p.entidad_id == own)}, ese delito" if later else "Ese delito"
+    end, subject = (ends or SeriesEnds()).of_crimes(crimes, places, lexicon, anchor)
     time = reanchor(tokens.text, time, end, anchor, min_date, subject)
     signals += [s for s in time.signals if s == "time:crime_anchor"]
     compared = _places_compared(tokens.text, time, places, whole_state)
@@ -251,47 +219,4 @@ def understand(
         unknown_terms=unknown,
     )
     understood = national.scope(understood)  # the country, the states, victims and federal crimes (issue 14)
-    return _national_anchor(understood, tokens.text, asked_time, anchor, min_date, series_ends)
-
-
-def _national_anchor(u: Understanding, text: str, asked, anchor: date, min_date: date, series_ends) -> Understanding:
-    """A national question's relative period counted from its state-level series' own end (the state file's
-    2024-11, victims' 2025-06, federal 2025-07), said as such: never a window the series does not reach."""
-    key = national.series_key(u)
-    end = (series_ends or {}).get(key) if key else None
-    return _anchored_to(u, text, asked, end, anchor, min_date, "Esa serie")
-
-
-def _anchored_to(u: Understanding, text: str, asked, end, anchor: date, min_date: date, subject: str) -> Understanding:
-    """``u`` with the period its words ``asked`` read from ``end`` instead of the store's month, when it differs."""
-    again = reanchor(text, asked, end, anchor, min_date, subject)
-    if again is asked or (again.window, again.compare_window) == (u.window, u.compare_window):
-        return u
-    notes = [n for n in u.notes if "el periodo relativo se contó" not in n] + again.notes[-1:]
-    signals = list(dict.fromkeys([*u.signals, "time:crime_anchor"]))
-    return replace(u, window=again.window, compare_window=again.compare_window, notes=notes, signals=signals)
-
-
-def anchored_follow_up(
-    u: Understanding,
-    lexicon: Lexicon,
-    anchor: date,
-    min_date: date = date(2015, 1, 1),
-    coverage: dict | None = None,
-    municipal: dict | None = None,
-    series_ends: dict[str, date] | None = None,
-) -> Understanding:
-    """A merged follow-up whose own words give a relative period («¿y en lo que va del año?», «¿y el mes pasado?»):
-    that period counted from the merged question's series (its crime, its municipality's own file, its national
-    series), as a whole question's would be."""
-    text = tokenize((u.question or "")[:MAX_CHARS]).text
-    asked = parse_time(text, anchor, min_date)
-    if asked.window is None or (asked.window, asked.compare_window) != (u.window, u.compare_window):
-        return u  # the period came from the previous turn, or was already read against its series
-    if national.series_key(u):
-        return _national_anchor(u, text, asked, anchor, min_date, series_ends)
-    own = _own_place(u.places)
-    end = _crime_end(u.crimes, lexicon, coverage, municipal, own)
-    later = end is not None and own is not None and end > anchor
-    subject = f"En {next(p.label for p in u.places if p.entidad_id == own)}, ese delito" if later else "Ese delito"
-    return _anchored_to(u, text, asked, end, anchor, min_date, subject)
+    return national_anchor(understood, tokens.text, asked_time, anchor, min_date, ends)

@@ -13,30 +13,13 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from core.ask.understand.timegrammar import atomic_periods
-from core.ask.understand.timewords import DAY_NOTE, MONTHS, SAME, Period, last_months, month_words
+from core.ask.understand.timepairs import TO_DATE, base_start, period_pairs, versus_between
+from core.ask.understand.timewords import DAY_NOTE, MONTHS, SAME, last_months, month_words
 from core.text import MONTHS as MONTH_NAMES
 from core.text import month_end, shift_months
 
 __all__ = ["CHANGE_WORDS", "MONTHS", "TimeResult", "month_end", "parse_time", "shift_months"]
 
-_COMPARE_CONNECTORS = re.compile(
-    r"^(?:vs|versus|contra|frente a(?:l| el)?|comparad[oa]s? con(?: el)?|en comparacion con(?: el)?|"
-    r"respecto (?:a|al|a el|de|del)|con respecto (?:a|al|a el)|con relacion (?:a|al)|en relacion (?:a|al|con)|"
-    r"que(?: en)?(?: el)?|y|con(?: el)?)$"
-)
-_RANGE_CONNECTORS = re.compile(r"^(?:y(?: el)?|a|al|a el|hasta(?: el)?|-)$")
-_RANGE_OPENERS = re.compile(r"(?:^|\s)(?:entre|de|del|desde|durante|en el periodo de|en el periodo)(?: el)?\s*$")
-_BASE_PREFIX = re.compile(
-    r"(?:^|\s)(?:vs|versus|contra|frente a|frente al|compar\w* con|en comparacion con|respecto (?:a|al|de|del)|"
-    r"con respecto (?:a|al)|con relacion (?:a|al)|en relacion (?:a|al|con)|que)(?: en)?(?: el| al)?\s*$"
-)
-# "enero a noviembre de 2025 frente al mismo periodo de 2024": the base is the window moved to that year.
-_SAME_PERIOD = re.compile(
-    r"^(?:vs|versus|contra|frente a(?:l| el)?|comparad[oa]s? con(?: el)?|en comparacion con(?: el)?|"
-    r"respecto (?:a|al|a el|de|del)|con respecto (?:a|al|a el)|que(?: en)?(?: el)?|y)?\s*"
-    r"(?:(?:los|las|lo)\s+(?:de|del)\s+)?(?:el\s+|al\s+)?"  # «… y los del mismo lapso del 2024»
-    rf"{SAME}(?:\s+(?:de|del))?(?:\s+(?:el\s+)?ano)?$"
-)
 CHANGE_WORDS = re.compile(
     r"\b(?:aument\w*|disminu\w*|cambi\w*|compar\w*|vari\w*|crec\w*|subi\w*|subier\w*|"
     r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo|mejor(?:o|aron|ado)|empeor(?:o|aron|ado)|"
@@ -44,7 +27,6 @@ CHANGE_WORDS = re.compile(
 )
 # «el año más bajo entre 2020 y 2024», «la más baja»: a superlative, not a change
 _SUPERLATIVE_LOW = re.compile(r"\b(?:mas|menos|lo)\s+baj[oa]s?\b")
-_COMPARE_VERB = re.compile(r"\bcompar\w*\b")
 
 
 @dataclass
@@ -81,78 +63,12 @@ _LEAD = re.compile(
     r"(?:^|\s)((?:a partir de|a partir del|antes de|despues de|en el periodo de|durante el|durante|desde el|desde"
     r"|hasta el|hasta|entre el|entre|en el|en|del|de|el)\s)$"
 )
-_TO_DATE = re.compile(r"\s*(?:a|al|hasta|para)\s+(?:la\s+fecha|hoy|el\s+dia\s+de\s+hoy|la\s+actualidad|ahora|aca)\b")
-_COMPARATIVE = re.compile(r"\b(?:mas|menos|mayor|menor|igual|superior|inferior)\b")
 
 
 def _lead(text: str, begin: int) -> int:
     """Start of the preposition that introduces a period ("en 2024", "desde 2022")."""
     m = _LEAD.search(text[:begin])
     return m.start(1) if m else begin
-
-
-def _take_partner_year(a: Period, b: Period) -> None:
-    """ "del 1 de marzo al 31 de mayo de 2021": a period with no year takes the year of the one after it."""
-    if a.year_said or not b.year_said or a.granularity not in ("month", "day") or a.start.year == b.start.year:
-        return
-    if b.kind != "absolute" or b.tag is not None:  # "de enero … que el mismo lapso del año anterior": not a partner
-        return
-    y = b.start.year - (1 if a.start.month > b.start.month else 0)
-    a.start, a.end = date(y, a.start.month, 1), month_end(y, a.end.month)
-    a.year_said = True
-
-
-def _pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period, Period, str]]:
-    """Consecutive periods joined by a connector: (window, other, range | union | compare)."""
-    pairs: list[tuple[Period, Period, str]] = []
-    i = 0
-    while i < len(periods) - 1:
-        a, b = periods[i], periods[i + 1]
-        gap = text[a.finish : b.begin].strip()
-        if _RANGE_CONNECTORS.match(gap):
-            _take_partner_year(a, b)
-        to_date = _TO_DATE.match(" " + gap)
-        gap = gap[to_date.end() - 1 :].strip() if to_date else gap  # "de enero a la fecha vs …"
-        before = text[: a.begin]
-        opener = bool(_RANGE_OPENERS.search(before))
-        verb_before = bool(_COMPARE_VERB.search(before[-40:]))
-        symmetric = gap in ("y", "con", "con el")
-        if b.tag == "time:same_period_prev":  # "… y cuántos había al mismo corte del año pasado"
-            pairs.append((a, b, "compare_prev"))  # "de enero a mayo y el mismo periodo del año anterior"
-            i += 2
-        elif _SAME_PERIOD.match(gap):
-            pairs.append((a, b, "compare_same"))
-            i += 2
-        elif _RANGE_CONNECTORS.match(gap) and not (verb_before and symmetric):
-            if change and a.granularity == b.granularity and (opener or gap == "y") and b.start > a.start:
-                pairs.append((b, a, "compare_span"))  # "cómo cambió entre 2023 y 2024": later vs earlier
-            else:
-                pairs.append((a, b, "union" if gap.startswith("y") and not opener else "range"))
-            i += 2
-        elif _COMPARE_CONNECTORS.match(gap) and (not symmetric or verb_before or change):
-            if (verb_before and symmetric) or (change and a.end < b.start):
-                # "compara 2023 y 2024", «aumento … 2019 vs 2020»: a change runs from the earlier to the later one
-                pairs.append((a, b, "compare") if a.start >= b.start else (b, a, "compare"))
-            elif gap.startswith("que") and not _COMPARATIVE.search(before):
-                i += 1
-                continue
-            else:
-                pairs.append((a, b, "compare"))
-            i += 2
-        else:
-            i += 1
-    return pairs
-
-
-def _base_start(text: str, p: Period) -> int | None:
-    """Where "comparado con", "respecto a", "(más) que" starts when it introduces a lone period (its base)."""
-    before = text[: p.begin]
-    m = _BASE_PREFIX.search(before)
-    if not m:
-        return None
-    if m.group(0).strip().startswith("que") and not (_COMPARATIVE.search(before) or p.kind == "prev_year"):
-        return None
-    return m.start() + (1 if m.group(0).startswith(" ") else 0)
 
 
 # «Tomando como referencia el último mes publicado, ¿cuántos … en 2025 y cuántos en los mismos meses de 2024?»: the
@@ -203,7 +119,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
         res.spans = [(x.start(), x.end()) for x in (days, m) if x] + invalid_spans
         return res
     change = bool(CHANGE_WORDS.search(_SUPERLATIVE_LOW.sub(" ", text)))
-    pairs = _pairs(text, periods, change)
+    pairs = period_pairs(text, periods, change)
     used = {id(p) for pair in pairs for p in pair[:2]}
     window = compare = None
     base_prev_year = False
@@ -218,7 +134,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             if gap_words > 4
             else [(_lead(text, first.begin), second.finish)]
         )
-        if how in ("compare_prev", "compare_same") and _TO_DATE.match(text[a.finish :]):
+        if how in ("compare_prev", "compare_same") and TO_DATE.match(text[a.finish :]):
             a.end = a_end  # "de enero a la fecha frente al mismo periodo…"
         if how in ("compare_prev", "compare_same"):
             res.signals.append("time:same_period")
@@ -239,7 +155,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             res.signals.append("time:compare")
             if how == "compare_span":  # «de 2015 a 2024» read as a change: a span if the places are what is compared
                 res.signals.append("time:compare_span")
-        elif how in ("range", "union") and window is not None and compare is None and _versus_between(text, texts, a):
+        elif how in ("range", "union") and window is not None and compare is None and versus_between(text, texts, a):
             # «enero a agosto de 2025 vs enero a agosto de 2024»: the second range is the base
             compare = (min(a.start, b.start), max(a.end, b.end))
             texts.extend(spans)
@@ -258,7 +174,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             texts.append((_lead(text, p.begin), p.finish))
             res.signals += ["time:same_period", "time:compare"]
             continue
-        base_at = _base_start(text, p) if compare is None else None
+        base_at = base_start(text, p) if compare is None else None
         same = _SAME_PERIOD_BEFORE.search(text[: p.begin]) if compare is None else None
         if same:  # "¿y contra el mismo periodo de 2022?": the base is a window moved to that year
             compare = (p.start, p.end)
@@ -314,7 +230,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             continue
         lead = _lead(text, p.begin)
         word = text[lead : p.finish].strip()  # the period's own words count: "de enero a la fecha"
-        to_date = _TO_DATE.match(text[p.finish :])
+        to_date = TO_DATE.match(text[p.finish :])
         if word.startswith(("desde", "a partir")) or (to_date and word.startswith(("de", "desde", "del"))):
             if to_date:
                 texts.insert(0, (lead, p.finish + to_date.end()))
@@ -374,15 +290,6 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     res.window_text = " ".join(text[s:e] for s, e in texts) or None
     res.spans = [(p.begin, p.finish) for p in periods] + texts + invalid_spans
     return res
-
-
-def _versus_between(text: str, texts: list[tuple[int, int]], a: Period) -> bool:
-    """Whether a comparison connector («vs», «contra», «frente a») joins the last period taken and ``a``."""
-    if not texts:
-        return False
-    gap = text[max(e for _, e in texts) : a.begin].strip()
-    gap = re.sub(r"\s*(?:de|del|entre|desde|el)$", "", gap).strip()
-    return bool(gap) and bool(_COMPARE_CONNECTORS.match(gap))
 
 
 def _ym(d: date) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from core.text import normalize_text
 
 # Words, numbers with thousands separators ("100,000"), and the symbols that carry meaning.
 # A comma is a token too: "homicidios, dolosos y culposos" must not read as "homicidios dolosos".
+MAX_CHARS = 2000  # longer text is cut before tokenizing: no analyst question is longer, and it bounds the work
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]{3})*|[%/\-,]")
 
 
