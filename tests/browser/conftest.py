@@ -219,7 +219,10 @@ def app_server(app_data_dir, browser_path) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture(scope="session")
+# Module scope, never session: Playwright's sync API keeps an asyncio loop marked running in this thread while it is
+# open, so a later test of another module in the same xdist worker that calls asyncio.run (the MCP and API tests)
+# failed with «cannot be called from a running event loop» whenever the scheduler put it after a browser test.
+@pytest.fixture(scope="module")
 def _playwright(browser_path):
     try:
         from playwright.sync_api import expect, sync_playwright
