@@ -14,6 +14,7 @@ from datetime import date
 
 from rapidfuzz import process
 
+from core.ask.wording import methods_phrase
 from core.errors import FiltroInvalidoError, RangoFueraDeCorte
 from core.text import month_end
 from core.tools import ToolContext
@@ -221,7 +222,7 @@ def crime(ctx: ToolContext, series: Series, key: str | None, metodo: str | list 
             [f"Modalidades publicadas: {', '.join(sorted(names)) or 'ninguna'}."],
             "args.metodo",
         )
-    how = " o ".join(names[m].lower() for m in asked)
+    how = methods_phrase([names[m].lower() for m in asked])  # «robo de coche de 4 ruedas, con y sin violencia»
     return Crime(found.key, found.level, f"{found.label} ({how})", found.tentativas, asked, found.members)
 
 

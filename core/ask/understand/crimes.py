@@ -37,6 +37,7 @@ class CrimeResult:
     signals: list[str] = field(default_factory=list)
     crime_tokens: set[int] = field(default_factory=set)
     method_tokens: set[int] = field(default_factory=set)
+    implied: set[str] = field(default_factory=set)  # modalidades an alias implies (not said by their own words)
 
 
 def _crime(lex: Lexicon, key: str, text: str, score: float) -> CrimeMatch:
@@ -80,10 +81,11 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
         res.crimes.append((i, _crime(lex, key, tokens.phrase(i, j), 100.0)))
         res.crime_tokens.update(range(i, j))
         _crime_signals(res, lex, key, fuzzy=False)
-        implied = lex.implied_method.get(key)
-        if implied and implied not in (m for _, m in res.methods):  # «muertos en choques»: the modalidad too
-            res.methods.append((i, implied))
-            res.signals.append("method:implied")
+        for implied in lex.implied_method.get(key, ()):  # «muertos en choques»: the modalidad too
+            if implied not in (m for _, m in res.methods):
+                res.methods.append((i, implied))
+                res.implied.add(implied)
+                res.signals.append("method:implied")
     # «sin violencia familiar»: the «violencia» of a crime's name is no «con/sin violencia» modalidad (a crime alias
     # and a modalidad may share other words: «murieron en accidentes viales»)
     method_taken = set(taken) | {k for k in res.crime_tokens if tokens.words[k] == "violencia"}
@@ -92,7 +94,20 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
     for i, j, key in exact_spans(tokens, lex.methods, lex.max_method_len, method_taken, stemmed=True):
         _method(res, lex, i, key, fuzzy=False)
         res.method_tokens.update(range(i, j))
+    _with_violence_said(res, lex)
     return res
+
+
+def _with_violence_said(res: CrimeResult, lex: Lexicon) -> None:
+    """«robo de carro con violencia»: the kind's modalidades an alias implies, only those of the violence said; the
+    bare «con violencia» then names nothing more (the kind's own modalidad holds it)."""
+    if not res.implied or res.violencia is None:
+        return
+    kind = [m for _, m in res.methods if m in res.implied and lex.method_by_key[m].violencia == res.violencia]
+    if not kind:
+        return
+    bare = {m for _, m in res.methods if m not in res.implied and m.removesuffix("_violencia") in ("con", "sin")}
+    res.methods = [(i, m) for i, m in res.methods if (m not in res.implied or m in kind) and m not in bare]
 
 
 def _extend_with_typos(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> None:

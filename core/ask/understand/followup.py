@@ -120,6 +120,47 @@ def _narrowed_crime(current: Understanding, previous: Understanding, lexicon) ->
     return replace(current, crimes=[crime], unknown_terms=terms, signals=signals)
 
 
+_BARE_VIOLENCE = ("con_violencia", "sin_violencia")
+
+
+def _violence_of_kind(current: Understanding, previous: Understanding) -> list[str]:
+    """The previous turn's modalidades of a kind («robo de coche de 4 ruedas con/sin violencia») with the violence
+    the follow-up says alone («¿y con violencia?»); empty when it says more, or the kind has no violence."""
+    if [m for m in current.methods if m not in _BARE_VIOLENCE] or not current.violencia:
+        return []
+    tails = ("_con_violencia", "_sin_violencia")  # a kind's own modalidad, never the bare «Con violencia» row
+    if not previous.methods or not all(m.endswith(tails) for m in previous.methods):
+        return []
+    kinds = {m.removesuffix(tails[0]).removesuffix(tails[1]) for m in previous.methods}
+    return sorted(f"{k}_{current.violencia}_violencia" for k in kinds)
+
+
+def _methods_carried(current: Understanding, previous: Understanding, lexicon) -> list[str]:
+    """The previous modalidades a follow-up keeps: all of them for the same crime; for a crime named anew only those
+    it publishes («¿y narcomenudeo?» after «robo con violencia» is all narcomenudeo, never 0 for a filter it lacks),
+    and none that the previous crime's own words implied («¿y el total de vehículos?» after «robo de autos»)."""
+    if current.crimes and "method:implied" in previous.signals:
+        return []  # the crime's words are said anew: what the previous ones implied goes with them
+    if not current.crimes or [c.delito for c in current.crimes] == [c.delito for c in previous.crimes]:
+        return list(previous.methods)
+    if lexicon is None:
+        return list(previous.methods)
+
+    def fits(method: str, crime: str) -> bool:
+        own = lexicon.methods_of.get(crime)
+        return own is None or method in own or any(o.endswith(f"_{method}") for o in own)
+
+    return [m for m in previous.methods if all(fits(m, c.delito) for c in current.crimes)]
+
+
+def _kind_with_violence_kept(current: Understanding, previous: Understanding) -> list[str]:
+    """The modalidades a kind's name implies («carros»: coche de 4 ruedas con y sin violencia) with the violence the
+    previous turn asked and this one does not say; empty otherwise."""
+    if current.violencia or not previous.violencia or "method:implied" not in current.signals:
+        return []
+    return [m for m in current.methods if m.endswith(f"_{previous.violencia}_violencia")]
+
+
 def negated_places(current: Understanding) -> set[str]:
     """The places a question names only to take them back («Salamanca, no Salvatierra»)."""
     text = normalize_text(current.question or "")  # punctuation kept: «Celaya no: Irapuato» ≠ «no Irapuato»
@@ -194,12 +235,23 @@ def merge_follow_up(
         kept.append("crime")
     if ANY_METHOD.search(tokenize(current.question).text):  # «¿y en total?», «quita lo del arma blanca»: it goes
         merged.methods, merged.violencia = [], None
+    elif current.methods and not current.crimes and _violence_of_kind(current, previous):
+        # «¿y con violencia nomás?» after «robo de carro»: the kind asked before, with that violence
+        merged.methods, merged.violencia = _violence_of_kind(current, previous), current.violencia
+        kept.append("method")
+    elif _kind_with_violence_kept(current, previous):
+        # «¿y de esos cuántos fueron robo de carros?» after «robo con violencia»: that kind, with that violence
+        merged.methods, merged.violencia = _kind_with_violence_kept(current, previous), previous.violencia
+        kept.append("method")
     elif current.methods:  # "¿y con arma blanca?" asks for that method: it replaces the previous one
         merged.violencia = current.violencia
     else:
-        merged.methods, merged.violencia = list(previous.methods), current.violencia or previous.violencia
-        if previous.methods:
+        merged.methods = _methods_carried(current, previous, lexicon)
+        merged.violencia = current.violencia or (previous.violencia if merged.methods else None)
+        if merged.methods:
             kept.append("method")
+        elif previous.methods:
+            merged.signals.append("followup:dropped:method")
     if current.window is None:
         merged.window, merged.window_text = previous.window, previous.window_text
         merged.compare_window = previous.compare_window

@@ -108,7 +108,9 @@ class Lexicon:
     notes: dict[str, str] = field(default_factory=dict)  # "no_sesnsp:…" key → why it is not a SESNSP crime
     near: dict[str, tuple[str, ...]] = field(default_factory=dict)  # "no_sesnsp:…" key → the closest SESNSP crimes
     exact_only: set[str] = field(default_factory=set)  # press abbreviations ("hom doloso"): never a fuzzy target
-    implied_method: dict[str, str] = field(default_factory=dict)  # "muerto en choque" → en_accidente_de_transito
+    # "muerto en choque" → (en_accidente_de_transito,); "robo de carro" → the two «coche de 4 ruedas» modalidades
+    implied_method: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    methods_of: dict[str, frozenset[str]] = field(default_factory=dict)  # crime key → the modalidades it publishes
     home_state: str | None = None
     max_place_len: int = 1
     max_crime_len: int = 1
@@ -223,6 +225,9 @@ class Lexicon:
             label = r.get("subtipo") or r["delito"]
             base = CrimeRef(r["delito"], label, r.get("nivel") or "subtipo", present)
             self.crime_by_key[base.delito] = base
+            own = r.get("metodos") or ()
+            if own:
+                self.methods_of[base.delito] = frozenset(own.split("|") if isinstance(own, str) else own)
             phrases = [(0, "label", r["delito"].replace("_", " ")), (0, "label", label)]
             phrases += [(1, "synonym", s) for s in (r.get("sinonimos") or "").split("|") if s.strip()]
             phrases += [(1, "synonym", s) for s in _EXTRA_SYNONYMS.get(base.delito, [])]
@@ -296,8 +301,9 @@ class Lexicon:
             if ref is not None and key and key not in STOPWORDS and key not in self.crimes:
                 self.crimes[key] = CrimeRef(ref.delito, ref.label, ref.nivel, ref.in_data, "alias")
                 self.exact_only.add(key)
-                if entry.get("metodo") in self.method_by_key:  # the alias names the modalidad too
-                    self.implied_method[key] = entry["metodo"]
+                named = [m for m in [entry.get("metodo"), *entry.get("metodos", ())] if m in self.method_by_key]
+                if named:  # the alias names the modalidad too (or its kind: «carro» is a coche, with or without violence)
+                    self.implied_method[key] = tuple(named)
         for entry in data.get("modalidades", []):
             ref = self.method_by_key.get(entry["metodo"])
             key = key_of(entry["alias"], stemmed=True)

@@ -100,6 +100,7 @@ def test_every_alias_has_a_source_and_a_known_target(catalog):
     places = {e["entidad_id"] for e in catalog.entities}
     for entry in data["delitos"]:
         assert entry["fuente"] and entry["delito"] in crimes, entry
+        assert all(m in methods for m in [*entry.get("metodos", ()), *filter(None, [entry.get("metodo")])]), entry
     for entry in data["modalidades"]:
         assert entry["fuente"] and entry["metodo"] in methods, entry
     for entry in data["lugares"]:
