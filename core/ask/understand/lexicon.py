@@ -302,7 +302,9 @@ class Lexicon:
                 self.crimes[key] = CrimeRef(ref.delito, ref.label, ref.nivel, ref.in_data, "alias")
                 self.exact_only.add(key)
                 named = [m for m in [entry.get("metodo"), *entry.get("metodos", ())] if m in self.method_by_key]
-                if named:  # the alias names the modalidad too (or its kind: «carro» is a coche, with or without violence)
+                if (
+                    named
+                ):  # the alias names the modalidad too (or its kind: «carro» is a coche, with or without violence)
                     self.implied_method[key] = tuple(named)
         for entry in data.get("modalidades", []):
             ref = self.method_by_key.get(entry["metodo"])
