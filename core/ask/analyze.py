@@ -111,7 +111,21 @@ def refusal_tag(turn: Turn, ctx: StageContext | None = None) -> str | None:
         granularity.find(u, ctx.catalog, ctx.metadata) is not None
         or cells.find(u, ctx.catalog, ctx.metadata) is not None
     )
-    if cat == "relevant" and u is not None and u.crimes and not any(c.in_data for c in u.crimes) and not national:
+    # an everyday word that is no SESNSP crime («personas desaparecidas», «levantones») is said, at any level
+    # (unless the federal tables name it: «huachicol … delitos federales» is the hydrocarbons law)
+    named_only = (
+        u is not None
+        and bool(u.crimes)
+        and all(c.note for c in u.crimes)
+        and not any(s.startswith("national:federal_key:") for s in u.signals)
+    )
+    if (
+        cat == "relevant"
+        and u is not None
+        and u.crimes
+        and not any(c.in_data for c in u.crimes)
+        and (not national or named_only)
+    ):
         if coarser or "place:other_state" in u.signals:  # «… en Zapopan»: the place is the answer (no data there)
             return None
         # below the municipality, where the data stop is the answer (it also says the crime is not loaded)

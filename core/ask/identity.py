@@ -83,6 +83,8 @@ IDENTITY = re.compile(
     r"|\bantecedentes penales\b|\ben su contra\b"
     # «dame sus nombres», «la lista de víctimas con nombre y edad»
     rf"|\b(sus |con (su |sus )?)({_NEEDS_PERSON})\b"
+    # «los nombres de los que detuvieron», «nombres de las que desaparecieron»: the people an event names
+    rf"|\b({_NEEDS_PERSON}) (de |del |de la )?(los |las )?(que|quien(es)?) (\w+ ){{0,2}}({_CRIME_VERB})"
 )
 # A person named with capitals («Juan Pérez») where a name is asked about: after an identity item or a search verb,
 # or before what happened to them («… está detenido», «… tiene antecedentes»).

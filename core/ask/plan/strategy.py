@@ -387,7 +387,12 @@ def _refusal_text(turn: Turn, ctx: StageContext) -> str:
         labels = [c["subtipo"] for c in ctx.catalog.crimes if c.get("en_datos") and c.get("nivel") == "subtipo"]
         notes = list(dict.fromkeys(c.note for c in turn.understanding.crimes if c.note))
         if notes:  # "levantones": not a SESNSP category (catalogs/taxonomy/alias_prensa.json says why)
-            return " ".join(notes) + f" Puedo responder sobre: {', '.join(labels[:20])}."
+            said = wording.join_y(list(dict.fromkeys(f"«{c.text}»" for c in turn.understanding.crimes if c.note)))
+            return (
+                f"No hay datos de {said} como tal. "
+                + " ".join(notes)
+                + f" Puedo responder sobre: {', '.join(labels[:20])}."
+            )
         missing = ", ".join(c.label for c in turn.understanding.crimes if not c.in_data)
         return wording.unsupported_crime_reply(missing, labels)
     return wording.REFUSALS.get(tag, wording.REFUSALS["off_topic"])

@@ -129,6 +129,18 @@ def _after_cue(tokens: Tokens, i: int) -> bool:
     return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
 
 
+# «… en Atarjea, es para una nota sobre la sierra gorda»: what a piece is about is its frame, not the place asked
+_PIECES = words_of(
+    "nota notas reportaje reportajes informe articulo tesis trabajo investigacion seminario boletin programa"
+)
+
+
+def _topic_of_a_piece(tokens: Tokens, i: int) -> bool:
+    """Whether token ``i`` follows «(una nota, un reportaje…) sobre / acerca de / de» within a few words."""
+    before = tokens.words[max(0, i - 5) : i]
+    return any(w in _PIECES for w in before) and any(w in ("sobre", "acerca", "de") for w in before)
+
+
 def _place_in_later_clause(tokens: Tokens, j: int, place_starts: frozenset[int]) -> bool:
     """Whether a place the question names begins after the first comma that follows token ``j``."""
     comma = next((k for k in range(j, len(tokens)) if tokens.words[k] == ","), None)
@@ -164,7 +176,7 @@ def _classify(
         # «en el noreste del estado», «en la Sierra Gorda»: a region is no municipality and never the whole state;
         # in an earlier clause than the municipality asked about («un reportaje sobre el corredor industrial, ¿cuántos
         # … en Irapuato?») it is context, said as not taken into account
-        if has_place and _place_in_later_clause(tokens, j, place_starts):
+        if has_place and (_place_in_later_clause(tokens, j, place_starts) or _topic_of_a_piece(tokens, i)):
             return UnknownTerm(text, "other", "región sin datos propios")
         return UnknownTerm(text, "place_unknown", "región sin datos propios", suggestions(lex, text))
     named = any(w in capitalized for w in words if w not in STOPWORDS)

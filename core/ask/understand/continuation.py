@@ -129,6 +129,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not current.crimes:
         return not re.search(r"\bdelitos?\b", text)  # «¿y cuál ha sido el peor mes de Silao este año?»: no crime
+    if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not _names_place(current):
+        return True  # «y violaciones en 2021, que es el dato que teníamos pendiente»: the place talked about
     if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:
         return True
     if _FORMAL_LEAD.match(text) and n_words <= _MAX_FORMAL_TOKENS:
@@ -159,6 +161,12 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         explicit_kind(current) and n_words <= _MAX_FOLLOW_UP_TOKENS
     )  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
     return _modifies(current) or shape_only or (bool(current.places) and n_words <= 4)
+
+
+def _names_place(u: Understanding) -> bool:
+    """Whether the question names where (a place, the whole state, «en el estado», a place it could not read)."""
+    unread = any(t.kind.startswith("place") for t in u.unknown_terms)
+    return bool(u.places or u.whole_state or u.generic_place or u.ambiguous_places or unread)
 
 
 def explicit_kind(u: Understanding) -> bool:

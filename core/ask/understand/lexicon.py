@@ -167,6 +167,8 @@ class Lexicon:
             for how, phrase in [("label", names[0]), ("short", names[1])] + [("alias", a) for a in aliases]:
                 self._put_place(phrase, PlaceEntry(ref, how))
                 self._put_place(f"municipio de {phrase}", PlaceEntry(ref, "prefixed"))
+                for short in _abbreviated(phrase):  # «S. Miguel de Allende», «Sta. Catarina», «Sn. Felipe»
+                    self._put_place(short, PlaceEntry(ref, "alias"))
             for phrase in [names[0], names[1], *aliases]:
                 words = key_of(phrase or "").split()
                 for w in words if len(words) > 1 else ():
@@ -348,6 +350,18 @@ class Lexicon:
             return []
         hits = process.extract(query, choices, scorer=fuzz.ratio, limit=limit, score_cutoff=cutoff)
         return sorted(((k, float(s)) for k, s, _ in hits), key=lambda t: (-t[1], t[0]))
+
+
+# How a written name shortens its first word («S. Miguel», «Sn. Felipe», «Sta. Cruz», «Sto. Tomás», «Gral. Cepeda»)
+_SHORT_FIRST = {"san": ("s", "sn"), "santa": ("sta",), "santo": ("sto",), "santiago": ("stgo",), "general": ("gral",)}
+
+
+def _abbreviated(phrase: str | None) -> list[str]:
+    """The name with its first word as people abbreviate it («s miguel de allende»), if it has such a word."""
+    words = key_of(phrase or "").split()
+    if len(words) < 2 or words[0] not in _SHORT_FIRST:
+        return []
+    return [" ".join([short, *words[1:]]) for short in _SHORT_FIRST[words[0]]]
 
 
 @lru_cache(maxsize=4)

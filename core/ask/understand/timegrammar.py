@@ -273,6 +273,14 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         y = int(m.group(3))
         add(m, shift_months(date(y, 12, 1), -(min(months, 12) - 1)), date(y, 12, 31), gran="span")
 
+    @rule(r"\b(?:el\s+|la\s+)?ultim[oa]\s+(ano|trimestre|semestre)\s+(?:calendario\s+)?(?:complet|cerrad|enter)[oa]\b")
+    def _last_whole_unit(m):
+        # «el último año completo que tengan»: the last calendar year (quarter, half) published whole, not 12 months
+        size = {"ano": 12, "trimestre": 3, "semestre": 6}[m.group(1)]
+        done = anchor.month - anchor.month % size  # months of the anchor's year in whole units
+        end = date(anchor.year, done, 1) if done else date(anchor.year - 1, 12, 1)
+        add(m, shift_months(end, -(size - 1)), month_end(end.year, end.month), kind="relative", gran="span")
+
     @rule(
         r"\b(?:el\s+|la\s+)?ultim[oa]\s+(mes|ano|trimestre|semestre|bimestre|cuatrimestre)\b|\b(?:el\s+)?mes\s+(?:ante)?pasado\b"
         r"|\beste\s+mes\b(?!\s+(?:por|a|tras|con|de|mas|menos))|\bel\s+mes\s+actual\b"

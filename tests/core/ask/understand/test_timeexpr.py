@@ -46,6 +46,11 @@ WINDOWS = [
     ("los últimos 6 meses", (D(2025, 6, 1), D(2025, 11, 30))),
     ("los ultimos 3 meses", (D(2025, 9, 1), D(2025, 11, 30))),
     ("los últimos dos años", (D(2023, 12, 1), D(2025, 11, 30))),
+    # «completo», «cerrado», «entero»: the last calendar unit published whole, not the last 12 (3, 6) months
+    ("el último año completo que tengan", (D(2024, 1, 1), D(2024, 12, 31))),
+    ("en el ultimo ano cerrado", (D(2024, 1, 1), D(2024, 12, 31))),
+    ("el último trimestre completo", (D(2025, 7, 1), D(2025, 9, 30))),
+    ("el último semestre entero", (D(2025, 1, 1), D(2025, 6, 30))),
     ("el último año", (D(2024, 12, 1), D(2025, 11, 30))),
     ("el último trimestre", (D(2025, 9, 1), D(2025, 11, 30))),
     ("el año pasado", (D(2024, 1, 1), D(2024, 12, 31))),
