@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import QueryPlan, default_lab_policy
+from core.ask.plan.national import federal_narrowed
 from core.ask.plan.rules import asks_all_crimes
 from core.ask.plan.strategy import _big_municipalities, clarifications
 from core.ask.scope import asks_what_to_ask, below_municipality, below_reply, is_vague, menu
@@ -165,6 +166,8 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     m = turn.intake.moderation
     refused = m.pii_request or m.destructive or m.instruction_override or m.offensive
     if cat == "relevant" and u is not None and ctx.metadata and not refused:  # a refusal asks nothing back
+        if "national:federal" in u.signals:  # «¿y cuántos de esos por comercio?»: a federal tipo, not an unknown
+            u = turn.understanding = federal_narrowed(u, getattr(ctx, "store", None))
         needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total" and "national:federal" not in u.signals
         turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u), ctx.metadata)
         normalized = normalize_text(turn.question)

@@ -191,7 +191,11 @@ def place(ctx: ToolContext, lugar_id: str) -> tuple[str, str]:
             _suggest(str(lugar_id), ids) or [f"Claves: {', '.join(ids)}."],
             "args.lugar_id",
         )
-    return lugar_id, ("México (nacional)" if lugar_id == COUNTRY else got[0][0])
+    return lugar_id, ("México (nacional)" if lugar_id == COUNTRY else SPOKEN_NAMES.get(lugar_id, got[0][0]))
+
+
+# INEGI names the state «México», which a sentence would read as the country: answers say the name people use
+SPOKEN_NAMES = {"MEX": "Estado de México"}
 
 
 def _suggest(value: str, choices: list[str]) -> list[str]:

@@ -149,7 +149,22 @@ def _narrows(question: str, crime_text: str, word: str) -> bool:
     «favor de expresarlo»)."""
     said, crime = re.escape(tokenize(word).text), re.escape(tokenize(crime_text).text)
     article = r"(?:(?:el|la|los|las|un|una|unos|unas|su|sus|mi|mis)\s+)?"
-    return bool(crime) and bool(re.search(rf"\b{crime}\s+(?:de|del|a|al)\s+{article}{said}\b", tokenize(question).text))
+    text = tokenize(question).text
+    if crime and re.search(rf"\b{crime}\s+(?:de|del|a|al)\s+{article}{said}\b", text):
+        return True
+    # «fraude telefónico», «fraude cibernético», «robo bancario»: an adjective of kind right after the crime
+    return bool(crime) and bool(_KIND_ADJECTIVE.search(word)) and bool(re.search(rf"\b{crime}\s+{said}\b", text))
+
+
+_KIND_ADJECTIVE = re.compile(r"^\w+(?:ic[oa]s?|al|ales|iv[oa]s?|ari[oa]s?)$")
+
+
+def narrowing_words(u: Understanding) -> list[str]:
+    """The words after the one crime asked that name a kind of it the SESNSP does not publish («fraude telefónico»,
+    «robo de celular»): said in the answer, never dropped silently."""
+    if len(u.crimes) != 1:
+        return []
+    return [t.text for t in _narrowing(u) if _narrows(u.question, u.crimes[0].text or "", t.text)]
 
 
 def named_methods(asked: dict, rows: dict, words: list[str]) -> list[str]:

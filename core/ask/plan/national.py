@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from core.ask.plan.granularity import ALSO, LEAD, named_methods
+from core.ask.plan.assumptions import as_written
+from core.ask.plan.granularity import ALSO, LEAD, named_methods, narrowing_words
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import Understanding
 from core.ask.understand.national import RNID_YEAR
@@ -98,6 +99,29 @@ def narrowed(u: Understanding, catalog) -> Understanding:
     return replace(u, crimes=[crime], methods=named, unknown_terms=rest)
 
 
+def federal_narrowed(u: Understanding, store) -> Understanding:
+    """A federal concept narrowed by a word its tipos start with («y de esos cuántos fueron por posesión» after
+    «contra la salud»: the tipo POSESIÓN), from the federal file's own tipo names."""
+    key = next((s.split(":", 2)[2] for s in u.signals if s.startswith("national:federal_key:")), None)
+    terms = [t for t in u.unknown_terms if t.kind in ("crime", "other")]
+    if key is None or not terms or store is None:
+        return u
+    kinds = store.memo(
+        ("federal_kinds",),
+        lambda: store.query(
+            "SELECT DISTINCT tipo_key, delito, subtipo FROM crime_levels WHERE fuero = 'federal' AND subtipo IS NOT NULL"
+        ),
+    )
+    for term in terms:
+        said = [w.rstrip("s") for w in key_of(term.text).split() if len(w) > 3]
+        found = [d for t, d, sub in kinds if t == key and said and all(w in key_of(sub) for w in said)]
+        if len(found) == 1:
+            signals = [s for s in u.signals if not s.startswith("national:federal_key:")]
+            rest = [t for t in u.unknown_terms if t is not term]
+            return replace(u, signals=[*signals, f"national:federal_key:{found[0]}"], unknown_terms=rest)
+    return u
+
+
 def _rnid_named(u: Understanding, catalog) -> dict | None:
     """The 2026 subtipo whose own name the question said, where the series to 2025 reads that name as a synonym of
     another crime («privación ilegal de la libertad»: «otros delitos que atentan contra la libertad personal»)."""
@@ -138,6 +162,11 @@ def build(u: Understanding) -> ToolPlan:
     if len(u.crimes) > 1:
         notes.append(f"Las tablas nacionales se consultan un delito a la vez: se usó {u.crimes[0].label.lower()}.")
     notes += _rnid_only(u)
+    kinds = narrowing_words(u) if "national:federal" not in signals else []
+    if kinds:  # «fraude telefónico en Jalisco»: the state file has no such kind; its total, said so
+        what = (u.crimes[0].label or "").lower()
+        words = "», «".join(as_written(u.question, w) for w in kinds)
+        notes.append(f"{LEAD}El SESNSP no publica {what} desglosado por «{words}»: la cifra es la de todo {what}.")
     if "national:federal" in signals:
         key = next((s.split(":", 2)[2] for s in u.signals if s.startswith("national:federal_key:")), None)
         args = {"lugar_id": lugar, **({"clave_delito": key} if key else {}), "desglose": "concepto", **_window(u)}

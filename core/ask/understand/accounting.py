@@ -141,6 +141,12 @@ def _topic_of_a_piece(tokens: Tokens, i: int) -> bool:
     return any(w in _PIECES for w in before) and any(w in ("sobre", "acerca", "de") for w in before)
 
 
+def _gloss(tokens: Tokens, i: int) -> bool:
+    """Whether token ``i`` follows «lo de (el/la/los/las)»: a name for what was just said, not a place."""
+    before = [w for w in tokens.words[max(0, i - 4) : i] if w not in ("el", "la", "los", "las")]
+    return before[-2:] == ["lo", "de"] or before[-2:] == ["lo", "del"]
+
+
 def _place_in_later_clause(tokens: Tokens, j: int, place_starts: frozenset[int]) -> bool:
     """Whether a place the question names begins after the first comma that follows token ``j``."""
     comma = next((k for k in range(j, len(tokens)) if tokens.words[k] == ","), None)
@@ -170,6 +176,8 @@ def _classify(
         return UnknownTerm(text, "other" if has_window else "time", "" if has_window else "periodo no reconocido")
     if any(w in TIME_WORDS or _YEAR.match(w) for w in words) and tokens.words[i - 1 : i] != ["ese"]:
         return UnknownTerm(text, "time", "periodo no reconocido")
+    if _gloss(tokens, i):  # «violación a la intimidad sexual (lo de la Ley Olimpia)»: what the crime is called
+        return UnknownTerm(text, "other", "")
     if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
         return UnknownTerm(text, "place_below", "lugar más fino que el municipio")
     if any(w in _REGIONS for w in words) and _after_cue(tokens, i):

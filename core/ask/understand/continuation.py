@@ -37,7 +37,8 @@ SAME_THING = re.compile(
 _ALWAYS = re.compile(
     r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay"
     r"|(?:el\s+|la\s+)?mism[oa]\s+(?:dato|cifra|indicador|consulta|numero|calculo|pregunta|tabla)"  # «mismo dato para X»
-    r"|cambia(?:lo|la|los|las)?\s+(?:a|por|para))\b"  # «cámbialo a extorsión, estado, mismo periodo»
+    r"|cambia(?:lo|la|los|las)?\s+(?:a|por|para)"  # «cámbialo a extorsión, estado, mismo periodo»
+    r"|(?:ahora\s+)?compar[ae](?:lo|la|los|las)\b)\b"  # «compáralo con el total del país: ¿qué porcentaje…?»
 )
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation

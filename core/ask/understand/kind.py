@@ -191,7 +191,14 @@ RATE = _C(
     r"\bpor\s+mil\s+habitantes\b",
     r"\bpor\s+poblacion\b",
 )
-COUNT = _C(r"\bnumeros?\s+absolutos?\b", r"\bcifras?\s+absolutas?\b", r"\ben\s+conteo\b", r"\bsin\s+tasa\b")
+COUNT = _C(
+    r"\bnumeros?\s+absolutos?\b",
+    r"\bcifras?\s+absolutas?\b",
+    r"\ben\s+conteo\b",
+    r"\bsin\s+tasa\b",
+    # «¿en qué lugar quedó … en número de carpetas?», «por cantidad de casos»: the count, after a rate
+    r"\b(?:en|por)\s+(?:el\s+)?(?:numero|cantidad|total)\s+de\s+(?:carpetas|casos|delitos|denuncias|victimas)\b",
+)
 ASC = _C(
     r"(?<!al )(?<!lo )(?<!a )\bmenos\b(?!\s+de\b)",
     r"\bmenor(?:es)?\b",

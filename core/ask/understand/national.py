@@ -129,7 +129,9 @@ def _federal_words(text: str) -> set[str]:
 
 
 # the words the cues themselves are: never an unknown place («Nacional» of Santiago Pinotepa) or crime («federales»)
-_CUE_WORDS = frozenset({"nacional", "nacionales", "federal", "federales", "pais", "republica", "mexico", "fgr"})
+_CUE_WORDS = frozenset(
+    {"nacional", "nacionales", "federal", "federales", "pais", "republica", "mexico", "fgr", "fuero", "fueros"}
+)
 # the rest of a national question's own words: understood, never «No tomé en cuenta»
 _NATIONAL_WORDS = _CUE_WORDS | frozenset(
     [
@@ -285,6 +287,8 @@ def scope(u: Understanding) -> Understanding:
         and not (not t.kind.startswith("place") and set(t.text.split()) - STOPWORDS <= _NATIONAL_WORDS | named)
     ]
     dropped = {s for s in u.signals if s.startswith("place:not_in_store:") or s == "place:other_state"}
+    # «vinculados a la Ley de Migración»: a capitalized word of a federal law's name is no place
+    dropped |= {s for s in u.signals if s.startswith("place:unresolved:") and s.rsplit(":", 1)[1] in named}
     return replace(
         u,
         unknown_terms=kept,

@@ -45,11 +45,16 @@ AVERAGE = _C(
     r"\bpromedio\b(?!\s+(?:estatal|del\s+estado|estado|de(?:l)?\s+(?:gto|guanajuato)|nacional))",
     r"\bmedia\s+(?:mensual|diaria|anual)\b",
     r"\b(?:al|por|cada)\s+dia\b",
-    r"\bdiari[oa]s?\b",
+    r"(?<!\bun )(?<!\bel )(?<!\bdel )(?<!\bal )(?<!\bmi )(?<!\bsu )\bdiari[oa]s?\b",  # «un diario»: a newspaper
     r"\bdiariamente\b",
     r"\bal\s+mes\b",
 )
-AVERAGE_DAY = _C(r"\b(?:al|por|cada)\s+dia\b", r"\bdiari\w*", r"\bmedia\s+diaria\b")
+# «somos de un diario nacional», «el diario local»: a newspaper, never «per day»
+AVERAGE_DAY = _C(
+    r"\b(?:al|por|cada)\s+dia\b",
+    r"(?<!\bun )(?<!\bel )(?<!\bdel )(?<!\bal )(?<!\bmi )(?<!\bsu )\bdiari\w*",
+    r"\bmedia\s+diaria\b",
+)
 _PLACES_FRAME = r"(?:municipios?|lugares|ciudades|localidades|donde)"
 PRESENCE = _C(
     rf"\b{_PLACES_FRAME}\b.*\b(?:no\s+(?:registr|tuv|report|hub|present|se\s+registr)\w*|sin\s+(?:ningun|registros?|casos?)\w*|"

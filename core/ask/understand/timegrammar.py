@@ -318,6 +318,14 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         kind = "prev_year" if "antepasado" not in m.group(0) else "relative"
         add(m, date(y, 1, 1), date(y, 12, 31), kind=kind, gran="year", tag=tag)
 
+    @rule(rf"\b({NUMBER_RE}|un)\s+anos?\s+(antes|atras|despues|mas\s+tarde)\b")
+    def _years_from_previous(m):
+        # «¿y dos años antes?», «tres años después»: from the window talked about (a follow-up moves it); alone,
+        # from the data's year
+        n = (number_value(m.group(1)) or 1) * (-1 if m.group(2) in ("antes", "atras") else 1)
+        y = anchor.year + n
+        add(m, date(y, 1, 1), date(y, 12, 31), kind="relative", gran="year", tag=f"time:shift_years:{n}")
+
     @rule(rf"\bhace\s+({NUMBER_RE})\s+anos?\b")
     def _years_ago(m):
         y = anchor.year - (number_value(m.group(1)) or 1)

@@ -8,7 +8,8 @@ those relations into windows.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
+from itertools import pairwise
 
 from core.ask.understand.timewords import SAME, Period
 from core.text import month_end
@@ -48,11 +49,32 @@ def _take_partner_year(a: Period, b: Period) -> None:
     a.year_said = True
 
 
+def _listed(text: str, periods: list[Period], i: int) -> int | None:
+    """The last of three or more back-to-back periods listed from ``i`` («2018, 2019 y 2020»: commas, then «y»)."""
+    k = i
+    while k + 1 < len(periods) and text[periods[k].finish : periods[k + 1].begin].strip() == ",":
+        k += 1
+    if k + 1 >= len(periods) or k - i < 1 or text[periods[k].finish : periods[k + 1].begin].strip() not in ("y", "e"):
+        return None
+    last = k + 1
+    for m in range(last - 1, i - 1, -1):  # «enero, febrero y marzo de 2024»: the year said last is every month's
+        _take_partner_year(periods[m], periods[m + 1])
+    chain = periods[i : last + 1]
+    if any(a.granularity != b.granularity or b.start != a.end + timedelta(days=1) for a, b in pairwise(chain)):
+        return None
+    return last
+
+
 def period_pairs(text: str, periods: list[Period], change: bool) -> list[tuple[Period, Period, str]]:
     """Consecutive periods joined by a connector: (window, other, range | union | compare)."""
     pairs: list[tuple[Period, Period, str]] = []
     i = 0
     while i < len(periods) - 1:
+        last = _listed(text, periods, i)
+        if last is not None:  # «sumando 2018, 2019 y 2020»: one span, from the first to the last
+            pairs.append((periods[i], periods[last], "union"))
+            i = last + 1
+            continue
         a, b = periods[i], periods[i + 1]
         gap = text[a.finish : b.begin].strip()
         if _RANGE_CONNECTORS.match(gap):

@@ -46,6 +46,10 @@ WINDOWS = [
     ("los últimos 6 meses", (D(2025, 6, 1), D(2025, 11, 30))),
     ("los ultimos 3 meses", (D(2025, 9, 1), D(2025, 11, 30))),
     ("los últimos dos años", (D(2023, 12, 1), D(2025, 11, 30))),
+    # three or more back-to-back periods listed are one span; months listed take the year said last
+    ("sumando 2018, 2019 y 2020", (D(2018, 1, 1), D(2020, 12, 31))),
+    ("en enero, febrero y marzo de 2024", (D(2024, 1, 1), D(2024, 3, 31))),
+    ("2021, 2022, 2023 y 2024", (D(2021, 1, 1), D(2024, 12, 31))),
     # «completo», «cerrado», «entero»: the last calendar unit published whole, not the last 12 (3, 6) months
     ("el último año completo que tengan", (D(2024, 1, 1), D(2024, 12, 31))),
     ("en el ultimo ano cerrado", (D(2024, 1, 1), D(2024, 12, 31))),
