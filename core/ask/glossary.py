@@ -109,7 +109,7 @@ GLOSSARY: tuple[Term, ...] = (
             rf"\b({_MES}) (sin (datos?|cifras?|informacion|registros?)|vaci[oa]s?|no publicad[oa]s?|sin publicar|faltantes?)",
             rf"\b({_MES}) (que )?no (aparece|sale|esta|viene)n?",
             rf"\b({_MES}) (que )?no (tiene|tienen|trae|traen|hay) (datos?|cifras?|informacion|registros?)",
-            rf"\b({_MES}) (aparece|sale|esta|viene)n? (vaci[oa]s?|en blanco|sin datos?)",
+            rf"\b({_MES})(?: (?:de |del )?\d{{4}})? (aparece|sale|esta|viene)n? (vaci[oa]s?|en blanco|sin datos?)",
             rf"\b({_MISSING})\b.{{0,60}}\bceros?\b",
             rf"\bceros?\b.{{0,60}}\b({_MISSING})\b",
         ),
@@ -237,7 +237,7 @@ WEAK = frozenset({"sesnsp"})  # terms that name the subject of a question only w
 # How a definition is asked: «qué es», «diferencia», «incluye», «cuenta como», «es lo mismo», «van aparte».
 FRAME = re.compile(
     r"\b(que (es|son|significa\w*|quiere decir|se entiende|incluye\w*|abarca\w*|cuenta\w*|mide\w*|cambia\w*)"
-    r"|que diferencia|diferencia\w*|diferenci\w*|distingue\w*|distint[oa]s?|lo mismo|es igual|son iguales"
+    r"|que diferencia|diferencia\w*|diferenci\w*|distingue\w*|distint[oa]s?|(?<!^)(?<!^y )lo mismo|es igual|son iguales"
     r"|(es|son|forma|forman) parte|dentro de|incluy\w*|incluid[oa]s?|abarca\w*|se cuenta\w*|cuenta\w* como"
     r"|se suma\w*|se juntan?|van aparte|por separado|aparte|se considera\w*|defin\w*|explica\w*|significa\w*"
     r"|(se |debe\w* )?(interpreta|considera|toma|lee)\w* como|equivale\w* a|aclar\w* si"  # «debe interpretarse como cero»
@@ -278,7 +278,10 @@ def asks_definition(folded: str, u: Understanding | None, framed_only: bool = Fa
     terms = terms_in(folded)
     if not terms or _DATA.search(folded):
         return False
-    places = bool(u and (u.places or u.generic_place))
+    # «los datos estatales»: the state file named, not a place asked about
+    places = bool(u and (u.places or u.generic_place)) and not re.search(
+        r"\b(datos|cifras|archivos?|series?|tablas?) (estatal|estatales|nacional|nacionales)\b", folded
+    )
     window = bool(u and u.window)
     concept = any(not t.crime for t in terms)
     if FRAME.search(folded):

@@ -172,6 +172,18 @@ def moderate(normalized: str, original: str = "") -> Moderation:
     )
 
 
+# thanks in the ways people type it («grax», «thanks!!», «muchas gracias x la ayuda de ayer»)
+_THANKS = frozenset({"gracias", "grax", "grx", "graciaz", "thanks", "thank", "thx", "agradezco", "agradecemos"})
+
+
+def thanks_only(normalized: str, u) -> bool:
+    """A thank-you or a sign-off that names no crime or place («muchas gracias, con eso es todo por hoy», «soy
+    reportera…, gracias x la ayuda de ayer»): courtesy, whatever period words («hoy», «ayer») it has."""
+    words = _WORD.findall(normalized)
+    named = u is not None and bool(u.crimes or u.places or any(s.startswith("national:") for s in u.signals))
+    return bool(_THANKS & set(words)) and len(words) <= 16 and not named and "?" not in normalized
+
+
 def classify(normalized: str, has_domain_signal: bool) -> str:
     """social | support | definition | irrelevant | relevant."""
     stripped = normalized.strip(" ¿?¡!.,")
@@ -313,6 +325,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     # «ok gracias!!» after a menu or an answer is courtesy, never a reply that inherits the last question's slots
     courtesy = u is not None and not (u.crimes or u.places or u.window) and classify(normalized, False) == "social"
+    courtesy = courtesy or thanks_only(normalized, u)
     follow = bool(
         u is not None and not courtesy and conv.last_understanding is not None and is_follow_up(question, u, conv)
     )
@@ -333,7 +346,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         and u is not None
         and previous is not None
         and previous.window
-        and "time:previous_window" in u.signals
+        and ("time:previous_window" in u.signals or "time:month_of_that_year" in u.signals)
     ):
         # «otra cosa, violencia familiar en Uriangato ese año»: a new question whose period is the previous turn's
         explicit = that_period(normalized, previous.window)
@@ -356,7 +369,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
             or any(s.startswith("national:") for s in u.signals)  # «portación de armas en el país»
         )
     )
-    category = "relevant" if follow else classify(normalized, has_signal)
+    category = "relevant" if follow else "social" if thanks_only(normalized, u) else classify(normalized, has_signal)
     if category == "irrelevant" and u is not None and "delito" in normalized:
         category = "relevant"
     if definition:

@@ -14,7 +14,15 @@ from core.ask.contracts import QueryPlan, default_lab_policy
 from core.ask.plan.national import federal_narrowed
 from core.ask.plan.rules import asks_all_crimes
 from core.ask.plan.strategy import _big_municipalities, clarifications
-from core.ask.scope import asks_what_to_ask, below_municipality, below_reply, is_vague, menu
+from core.ask.scope import (
+    asks_what_to_ask,
+    below_municipality,
+    below_reply,
+    is_vague,
+    menu,
+    unpublished,
+    unpublished_reply,
+)
 from core.ask.understand import Understanding
 from core.text import normalize_text
 
@@ -173,6 +181,8 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         normalized = normalize_text(turn.question)
         if below_municipality(normalized):  # the data stop at the municipality: no figure for a colonia
             turn.clarify = [below_reply(u, normalized, ctx.metadata, _big_municipalities(ctx.catalog))]
+        elif what := unpublished(normalized):  # «el número de detenidos», «¿a qué hora pasan más robos?»
+            turn.clarify = [unpublished_reply(u, what, ctx.metadata)]
         elif asks_what_to_ask(normalized) or (
             not [c for c in u.crimes if c.delito != "total_delitos"]
             and u.kind in VAGUE_KINDS

@@ -13,6 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import ClarifyingQuestion
+from core.ask.understand.tokens import expand_chat
 from core.text import MONTHS
 
 if TYPE_CHECKING:
@@ -89,23 +90,27 @@ _LIMIT_SECTION = "limitaciones.md § El municipio es el nivel más fino: no hay 
 # «¿cuántos va a haber en 2026?», «necesito un pronóstico», «proyección para el próximo año»
 _FORECAST = re.compile(
     r"\b(?:pronostic\w*|predic\w*|proyecc\w*|proyect[ae]\w*|va\s+a\s+haber|van\s+a\s+haber|habra|habran|"
-    r"vamos\s+a\s+tener|se\s+espera\w*|esperar\w*\s+para)\b"
+    r"vamos\s+a\s+tener|se\s+espera\w*|esperar\w*\s+para"
+    # «¿va a bajar la violencia el próximo año?», «¿subirán los robos?»: where it goes next
+    r"|va(?:n)?\s+a\s+(?:bajar|subir|aumentar|disminuir|crecer|mejorar|empeorar|seguir\s+(?:subiendo|bajando))"
+    r"|(?:bajara|subira|aumentara|disminuira|crecera|mejorara|empeorara)n?)\b"
 )
 
 
 def asks_forecast(normalized: str) -> bool:
     """Whether the question asks for a prediction («¿cuántos va a haber?», «un pronóstico»), not published months."""
-    return bool(_FORECAST.search(normalized))
+    return bool(_FORECAST.search(expand_chat(normalized)))
 
 
 def is_vague(normalized: str) -> bool:
     """Whether the words ask about the state of crime in general, without a figure («¿qué tan inseguro está León?»)."""
+    normalized = expand_chat(normalized)
     return bool(_VAGUE.search(normalized)) and not _COUNTING.search(normalized)
 
 
 def asks_what_to_ask(normalized: str) -> bool:
     """Whether the person asks what they can ask («¿qué te puedo preguntar?», «¿en qué me ayudas?»)."""
-    return bool(_WHAT_TO_ASK.search(normalized))
+    return bool(_WHAT_TO_ASK.search(expand_chat(normalized)))
 
 
 def is_vague_crime_talk(normalized: str) -> bool:
@@ -115,7 +120,7 @@ def is_vague_crime_talk(normalized: str) -> bool:
 
 def below_municipality(normalized: str) -> bool:
     """Whether the question is about a place below the municipality (colonia, calle, cuadrante, «cerca de mi casa»)."""
-    return bool(_BELOW.search(normalized))
+    return bool(_BELOW.search(expand_chat(normalized)))
 
 
 def _level(normalized: str) -> str:
@@ -213,4 +218,52 @@ def below_reply(u: Understanding | None, normalized: str, metadata: dict, big_pl
         reason="missing_place",
         blocking=True,
         options=big_places[:12],
+    )
+
+
+# What the SESNSP does not publish whatever the crime: who was arrested, the police force, the hour or the weekday
+_UNPUBLISHED = (
+    (
+        r"\b(?:cuant[oa]s|numero\s+de|cifra\s+de|total\s+de)\s+(?:personas\s+)?(?:detenid[oa]s|detenciones|arrestad[oa]s"
+        r"|arrestos|capturad[oa]s|consignad[oa]s|sentenciad[oa]s|sentencias|vinculad[oa]s\s+a\s+proceso)\b"
+        r"|\bno\s+carpetas\W+(?:sino\s+)?detenid[oa]s\b",
+        "cuántas personas fueron detenidas, consignadas o sentenciadas",
+    ),
+    (
+        r"\b(?:cuant[oa]s|numero\s+de)\s+(?:policias|patrullas|elementos|agentes|uniformados|camaras)\b"
+        r"|\bpolicias\s+(?:municipales\s+|estatales\s+)?hay\b",
+        "cuántos policías, patrullas o cámaras hay",
+    ),
+    (
+        r"\ba\s+que\s+horas?\b|\bhoras?\s+del\s+dia\b|\bhorarios?\b|\bpor\s+hora\b"
+        r"|\b(?:que|cual)\s+dias?\s+de\s+la\s+semana\b|\bdias?\s+de\s+la\s+semana\b"
+        r"|\ben\s+la\s+(?:noche|madrugada)\s+o\b|\bde\s+noche\s+o\s+de\s+dia\b",
+        "a qué hora ni qué día de la semana ocurren",
+    ),
+)
+
+
+def unpublished(normalized: str) -> str | None:
+    """What the question asks that no SESNSP file publishes (arrests, police, hours), said in words; else None."""
+    text = expand_chat(normalized)
+    return next((what for pattern, what in _UNPUBLISHED if re.search(pattern, text)), None)
+
+
+def unpublished_reply(u: Understanding | None, what: str, metadata: dict) -> ClarifyingQuestion:
+    """Not in the data: the SESNSP publishes carpetas and victims by month; the count it has is offered."""
+    place = _municipality(u) or next((p.label for p in (u.places if u else [])), None)
+    crimes = [c for c in (u.crimes if u else []) if c.in_data and c.delito != "total_delitos"]
+    latest = _latest(metadata, crimes[0].delito if crimes else "homicidio_doloso")
+    period = _period(u, latest.year if latest.month == 12 else latest.year - 1)
+    stop = (
+        "Eso no está en los datos cargados: el SESNSP publica carpetas de investigación (delitos) y víctimas por mes "
+        f"y lugar; no publica {what}."
+    )
+    if crimes and place:
+        offer = f"¿Cuántos casos de {crimes[0].label.lower()} hubo en {place} {period}?"
+        return ClarifyingQuestion(
+            question=f"{stop} ¿Quieres las carpetas?", reason="unsupported_crime", blocking=True, options=[offer]
+        )
+    return ClarifyingQuestion(
+        question=f"{stop} ¿Qué delito y lugar quieres consultar?", reason="unsupported_crime", blocking=True
     )

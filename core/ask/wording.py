@@ -48,7 +48,7 @@ SOCIAL_BYE = "¡Hasta luego! Aquí estaré cuando necesites más cifras."
 
 def social_reply(normalized: str) -> str:
     """Greeting, thanks or goodbye."""
-    if "gracias" in normalized or "perfecto" in normalized or "excelente" in normalized:
+    if re.search(r"\b(?:gracias|grax|grx|thanks|thank|thx|agradezco|agradecemos|perfecto|excelente)\b", normalized):
         return SOCIAL_THANKS
     if "adios" in normalized or "hasta luego" in normalized:
         return SOCIAL_BYE

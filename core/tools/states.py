@@ -12,7 +12,7 @@ from core.ask.wording import fmt_int, fmt_num, join_y
 from core.engine.envelope import records
 from core.tools import ResolvedStep, ToolContext, ToolOutput
 from core.tools.evidence import national as national_evidence
-from core.tools.national import COUNTRY, Series, crime, place, provenance, source_line
+from core.tools.national import COUNTRY, SPOKEN_NAMES, Series, crime, place, provenance, source_line
 from core.tools.national import warnings as national_warnings
 from core.tools.national import window as national_window
 from core.tools.statecells import municipal_sums, state_cells, state_rows
@@ -61,7 +61,7 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     got = ctx.query(sql, [*params, year, COUNTRY])
     n_country = sum(int(r[3]) for r in got)
     pop_country, rate_country = (got[0][10], got[0][9]) if got else (None, None)
-    rows = [[int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], r[6]] for r in got]
+    rows = [[int(r[0]), r[1], SPOKEN_NAMES.get(r[1], r[2]), int(r[3]), r[4], r[5], r[6]] for r in got]
     rows.append([None, COUNTRY, "México (nacional)", n_country, pop_country, rate_country, None])
     files = [f for r in got for f in (r[8] or []) if f]
     # a state built from its municipalities (Guanajuato) names its own files: the others' rows never read them

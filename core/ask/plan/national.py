@@ -167,6 +167,12 @@ def build(u: Understanding) -> ToolPlan:
         what = (u.crimes[0].label or "").lower()
         words = "», «".join(as_written(u.question, w) for w in kinds)
         notes.append(f"{LEAD}El SESNSP no publica {what} desglosado por «{words}»: la cifra es la de todo {what}.")
+    if "federal:municipal" in signals:
+        towns = [p.label for p in u.places if p.nivel == "municipio"]
+        notes.append(
+            f"{LEAD}Los delitos del fuero federal no se publican por municipio, solo por estado: no hay cifra de "
+            f"{towns[0] if towns else 'ese municipio'}; esta es la del estado."
+        )
     if "national:federal" in signals:
         key = next((s.split(":", 2)[2] for s in u.signals if s.startswith("national:federal_key:")), None)
         args = {"lugar_id": lugar, **({"clave_delito": key} if key else {}), "desglose": "concepto", **_window(u)}

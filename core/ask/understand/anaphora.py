@@ -141,6 +141,8 @@ def relative_window(
         merged.window, merged.kind = pw, "comparison"
     elif "time:prev_of_previous" in sig and current.compare_window is None:  # "¿y el año anterior?"
         merged.window, merged.compare_window = shift_year(pw, -1), None
+    elif "time:month_of_that_year" in sig and current.window:  # «¿y nomás en abril de ese año?»
+        merged.window, merged.compare_window = shift_year(current.window, pw[1].year - current.window[0].year), None
     elif shift := next((s for s in sig if s.startswith("time:shift_years:")), None):  # «¿y dos años antes?»
         merged.window, merged.compare_window = shift_year(pw, int(shift.rsplit(":", 1)[1])), None
     elif adjacent := next((s for s in sig if s.startswith("time:adjacent:")), None):  # "¿y el año siguiente?"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from core.ask.understand import Understanding
-from core.ask.understand.anaphora import TOGETHER, picked_option
+from core.ask.understand.anaphora import ANY_METHOD, TOGETHER, picked_option
 from core.ask.understand.tokens import tokenize
 
 # «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
@@ -38,7 +38,8 @@ _ALWAYS = re.compile(
     r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay"
     r"|(?:el\s+|la\s+)?mism[oa]\s+(?:dato|cifra|indicador|consulta|numero|calculo|pregunta|tabla)"  # «mismo dato para X»
     r"|cambia(?:lo|la|los|las)?\s+(?:a|por|para)"  # «cámbialo a extorsión, estado, mismo periodo»
-    r"|(?:ahora\s+)?compar[ae](?:lo|la|los|las)\b)\b"  # «compáralo con el total del país: ¿qué porcentaje…?»
+    r"|(?:ahora\s+)?compar[ae](?:lo|la|los|las)\b"  # «compáralo con el total del país: ¿qué porcentaje…?»
+    r"|(?:regresa|regresate|vuelve|volvamos|regresemos)\s+a)\b"  # «regresa a León, mismo periodo»
 )
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
@@ -70,6 +71,8 @@ _MAX_CORRECTION_TOKENS = 6
 ADD_PLACE = re.compile(
     r"^(?:(?:y|ahora|ok|bueno|va|pues|entonces)\s+)*"
     r"(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien|ponlo\s+junto|ponla\s+junto"
+    # «ponnos lado a lado con Salamanca», «compáranos con Celaya»: «nos» is the place talked about
+    r"|pon(?:nos|me|lo|la|los|las)?\s+(?:lado\s+a\s+lado|junto|juntos|juntas)\s+(?:con|de|a)|compar(?:anos|enos)"
     r"|junto\s+a|al\s+lado\s+de|compar(?:alo|ala|alos|alas|a|ar|ado|ada|amos)?\s+(?:con|contra)|contra|vs|versus"
     r"|frente\s+a|(?:y\s+)?(?:como\s+)?(?:esta|va|queda|sale)\s+(?:contra|frente\s+a))\b"
 )
@@ -128,12 +131,14 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if _LEADS.match(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:
         return True
+    if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:  # «¿y cuántas por ese delito tuvo el Edomex?»
+        return True
     if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not current.crimes:
         return not re.search(r"\bdelitos?\b", text)  # «¿y cuál ha sido el peor mes de Silao este año?»: no crime
+    if ANY_METHOD.search(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:  # «quita el filtro del arma»
+        return True
     if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not _names_place(current):
         return True  # «y violaciones en 2021, que es el dato que teníamos pendiente»: the place talked about
-    if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:
-        return True
     if _FORMAL_LEAD.match(text) and n_words <= _MAX_FORMAL_TOKENS:
         # «Asimismo, los homicidios no intencionales del mismo año»: a memo's next line keeps what it does not say
         complete = current is not None and current.crimes and current.window and (current.places or current.whole_state)

@@ -94,8 +94,15 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
     for i, j, key in exact_spans(tokens, lex.methods, lex.max_method_len, method_taken, stemmed=True):
         _method(res, lex, i, key, fuzzy=False)
         res.method_tokens.update(range(i, j))
+    if _BOTH_VIOLENCES.search(tokens.text):  # «con y sin violencia juntos»: no violence filter, said as such
+        res.methods = [(i, m) for i, m in res.methods if m not in ("con_violencia", "sin_violencia")]
+        res.violencia = None
+        res.signals = [s for s in res.signals if not s.startswith("violencia:")] + ["violencia:ambas"]
     _with_violence_said(res, lex)
     return res
+
+
+_BOTH_VIOLENCES = re.compile(r"\bcon\s+(?:y|o|e)\s+sin\s+violencia\b|\bsin\s+(?:y|o)\s+con\s+violencia\b")
 
 
 def _with_violence_said(res: CrimeResult, lex: Lexicon) -> None:

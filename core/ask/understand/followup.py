@@ -11,6 +11,7 @@ from core.ask.understand import CrimeMatch, Understanding, national
 from core.ask.understand.anaphora import (
     ANY_METHOD,
     ORDINALS,
+    TOGETHER,
     earlier_places,
     picked_option,
     place_from_ranking,
@@ -158,6 +159,8 @@ def _kind_with_violence_kept(current: Understanding, previous: Understanding) ->
     previous turn asked and this one does not say; empty otherwise."""
     if current.violencia or not previous.violencia or "method:implied" not in current.signals:
         return []
+    if "violencia:ambas" in current.signals:  # «con y sin violencia juntos»
+        return []
     return [m for m in current.methods if m.endswith(f"_{previous.violencia}_violencia")]
 
 
@@ -235,6 +238,8 @@ def merge_follow_up(
         kept.append("crime")
     if ANY_METHOD.search(tokenize(current.question).text):  # «¿y en total?», «quita lo del arma blanca»: it goes
         merged.methods, merged.violencia = [], None
+    elif "violencia:ambas" in current.signals:  # «ahora con y sin violencia juntos»: no violence filter
+        merged.methods, merged.violencia = list(current.methods), None
     elif current.methods and not current.crimes and _violence_of_kind(current, previous):
         # «¿y con violencia nomás?» after «robo de carro»: the kind asked before, with that violence
         merged.methods, merged.violencia = _violence_of_kind(current, previous), current.violencia
@@ -294,7 +299,11 @@ def merge_follow_up(
             merged.kind = "places"  # "¿cómo se compara con el total del estado?": the place next to the state
         elif VERSUS.search(text) and current.window is None and merged.kind in ("comparison", "single_value"):
             merged.kind, merged.compare_window = "places", None  # "compáralo con Irapuato": side by side
+        elif TOGETHER.search(text):  # «ponnos lado a lado con Salamanca en esos mismos meses de 2024»
+            merged.kind, merged.compare_window = "places", None
     _corrected_places(merged, current, previous)
+    if TOGETHER.search(text) and len(merged.places) >= 2 and "kind:default" in current.signals:
+        merged.kind, merged.compare_window = "places", None  # «pon a Celaya y a Salamanca lado a lado, solo 2024»
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k
     if "order:asc" not in current.signals:
         merged.order = previous.order

@@ -28,7 +28,7 @@ _C = lambda *parts: re.compile("|".join(parts))
 COUNTRY = _C(
     r"\ba\s+nivel\s+(?:nacional|pais|republica)\b",
     r"\ben\s+(?:todo\s+)?(?:el\s+pais|la\s+republica(?:\s+mexicana)?|mexico)\b",
-    r"\b(?:todo|resto\s+del)\s+pais\b",
+    r"\b(?:todo(?:\s+el)?|resto\s+del)\s+pais\b",  # «ahora todo el país»
     r"\b(?:la|el|los|las)\s+del\s+pais\b",  # «¿y la del país?»
     r"\b(?:total|cifra|suma|conteo)\s+(?:\w+\s+)?del\s+pais\b",  # «y el total federal del país ese año»
     r"\b(?:registro|registraron|tuvo|tiene|lleva|acumulo|sumo)\s+(?:todo\s+)?el\s+pais\b",  # «cuántas registró el país»
@@ -249,8 +249,9 @@ def scope(u: Understanding) -> Understanding:
     rnid = rnid or rnid_only
     municipal = municipal and not rnid_only
     signals: list[str] = ["national:rnid"] if rnid and not municipal else []
-    if federal and not municipal:
-        signals.append("national:federal")
+    if federal and (not municipal or FEDERAL.search(text)):
+        # «¿cuántos delitos federales hubo en Celaya?»: published by state only; the state's, said so (plan/national)
+        signals += ["national:federal", *(["federal:municipal"] if municipal else [])]
         signals += [f"national:federal_key:{fed_key}"] if fed_key else []
     elif victims:
         signals.append("national:victims")

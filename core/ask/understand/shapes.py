@@ -35,8 +35,9 @@ EXTREME = _C(
     r"\bpico\s+(?:mensual|anual|maximo)\b",
     r"\b(?:mes|ano)\s+pico\b",
     # «¿cuál de esos años fue el peor?», «de esos meses, ¿cuál tuvo más?»: the peak among the periods just given
-    r"\bcual\s+de\s+(?:esos|estos|los)\s+(?:meses|anos)\b.{0,40}?\b(?:peor|mejor|mas|menos|mayor|menor)\b",
-    r"\b(?:esos|estos)\s+(?:meses|anos)\W+(?:\w+\W+){0,2}?cual\s+(?:\w+\s+)?(?:peor|mejor|mas|menos|mayor|menor)\b",
+    # («de esos seis meses, ¿cuál fue el peor?»: with how many)
+    r"\bcual\s+de\s+(?:esos|estos|los)\s+(?:\w+\s+)?(?:meses|anos)\b.{0,40}?\b(?:peor|mejor|mas|menos|mayor|menor)\b",
+    r"\b(?:esos|estos)\s+(?:\w+\s+)?(?:meses|anos)\W+(?:\w+\W+){0,2}?cual\s+(?:\w+\s+){0,2}?(?:peor|mejor|mas|menos|mayor|menor)\b",
     # a bare follow-up to a peak: «¿y el más bajo?», «¿y el mes más alto?»
     r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?(?:el|la)\s+(?:mes\s+)?mas\s+(?:bajo|alto|baja|alta)\W*$",
 )
@@ -101,6 +102,8 @@ BREAKDOWN = _C(
     r"\bque\s+armas?\s+se\s+usa\w*",
     r"\bcomo\s+se\s+cometi\w*",
     r"\bcada\s+modalidad\b",
+    # «¿cuál fue la forma más común?», «la manera más frecuente de cometerlos»: the modalidades, compared
+    r"\b(?:forma|formas|manera|maneras|modo|modos)\s+(?:mas\s+)?(?:comun|comunes|frecuente|frecuentes|usad[oa]s?)\b",
     r"\bpor\s+tipos?\b(?!\s+de\s+delitos?)",
     r"\bse\s+reparte\w*",
     # «la composición por medio empleado», «según el medio utilizado»
@@ -120,6 +123,7 @@ BREAKDOWN = _C(
 )
 METHOD_SHARE = _C(
     r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas)|en\s+accidente)\b",
+    r"\b(?:forma|manera|modo)\s+(?:mas\s+)?(?:comun|frecuente|usad[oa])\b",  # «la forma más común, en porcentaje»
     # «porcentaje de homicidios dolosos con arma de fuego en Celaya vs el estado»: the modalidad named right in the
     # share, no verb; «… con arma de fuego ocurrió en Celaya» is the place's share of the state, not this
     r"\b(?:porcentajes?|proporcion|por\s+ciento)\s+(?:de|del)\b(?:(?!\b(?:ocurri|sucedi|se\s+registr|aport|concentr|tuvo)\w*).)*"

@@ -57,7 +57,8 @@ _SAME_PERIOD_BEFORE = re.compile(
 # "¿y en el mismo trimestre de 2025?": the previous window moved to that year (a follow-up), not a comparison
 _SAME_PART_BEFORE = re.compile(
     r"(?:^|\s)(?:en|para|durante)?\s*(?:el\s+|los\s+)?mism[oa]s?\s+"
-    r"(?:periodo|meses|lapso|mes|trimestre|semestre|bimestre|cuatrimestre|tramo)(?:\s+(?:de|del)(?:\s+(?:el\s+)?ano)?)?\s*$"
+    r"(?:periodo|meses|lapso|mes|trimestre|semestre|bimestre|cuatrimestre|tramo)(?:\s+pero)?"  # «… semestre pero de 2023»
+    r"(?:\s+(?:de|del|en)(?:\s+(?:el\s+)?ano)?)?\s*$"
 )
 _LEAD = re.compile(
     r"(?:^|\s)((?:a partir de|a partir del|antes de|despues de|en el periodo de|durante el|durante|desde el|desde"

@@ -46,7 +46,7 @@ from core.text import month_end, shift_months
 # «ese año», «dicho periodo», «ese mismo mes»: the window of the previous turn, whatever else the question changes
 THAT_PERIOD = (
     r"\b(?:es[ea]|dich[oa]|aquel|aquella|(?:es[ea]\s+|el\s+|del\s+|la\s+)mism[oa])\s+"
-    r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b(?!\s+(?:de|del|pasado|anterior)\b)"
+    r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b(?!\s+(?:pero\s+)?(?:de|del|pasado|anterior)\b)"
 )
 
 
@@ -56,6 +56,8 @@ def that_period(text: str, window: tuple[date, date]) -> str | None:
     if found is None:
         return None
     said = f"entre {window[0].isoformat()} y {window[1].isoformat()}"
+    if found.group(1) == "ano" and re.search(rf"\b{_MONTH_OR_ABBR}\s+(?:de|del)\s+$", text[: found.start()]):
+        said = str(window[1].year)  # «violencia familiar en Uriangato en abril de ese año»: that year's April
     return text[: found.start()] + said + text[found.end() :]
 
 
@@ -179,6 +181,12 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
             year_said=said,
             note=f"«{name.capitalize()}» se tomó como {months}.",
         )
+
+    @rule(rf"\b({_MONTH_OR_ABBR})\s+(?:de|del)\s+(?:es[ea]|aquel|dicho|el\s+mismo)\s+ano\b")
+    def _month_of_that_year(m):
+        # «¿y nomás en abril de ese año?»: that month of the year talked about (a follow-up moves it there)
+        mo = {**MONTHS, **_ABBR}[m.group(1)]
+        add(m, date(anchor.year, mo, 1), month_end(anchor.year, mo), kind="relative", tag="time:month_of_that_year")
 
     @rule(THAT_PERIOD)
     def _that_period(m):

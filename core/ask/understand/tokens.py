@@ -232,6 +232,16 @@ SHORTHAND = {
     "moto": "motocicleta",  # «robo de moto»
     "motos": "motocicletas",
 }
+_CHAT = re.compile(r"\b(?:q|k|ke|xq|pq|porq|x|tmb|tb|d)\b")
+_CHAT_WORDS = {"ke": "que", "porq": "porque", "d": "de"}
+
+
+def expand_chat(normalized: str) -> str:
+    """A normalized message with its chat shorthand written out («en q calles», «xq sale vacío», «d un diario»), for
+    the checks that read whole phrases before tokenizing (scope, courtesy, definitions)."""
+    return _CHAT.sub(lambda m: _CHAT_WORDS.get(m.group(0)) or SHORTHAND.get(m.group(0), m.group(0)), normalized)
+
+
 # A police memo's «c/» and «s/» («mes c/ mayor num de VF», «robo s/ violencia»): «con» and «sin», read before the
 # slash is dropped (it would leave a bare «c» read as a place); «c/u» is «cada uno».
 _SLASH_SHORTHAND = re.compile(r"(?<![\w/])(c/u|[cCsS]/)(?=\s*\w)")
