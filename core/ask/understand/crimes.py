@@ -86,6 +86,8 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
                 res.methods.append((i, implied))
                 res.implied.add(implied)
                 res.signals.append("method:implied")
+        if key in lex.implied_kind:  # «robo de carro»: a kind of the crime, said by the crime's own words
+            res.signals.append("method:implied_kind")
     # «sin violencia familiar»: the «violencia» of a crime's name is no «con/sin violencia» modalidad (a crime alias
     # and a modalidad may share other words: «murieron en accidentes viales»)
     method_taken = set(taken) | {k for k in res.crime_tokens if tokens.words[k] == "violencia"}
@@ -102,7 +104,11 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
     return res
 
 
-_BOTH_VIOLENCES = re.compile(r"\bcon\s+(?:y|o|e)\s+sin\s+violencia\b|\bsin\s+(?:y|o)\s+con\s+violencia\b")
+# «con o sin violencia», «con y sin violencia juntos»: either, summed (a bare «con y sin violencia» lists both)
+_BOTH_VIOLENCES = re.compile(
+    r"\b(?:con\s+o\s+sin|sin\s+o\s+con)\s+violencia\b"
+    r"|\b(?:con\s+(?:y|e)\s+sin|sin\s+y\s+con)\s+violencia\s+(?:juntos|juntas|sumad[oa]s|combinad[oa]s|en\s+conjunto)\b"
+)
 
 
 def _with_violence_said(res: CrimeResult, lex: Lexicon) -> None:

@@ -140,8 +140,8 @@ def _methods_carried(current: Understanding, previous: Understanding, lexicon) -
     """The previous modalidades a follow-up keeps: all of them for the same crime; for a crime named anew only those
     it publishes («¿y narcomenudeo?» after «robo con violencia» is all narcomenudeo, never 0 for a filter it lacks),
     and none that the previous crime's own words implied («¿y el total de vehículos?» after «robo de autos»)."""
-    if current.crimes and "method:implied" in previous.signals:
-        return []  # the crime's words are said anew: what the previous ones implied goes with them
+    if current.crimes and "method:implied_kind" in previous.signals:
+        return []  # «¿y el total de vehículos?» after «robo de autos»: the kind the crime's words named goes with them
     if not current.crimes or [c.delito for c in current.crimes] == [c.delito for c in previous.crimes]:
         return list(previous.methods)
     if lexicon is None:

@@ -111,6 +111,7 @@ class Lexicon:
     # "muerto en choque" → (en_accidente_de_transito,); "robo de carro" → the two «coche de 4 ruedas» modalidades
     implied_method: dict[str, tuple[str, ...]] = field(default_factory=dict)
     methods_of: dict[str, frozenset[str]] = field(default_factory=dict)  # crime key → the modalidades it publishes
+    implied_kind: set[str] = field(default_factory=set)  # aliases that name a kind of their crime («robo de carro»)
     home_state: str | None = None
     max_place_len: int = 1
     max_crime_len: int = 1
@@ -304,10 +305,10 @@ class Lexicon:
                 self.crimes[key] = CrimeRef(ref.delito, ref.label, ref.nivel, ref.in_data, "alias")
                 self.exact_only.add(key)
                 named = [m for m in [entry.get("metodo"), *entry.get("metodos", ())] if m in self.method_by_key]
-                if (
-                    named
-                ):  # the alias names the modalidad too (or its kind: «carro» is a coche, with or without violence)
+                # the alias names the modalidad too, or a kind of its crime («robo de carro»: a coche, either violence)
+                if named:
                     self.implied_method[key] = tuple(named)
+                    self.implied_kind |= {key} if entry.get("metodos") else set()
         for entry in data.get("modalidades", []):
             ref = self.method_by_key.get(entry["metodo"])
             key = key_of(entry["alias"], stemmed=True)

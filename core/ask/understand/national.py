@@ -148,6 +148,8 @@ _NATIONAL_WORDS = _CUE_WORDS | frozenset(
         "federativas",
         "victimas",
         "victima",
+        "concepto",  # «¿cuántos de esos fueron del concepto contra la salud?»: the federal file's own word
+        "conceptos",
         "mujeres",
         "hombres",
         "menores",
