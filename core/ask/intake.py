@@ -60,6 +60,12 @@ _COURTESY = frozenset(
         "casandra aqui desde cabina programa radio saludamos saludan saluda informacion ha sido gran util nos con gusto",
     )
 )
+# The words that make a message courtesy (the rest of _COURTESY only glues them: «y», «por», «día», «la»)
+_COURTESY_CORE = frozenset(
+    "hola buen buenos buenas gracias agradezco agradecemos agradeceria saludos saludo saludamos saludan saluda "
+    "cordial cordiales cordialmente atentamente bendiciones excelente perfecto ok amable gentil estimado estimada "
+    "gusto".split()
+)
 SUPPORT = (
     "que puedes hacer",
     "como te uso",
@@ -193,7 +199,8 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
     if "gracias" in words and not has_domain_signal and len(words) <= 14:
         return "social"
     greeting = _has(stripped, SOCIAL)  # «Buenas tardes, Casandra, aquí desde la cabina…»: «aquí» points nowhere
-    if words and (not has_domain_signal or greeting) and all(w in _COURTESY for w in words):
+    courteous = any(w in _COURTESY_CORE for w in words)  # «¿y por día?» is made of courtesy's glue words only
+    if words and courteous and (not has_domain_signal or greeting) and all(w in _COURTESY for w in words):
         return "social"  # «Buenos días. Agradezco de antemano su apoyo.»: courtesy only, however long
     if _has(stripped, SUPPORT) and not has_domain_signal:
         return "support"

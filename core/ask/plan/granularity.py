@@ -294,7 +294,7 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
         steps = list(built.plan["plan"]) if built.plan else []
         note = (
             f"Antes de {start:%Y} los datos por municipio no separan {asked.lower()} del resto de {tipo.lower()} "
-            f"({fb.sums} suman una sola cifra): para {_said(place)} doy ese total de "
+            f"(no hay desglose por subtipo: {fb.sums} suman una sola cifra): para {_said(place)} doy ese total de "
             f"{tipo.lower()}; la cifra de {asked.lower()} de esos años solo se publica por estado."
         )
         return ToolPlan(
