@@ -62,9 +62,12 @@ _COURTESY = frozenset(
 )
 # The words that make a message courtesy (the rest of _COURTESY only glues them: «y», «por», «día», «la»)
 _COURTESY_CORE = frozenset(
-    "hola buen buenos buenas gracias agradezco agradecemos agradeceria saludos saludo saludamos saludan saluda "
-    "cordial cordiales cordialmente atentamente bendiciones excelente perfecto ok amable gentil estimado estimada "
-    "gusto".split()
+    re.findall(
+        r"\w+",
+        "hola buen buenos buenas gracias agradezco agradecemos agradeceria saludos saludo saludamos saludan saluda "
+        "cordial cordiales cordialmente atentamente bendiciones excelente perfecto ok amable gentil estimado estimada "
+        "gusto",
+    )
 )
 SUPPORT = (
     "que puedes hacer",
