@@ -81,7 +81,7 @@ def municipal(con: duckdb.DuckDBPyConnection, table: str = "new_observations") -
 
 # The municipal carpetas of the común IDFC series, one number per cell, over a published version's query
 # database, whose ``incidents`` already hold the standing observations beside the curated cells
-# (core/etl/query_db.py ``cells_sql``): a row ``cubre`` names lies inside a standing tipo-level row
+# (core/etl/query_cells.py): a row ``cubre`` names lies inside a standing tipo-level row
 # (robo a institución bancaria inside the parquet's «Robo»), so a sum over crimes skips it.
 MUNICIPAL_CELLS_SQL = """
     SELECT i.entidad_id AS lugar_id, i.estado_id, c.tipo_key, i.delito, i.metodo, i.fecha, i.eventos, i.source_file
