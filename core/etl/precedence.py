@@ -81,7 +81,7 @@ def municipal(con: duckdb.DuckDBPyConnection, table: str = "new_observations") -
 
 # The municipal carpetas of the común IDFC series, one number per cell, over a published version's query
 # database, whose ``incidents`` already hold the standing observations beside the curated cells
-# (core/etl/query_db.py ``cells_sql``): a row ``cubre`` names lies inside a standing tipo-level row
+# (core/etl/query_cells.py): a row ``cubre`` names lies inside a standing tipo-level row
 # (robo a institución bancaria inside the parquet's «Robo»), so a sum over crimes skips it.
 MUNICIPAL_CELLS_SQL = """
     SELECT i.entidad_id AS lugar_id, i.estado_id, c.tipo_key, i.delito, i.metodo, i.fecha, i.eventos, i.source_file
@@ -97,13 +97,15 @@ def coverage_sql(obs: str, ent: str) -> str:
     (Irapuato's robo a negocio) is no state's coverage, or a question about another municipality
     would read a missing cell as a zero. Consecutive months collapse into runs, like ``coverage``.
     ``obs`` and ``ent`` are the observations and entities relations (tables of a load or Parquet files)."""
-    std = f"o.nivel = 'municipio' AND o.vigente AND {SERIES}"
+    # Only a state with municipalities in ``ent`` can be covered: the other states' rows (a national version's
+    # 20 M, whose entities are Guanajuato's) are left out before the rows are deduplicated, not after.
+    std = f"o.nivel = 'municipio' AND o.vigente AND {SERIES} AND o.estado_id IN (SELECT estado_id FROM mun)"
     return f"""
-        WITH cells AS (
+        WITH mun AS (SELECT estado_id, count(*) AS n FROM {ent} WHERE nivel = 'municipio' GROUP BY ALL),
+        cells AS (
           SELECT estado_id, delito AS k, fecha, lugar_id FROM {obs} o WHERE {std}
           UNION
           SELECT estado_id, tipo_key, fecha, lugar_id FROM {obs} o WHERE {std} AND tipo_key <> delito),
-        mun AS (SELECT estado_id, count(*) AS n FROM {ent} WHERE nivel = 'municipio' GROUP BY ALL),
         months AS (SELECT c.estado_id, c.k AS delito, c.fecha FROM cells c JOIN mun USING (estado_id)
                    GROUP BY ALL HAVING count(DISTINCT c.lugar_id) * 2 >= any_value(mun.n))
         SELECT estado_id, delito, 'month' AS granularity, min(fecha) AS desde, max(fecha) AS hasta,

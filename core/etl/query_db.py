@@ -7,7 +7,8 @@ in-memory database left COPY TO, ATTACH and DROP VIEW open inside the version fo
 the file in its private folder, its observations first (``attach_new``: those rows are written once,
 docs/decisions/0014), then moves it into the version while that is still a staging folder
 (``finish``), so it is published with the rest; a version published before it existed gets it once
-(``write``, from the version's Parquet files), on first open.
+(``write``, from the version's Parquet files), on first open. Its ``incidents`` is a view of the curated
+cells and of the observations it already holds (``core.etl.query_cells``, docs/decisions/0015, session 21).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import duckdb
 
 from core.errors import DatosFaltantesError
-from core.etl import state_sums
+from core.etl import query_cells, state_sums
 from core.etl.merge import sql_literal
 from core.etl.precedence import coverage_sql
 from core.etl.publish import TABLES
@@ -75,24 +76,30 @@ def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None, obs_covera
 
 def fill(folder: Path, con: duckdb.DuckDBPyConnection, alias: str, obs_coverage: str | None = None) -> None:
     """Create in the attached database ``alias`` every table of the version it does not hold yet, from the
-    version's Parquet files; its ``incidents`` reads the observations it already holds (``attach_new``)."""
+    version's Parquet files, then ``incidents``: its curated cells and a view of the observations it holds
+    (``core.etl.query_cells``; ``attach_new`` wrote them there, ``write`` copies them here first)."""
     present = {
-        r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [alias]).fetchall()
+        r[0]
+        for r in con.execute(
+            """SELECT table_name FROM duckdb_tables() WHERE database_name = ?
+               UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = ?""",
+            [alias, alias],
+        ).fetchall()
     }
     obs = f"{alias}.observations" if "observations" in present else parquet(folder, "observations")
     runs = obs_coverage or f"({coverage_sql(obs, parquet(folder, 'entities'))})"
     for table in TABLES:
-        if table in present:
+        if table in present or table == "incidents":
             continue
         source = f"read_parquet({sql_literal(Path(folder) / f'{table}.parquet')})"
-        if table == "incidents":
-            source = cells_sql(folder, runs, obs)
-        elif table == "coverage":  # the municipal observations' runs too (see cells_sql)
+        if table == "coverage":  # the municipal observations' runs too (core/etl/query_cells.py: estatal)
             source = (
                 f"(SELECT *, 'incidents' AS origen FROM {source} UNION ALL BY NAME "
                 f"SELECT *, 'observations' AS origen FROM {runs})"
             )
         con.execute(f"CREATE TABLE {alias}.{table} AS SELECT * FROM {source}")
+    if "incidents" not in present:
+        query_cells.add(con, alias, parquet(folder, "incidents"), parquet(folder, "crimes"))
     state_sums.add(con, alias)  # after incidents: the national tools' state sums of it (core/etl/state_sums.py)
 
 
@@ -147,47 +154,6 @@ def relation(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> str | 
 def parquet(folder: Path, table: str) -> str:
     """A version's Parquet table as a relation."""
     return f"read_parquet({sql_literal(Path(folder) / f'{table}.parquet')})"
-
-
-def cells_sql(folder: Path, runs: str | None = None, obs: str | None = None) -> str:
-    """The query database's ``incidents``: every municipal cell of the común carpetas, one number per cell.
-
-    The curated incidents (subtipo level) plus the standing municipal observations (the tipo ×
-    modalidad parquet's robo, narcomenudeo…, Irapuato's subtipos), so every analysis tool reads
-    every crime the same way. ``cubre`` names the tipo of a standing tipo-level row that already
-    holds this subtipo row for the same place and month (robo a institución bancaria inside the
-    parquet's «Robo»): a question about the tipo, or about all crimes, skips it (never counted
-    twice); a question about the subtipo reads it. ``estatal`` says the row's month is inside the state's
-    coverage of its crime or tipo (core/etl/precedence.py ``coverage_sql``): a sum over the state or its
-    municipalities reads only those, so one municipality's longer file (Irapuato's JSON to 2025-12) never
-    makes a state month look complete; that municipality's own question reads all of its rows. ``origen``
-    names the table a row comes from (row ids are hashes of each table's keys). ``runs`` is that coverage as
-    a relation when it is already computed, ``obs`` the observations when not read from the Parquet file."""
-    inc, crimes, ent = (parquet(folder, t) for t in ("incidents", "crimes", "entities"))
-    obs = obs or parquet(folder, "observations")
-    runs = runs or f"({coverage_sql(obs, ent)})"
-    std = "nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
-    return f"""(WITH o AS NOT MATERIALIZED (SELECT * FROM {obs} WHERE {std}),
-                   tipos AS (SELECT delito FROM {crimes} WHERE nivel = 'tipo'),
-                   tipo_rows AS (SELECT DISTINCT lugar_id, delito AS tipo_key, fecha FROM o
-                                 WHERE delito IN (SELECT delito FROM tipos)),
-                   c AS (SELECT delito, tipo_key FROM {crimes}),
-                   months AS (SELECT DISTINCT estado_id, delito,
-                                     unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
-                              FROM {runs})
-               SELECT i.*, t.tipo_key AS cubre, 'incidents' AS origen, TRUE AS estatal
-               FROM {inc} i LEFT JOIN c USING (delito)
-               LEFT JOIN tipo_rows t ON t.lugar_id = i.entidad_id AND t.tipo_key = c.tipo_key AND t.fecha = i.fecha
-                                    AND t.tipo_key <> i.delito
-               UNION ALL BY NAME
-               SELECT o.row_id, o.fecha, e.cve AS cve_municipio, o.estado_id, o.lugar_id AS entidad_id, o.delito,
-                      o.metodo, o.eventos, o.source_file, o.source_row, t.tipo_key AS cubre, 'observations' AS origen,
-                      (md.fecha IS NOT NULL OR mt.fecha IS NOT NULL) AS estatal
-               FROM o LEFT JOIN {ent} e ON e.entidad_id = o.lugar_id
-               LEFT JOIN months md ON md.estado_id = o.estado_id AND md.delito = o.delito AND md.fecha = o.fecha
-               LEFT JOIN months mt ON mt.estado_id = o.estado_id AND mt.delito = o.tipo_key AND mt.fecha = o.fecha
-               LEFT JOIN tipo_rows t ON t.lugar_id = o.lugar_id AND t.tipo_key = o.tipo_key AND t.fecha = o.fecha
-                                    AND t.tipo_key <> o.delito)"""
 
 
 def ensure(folder: Path, vid: str) -> Path:

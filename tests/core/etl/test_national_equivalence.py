@@ -25,6 +25,7 @@ from core.config import load_settings
 from core.etl import SourceSpec, run_etl
 from core.etl.merge import DB_ONLY, sql_literal
 from core.etl.publish import Depot
+from core.etl.query_cells import CELLS, COVERED
 from core.etl.state_sums import STATE_ROWS
 from core.etl.state_sums import TABLE as STATE_SUMS
 from tests.conftest import FIXTURES
@@ -38,6 +39,9 @@ META_KEYS = ("content_hash", "min_date", "max_date", "coverage", "coverage_munic
 HASHED = ("coverage", "coverage_municipal")
 # incidents folded and the state rows sorted for the national tools after the snapshot was taken (tests/core/etl/test_state_sums.py)
 DERIVED = {STATE_SUMS, STATE_ROWS}
+# incidents' curated cells and the observations a tipo row covers, stored apart since incidents became a view of them
+# and of the observations (docs/decisions/0015, session 21): incidents itself is fingerprinted as before
+DERIVED |= {CELLS, COVERED}
 # The names a place answers to come from catalogs/entities, not from the build: they grow with the vocabulary
 # («Edo. de Mex.», session 20) without any figure moving, so the digest leaves them out.
 VOCABULARY = {"places": ("aliases",)}
@@ -85,14 +89,15 @@ def _sha(value) -> str:
 
 
 def fingerprint(folder: Path) -> dict:
-    """Every Parquet table and query-database table of a version folder, and its metadata's figures."""
+    """Every Parquet table, query-database table and view of a version folder, and its metadata's figures."""
     con = duckdb.connect()
     out = {"parquet": {}, "query_db": {}}
     for path in sorted(folder.glob("*.parquet")):
         out["parquet"][path.stem] = _table_print(con, f"read_parquet({sql_literal(path)})", path.stem)
     con.execute(f"ATTACH {sql_literal(folder / 'store.duckdb')} AS q (READ_ONLY)")
     for (table,) in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = 'q' ORDER BY 1"
+        """SELECT table_name FROM duckdb_tables() WHERE database_name = 'q'
+           UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = 'q' ORDER BY 1"""
     ).fetchall():
         out["query_db"][table] = _table_print(con, f"q.{table}", table)
     con.close()

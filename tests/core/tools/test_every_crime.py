@@ -1,5 +1,5 @@
 """Every municipal crime through the same tools (issue 14): the query database's ``incidents`` holds the curated
-cells and the standing municipal observations (core/etl/query_db.py ``cells_sql``), one number per cell.
+cells and the standing municipal observations (core/etl/query_cells.py), one number per cell.
 
 The oracle is the raw tipo × modalidad parquet read by DuckDB, never the store."""
 
