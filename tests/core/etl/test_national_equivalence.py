@@ -42,9 +42,10 @@ DERIVED = {STATE_SUMS, STATE_ROWS}
 # incidents' curated cells and the observations a tipo row covers, stored apart since incidents became a view of them
 # and of the observations (docs/decisions/0015, session 21): incidents itself is fingerprinted as before
 DERIVED |= {CELLS, COVERED}
-# The names a place answers to come from catalogs/entities, not from the build: they grow with the vocabulary
-# («Edo. de Mex.», session 20) without any figure moving, so the digest leaves them out.
-VOCABULARY = {"places": ("aliases",)}
+# The names a place or a crime answers to come from catalogs/, not from the build: they grow with the vocabulary
+# («Edo. de Mex.», session 20; «robo de carro» moved to alias_prensa.json, session 21) without any figure moving, so
+# the digest leaves them out.
+VOCABULARY = {"places": ("aliases",), "crimes": ("sinonimos",)}
 
 
 def make_parts(folder: Path) -> Path:
