@@ -61,7 +61,7 @@ def ranking_estados(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     got = ctx.query(sql, [*params, year, COUNTRY])
     n_country = sum(int(r[3]) for r in got)
     pop_country, rate_country = (got[0][10], got[0][9]) if got else (None, None)
-    rows = [[int(r[0]), r[1], SPOKEN_NAMES.get(r[1], r[2]), int(r[3]), r[4], r[5], r[6]] for r in got]
+    rows = [[int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], r[6]] for r in got]
     rows.append([None, COUNTRY, "México (nacional)", n_country, pop_country, rate_country, None])
     files = [f for r in got for f in (r[8] or []) if f]
     # a state built from its municipalities (Guanajuato) names its own files: the others' rows never read them
@@ -186,7 +186,7 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
         out.append(
             f"Estados con {'menos' if fewest else 'más'} {crime_} {per}{' por tasa' if by_rate else ''}: "
             + join_y(
-                f"{r['label']} (lugar {r['posicion']}, {value(r)})" if fewest else f"{r['label']} ({value(r)})"
+                f"{_spoken(r)} (lugar {r['posicion']}, {value(r)})" if fewest else f"{_spoken(r)} ({value(r)})"
                 for r in top
             )
             + f"; nacional {fmt_int(met.get('conteo_nacional'))}"
@@ -225,3 +225,8 @@ def chart(env: dict, pipeline: list[dict] | None = None) -> dict:
         "y_label": "Tasa por cada 100 mil habitantes" if by_rate else "Carpetas de investigación",
         "data": data,
     }
+
+
+def _spoken(row: dict) -> str:
+    """A state's name as a sentence says it («Estado de México»; the table keeps INEGI's «México»)."""
+    return SPOKEN_NAMES.get(row.get("lugar_id") or "", row.get("label") or "")
