@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from core.ask.index_terms import defined_terms, tokenize
 from core.ask.methodology import DocIndex, Passage, cite, quote, sentences
+from core.ask.understand.tokens import expand_chat
 from core.text import fold
 
 if TYPE_CHECKING:
@@ -251,7 +252,6 @@ FRAME = re.compile(
 )
 # A question after a number, a ranking or a list is a data question, whatever terms it names.
 _DATA = re.compile(r"\b(cuant[oa]s|top|ranking|dame (el |la |los |las )?(numeros?|cifras?|totale?s?))\b")
-_TEXTING = re.compile(r"\b(q|k|ke)\b")  # «q es homicidio culposo»
 EARLY = 30  # characters: a word this close to a sentence's start is what the sentence is about
 MAX_SENTENCES = 4  # per section: its topic sentence and the best sentence of each term asked
 
@@ -274,7 +274,7 @@ def asks_definition(folded: str, u: Understanding | None, framed_only: bool = Fa
 
     ``framed_only``: in a conversation, «¿y la tasa?» continues the last question; only a framed one defines.
     """
-    folded = _TEXTING.sub("que", folded)
+    folded = expand_chat(folded)  # «q es homicidio culposo», «xq sale vacío»
     terms = terms_in(folded)
     if not terms or _DATA.search(folded):
         return False

@@ -16,6 +16,7 @@ from core.ask.contracts import Intake, Moderation
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
 from core.ask.scope import answers_menu, asks_what_to_ask, below_municipality, is_vague, is_vague_crime_talk
+from core.ask.wording import THANKS
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -181,16 +182,12 @@ def moderate(normalized: str, original: str = "") -> Moderation:
     )
 
 
-# thanks in the ways people type it («grax», «thanks!!», «muchas gracias x la ayuda de ayer»)
-_THANKS = frozenset({"gracias", "grax", "grx", "graciaz", "thanks", "thank", "thx", "agradezco", "agradecemos"})
-
-
 def thanks_only(normalized: str, u) -> bool:
     """A thank-you or a sign-off that names no crime or place («muchas gracias, con eso es todo por hoy», «soy
     reportera…, gracias x la ayuda de ayer»): courtesy, whatever period words («hoy», «ayer») it has."""
     words = _WORD.findall(normalized)
     named = u is not None and bool(u.crimes or u.places or any(s.startswith("national:") for s in u.signals))
-    return bool(_THANKS & set(words)) and len(words) <= 16 and not named and "?" not in normalized
+    return bool(THANKS & set(words)) and len(words) <= 16 and not named and "?" not in normalized
 
 
 def classify(normalized: str, has_domain_signal: bool) -> str:

@@ -43,12 +43,14 @@ SOCIAL_HELLO = (
     "anomalías y patrones. Por ejemplo: «¿Cuáles son los 5 municipios con más homicidios dolosos en 2024?»."
 )
 SOCIAL_THANKS = "¡Con gusto! ¿Quieres consultar algo más?"
+# thanks in the ways people type it («grax», «thanks!!», «muchas gracias x la ayuda de ayer»)
+THANKS = frozenset({"gracias", "grax", "grx", "graciaz", "thanks", "thank", "thx", "agradezco", "agradecemos"})
 SOCIAL_BYE = "¡Hasta luego! Aquí estaré cuando necesites más cifras."
 
 
 def social_reply(normalized: str) -> str:
     """Greeting, thanks or goodbye."""
-    if re.search(r"\b(?:gracias|grax|grx|thanks|thank|thx|agradezco|agradecemos|perfecto|excelente)\b", normalized):
+    if (THANKS | {"perfecto", "excelente"}) & set(re.findall(r"\w+", normalized)):
         return SOCIAL_THANKS
     if "adios" in normalized or "hasta luego" in normalized:
         return SOCIAL_BYE
