@@ -13,63 +13,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
+from core.ask.courtesy import SOCIAL, courtesy_only, introduces_only, thanks_only
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
 from core.ask.scope import answers_menu, asks_what_to_ask, below_municipality, is_vague, is_vague_crime_talk
-from core.ask.wording import THANKS
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
     from core.ask.context import StageContext
     from core.ask.pipeline import Conversation, Turn
 
-SOCIAL = (
-    "hola",
-    "buenos dias",
-    "buenas tardes",
-    "buenas noches",
-    "gracias",
-    "muchas gracias",
-    "adios",
-    "hasta luego",
-    "que tal",
-    "como estas",
-    "saludos",
-    "ok gracias",
-    "perfecto gracias",
-    "excelente",
-    "que onda",
-    "que hubo",
-    "quiubo",
-    "buen dia",
-    "que hay",
-    "como te va",
-    "mil gracias",
-    "te agradezco",
-    "nos vemos",
-)
-# Words of greetings, thanks and sign-offs: a message made only of them is social, whatever its length.
-_COURTESY = frozenset(
-    re.findall(
-        r"\w+",
-        "hola buen buenos buenas dia dias tarde tardes noche noches gracias agradezco agradecemos agradeceria antemano "
-        "apoyo ayuda atencion saludos saludo cordial cordiales cordialmente atentamente quedo quedamos atento atenta "
-        "atentos sus ordenes su tu de la el los las muchas muchisimas mil excelente perfecto ok que tal muy amable "
-        "gentil un una y por le les te me mucho estimado estimada bendiciones feliz bonito lindo "
-        "pregunta preguntita duda dudita consulta rapida rapido breve tengo hago otra "
-        # a radio host's or a memo's courtesy («Aquí desde la cabina la saludamos», «ha sido de gran ayuda»)
-        "casandra aqui desde cabina programa radio saludamos saludan saluda informacion ha sido gran util nos con gusto",
-    )
-)
-# The words that make a message courtesy (the rest of _COURTESY only glues them: «y», «por», «día», «la»)
-_COURTESY_CORE = frozenset(
-    re.findall(
-        r"\w+",
-        "hola buen buenos buenas gracias agradezco agradecemos agradeceria saludos saludo saludamos saludan saluda "
-        "cordial cordiales cordialmente atentamente bendiciones excelente perfecto ok amable gentil estimado estimada "
-        "gusto",
-    )
-)
 SUPPORT = (
     "que puedes hacer",
     "como te uso",
@@ -182,14 +135,6 @@ def moderate(normalized: str, original: str = "") -> Moderation:
     )
 
 
-def thanks_only(normalized: str, u) -> bool:
-    """A thank-you or a sign-off that names no crime or place («muchas gracias, con eso es todo por hoy», «soy
-    reportera…, gracias x la ayuda de ayer»): courtesy, whatever period words («hoy», «ayer») it has."""
-    words = _WORD.findall(normalized)
-    named = u is not None and bool(u.crimes or u.places or any(s.startswith("national:") for s in u.signals))
-    return bool(THANKS & set(words)) and len(words) <= 16 and not named and "?" not in normalized
-
-
 def classify(normalized: str, has_domain_signal: bool) -> str:
     """social | support | definition | irrelevant | relevant."""
     stripped = normalized.strip(" ¿?¡!.,")
@@ -198,9 +143,7 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
         return "social"
     if "gracias" in words and not has_domain_signal and len(words) <= 14:
         return "social"
-    greeting = _has(stripped, SOCIAL)  # «Buenas tardes, Casandra, aquí desde la cabina…»: «aquí» points nowhere
-    courteous = any(w in _COURTESY_CORE for w in words)  # «¿y por día?» is made of courtesy's glue words only
-    if words and courteous and (not has_domain_signal or greeting) and all(w in _COURTESY for w in words):
+    if courtesy_only(stripped, words, has_domain_signal):
         return "social"  # «Buenos días. Agradezco de antemano su apoyo.»: courtesy only, however long
     if _has(stripped, SUPPORT) and not has_domain_signal:
         return "support"
@@ -312,7 +255,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
-    from core.ask.understand.timegrammar import that_period
+    from core.ask.understand.timegrammar import months_of_that_year, that_period
 
     question = (turn.question or "").strip()[:2000]
     accepted = accepted_option(conv, normalize_text(question))
@@ -332,7 +275,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     # «ok gracias!!» after a menu or an answer is courtesy, never a reply that inherits the last question's slots
     courtesy = u is not None and not (u.crimes or u.places or u.window) and classify(normalized, False) == "social"
-    courtesy = courtesy or thanks_only(normalized, u)
+    courtesy = courtesy or thanks_only(normalized, u) or introduces_only(normalized, u)
     follow = bool(
         u is not None and not courtesy and conv.last_understanding is not None and is_follow_up(question, u, conv)
     )
@@ -349,7 +292,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         unplaced = not (u.places or u.whole_state or u.generic_place)
         follow = unplaced and not courtesy and answers_menu(conv.turns[-1] if conv.turns else None, question)
     if (
-        not follow
+        (not follow or months_of_that_year(normalized))  # «del 1 de marzo al 31 de mayo de ese año»: those months
         and u is not None
         and previous is not None
         and previous.window
@@ -376,7 +319,8 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
             or any(s.startswith("national:") for s in u.signals)  # «portación de armas en el país»
         )
     )
-    category = "relevant" if follow else "social" if thanks_only(normalized, u) else classify(normalized, has_signal)
+    social = thanks_only(normalized, u) or introduces_only(normalized, u)
+    category = "relevant" if follow else "social" if social else classify(normalized, has_signal)
     if category == "irrelevant" and u is not None and "delito" in normalized:
         category = "relevant"
     if definition:

@@ -59,6 +59,9 @@ _BELOW = re.compile(
     r"|\bcerca de (mi|mis|tu|su|la|el|nuestra) (casa|trabajo|escuela|domicilio|colonia|calle|cuadra)\b"
     r"|\b(mi|esta|nuestra) (colonia|calle|cuadra|manzana|zona|barrio|fraccionamiento)\b"
     r"|\balrededores\b|\b(por|a la) vuelta de\b"
+    # «¿en qué zona de Celaya…?», «las partes de la ciudad donde…»: a part of the town, asked about
+    r"|\b(que|cuales?|las|sus|cada|varias) ((zonas?|sectores?|areas?) (de|del)\b(?! los municipios\b)"
+    r"|(partes?|puntos?) (de la ciudad|del municipio|de la zona)\b)"
     # near a landmark («cerca del estadio», «junto al mercado») or in a town's centre («el centro de León»)
     rf"|\b(cerca|alrededor|a un lado|junto|enfrente|atras) (de|del|a|al) (la |el |los |las |mi |mis )?({_LANDMARKS})\b"
     r"|\b(en|del) (el )?centro (historico )?(de|del) (?!(estado|pais|bajio|republica|mexico|guanajuato estado)\b)"
@@ -78,6 +81,7 @@ _LEVEL_WORDS = (
     ("sector", "sector policial"),
     ("seccion", "sección electoral"),
     ("zona ", "zona"),
+    ("zonas ", "zona"),
     ("cerca de", "zona cercana a un lugar"),
     ("centro de", "zona"),
     ("cuadra", "calle"),
@@ -193,7 +197,8 @@ def below_reply(u: Understanding | None, normalized: str, metadata: dict, big_pl
     label = "homicidios dolosos y culposos" if crimes and crimes[0].delito == "homicidio" else None
     # a SESNSP subtipo the municipal rows lack («robo a casa habitación»): published by state (and in Irapuato's own
     # file), so it is offered as asked — its answer says that level and gives what exists
-    by_state = [c for c in (u.crimes if u else []) if not c.in_data and not c.note]
+    # (robo de vehículo with its modalities — «carros» — is published by municipality as robo's modalities)
+    by_state = [c for c in (u.crimes if u else []) if not c.in_data and not c.note and not u.methods]
     shown = crimes or by_state
     what = label or (f"casos de {shown[0].label.lower()}" if shown else "delitos del fuero común")
     stop = f"Los datos del SESNSP llegan hasta municipio: no hay cifras por {level}"

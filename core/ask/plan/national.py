@@ -178,6 +178,12 @@ def build(u: Understanding) -> ToolPlan:
         args = {"lugar_id": lugar, **({"clave_delito": key} if key else {}), "desglose": "concepto", **_window(u)}
         return ToolPlan({"plan": [_step("fuero_federal", args)]}, notes, "national")
     if "national:victims" in signals:
+        towns = [p.label for p in u.places if p.nivel == "municipio"]
+        if towns:  # «¿cuántos de esos muertos eran mujeres?» after a municipality: its state's victims, said so
+            notes.append(
+                f"{LEAD}Las víctimas (por sexo y edad) no se publican por municipio, solo por estado: no hay cifra de "
+                f"{towns[0]}; esta es la del estado."
+            )
         args = {"lugar_id": lugar, **_crime(u), **_window(u)}
         if u.window is not None and u.compare_window is not None:  # «¿y en el mismo periodo de 2024?»: both periods
             periods = sorted([u.window, u.compare_window])

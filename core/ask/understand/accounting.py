@@ -61,6 +61,15 @@ _REGIONS = words_of(
     "norte sur noreste noroeste sureste suroeste oriente poniente este oeste region regiones sierra altos bajio "
     "corredor franja frontera"
 )
+# Where the one asking works or writes from («soy asesor en el Congreso del Estado», «trabajo en el DIF municipal»,
+# «le escribo desde la Secretaría de Seguridad»): an institution, never a place asked about.
+INSTITUTIONS = words_of(
+    "congreso cabildo ayuntamiento presidencia gobierno secretaria secretaria subsecretaria fiscalia procuraduria "
+    "dif universidad facultad instituto escuela preparatoria colegio consulado embajada comision senado camara "
+    "tribunal juzgado observatorio periodico diario noticiero radiodifusora televisora empresa aseguradora banco "
+    "oficina area direccion departamento unidad coordinacion jefatura regiduria contraloria sindicatura asociacion "
+    "colectivo fundacion ong despacho consultora agencia dependencia hospital"
+)
 _GENERIC_CRIME = words_of("delito delitos crimen crimenes ilicito ilicitos")
 # Words after which a question names its crime («¿cuántos asaltos…?», «delitos de huachicoleo»).
 _CRIME_SLOTS = words_of("cuantos cuantas de del por sobre hubo")
@@ -187,6 +196,8 @@ def _classify(
         if has_place and (_place_in_later_clause(tokens, j, place_starts) or _topic_of_a_piece(tokens, i)):
             return UnknownTerm(text, "other", "región sin datos propios")
         return UnknownTerm(text, "place_unknown", "región sin datos propios", suggestions(lex, text))
+    if words[0] in INSTITUTIONS:  # «en el Congreso del Estado», «la Fiscalía»: where the asker works, said as such
+        return UnknownTerm(text, "other", "")
     named = any(w in capitalized for w in words if w not in STOPWORDS)
     if _after_cue(tokens, i) and (named or not has_place):
         # with no place in the question, a word after «en» is asked about: the state is never its stand-in

@@ -19,6 +19,8 @@ from core.text import shift_months
 ANY_METHOD = re.compile(
     r"\b(?:en\s+total|de\s+todo\s+tipo|de\s+todos\s+los\s+tipos|todas\s+las\s+modalidades|sin\s+importar\s+(?:el|la)\s+"
     r"(?:arma|modalidad|forma|tipo)|sin\s+filtr\w*|con\s+cualquier\s+arma|cualquier\s+modalidad"
+    # «contando todas las armas», «con todas las armas», «todos los tipos de arma»
+    r"|(?:contando|con|de|incluyendo)\s+todas\s+las\s+armas|todos\s+los\s+tipos\s+de\s+armas?"
     r"|(?:quit|olvid|elimin|borr)\w*\s+(?:(?:lo|el\s+filtro|la\s+parte|la\s+modalidad)\s+)?(?:de\s+|del\s+)?(?:el\s+|la\s+|lo\s+)?"
     r"(?:arma|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia))\b"
 )
@@ -125,6 +127,10 @@ def place_from_ranking(current: Understanding, previous: Understanding, conversa
 _PAST = re.compile(r"\b(?:pasad[oa]|anterior|previo)\b")
 
 
+# «ahora solo amenazas pero todo el año», «¿y en todo ese año?», «el año completo»: the previous window's whole year
+WHOLE_YEAR = re.compile(r"\btod[oa]\s+(?:el|ese|este|aquel)\s+ano\b|\b(?:el|ese)\s+ano\s+(?:complet|enter)o\b")
+
+
 def relative_window(
     merged: Understanding, current: Understanding, previous: Understanding, ordinal: int | None = None
 ) -> None:
@@ -147,6 +153,8 @@ def relative_window(
         merged.window, merged.compare_window = shift_year(pw, int(shift.rsplit(":", 1)[1])), None
     elif adjacent := next((s for s in sig if s.startswith("time:adjacent:")), None):  # "¿y el año siguiente?"
         merged.window, merged.compare_window = _adjacent_window(pw, adjacent), None
+    elif WHOLE_YEAR.search(text) and pw[0].year == pw[1].year:  # «pero todo el año», «¿y en todo ese año?»
+        merged.window, merged.compare_window = (date(pw[0].year, 1, 1), date(pw[0].year, 12, 31)), None
     elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"
         merged.window, merged.compare_window = pw, previous.compare_window
     elif "time:same_part_of_year" in sig and current.window:  # "¿y en el mismo trimestre de 2025?"

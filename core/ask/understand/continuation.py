@@ -16,6 +16,8 @@ _ACK = (
     r"^(?:(?:ok|okay|oki|va|vale|bueno|sale|ya|oye|ah|aja|perfecto|gracias|excelente|muy\s+bien|de\s+acuerdo)\s*,?\s*)*"
 )
 _LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
+# «ok, narco en 2024?», «bueno, feminicidios 2022»: an acknowledgement, then the talk's next short question
+_ACKNOWLEDGED = re.compile(r"^(?:ok|okay|oki|va|vale|bueno|sale|oye|perfecto|muy\s+bien|de\s+acuerdo)\s*,")
 # A memo's follow-up: «Asimismo, …», «Favor de indicar ahora …», «Solicito también …»
 _FORMAL_LEAD = re.compile(
     _ACK + r"(?:asimismo|igualmente|de\s+igual\s+(?:forma|manera)|adicionalmente|ademas|favor\s+de\s+\w+"
@@ -26,7 +28,7 @@ _ANAPHORA = re.compile(
     r"\b(?:(?:el|ese|este)\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose|numero|conteo)"
     r"|(?:la|esa|esta)\s+misma\s+(?:serie|consulta|cifra|tabla|grafica|informacion|tasa|comparacion|pregunta)"
     r"|el\s+(?:dato|valor|indicador|numero)\s+equivalente|el\s+equivalente"
-    r"|(?:de|entre)\s+(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+periodo"
+    r"|(?:de|entre)\s+(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+(?:periodo|ano|mes|semestre|trimestre)"
     r"|(?:en|de|con|sobre|para)\s+eso|(?:ese|este)\s+(?:mismo\s+)?delito)\b"  # «¿en qué lugar quedó … en eso?»
 )
 _MAX_FORMAL_TOKENS = 16
@@ -72,7 +74,7 @@ ADD_PLACE = re.compile(
     r"^(?:(?:y|ahora|ok|bueno|va|pues|entonces)\s+)*"
     r"(?:agrega|agregale|anade|anadele|suma|incluye|incluyele|mete|pon\s+tambien|ponlo\s+junto|ponla\s+junto"
     # «ponnos lado a lado con Salamanca», «compáranos con Celaya»: «nos» is the place talked about
-    r"|pon(?:nos|me|lo|la|los|las)?\s+(?:lado\s+a\s+lado|junto|juntos|juntas)\s+(?:con|de|a)|compar(?:anos|enos)"
+    r"|pon(?:nos|me|lo|la|los|las)?\s+(?:lado\s+a\s+lado|junto|juntos|juntas)\s+(?:con|de|a)|compar(?:anos|enos|ame|eme)"
     r"|junto\s+a|al\s+lado\s+de|compar(?:alo|ala|alos|alas|a|ar|ado|ada|amos)?\s+(?:con|contra)|contra|vs|versus"
     r"|frente\s+a|(?:y\s+)?(?:como\s+)?(?:esta|va|queda|sale)\s+(?:contra|frente\s+a))\b"
 )
@@ -139,6 +141,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not _names_place(current):
         return True  # «y violaciones en 2021, que es el dato que teníamos pendiente»: the place talked about
+    if _ACKNOWLEDGED.match(text) and n_words <= 8 and current is not None and not _names_place(current):
+        return True  # «ok, narco en 2024?»: the next question of the same talk, about its place
     if _FORMAL_LEAD.match(text) and n_words <= _MAX_FORMAL_TOKENS:
         # «Asimismo, los homicidios no intencionales del mismo año»: a memo's next line keeps what it does not say
         complete = current is not None and current.crimes and current.window and (current.places or current.whole_state)

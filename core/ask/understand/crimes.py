@@ -182,15 +182,21 @@ def _gender(word: str) -> str | None:
 
 
 def qualified_alone(
-    orphans: list[str], tokens: Tokens, lex: Lexicon, heads: frozenset[str] = frozenset()
+    orphans: list[str],
+    tokens: Tokens,
+    lex: Lexicon,
+    heads: frozenset[str] = frozenset(),
+    named: frozenset[int] = frozenset(),
 ) -> list[CrimeMatch]:
     """«dolosos león 2023», «¿cuántos culposos hubo?»: a qualifier said alone names the one loaded crime it qualifies
     and agrees with (the press's «los dolosos» are homicidios dolosos, «las dolosas» lesiones dolosas); none when
-    several loaded crimes share it. ``heads``: qualifiers written after a comma or colon («Irapuato, dolosos»)."""
+    several loaded crimes share it. ``heads``: qualifiers written after a comma or colon («Irapuato, dolosos»);
+    ``named``: the tokens of the places and periods the question names, which a qualifier after them never qualifies
+    («León dolosos 2023», «abasolo dolosos del 2020 al 2022»)."""
     out: list[CrimeMatch] = []
     for q in dict.fromkeys(orphans):
         at = next((k for k, w in enumerate(tokens.words) if qualifier_key(w) == q), None)
-        if at and tokens.words[at - 1] not in _SKIP and q not in heads:
+        if at and tokens.words[at - 1] not in _SKIP and q not in heads and (at - 1) not in named:
             # it qualifies the word before it, which is no crime: «posesión simple» is never a violación simple,
             # while «y la simple?», «dolosos león 2023» and «¿cuántos culposos?» head their own phrase
             continue

@@ -273,6 +273,8 @@ def merge_follow_up(
             merged.kind, merged.group_by_municipio = "single_value", False
         if other_end:
             merged.group_by_municipio = False
+        if merged.kind == "breakdown" and len(previous.crimes) > 1 and len(current.crimes) == 1:
+            merged.kind = "single_value"  # «ahora solo amenazas» after «fraudes y amenazas, cuántos de cada uno»
         if merged.kind == "comparison" and current.window is not None and current.compare_window is None:
             merged.compare_window = None  # a new single period: the comparison base is recomputed downstream
         kept.append("kind")
@@ -292,7 +294,11 @@ def merge_follow_up(
             merged.signals.append(units[0])  # «¿y el de menos?» after «el año con más…»: still years
     munis = [p for p in previous.places if p.nivel == "municipio"]
     only_state = current.places and all(p.nivel == "estado" for p in current.places)
-    if current.places and (ADD_PLACE.match(text) or (munis and only_state and WITH_STATE.search(text))):
+    # «¿y eso qué porcentaje es del estado?»: the municipality's share of its state, both kept
+    share_of_state = munis and only_state and current.kind == "share" and "place:whole_state" in current.signals
+    if current.places and (
+        ADD_PLACE.match(text) or (munis and only_state and WITH_STATE.search(text)) or share_of_state
+    ):
         merged.places = [*previous.places, *(p for p in current.places if p not in previous.places)]  # "agrega León"
         merged.signals.append("followup:added_place")
         if only_state and merged.kind == "comparison" and merged.compare_window is None:

@@ -381,12 +381,15 @@ def decide(
     if ASC.search(masked_text if masked_text is not None else text):  # "corrupción de menores" is no order
         res.order = "asc"
         res.signals.append("order:asc")
-    if RATE.search(text):
+    if RATE.search(NOT_RATE.sub(" ", text)):  # «¿y contando carpetas, no tasa?» asks the count
         res.medida = "tasa_per_100k"
         res.signals.append("medida:tasa")
-    elif COUNT.search(text):
+    elif COUNT.search(text) or NOT_RATE.search(text):
         res.signals.append("medida:conteo")
     return res
+
+
+NOT_RATE = re.compile(r"\b(?:no|sin|en\s+vez\s+de|en\s+lugar\s+de)\s+(?:en\s+|por\s+|la\s+|como\s+)?tasas?\b")
 
 
 def cue_spans(text: str) -> list[tuple[int, int]]:

@@ -60,6 +60,9 @@ _EACH_KIND = re.compile(
 )
 
 
+_EACH_ONE = re.compile(r"\bde\s+cada\s+(?:un[oa]|cual)\b")
+
+
 def _kinds_of_bare_tipo(crimes: list, signals: list[str], kind: str, text: str, lexicon: Lexicon):
     """«homicidios de cada tipo»: a bare tipo that sums dolosos and culposos (docs/decisions/0010) asked by kind is
     its subtipos, each with its figure (the split of «ambos»), never a question back about which one."""
@@ -148,7 +151,8 @@ def understand(
     crimes = [c for c in crimes if not (c.note and named & set(lexicon.near.get(c.delito, ())))]
     if not crimes and orphans:  # «dolosos león 2023»: the crime the qualifier names (a follow-up may re-qualify)
         heads = frozenset(q for q in orphans if re.search(rf"[,;:(]\s*{q}\w*\b", normalize_text(question)))
-        crimes = crime_matcher.qualified_alone(orphans, tokens, lexicon, heads)
+        named = frozenset(time_taken | {k for i, j, *_ in place_state.found for k in range(i, j)})
+        crimes = crime_matcher.qualified_alone(orphans, tokens, lexicon, heads, named)
         signals += ["crime:qualifier_alone"] if crimes else []
     signals += found.signals + place_state.signals
     signals += [f"crime:unqualified:{k}" for k in crime_matcher.unqualified(crimes, lexicon, found.signals)]
@@ -192,6 +196,8 @@ def understand(
     )
     signals += decided.signals
     crimes, signals, kind = _kinds_of_bare_tipo(crimes, signals, decided.kind, tokens.text, lexicon)
+    if kind == "breakdown" and len(crimes) > 1 and _EACH_ONE.search(tokens.text) and not _EACH_KIND.search(tokens.text):
+        kind = "single_value"  # «robo a negocio y fraude, cuántos de cada uno»: each crime named, its own figure
     if "place:all_municipalities_summed" in decided.signals and not (places or ambiguous or generic):
         state = place_matcher.home_state(lexicon, kind_matcher.ALL_MUNICIPALITIES.search(tokens.text).group(0))
         places, whole_state = ([state], True) if state else (places, whole_state)

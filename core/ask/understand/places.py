@@ -91,6 +91,16 @@ def _cue_before(tokens: Tokens, i: int) -> bool:
     return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
 
 
+def _listed(tokens: Tokens, i: int, j: int, lex: Lexicon) -> bool:
+    """A weak name listed beside a place («lado a lado valle, yuririá y salvatierra»): a place too."""
+    strong = lambda a, b: any(not e.weak for e in lex.places.get(tokens.phrase(a, b), ()))  # noqa: E731
+    after = j < len(tokens) - 1 and tokens.words[j] in (",", "y", "e")
+    before = i > 1 and tokens.words[i - 1] in (",", "y", "e")
+    return (after and any(strong(j + 1, j + 1 + n) for n in (1, 2, 3, 4))) or (
+        before and any(strong(i - 1 - n, i - 1) for n in (1, 2, 3, 4) if i - 1 - n >= 0)
+    )
+
+
 def _state_after(tokens: Tokens, i: int, lex: Lexicon) -> bool:
     """Whether a state name starts at token i ("Dolores de Guanajuato" is still Dolores)."""
     return any(e.entity.nivel == "estado" for n in (1, 2, 3) for e in lex.places.get(tokens.phrase(i, i + n), ()))
@@ -178,7 +188,7 @@ def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -
             and not period_next
             and not _state_after(tokens, j + 1, lex)
         )
-        return _cue_before(tokens, i) and not followed
+        return (_cue_before(tokens, i) or _listed(tokens, i, j, lex)) and not followed
 
     states = _mentioned_states(tokens, lex)
     # Longer names elsewhere first: «San Felipe de Jesús» (Sonora) is not «San Felipe» plus a word.

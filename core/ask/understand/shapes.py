@@ -17,7 +17,7 @@ EXTREME = _C(
     # «¿cuándo hubo más secuestros, qué año?», «¿en qué año hubo menos…?»
     r"\bcuando\s+(?:hubo|se\s+registr\w+|fue|ocurri\w+|hay)\s+(?:mas|menos)\b",
     r"\ben\s+que\s+(?:mes|ano|trimestre|semestre)\s+(?:hubo|se\s+registr\w+|ocurri\w+|hay)\s+(?:mas|menos)\b",
-    r"\b(?:que|q|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+(?:\w+|,)){0,8}?\s+(?:mas|menos|mayor|menor)\b",
+    r"\b(?:que|q|cual)\s+(?:fue\s+el\s+|es\s+el\s+)?(?:mes|ano)\b(?!\s+del\s+ano)(?:\s+(?:\w+|,)){0,8}?\s+(?:mas|menos|mayor|menor|peor|mejor)\b",
     r"\b(?:peor|mejor)\s+(?:mes|ano|trimestre|semestre)\b",
     r"\b(?:mes|ano)\s+mas\s+(?:violent|alt|baj|tranquil|calmad|peligros|sangrient|letal|mortifer)\w*",
     r"\b(?:mes|ano)\s+(?:pico|record|maximo|minimo)\b",

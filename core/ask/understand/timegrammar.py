@@ -50,6 +50,14 @@ THAT_PERIOD = (
 )
 
 
+def months_of_that_year(text: str) -> bool:
+    """Whether months are said of «ese año» («de marzo a mayo de ese año»): a period of its own, inside that year."""
+    found = re.search(THAT_PERIOD, text)
+    return bool(
+        found and found.group(1) == "ano" and re.search(rf"\b{_MONTH_OR_ABBR}\s+(?:de|del)\s+$", text[: found.start()])
+    )
+
+
 def that_period(text: str, window: tuple[date, date]) -> str | None:
     """``text`` (normalized) with «ese año» / «ese mes» written as the previous turn's window; None without one."""
     found = re.search(THAT_PERIOD, text)

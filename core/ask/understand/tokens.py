@@ -227,13 +227,14 @@ SHORTHAND = {
     "gral": "general",
     "cd": "ciudad",
     "pa": "para",  # «pa la junta», «pa' León»: spoken «para»
+    "d": "de",  # «sn luis d la paz», «robos d vehículo»
     "num": "numero",
     "nro": "numero",
     "moto": "motocicleta",  # «robo de moto»
     "motos": "motocicletas",
 }
 _CHAT = re.compile(r"\b(?:q|k|ke|xq|pq|porq|x|tmb|tb|d)\b")
-_CHAT_WORDS = {"ke": "que", "porq": "porque", "d": "de"}
+_CHAT_WORDS = {"ke": "que", "porq": "porque"}
 
 
 def expand_chat(normalized: str) -> str:
