@@ -93,7 +93,7 @@ def _cue_before(tokens: Tokens, i: int) -> bool:
 
 def _listed(tokens: Tokens, i: int, j: int, lex: Lexicon) -> bool:
     """A weak name listed beside a place («lado a lado valle, yuririá y salvatierra»): a place too."""
-    strong = lambda a, b: any(not e.weak for e in lex.places.get(tokens.phrase(a, b), ()))  # noqa: E731
+    strong = lambda a, b: any(not e.weak for e in lex.places.get(tokens.phrase(a, b), ()))
     after = j < len(tokens) - 1 and tokens.words[j] in (",", "y", "e")
     before = i > 1 and tokens.words[i - 1] in (",", "y", "e")
     return (after and any(strong(j + 1, j + 1 + n) for n in (1, 2, 3, 4))) or (
