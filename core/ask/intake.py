@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
 from core.ask.courtesy import SOCIAL, courtesy_only, introduces_only, thanks_only
+from core.ask.english import as_spanish
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
 from core.ask.scope import answers_menu, asks_what_to_ask, below_municipality, is_vague, is_vague_crime_talk
@@ -257,7 +258,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
     from core.ask.understand.timegrammar import months_of_that_year, that_period
 
-    question = (turn.question or "").strip()[:2000]
+    question = as_spanish((turn.question or "").strip()[:2000])  # «how many homicides…»: read as Spanish
     accepted = accepted_option(conv, normalize_text(question))
     question = accepted or question
     normalized = normalize_text(question)

@@ -7,18 +7,23 @@ questions. ``lab`` is never selected here; the Governor decides it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import QueryPlan, default_lab_policy
+from core.ask.plan.granularity import LEAD
 from core.ask.plan.national import federal_narrowed
 from core.ask.plan.rules import asks_all_crimes
 from core.ask.plan.strategy import _big_municipalities, clarifications
 from core.ask.scope import (
+    asks_forecast,
     asks_what_to_ask,
+    below_beside_count,
     below_municipality,
     below_reply,
     is_vague,
+    level_word,
     menu,
     unpublished,
     unpublished_reply,
@@ -167,6 +172,11 @@ NEEDS_CRIME = (
 )
 
 
+def _answerable(u: Understanding, clarify: list) -> bool:
+    """A question complete enough to answer: a crime, a municipality and a period, nothing asked back."""
+    return not clarify and bool(u.crimes and u.window and any(p.nivel == "municipio" for p in u.places))
+
+
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """QueryPlan: mode, domains, confidence, flags and rationale."""
     u, cat = turn.understanding, turn.intake.category
@@ -179,7 +189,12 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total" and "national:federal" not in u.signals
         turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u), ctx.metadata)
         normalized = normalize_text(turn.question)
-        if below_municipality(normalized):  # the data stop at the municipality: no figure for a colonia
+        if asks_forecast(normalized):
+            turn.clarify = []  # a guess about what comes is refused as such (analyze), never asked «¿cuál homicidio?»
+        elif below_municipality(normalized) and below_beside_count(normalized) and _answerable(u, turn.clarify):
+            note = f"{LEAD}Los datos del SESNSP llegan hasta municipio: no hay cifras por {level_word(normalized)}."
+            u = turn.understanding = replace(u, notes=[*u.notes, note])  # the count asked first is answered
+        elif below_municipality(normalized):  # the data stop at the municipality: no figure for a colonia
             turn.clarify = [below_reply(u, normalized, ctx.metadata, _big_municipalities(ctx.catalog))]
         elif what := unpublished(normalized):  # «el número de detenidos», «¿a qué hora pasan más robos?»
             turn.clarify = [unpublished_reply(u, what, ctx.metadata)]

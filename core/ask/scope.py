@@ -39,6 +39,9 @@ _WHAT_TO_ASK = re.compile(
     r"manejas|manejan|cubres|incluyes|conoces|puedes consultar)( disponibles?)?[?!. ]*$"
     r"|\b(que|cual) (tipo de )?(informacion|info|datos) (me )?(puede|puedes|podria|podrias) (dar|darme|proporcionar|"
     r"proporcionarme|ofrecer|ofrecerme|compartir|compartirme)\b"
+    # «q info tienes? xq no se ni q preguntarte»: the inventory asked, then chatter; not knowing what to ask
+    r"|^[¿¡ ]*(y )?(que|cuales) (info|informacion|datos) (tienes|tiene|tienen|manejas|hay)\s*\?"
+    r"|\bno se (ni )?(que|q) (preguntar|consultar|pedir)\w*\b"
     r"|\bpara que (sirves|sirve esto|funcionas)\b|^[¿¡ ]*(y )?como (funcionas|te uso|se usa esto|funciona esto)[?!. ]*$"
 )
 # A figure, a rate or a total asked for is a data question, however general its topic.
@@ -97,7 +100,9 @@ _FORECAST = re.compile(
     r"vamos\s+a\s+tener|se\s+espera\w*|esperar\w*\s+para"
     # «¿va a bajar la violencia el próximo año?», «¿subirán los robos?»: where it goes next
     r"|va(?:n)?\s+a\s+(?:bajar|subir|aumentar|disminuir|crecer|mejorar|empeorar|seguir\s+(?:subiendo|bajando))"
-    r"|(?:bajara|subira|aumentara|disminuira|crecera|mejorara|empeorara)n?)\b"
+    r"|(?:bajara|subira|aumentara|disminuira|crecera|mejorara|empeorara)n?"
+    # «¿crees que el 2026 va a ser peor que el 2025?», «¿qué opinas?»: a guess or an opinion about what comes
+    r"|va(?:n)?\s+a\s+ser\s+(?:peor|mejor|mas|menos)|sera(?:n)?\s+(?:peor|mejor)|(?:que|q)\s+opina[sn]?)\b"
 )
 
 
@@ -122,9 +127,23 @@ def is_vague_crime_talk(normalized: str) -> bool:
     return is_vague(normalized) and bool(_CRIME_TALK.search(normalized))
 
 
+def below_beside_count(normalized: str) -> bool:
+    """Whether a finer place is a second ask after a count («cuántos homicidios dolosos hubo en León en 2023 y en qué
+    colonias fueron la mayoría»): the count is answered, the finer level said to be unpublished."""
+    text = expand_chat(normalized)
+    found = _BELOW.search(text)
+    before = text[: found.start()] if found else ""
+    return bool(found and re.search(r"\bcuant[oa]s\b", before) and re.search(r"\s(?:y|e)\s+(?:\S+\s+){0,3}$", before))
+
+
 def below_municipality(normalized: str) -> bool:
     """Whether the question is about a place below the municipality (colonia, calle, cuadrante, «cerca de mi casa»)."""
     return bool(_BELOW.search(expand_chat(normalized)))
+
+
+def level_word(normalized: str) -> str:
+    """The finer level a question names, in words («colonia», «calle», «zona»)."""
+    return _level(normalized)
 
 
 def _level(normalized: str) -> str:
@@ -244,6 +263,12 @@ _UNPUBLISHED = (
         r"|\b(?:que|cual)\s+dias?\s+de\s+la\s+semana\b|\bdias?\s+de\s+la\s+semana\b"
         r"|\ben\s+la\s+(?:noche|madrugada)\s+o\b|\bde\s+noche\s+o\s+de\s+dia\b",
         "a qué hora ni qué día de la semana ocurren",
+    ),
+    (
+        # «cuántos fueron por el narco o crimen organizado», «ajustes de cuentas»: a motive is never published
+        r"\b(?:por|relacionad[oa]s\s+(?:con|al?))\s+(?:el\s+)?(?:narco|crimen\s+organizado|narcotrafico|"
+        r"carteles?|ajustes?\s+de\s+cuentas)\b|\bmotivos?\b|\bcausas?\s+de\s+(?:los|las|esos|esas)\b",
+        "el motivo de cada delito (crimen organizado, ajustes de cuentas…)",
     ),
 )
 

@@ -110,6 +110,17 @@ def _pending(conversation) -> bool:
     return bool(turns) and getattr(turns[-1], "status", None) == "clarify"
 
 
+def _nearest_offered(conversation) -> bool:
+    """Whether the last turn said an everyday word is no SESNSP crime and named the nearest one it records
+    («levantones» → secuestro): «secuestro pues» takes that offer for the same place and period."""
+    turns = getattr(conversation, "turns", None) or []
+    last = turns[-1] if turns else None
+    u = getattr(last, "understanding", None)
+    return getattr(last, "status", None) == "refused" and bool(
+        u and any(c.delito.startswith("no_sesnsp:") for c in u.crimes)
+    )
+
+
 def _modifies(u: Understanding) -> bool:
     """A slot that only makes sense on top of another question: a modalidad, a period, a qualifier, a measure."""
     cues = ("crime:qualifier:", "medida:tasa", "time:prev_of_previous", "time:same_period")
@@ -154,6 +165,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return False
     if _pending(conversation) and picked_option(question, getattr(conversation, "last_understanding", None)):
         return True  # «el grande» after «¿Apaseo el Alto o Apaseo el Grande?»
+    if _nearest_offered(conversation) and current.crimes and not _names_place(current) and n_words <= 4:
+        return True  # «secuestro pues» after «no hay datos de levantones; lo más cercano es el secuestro»
     has_slot = bool(current.crimes or current.places or _modifies(current) or BOTH.search(text))
     if _pending(conversation) and has_slot and n_words <= 8:  # "Celaya", "dolosos", "los dos juntos, …"
         return True

@@ -270,7 +270,7 @@ def scope(u: Understanding) -> Understanding:
     elif rnid and not municipal:  # «homicidios dolosos en Guanajuato en el primer trimestre de 2026»
         signals += ["national:rank", "national:rnid_scope"]  # national only for its 2026 window
     if not signals:
-        return u
+        return into_2026(u)  # «homicidios dolosos en León en enero de 2026»: its state's, said so
     if versus:
         signals.append("national:vs_country")
     if which and "national:rank" in signals and not states:
@@ -305,7 +305,25 @@ _MEASURES = ("national:federal", "national:victims", "national:rnid")
 
 def carry(merged: Understanding, current: Understanding, previous: Understanding) -> Understanding:
     """A follow-up to a national question stays national («¿y Michoacán?», «¿y en Nuevo León?», «¿y en
-    feminicidios?»): the previous scope, with the states it names in place of the previous ones."""
+    feminicidios?»): the previous scope, with the states it names in place of the previous ones; a follow-up whose
+    merged window is in 2026 reads the 2026 methodology («¿y en todo Guanajuato ese mes?» after January 2026)."""
+    return into_2026(_carry(merged, current, previous))
+
+
+def into_2026(u: Understanding) -> Understanding:
+    """A question about a named crime in a 2026 window: the 2026 methodology (RNID), published by state only — a
+    municipality's question gets its state's figure and the reason (``rnid:municipal``, plan/national.py)."""
+    specific = [c for c in u.crimes if c.delito != "total_delitos"]
+    if "national:rnid" in u.signals or not (u.window and specific) or u.window[0].year < RNID_YEAR:
+        return u
+    if _FUTURE.search(tokenize(u.question or "").text) or "national:federal" in u.signals:
+        return u
+    add = ["national:rnid"] + ([] if is_national(u) else ["national:rank", "national:rnid_scope"])
+    add += ["rnid:municipal"] if any(p.nivel == "municipio" for p in u.places) else []
+    return replace(u, signals=list(dict.fromkeys([*u.signals, *add])))
+
+
+def _carry(merged: Understanding, current: Understanding, previous: Understanding) -> Understanding:
     before = [s for s in previous.signals if s.startswith("national:")]
     own = [s for s in current.signals if s.startswith("national:")]
     key = "national:federal_key:"

@@ -52,7 +52,8 @@ def _take_partner_year(a: Period, b: Period) -> None:
 def _listed(text: str, periods: list[Period], i: int) -> int | None:
     """The last of three or more back-to-back periods listed from ``i`` («2018, 2019 y 2020»: commas, then «y»)."""
     k = i
-    while k + 1 < len(periods) and text[periods[k].finish : periods[k + 1].begin].strip() == ",":
+    # the commas may be missing in dictated or chat text («enero febrero y marzo del 2026»)
+    while k + 1 < len(periods) and text[periods[k].finish : periods[k + 1].begin].strip() in (",", ""):
         k += 1
     if k + 1 >= len(periods) or k - i < 1 or text[periods[k].finish : periods[k + 1].begin].strip() not in ("y", "e"):
         return None

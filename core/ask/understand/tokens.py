@@ -142,6 +142,11 @@ def _digits_for_words(words: list[str]) -> list[str]:
     """Number words → digits ("dos mil veintitrés" → "2023"); a lone "un"/"cien" and a rate's "mil" stay words."""
     out, k = [], 0
     while k < len(words):
+        spoken = _UNITS.get(words[k + 1]) if words[k] == "veinte" and k + 1 < len(words) else None
+        if spoken is not None and 10 <= spoken <= 29:  # «el veinte veinte», «veinte veinticuatro»: a year said aloud
+            out.append(str(2000 + spoken))
+            k += 2
+            continue
         found = spanish_number(words[k:]) if words[k] in _NUMBER_PARTS else None
         if found is None:
             out.append(words[k])
