@@ -86,6 +86,9 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
                 res.methods.append((i, implied))
                 res.implied.add(implied)
                 res.signals.append("method:implied")
+            if implied in ("con_violencia", "sin_violencia") and res.violencia is None:
+                res.violencia = implied.split("_")[0]  # «asaltos»: robo con violencia, said as such
+                res.signals.append(f"violencia:{res.violencia}")
         if key in lex.implied_kind:  # «robo de carro»: a kind of the crime, said by the crime's own words
             res.signals.append("method:implied_kind")
     # «sin violencia familiar»: the «violencia» of a crime's name is no «con/sin violencia» modalidad (a crime alias
