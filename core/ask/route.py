@@ -25,6 +25,7 @@ from core.ask.scope import (
     is_vague,
     level_word,
     menu,
+    rnid_municipal_reply,
     unpublished,
     unpublished_reply,
 )
@@ -189,7 +190,9 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         needs_crime = (u.kind in NEEDS_CRIME) and u.kind != "annual_total" and "national:federal" not in u.signals
         turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u), ctx.metadata)
         normalized = normalize_text(turn.question)
-        if asks_forecast(normalized):
+        if "rnid:municipal" in u.signals and "crime:rnid_only" not in u.signals:
+            turn.clarify = [rnid_municipal_reply(u)]  # 2026 is published by state only: its state's is offered
+        elif asks_forecast(normalized):
             turn.clarify = []  # a guess about what comes is refused as such (analyze), never asked «¿cuál homicidio?»
         elif below_municipality(normalized) and below_beside_count(normalized) and _answerable(u, turn.clarify):
             note = f"{LEAD}Los datos del SESNSP llegan hasta municipio: no hay cifras por {level_word(normalized)}."

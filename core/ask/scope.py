@@ -279,6 +279,24 @@ def unpublished(normalized: str) -> str | None:
     return next((what for pattern, what in _UNPUBLISHED if re.search(pattern, text)), None)
 
 
+def rnid_municipal_reply(u: Understanding) -> ClarifyingQuestion:
+    """A municipality's question about 2026: that methodology (RNID) is published by state only; its state's
+    figure is offered, never given in the municipality's place."""
+    place = _municipality(u) or "ese municipio"
+    crime = u.crimes[0].label.lower() if u.crimes else "ese delito"
+    start, end = u.window
+    when = _month_year(start) if start == end.replace(day=1) else f"de {_month_year(start)} a {_month_year(end)}"
+    return ClarifyingQuestion(
+        question=(
+            f"Las cifras de 2026 (metodología RNID) solo se publican por estado, no por municipio: no hay cifra de "
+            f"{place}. ¿Quieres la de todo Guanajuato?"
+        )[:MAX_QUESTION],
+        reason="missing_place",
+        blocking=True,
+        options=[f"{crime} en Guanajuato {when}"],
+    )
+
+
 def unpublished_reply(u: Understanding | None, what: str, metadata: dict) -> ClarifyingQuestion:
     """Not in the data: the SESNSP publishes carpetas and victims by month; the count it has is offered."""
     place = _municipality(u) or next((p.label for p in (u.places if u else [])), None)

@@ -49,14 +49,7 @@ def _crime(u: Understanding) -> dict:
 
 
 def _rnid_only(u: Understanding) -> list[str]:
-    """What a subtipo only the 2026 methodology has is, said before its number (its place, its months); a
-    municipality's 2026 question, that 2026 is published by state only."""
-    towns = [p.label for p in u.places if p.nivel == "municipio"]
-    if "rnid:municipal" in u.signals and "crime:rnid_only" not in u.signals:
-        return [
-            f"{LEAD}Las cifras de 2026 (metodología RNID) solo se publican por estado, no por municipio: no hay cifra "
-            f"de {towns[0] if towns else 'ese municipio'}; esta es la del estado."
-        ]
+    """What a subtipo only the 2026 methodology has is, said before its number (its place, its months)."""
     if "crime:rnid_only" not in u.signals or not u.crimes:
         return []
     what = f"{u.crimes[0].label} solo se publica desde enero de 2026, con la metodología RNID y por estado"

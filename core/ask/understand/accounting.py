@@ -18,8 +18,9 @@ from pathlib import Path
 from core.ask.understand import UnknownTerm
 from core.ask.understand.kind import cue_spans
 from core.ask.understand.lexicon import WEAK_NAMES, Lexicon
+from core.ask.understand.placecues import PLACE_CUES
 from core.ask.understand.placenames import similarity
-from core.ask.understand.places import BELOW_MUNICIPALITY, PLACE_CUES, suggestions
+from core.ask.understand.places import BELOW_MUNICIPALITY, suggestions
 from core.ask.understand.tokens import COMMON_WORDS, NUMBER_WORDS, STOPWORDS, Tokens, stem, words_of
 from core.config import CATALOGS_DIR
 from core.text import normalize_text
@@ -43,7 +44,11 @@ _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _CAPITALIZED = re.compile(r"\b[A-ZÁÉÍÓÚÑ][\wáéíóúñü]*")
 # the publisher named as the source: its name says «Nacional», which is neither a place (Santiago Pinotepa
 # Nacional) nor the country («según el Secretariado Ejecutivo del Sistema Nacional de Seguridad Pública»)
-PUBLISHER = re.compile(r"\b(?:secretariado\s+ejecutivo\s+del\s+)?sistema\s+nacional\s+de\s+seguridad\s+publica\b")
+# the source's name, and the jurisdiction every municipal and state file is in («del fuero común»): understood words
+PUBLISHER = re.compile(
+    r"\b(?:secretariado\s+ejecutivo\s+del\s+)?sistema\s+nacional\s+de\s+seguridad\s+publica\b"
+    r"|\b(?:del\s+)?fuero\s+(?:comun|local|estatal)\b"
+)
 # How close an unknown name must be to a store name for it to be offered as a typo of it.
 _TYPO_SUGGESTION = 75.0
 # Connectors between a crime and the words that narrow it («robo de celulares», «asalto a tortillerías»).

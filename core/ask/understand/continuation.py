@@ -123,7 +123,7 @@ def _nearest_offered(conversation) -> bool:
 
 def _modifies(u: Understanding) -> bool:
     """A slot that only makes sense on top of another question: a modalidad, a period, a qualifier, a measure."""
-    cues = ("crime:qualifier:", "medida:tasa", "time:prev_of_previous", "time:same_period")
+    cues = ("crime:qualifier:", "medida:tasa", "medida:conteo", "time:prev_of_previous", "time:same_period")
     return bool(u.methods or u.window or u.compare_window or any(s.startswith(cues) for s in u.signals))
 
 

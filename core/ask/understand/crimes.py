@@ -67,6 +67,8 @@ def _method(res: CrimeResult, lex: Lexicon, i: int, key: str, fuzzy: bool) -> No
     ref = lex.methods[key]
     if ref.metodo not in (m for _, m in res.methods):
         res.methods.append((i, ref.metodo))
+    if ref.metodo in ("con_violencia", "sin_violencia"):  # «asaltos con violencia»: said, not only implied
+        res.implied.discard(ref.metodo)
     if ref.violencia and res.violencia is None:
         res.violencia = ref.violencia
         res.signals.append(f"violencia:{ref.violencia}")

@@ -179,7 +179,7 @@ SINGLE = _C(
     r"\bdame\b",
 )
 RATE = _C(
-    r"\btasas?\b",
+    r"(?<!\bno )(?<!\bsin )(?<!\bno en )(?<!\bno por )(?<!\bno la )(?<!\bvez de )(?<!\bugar de )\btasas?\b",
     r"\bpor\s+cada\s+(?:(?:100|cien)\s+mil|100|cien|mil|100,000|100000)(?:\s+habitantes)?\b",
     r"\bpor\s+(?:100|cien)\s+mil\b",
     r"\bpor\s+100,000\b",
@@ -195,7 +195,7 @@ COUNT = _C(
     r"\bnumeros?\s+absolutos?\b",
     r"\bcifras?\s+absolutas?\b",
     r"\ben\s+conteo\b",
-    r"\bsin\s+tasa\b",
+    r"\b(?:sin|no|en\s+vez\s+de|en\s+lugar\s+de)\s+(?:en\s+|por\s+|la\s+)?tasas?\b",  # «carpetas, no tasa»
     # «¿en qué lugar quedó … en número de carpetas?», «por cantidad de casos»: the count, after a rate
     r"\b(?:en|por)\s+(?:el\s+)?(?:numero|cantidad|total)\s+de\s+(?:carpetas|casos|delitos|denuncias|victimas)\b",
 )
@@ -381,15 +381,12 @@ def decide(
     if ASC.search(masked_text if masked_text is not None else text):  # "corrupción de menores" is no order
         res.order = "asc"
         res.signals.append("order:asc")
-    if RATE.search(NOT_RATE.sub(" ", text)):  # «¿y contando carpetas, no tasa?» asks the count
+    if RATE.search(text):
         res.medida = "tasa_per_100k"
         res.signals.append("medida:tasa")
-    elif COUNT.search(text) or NOT_RATE.search(text):
+    elif COUNT.search(text):
         res.signals.append("medida:conteo")
     return res
-
-
-NOT_RATE = re.compile(r"\b(?:no|sin|en\s+vez\s+de|en\s+lugar\s+de)\s+(?:en\s+|por\s+|la\s+|como\s+)?tasas?\b")
 
 
 def cue_spans(text: str) -> list[tuple[int, int]]:

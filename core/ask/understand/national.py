@@ -325,6 +325,9 @@ def into_2026(u: Understanding) -> Understanding:
 
 def _carry(merged: Understanding, current: Understanding, previous: Understanding) -> Understanding:
     before = [s for s in previous.signals if s.startswith("national:")]
+    if re.search(r"\bfuero\s+comun\b", tokenize(current.question or "").text):  # «y el del fuero común…»
+        before = [s for s in before if not s.startswith("national:federal")]
+        merged = replace(merged, signals=[s for s in merged.signals if not s.startswith("national:federal")])
     own = [s for s in current.signals if s.startswith("national:")]
     key = "national:federal_key:"
     dropped_key = any(s.startswith(key) for s in before) and not any(s.startswith(key) for s in own)

@@ -15,11 +15,11 @@ from rapidfuzz import fuzz, process
 
 from core.ask.understand import PlaceMatch
 from core.ask.understand.lexicon import (
-    WEAK_NAMES,
     EntityRef,
     Lexicon,
     PlaceEntry,
 )
+from core.ask.understand.placecues import PLACE_CUES, cue_before, weak_name_taken
 from core.ask.understand.placenames import (
     describe_other,
     fold,
@@ -38,12 +38,6 @@ from core.ask.understand.tokens import (
     words_of,
 )
 
-_MONTH_WORDS = words_of(
-    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre"
-)
-# Words after which a bare name is clearly a place ("en Valle", "de Dolores", "y Victoria").
-PLACE_CUES = words_of("en de del para a y e o vs contra entre municipio ciudad cd desde hacia sobre versus ,")
-# Nouns of places below the municipality: the name after them is a colonia or a street, never a municipality.
 BELOW_MUNICIPALITY = words_of(
     "colonia colonias col barrio barrios fraccionamiento fraccionamientos fracc calle calles avenida av bulevar "
     "boulevard blvd calzada callejon privada cuadrante cuadrantes cuadra manzana localidad rancheria ejido"
@@ -80,30 +74,6 @@ class PlaceState:
     signals: list[str] = field(default_factory=list)
     # places the store does not have: (i, j, text, kind, detail, the states it may be in); never replaced by the state
     outside: list[tuple[int, int, str, str, str, tuple[str, ...]]] = field(default_factory=list)
-
-
-def _cue_before(tokens: Tokens, i: int) -> bool:
-    """A place cue right before token i ("en Valle"), or before its article ("en el Valle")."""
-    if i > 0 and tokens.words[i - 1] in PLACE_CUES:
-        return True
-    if i > 0 and tokens.words[i - 1] == "con" and any(w.startswith("compar") for w in tokens.words[: i - 1]):
-        return True  # «compara SMA con Dolores»: «con» after a comparison verb introduces the other place
-    return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
-
-
-def _listed(tokens: Tokens, i: int, j: int, lex: Lexicon) -> bool:
-    """A weak name listed beside a place («lado a lado valle, yuririá y salvatierra»): a place too."""
-    strong = lambda a, b: any(not e.weak for e in lex.places.get(tokens.phrase(a, b), ()))
-    after = j < len(tokens) - 1 and tokens.words[j] in (",", "y", "e")
-    before = i > 1 and tokens.words[i - 1] in (",", "y", "e")
-    return (after and any(strong(j + 1, j + 1 + n) for n in (1, 2, 3, 4))) or (
-        before and any(strong(i - 1 - n, i - 1) for n in (1, 2, 3, 4) if i - 1 - n >= 0)
-    )
-
-
-def _state_after(tokens: Tokens, i: int, lex: Lexicon) -> bool:
-    """Whether a state name starts at token i ("Dolores de Guanajuato" is still Dolores)."""
-    return any(e.entity.nivel == "estado" for n in (1, 2, 3) for e in lex.places.get(tokens.phrase(i, i + n), ()))
 
 
 def _match(ref: EntityRef, text: str, score: float) -> PlaceMatch:
@@ -174,21 +144,7 @@ def exact_places(tokens: Tokens, lex: Lexicon, taken: set[int], ranking: bool) -
 
     def accept(i: int, j: int, key: str) -> bool:
         """Veto weak names ("Valle", "Victoria") that no place cue introduces."""
-        entries = lex.places.get(key) or ()
-        weak = all(e.weak for e in entries) if entries else key in WEAK_NAMES
-        if not weak:
-            return True
-        # "el valle de la muerte", "Victoria de Durango": the weak word starts some other name
-        after = tokens.words[j + 1] if j + 1 < len(tokens) else ""
-        # «en Dolores de 2015 a 2024»: «de» before a year or a month starts the period, not a longer name
-        period_next = after.isdigit() or after in _MONTH_WORDS
-        followed = (
-            j < len(tokens)
-            and tokens.words[j] in ("de", "del")
-            and not period_next
-            and not _state_after(tokens, j + 1, lex)
-        )
-        return (_cue_before(tokens, i) or _listed(tokens, i, j, lex)) and not followed
+        return weak_name_taken(tokens, i, j, key, lex)
 
     states = _mentioned_states(tokens, lex)
     # Longer names elsewhere first: «San Felipe de Jesús» (Sonora) is not «San Felipe» plus a word.
@@ -253,7 +209,7 @@ def fuzzy_places(tokens: Tokens, lex: Lexicon, taken: set[int], st: PlaceState, 
     states = _mentioned_states(tokens, lex)
     _complete_typos(tokens, lex, taken, st)
     for i, w in enumerate(tokens.words):
-        if i in taken or w not in lex.partial or not _cue_before(tokens, i):
+        if i in taken or w not in lex.partial or not cue_before(tokens, i):
             continue
         if _typo_of_longer(tokens, lex, taken, i):  # «Apaseo el Grnade» is one place, not «Apaseo» alone
             continue
@@ -296,13 +252,13 @@ def other_states(
         if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
             return False  # «colonia Centro», «calle Morelos»: below the municipality, not a municipality
         if is_common_word(key):
-            return j - i == 1 and key in capitalized and _cue_before(tokens, i)
+            return j - i == 1 and key in capitalized and cue_before(tokens, i)
         if j - i == 1 and i > 0 and tokens.words[i - 1] in _DETERMINERS and key not in capitalized:
             return False
         if all(key_of(p.nombre) != key for p in index[key]):
             # a short everyday form («Tlaquepaque», but also «nombre» of Nombre de Dios): written as a name
             # or said where a place goes, never an ordinary word of the sentence («el nombre del delito»)
-            return key in capitalized or _cue_before(tokens, i)
+            return key in capitalized or cue_before(tokens, i)
         return True
 
     longest = max((len(k.split()) for k in index), default=1)

@@ -1,0 +1,61 @@
+"""When a word that is also an ordinary word is a place: the cues before a weak name («en Valle», «de Dolores»),
+a list of places around it («valle, yuririá y salvatierra») and the words after it («Victoria de Durango»).
+
+``core.ask.understand.places`` asks ``weak_name_taken`` before it takes a weak name («Valle», «Victoria», «Dolores»)
+as the municipality; ``cue_before`` is also read by the accounting of unread words.
+"""
+
+from __future__ import annotations
+
+from core.ask.understand.lexicon import WEAK_NAMES, Lexicon
+from core.ask.understand.tokens import Tokens, words_of
+
+_MONTH_WORDS = words_of(
+    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre"
+)
+# Words after which a bare name is clearly a place ("en Valle", "de Dolores", "y Victoria").
+PLACE_CUES = words_of("en de del para a y e o vs contra entre municipio ciudad cd desde hacia sobre versus ,")
+
+
+def cue_before(tokens: Tokens, i: int) -> bool:
+    """A place cue right before token i ("en Valle"), or before its article ("en el Valle")."""
+    if i > 0 and tokens.words[i - 1] in PLACE_CUES:
+        return True
+    if i > 0 and tokens.words[i - 1] == "con" and any(w.startswith("compar") for w in tokens.words[: i - 1]):
+        return True  # «compara SMA con Dolores»: «con» after a comparison verb introduces the other place
+    return i > 1 and tokens.words[i - 1] in ("el", "la", "los", "las") and tokens.words[i - 2] in PLACE_CUES
+
+
+def listed_beside_place(tokens: Tokens, i: int, j: int, lex: Lexicon) -> bool:
+    """A weak name listed beside a place («lado a lado valle, yuririá y salvatierra»): a place too."""
+
+    def strong(a: int, b: int) -> bool:
+        return any(not e.weak for e in lex.places.get(tokens.phrase(a, b), ()))
+
+    after = j < len(tokens) - 1 and tokens.words[j] in (",", "y", "e")
+    before = i > 1 and tokens.words[i - 1] in (",", "y", "e")
+    return (after and any(strong(j + 1, j + 1 + n) for n in (1, 2, 3, 4))) or (
+        before and any(strong(i - 1 - n, i - 1) for n in (1, 2, 3, 4) if i - 1 - n >= 0)
+    )
+
+
+def state_after(tokens: Tokens, i: int, lex: Lexicon) -> bool:
+    """Whether a state name starts at token i ("Dolores de Guanajuato" is still Dolores)."""
+    return any(e.entity.nivel == "estado" for n in (1, 2, 3) for e in lex.places.get(tokens.phrase(i, i + n), ()))
+
+
+def weak_name_taken(tokens: Tokens, i: int, j: int, key: str, lex: Lexicon) -> bool:
+    """Whether the name at tokens i..j is taken as a place: always unless weak; a weak one after a cue or listed
+    beside a place, and not starting a longer name."""
+    entries = lex.places.get(key) or ()
+    weak = all(e.weak for e in entries) if entries else key in WEAK_NAMES
+    if not weak:
+        return True
+    # "el valle de la muerte", "Victoria de Durango": the weak word starts some other name
+    after = tokens.words[j + 1] if j + 1 < len(tokens) else ""
+    # «en Dolores de 2015 a 2024»: «de» before a year or a month starts the period, not a longer name
+    period_next = after.isdigit() or after in _MONTH_WORDS
+    followed = (
+        j < len(tokens) and tokens.words[j] in ("de", "del") and not period_next and not state_after(tokens, j + 1, lex)
+    )
+    return (cue_before(tokens, i) or listed_beside_place(tokens, i, j, lex)) and not followed
