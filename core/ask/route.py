@@ -191,7 +191,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u), ctx.metadata)
         normalized = normalize_text(turn.question)
         if "rnid:municipal" in u.signals and "crime:rnid_only" not in u.signals:
-            turn.clarify = [rnid_municipal_reply(u)]  # 2026 is published by state only: its state's is offered
+            turn.clarify = [rnid_municipal_reply(u, ctx.metadata)]  # 2026 is published by state only: its state's is offered
         elif asks_forecast(normalized):
             turn.clarify = []  # a guess about what comes is refused as such (analyze), never asked «¿cuál homicidio?»
         elif below_municipality(normalized) and below_beside_count(normalized) and _answerable(u, turn.clarify):

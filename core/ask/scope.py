@@ -279,17 +279,18 @@ def unpublished(normalized: str) -> str | None:
     return next((what for pattern, what in _UNPUBLISHED if re.search(pattern, text)), None)
 
 
-def rnid_municipal_reply(u: Understanding) -> ClarifyingQuestion:
+def rnid_municipal_reply(u: Understanding, metadata: dict) -> ClarifyingQuestion:
     """A municipality's question about 2026: that methodology (RNID) is published by state only; its state's
     figure is offered, never given in the municipality's place."""
     place = _municipality(u) or "ese municipio"
     crime = u.crimes[0].label.lower() if u.crimes else "ese delito"
+    latest = _latest(metadata, u.crimes[0].delito if u.crimes else "homicidio_doloso")
     start, end = u.window
     when = _month_year(start) if start == end.replace(day=1) else f"de {_month_year(start)} a {_month_year(end)}"
     return ClarifyingQuestion(
         question=(
-            f"Las cifras de 2026 (metodología RNID) solo se publican por estado, no por municipio: no hay cifra de "
-            f"{place}. ¿Quieres la de todo Guanajuato?"
+            f"No hay datos de {place} en 2026: los datos por municipio llegan a {_month_year(latest)}, y las cifras "
+            "de 2026 (metodología RNID) solo se publican por estado. ¿Quieres la de todo Guanajuato?"
         )[:MAX_QUESTION],
         reason="missing_place",
         blocking=True,
