@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
 from core.ask.plan import cells, granularity
-from core.ask.scope import asks_forecast, below_municipality
+from core.ask.scope import asks_code, asks_forecast, asks_opinion, below_municipality
 from core.ask.understand.national import is_national
 from core.text import normalize_text
 
@@ -101,6 +101,10 @@ def refusal_tag(turn: Turn, ctx: StageContext | None = None) -> str | None:
         return "pii"
     if m.offensive:
         return "offensive"
+    if asks_code(normalize_text(turn.question)):
+        return "code"  # «pásame el query SQL»: never given nor run, whatever else the message asks
+    if asks_opinion(normalize_text(turn.question)):
+        return "opinion"
     if cat == "irrelevant":
         return "off_topic"
     if cat == "relevant" and u is not None and asks_forecast(normalize_text(turn.question)):

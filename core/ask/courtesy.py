@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from core.ask.wording import THANKS
+from core.ask.wording import COMPLAINT, THANKS
 
 _WORD = re.compile(r"[a-z0-9ñ]+")
 SOCIAL = (
@@ -95,3 +95,10 @@ def introduces_only(normalized: str, u) -> bool:
     asked = "?" in normalized or _ASKING.search(stripped)
     slots = u is not None and bool(u.crimes or u.window or any(s.startswith("national:") for s in u.signals))
     return _has(stripped, SOCIAL) and bool(_INTRODUCTION.search(stripped)) and not asked and not slots
+
+
+def complains_only(normalized: str, u) -> bool:
+    """A complaint about Casandra itself with nothing asked («pinche programa no sirves para nada»): courtesy, answered
+    with an apology and how to ask, never the out-of-scope refusal."""
+    slots = u is not None and bool(u.crimes or u.places or u.window)
+    return bool(COMPLAINT.search(normalized)) and not slots and "?" not in normalized

@@ -246,6 +246,7 @@ FRAME = re.compile(
     r"|(es|son) (un |una |el |la |los |las )?(tipo|subtipo|modalidad|forma|clase|variante)s?"
     r"|(cifras?|datos|numeros|conteos?)\b.{0,30}\b(son|cuentan|miden|representan|se refieren|significan)"
     r"|(que onda|que pasa) con (lo|eso) de|que es eso de|eso de que|por que"
+    r"|de donde (la |lo |los |las )?(sacan|sacas|obtienen|sale|salen|viene|vienen|toman)|de que fuente"
     r"|se (toma|toman|trata|tratan|cuenta|cuentan|registra|registran|considera|consideran) como|equivale\w*"
     r"|(que|cuales) (modalidades|subtipos|tipos|categorias|variantes) (tiene|tienen|hay|incluye\w*|abarca\w*)"
     r"|cuales son (las|los) (modalidades|subtipos|tipos|categorias))\b"

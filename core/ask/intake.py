@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
-from core.ask.courtesy import SOCIAL, courtesy_only, introduces_only, thanks_only
+from core.ask.courtesy import SOCIAL, complains_only, courtesy_only, introduces_only, thanks_only
 from core.ask.english import as_spanish
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
@@ -52,6 +52,11 @@ DEFINITION = (
     "como calculan",
     "como se mide",
     "de donde vienen",
+    "de donde la sacan",
+    "de donde lo sacan",
+    "de donde los sacan",
+    "de donde sacan",
+    "de donde obtienen",
     "de donde salen",
     "que fuente",
     "que fuentes",
@@ -276,7 +281,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     # a definition asks what words mean, so it is never a follow-up that inherits the last question's slots
     # «ok gracias!!» after a menu or an answer is courtesy, never a reply that inherits the last question's slots
     courtesy = u is not None and not (u.crimes or u.places or u.window) and classify(normalized, False) == "social"
-    courtesy = courtesy or thanks_only(normalized, u) or introduces_only(normalized, u)
+    courtesy = courtesy or thanks_only(normalized, u) or introduces_only(normalized, u) or complains_only(normalized, u)
     follow = bool(
         u is not None and not courtesy and conv.last_understanding is not None and is_follow_up(question, u, conv)
     )
@@ -320,7 +325,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
             or any(s.startswith("national:") for s in u.signals)  # «portación de armas en el país»
         )
     )
-    social = thanks_only(normalized, u) or introduces_only(normalized, u)
+    social = thanks_only(normalized, u) or introduces_only(normalized, u) or complains_only(normalized, u)
     category = "relevant" if follow else "social" if social else classify(normalized, has_signal)
     if category == "irrelevant" and u is not None and "delito" in normalized:
         category = "relevant"

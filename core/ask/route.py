@@ -17,7 +17,9 @@ from core.ask.plan.national import federal_narrowed
 from core.ask.plan.rules import asks_all_crimes
 from core.ask.plan.strategy import _big_municipalities, clarifications
 from core.ask.scope import (
+    asks_code,
     asks_forecast,
+    asks_opinion,
     asks_what_to_ask,
     below_beside_count,
     below_municipality,
@@ -191,8 +193,10 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         turn.clarify = clarifications(u, ctx.catalog, needs_crime and not asks_all_crimes(u), ctx.metadata)
         normalized = normalize_text(turn.question)
         if "rnid:municipal" in u.signals and "crime:rnid_only" not in u.signals:
-            turn.clarify = [rnid_municipal_reply(u, ctx.metadata)]  # 2026 is published by state only: its state's is offered
-        elif asks_forecast(normalized):
+            turn.clarify = [
+                rnid_municipal_reply(u, ctx.metadata)
+            ]  # 2026 is published by state only: its state's is offered
+        elif asks_forecast(normalized) or asks_opinion(normalized) or asks_code(normalized):
             turn.clarify = []  # a guess about what comes is refused as such (analyze), never asked «¿cuál homicidio?»
         elif below_municipality(normalized) and below_beside_count(normalized) and _answerable(u, turn.clarify):
             note = f"{LEAD}Los datos del SESNSP llegan hasta municipio: no hay cifras por {level_word(normalized)}."

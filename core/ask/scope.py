@@ -42,6 +42,9 @@ _WHAT_TO_ASK = re.compile(
     # «q info tienes? xq no se ni q preguntarte»: the inventory asked, then chatter; not knowing what to ask
     r"|^[¿¡ ]*(y )?(que|cuales) (info|informacion|datos) (tienes|tiene|tienen|manejas|hay)\s*\?"
     r"|\bno se (ni )?(que|q) (preguntar|consultar|pedir)\w*\b"
+    # «¿qué cosas le puedo preguntar?», «¿qué cosas me puedes decir?», «pues de todo, lo que tengas»
+    r"|\bque cosas (te |le |me )?(puedo|podemos|se puede|puedes|podrias|sabes) (preguntar|consultar|pedir|decir|hacer)\w*\b"
+    r"|^[¿¡ ]*(pues )?(de )?todo,? lo que (tengas|tienes|haya|puedas)[?!. ]*$"
     r"|\bpara que (sirves|sirve esto|funcionas)\b|^[¿¡ ]*(y )?como (funcionas|te uso|se usa esto|funciona esto)[?!. ]*$"
 )
 # A figure, a rate or a total asked for is a data question, however general its topic.
@@ -102,8 +105,28 @@ _FORECAST = re.compile(
     r"|va(?:n)?\s+a\s+(?:bajar|subir|aumentar|disminuir|crecer|mejorar|empeorar|seguir\s+(?:subiendo|bajando))"
     r"|(?:bajara|subira|aumentara|disminuira|crecera|mejorara|empeorara)n?"
     # «¿crees que el 2026 va a ser peor que el 2025?», «¿qué opinas?»: a guess or an opinion about what comes
-    r"|va(?:n)?\s+a\s+ser\s+(?:peor|mejor|mas|menos)|sera(?:n)?\s+(?:peor|mejor)|(?:que|q)\s+opina[sn]?)\b"
+    r"|va(?:n)?\s+a\s+ser\s+(?:peor|mejor|mas|menos)|sera(?:n)?\s+(?:peor|mejor))\b"
 )
+# «¿qué opinas?», «en tu opinión el gobernador lo está haciendo bien o mal?»: a judgement, never a count
+_OPINION = re.compile(
+    r"\b(?:(?:en\s+)?tu\s+opinion|(?:que|q)\s+opina[sn]?|que\s+piensas\s+(?:de|del|sobre)"
+    r"|(?:lo\s+)?esta(?:n)?\s+haciendo\s+(?:bien|mal)|(?:es|son)\s+(?:culpa|responsabilidad)\s+de)\b"
+)
+# «pásame el query SQL», «me mandas el código con el que calculaste eso»: code is never given nor run
+_CODE = re.compile(
+    r"\b(?:sql|query|queries|script|scripts)\b|\bcodigo\s+(?:fuente|sql|python|con\s+(?:el|que))\b"
+    r"|\b(?:el|tu|su)\s+codigo\b"
+)
+
+
+def asks_opinion(normalized: str) -> bool:
+    """Whether the question asks for a judgement («¿qué opinas?», «¿lo está haciendo bien?»), not a figure."""
+    return bool(_OPINION.search(expand_chat(normalized)))
+
+
+def asks_code(normalized: str) -> bool:
+    """Whether the message asks for the SQL or the code behind an answer (never given, never run)."""
+    return bool(_CODE.search(expand_chat(normalized)))
 
 
 def asks_forecast(normalized: str) -> bool:
@@ -266,8 +289,9 @@ _UNPUBLISHED = (
     ),
     (
         # «cuántos fueron por el narco o crimen organizado», «ajustes de cuentas»: a motive is never published
-        r"\b(?:por|relacionad[oa]s\s+(?:con|al?))\s+(?:el\s+)?(?:narco|crimen\s+organizado|narcotrafico|"
-        r"carteles?|ajustes?\s+de\s+cuentas)\b|\bmotivos?\b|\bcausas?\s+de\s+(?:los|las|esos|esas)\b",
+        r"\b(?:(?:fueron|fue|son|murieron|mataron|asesinad[oa]s|ejecutad[oa]s|muertes?|muertos)\s+(?:\w+\s+){0,3}?por"
+        r"|relacionad[oa]s\s+(?:con|al?)|vinculad[oa]s\s+(?:con|al?))\s+(?:el\s+|los\s+)?(?:narco|crimen\s+organizado|"
+        r"narcotrafico|carteles?|ajustes?\s+de\s+cuentas)\b|\bmotivos?\b|\bcausas?\s+de\s+(?:los|las|esos|esas)\b",
         "el motivo de cada delito (crimen organizado, ajustes de cuentas…)",
     ),
 )

@@ -32,6 +32,15 @@ REFUSALS = {
         "Solo respondo preguntas sobre incidencia delictiva (SESNSP) en Guanajuato y su metodología. "
         "Por ejemplo: «¿Cuántos homicidios dolosos hubo en León en 2024?»."
     ),
+    "opinion": (
+        "No doy opiniones ni califico a gobiernos o personas: solo cuento lo que el SESNSP publicó. Puedo darte las "
+        "cifras para que saques tus conclusiones, por ejemplo la serie anual de un delito en un municipio."
+    ),
+    "code": (
+        "No comparto ni ejecuto SQL ni código: Casandra solo corre herramientas de su catálogo, con argumentos "
+        "revisados. El «Plan de consulta» de cada respuesta muestra qué herramienta se usó, con qué argumentos y sobre "
+        "qué versión de los datos; la metodología está en la página Metodología."
+    ),
     "culprit": (
         "No identifico culpables ni personas: los datos son conteos de carpetas de investigación por municipio "
         "y mes. Puedo darte cifras, rankings o la evolución de un delito."
@@ -48,8 +57,22 @@ THANKS = frozenset({"gracias", "grax", "grx", "graciaz", "thanks", "thank", "thx
 SOCIAL_BYE = "¡Hasta luego! Aquí estaré cuando necesites más cifras."
 
 
+# «pinche programa no sirves para nada», «eres bien lenta eh»: a complaint about Casandra itself
+COMPLAINT = re.compile(
+    r"\bno\s+sirve[sn]?\b|\bno\s+entiende[sn]?\s+nada\b|\beres\s+(?:bien\s+|muy\s+|re\s+)?"
+    r"(?:lent[oa]|mal[oa]|inutil|tont[oa]|pesim[oa]|torpe)\b|\bpinche\s+(?:programa|sistema|app|bot|maquina)\b"
+    r"|\b(?:que|q)\s+(?:mal|lento|lenta)\s+(?:programa|sistema|servicio|app|bot|eres)\b"
+)
+SOCIAL_SORRY = (
+    "Perdón si no te he sido útil. Funciono mejor con preguntas que digan delito, lugar y periodo, por ejemplo: "
+    "«¿Cuántos homicidios dolosos hubo en León en 2024?» o «violencia familiar en Celaya, 2023 contra 2022»."
+)
+
+
 def social_reply(normalized: str) -> str:
-    """Greeting, thanks or goodbye."""
+    """Greeting, thanks, goodbye or an apology for a complaint."""
+    if COMPLAINT.search(normalized):
+        return SOCIAL_SORRY
     if (THANKS | {"perfecto", "excelente"}) & set(re.findall(r"\w+", normalized)):
         return SOCIAL_THANKS
     if "adios" in normalized or "hasta luego" in normalized:

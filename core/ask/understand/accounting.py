@@ -119,7 +119,11 @@ def leftovers(tokens: Tokens, used: set[int], capitalized: frozenset[str] = froz
     """Runs [i, j) of tokens nobody understood; a single connector between two runs joins them.
 
     A capitalized name after a place cue is a name even when a loose shape cue covers it («en Bajío»)."""
-    cues = {k for k in _cue_tokens(tokens) if not (tokens.words[k] in capitalized and _after_cue(tokens, k))}
+    cues = {
+        k
+        for k in _cue_tokens(tokens)
+        if not (tokens.words[k] in capitalized and (_after_cue(tokens, k) or tokens.words[k] == "bajio"))
+    }
     free = [
         k
         for k, w in enumerate(tokens.words)
@@ -194,7 +198,7 @@ def _classify(
         return UnknownTerm(text, "other", "")
     if any(tokens.words[k] in BELOW_MUNICIPALITY for k in range(max(0, i - 2), i)):
         return UnknownTerm(text, "place_below", "lugar más fino que el municipio")
-    if any(w in _REGIONS for w in words) and _after_cue(tokens, i):
+    if any(w in _REGIONS for w in words) and (_after_cue(tokens, i) or "bajio" in words):  # «¿cómo está el Bajío?»
         # «en el noreste del estado», «en la Sierra Gorda»: a region is no municipality and never the whole state;
         # in an earlier clause than the municipality asked about («un reportaje sobre el corredor industrial, ¿cuántos
         # … en Irapuato?») it is context, said as not taken into account

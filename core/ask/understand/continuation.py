@@ -165,7 +165,7 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return False
     if _pending(conversation) and picked_option(question, getattr(conversation, "last_understanding", None)):
         return True  # «el grande» after «¿Apaseo el Alto o Apaseo el Grande?»
-    if _nearest_offered(conversation) and current.crimes and not _names_place(current) and n_words <= 4:
+    if _nearest_offered(conversation) and current.crimes and not _names_place(current) and n_words <= 8:
         return True  # «secuestro pues» after «no hay datos de levantones; lo más cercano es el secuestro»
     has_slot = bool(current.crimes or current.places or _modifies(current) or BOTH.search(text))
     if _pending(conversation) and has_slot and n_words <= 8:  # "Celaya", "dolosos", "los dos juntos, …"
@@ -183,7 +183,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     shape_only = (
         explicit_kind(current) and n_words <= _MAX_FOLLOW_UP_TOKENS
     )  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
-    return _modifies(current) or shape_only or (bool(current.places) and n_words <= 4)
+    # «¿y en Celaya?», «el municipio de guanajuato, la capital»: a place alone, said with a few words around it
+    return _modifies(current) or shape_only or (bool(current.places) and n_words <= (4 if current.window else 7))
 
 
 def _names_place(u: Understanding) -> bool:

@@ -36,8 +36,10 @@ COUNTRY = _C(
 )
 # «¿en qué lugar está Guanajuato?», «ranking de estados», «¿qué estado tuvo más…?», «entre las 32 entidades»
 RANK = _C(
-    r"\b(?:que|cual)\s+(?:lugar|posicion|puesto|sitio)\s+(?:ocupa|ocupo|tiene|tuvo|esta|estuvo|quedo|queda|se\s+ubica"
-    r"|aparece|tiene)\b",
+    r"\b(?:que|cual)\s+(?:lugar|posicion|puesto|sitio)\s+(?:ocupa|ocupo|ocupaba|tiene|tuvo|tenia|esta|estuvo|estaba|quedo"
+    r"|queda|se\s+ubica|aparece)\b",
+    # «¿Gto sigue siendo el número uno?», «dame el lugar», «¿sigue en primer lugar?»: its place among the states
+    r"\b(?:el\s+)?(?:numero|lugar)\s+(?:uno|1)\b|\bprimer\s+lugar\b|\b(?:dame|dime)\s+(?:el|su)\s+(?:lugar|posicion)\b",
     r"\ben\s+que\s+(?:lugar|posicion|puesto|sitio)\s+(?:esta|quedo|queda|se\s+ubica|aparece|se\s+encuentra)\b",
     r"\b(?:lugar|posicion|puesto)\s+(?:nacional|entre\s+(?:los|las)\s+(?:estados|entidades))\b",
     r"\branking\s+(?:de\s+|por\s+|entre\s+(?:los\s+|las\s+)?)?(?:estados|entidades|nacional)\b",
@@ -113,10 +115,11 @@ def _word_orders(alias: str) -> list[str]:
     return [alias] if m is None else [alias, f"{m.group(1) or ''}{m.group(3)} {m.group(2)}"]
 
 
-def federal_key(text: str) -> str | None:
+def federal_key(text: str, federal_said: bool = False) -> str | None:
     """The federal crime an everyday name in ``text`` points at («huachicol», «portación de armas»), or None; of
-    two names that nest (a law and one of its crimes: «narcomenudeo federal (Ley General de Salud)») the finer."""
-    cue = bool(FEDERAL.search(text))
+    two names that nest (a law and one of its crimes: «narcomenudeo federal (Ley General de Salud)») the finer.
+    ``federal_said``: the conversation is about federal crimes already («solo los de armas»)."""
+    cue = federal_said or bool(FEDERAL.search(text))
     found = list(dict.fromkeys(k for pattern, k in _federal_aliases(cue) if pattern.search(text)))
     finer = [k for k in found if not any(o != k and o.startswith(f"{k}_") for o in found)]
     return finer[0] if finer else None
@@ -330,6 +333,13 @@ def _carry(merged: Understanding, current: Understanding, previous: Understandin
         merged = replace(merged, signals=[s for s in merged.signals if not s.startswith("national:federal")])
     own = [s for s in current.signals if s.startswith("national:")]
     key = "national:federal_key:"
+    narrowed = federal_key(tokenize(current.question or "").text, federal_said=True)
+    if "national:federal" in before and narrowed and not any(s.startswith(key) for s in own):
+        # «solo los de armas» after federal crimes: that law's crimes, in the same state and period
+        before = [s for s in before if not s.startswith(key)] + [f"{key}{narrowed}"]
+        merged = replace(merged, signals=[s for s in merged.signals if not s.startswith(key)] + [f"{key}{narrowed}"])
+    if "national:victims" in before and any(p.nivel == "municipio" for p in merged.places):
+        merged = replace(merged, signals=[*merged.signals, "victims:municipal"])  # «¿y de esas, cuántas en León?»
     dropped_key = any(s.startswith(key) for s in before) and not any(s.startswith(key) for s in own)
     if dropped_key and re.search(r"\btotal\b", tokenize(current.question or "").text):
         before = [s for s in before if not s.startswith(key)]  # «y el total federal del país»: the filter goes
@@ -337,6 +347,11 @@ def _carry(merged: Understanding, current: Understanding, previous: Understandin
     if not before or (own and "national:alone" not in own):
         # «¿y en todo el país?» after federal crimes, victims or a 2026 month: another place, the same measure
         measure = [s for s in before if s.startswith(_MEASURES)]
+        states_before = [s for s in before if s.startswith("national:place:")]
+        own_measure = any(s.startswith(_MEASURES) for s in own)
+        own_state = any(s.startswith("national:place:") for s in own)
+        if own_measure and states_before and not (current.places or own_state):  # «y de las víctimas de esos…»
+            merged = replace(merged, signals=list(dict.fromkeys([*merged.signals, *states_before])))
         if own and measure and not current.crimes and not any(s.startswith(_MEASURES) for s in own):
             signals = list(dict.fromkeys([*merged.signals, *measure]))
             if "national:place:MX" in own and not current.places:  # the country in place of the previous state

@@ -139,6 +139,7 @@ YEARLY = _C(
     r"\bde\s+un\s+ano\s+a\s+otro\b",
     r"\bano\s+contra\s+ano\b",
     r"\bx\s+anos?\b",  # "x año": the abbreviation of "por año"
+    r"\bpor\s+separado\b",  # «el 2021 y el 2022 por separado»: each year its own figure
 )
 VS_STATE = _C(
     r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado|estado)\b",  # «vs promedio edo.»

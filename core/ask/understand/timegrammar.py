@@ -50,11 +50,18 @@ THAT_PERIOD = (
 )
 
 
+# a part of a year said before «de ese año»: «abril», «el primer semestre (completo)»
+_PART_OF_YEAR = (
+    rf"(?:{_MONTH_OR_ABBR}|(?:primer|segundo|tercer|cuarto|ultimo|1er|2do|3er|4to)\s+"
+    r"(?:semestre|trimestre|bimestre|cuatrimestre))(?:\s+complet[oa])?"
+)
+
+
 def months_of_that_year(text: str) -> bool:
     """Whether months are said of «ese año» («de marzo a mayo de ese año»): a period of its own, inside that year."""
     found = re.search(THAT_PERIOD, text)
     return bool(
-        found and found.group(1) == "ano" and re.search(rf"\b{_MONTH_OR_ABBR}\s+(?:de|del)\s+$", text[: found.start()])
+        found and found.group(1) == "ano" and re.search(rf"\b{_PART_OF_YEAR}\s+(?:de|del)\s+$", text[: found.start()])
     )
 
 
@@ -64,7 +71,7 @@ def that_period(text: str, window: tuple[date, date]) -> str | None:
     if found is None:
         return None
     said = f"entre {window[0].isoformat()} y {window[1].isoformat()}"
-    if found.group(1) == "ano" and re.search(rf"\b{_MONTH_OR_ABBR}\s+(?:de|del)\s+$", text[: found.start()]):
+    if found.group(1) == "ano" and re.search(rf"\b{_PART_OF_YEAR}\s+(?:de|del)\s+$", text[: found.start()]):
         said = str(window[1].year)  # «violencia familiar en Uriangato en abril de ese año»: that year's April
     return text[: found.start()] + said + text[found.end() :]
 
@@ -344,8 +351,11 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
 
     @rule(rf"\bhace\s+({NUMBER_RE})\s+anos?\b")
     def _years_ago(m):
-        y = anchor.year - (number_value(m.group(1)) or 1)
-        add(m, date(y, 1, 1), date(y, 12, 31), kind="relative", gran="year")
+        # alone, from the data's year; in a follow-up, from the window talked about («¿y hace un año?» after October
+        # 2025 is October 2024), as «dos años antes»
+        n = number_value(m.group(1)) or 1
+        y = anchor.year - n
+        add(m, date(y, 1, 1), date(y, 12, 31), kind="relative", gran="year", tag=f"time:shift_years:{-n}")
 
     @rule(rf"\b({_MONTH_OR_ABBR})\s*(?:-|/|de|del)?\s*(?:de\s+|del\s+)?({_YEAR})\b")
     def _month_year(m):
