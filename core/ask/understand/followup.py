@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from core.ask.understand import CrimeMatch, Understanding, national
+from core.ask.understand import CrimeMatch, Understanding
 from core.ask.understand.anaphora import (
     ANY_METHOD,
     ORDINALS,
@@ -34,6 +34,7 @@ from core.ask.understand.continuation import (
 )
 from core.ask.understand.crimes import kind_named
 from core.ask.understand.lexicon import Lexicon
+from core.ask.understand.national_carry import carry as national_carry
 from core.ask.understand.rewrite import crime_phrase, describe
 from core.ask.understand.tokens import tokenize
 from core.text import normalize_text
@@ -320,7 +321,7 @@ def merge_follow_up(
         merged.signals.append("victims:municipal")
     merged.signals += ["followup:merged"] + [f"followup:kept:{k}" for k in kept]
     merged.signals = list(dict.fromkeys(merged.signals))
-    return national.carry(merged, current, previous)  # «¿y Michoacán?» after a state's place: still the states
+    return national_carry(merged, current, previous)  # «¿y Michoacán?» after a state's place: still the states
 
 
 __all__ = ["crime_phrase", "describe", "is_follow_up", "merge_follow_up", "negated_places"]

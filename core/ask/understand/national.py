@@ -189,7 +189,7 @@ def _masked(u: Understanding) -> str:
     return PUBLISHER.sub(" _ ", text).strip()  # «…del Sistema Nacional de Seguridad Pública»: no country cue
 
 
-def _foreign_states(u: Understanding) -> list[str]:
+def foreign_states(u: Understanding) -> list[str]:
     """The abbreviations of the states outside the municipal store that the question names."""
     return list(dict.fromkeys(s.rsplit(":", 1)[1] for s in u.signals if s.startswith("place:not_in_store:")))
 
@@ -215,7 +215,7 @@ def _foreign_places(u: Understanding, text: str) -> tuple[list[str], bool]:
     """(states named, whether a municipality of another state is named).
 
     A state whose capital has its name («San Luis Potosí», «Zacatecas») is the state unless a city is cued."""
-    states, city = _foreign_states(u), bool(_CITY_CUE.search(text))
+    states, city = foreign_states(u), bool(_CITY_CUE.search(text))
     names = _state_names()
     municipal = False
     for t in u.unknown_terms:
@@ -303,14 +303,7 @@ def scope(u: Understanding) -> Understanding:
 
 
 # what a national number counts, beyond its place: a follow-up that only moves the place keeps it
-_MEASURES = ("national:federal", "national:victims", "national:rnid")
-
-
-def carry(merged: Understanding, current: Understanding, previous: Understanding) -> Understanding:
-    """A follow-up to a national question stays national («¿y Michoacán?», «¿y en Nuevo León?», «¿y en
-    feminicidios?»): the previous scope, with the states it names in place of the previous ones; a follow-up whose
-    merged window is in 2026 reads the 2026 methodology («¿y en todo Guanajuato ese mes?» after January 2026)."""
-    return into_2026(_carry(merged, current, previous))
+MEASURES = ("national:federal", "national:victims", "national:rnid")
 
 
 def into_2026(u: Understanding) -> Understanding:
@@ -324,79 +317,6 @@ def into_2026(u: Understanding) -> Understanding:
     add = ["national:rnid"] + ([] if is_national(u) else ["national:rank", "national:rnid_scope"])
     add += ["rnid:municipal"] if any(p.nivel == "municipio" for p in u.places) else []
     return replace(u, signals=list(dict.fromkeys([*u.signals, *add])))
-
-
-def _carry(merged: Understanding, current: Understanding, previous: Understanding) -> Understanding:
-    before = [s for s in previous.signals if s.startswith("national:")]
-    if re.search(r"\bfuero\s+comun\b", tokenize(current.question or "").text):  # «y el del fuero común…»
-        before = [s for s in before if not s.startswith("national:federal")]
-        merged = replace(merged, signals=[s for s in merged.signals if not s.startswith("national:federal")])
-    own = [s for s in current.signals if s.startswith("national:")]
-    key = "national:federal_key:"
-    narrowed = federal_key(tokenize(current.question or "").text, federal_said=True)
-    if "national:federal" in before and narrowed and not any(s.startswith(key) for s in own):
-        # «solo los de armas» after federal crimes: that law's crimes, in the same state and period
-        before = [s for s in before if not s.startswith(key)] + [f"{key}{narrowed}"]
-        merged = replace(merged, signals=[s for s in merged.signals if not s.startswith(key)] + [f"{key}{narrowed}"])
-    if "national:victims" in before and any(p.nivel == "municipio" for p in merged.places):
-        merged = replace(merged, signals=[*merged.signals, "victims:municipal"])  # «¿y de esas, cuántas en León?»
-    dropped_key = any(s.startswith(key) for s in before) and not any(s.startswith(key) for s in own)
-    if dropped_key and re.search(r"\btotal\b", tokenize(current.question or "").text):
-        before = [s for s in before if not s.startswith(key)]  # «y el total federal del país»: the filter goes
-        merged = replace(merged, signals=[s for s in merged.signals if not s.startswith(key)], methods=[])
-    if not before or (own and "national:alone" not in own):
-        # «¿y en todo el país?» after federal crimes, victims or a 2026 month: another place, the same measure
-        measure = [s for s in before if s.startswith(_MEASURES)]
-        states_before = [s for s in before if s.startswith("national:place:")]
-        own_measure = any(s.startswith(_MEASURES) for s in own)
-        own_state = any(s.startswith("national:place:") for s in own)
-        if own_measure and states_before and not (current.places or own_state):  # «y de las víctimas de esos…»
-            merged = replace(merged, signals=list(dict.fromkeys([*merged.signals, *states_before])))
-        if own and measure and not current.crimes and not any(s.startswith(_MEASURES) for s in own):
-            signals = list(dict.fromkeys([*merged.signals, *measure]))
-            if "national:place:MX" in own and not current.places:  # the country in place of the previous state
-                signals = [s for s in signals if not s.startswith("national:place:") or s == "national:place:MX"]
-                merged = replace(merged, places=[], whole_state=False)
-            return _before_2026(replace(merged, signals=signals))
-        return merged
-    if any(p.nivel == "municipio" for p in merged.places):
-        return merged  # «¿y en León?»: municipal again
-    # «¿y en Nuevo León?» after a federal or victims question: that scope, for the state named
-    states = _foreign_states(current) or [s.rsplit(":", 1)[1] for s in own if s.startswith("national:place:")]
-    merged = replace(merged, signals=[s for s in merged.signals if s not in own])
-    scope_ = [s for s in before if not (states and s.startswith("national:place:"))]
-    kept = [t for t in merged.unknown_terms if not (t.kind == "place_foreign" and states)]
-    dropped = {s for s in merged.signals if s.startswith("place:not_in_store:") or s == "place:other_state"}
-    signals = [s for s in merged.signals if s not in dropped] + scope_ + [f"national:place:{s}" for s in states]
-    places = [p for p in merged.places if not states] if states else merged.places
-    whole = merged.whole_state and not states
-    merged = replace(merged, unknown_terms=kept, signals=list(dict.fromkeys(signals)), places=places, whole_state=whole)
-    return _before_2026(merged)
-
-
-def _before_2026(u: Understanding) -> Understanding:
-    """«¿y en el mismo periodo de 2025?» after a 2026 question: the series to 2025 again (the 2026 methodology only
-    for 2026 windows). A question national only for its 2026 window (Guanajuato's) goes back to the municipal sums:
-    its 2026 period, of another methodology and published by state only, is said, not compared."""
-    windows = [w for w in (u.window, u.compare_window) if w is not None]
-    before = [w for w in windows if w[1].year < RNID_YEAR]
-    if not before or "crime:rnid_only" in u.signals:
-        return u
-    crossing = len(before) < len(windows)
-    scope = "national:rnid_scope" in u.signals
-    if crossing and not scope:
-        return u  # a state's 2025 beside its 2026: each period in its own methodology (plan/national.py)
-    drop = {"national:rnid", "national:rank", "national:rnid_scope"} if scope else {"national:rnid"}
-    notes = list(u.notes)
-    if crossing:
-        notes.append(
-            "El periodo de 2026 se publica con otra metodología (RNID) y solo por estado: no es comparable con la "
-            "serie hasta 2025, así que doy la cifra del periodo pedido."
-        )
-    kind = "single_value" if crossing and u.kind == "comparison" else u.kind
-    window, compare = (before[0], None) if crossing else (u.window, u.compare_window)
-    signals = [s for s in u.signals if s not in drop]
-    return replace(u, signals=signals, notes=notes, kind=kind, window=window, compare_window=compare)
 
 
 def series_key(u: Understanding) -> str | None:
