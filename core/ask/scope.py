@@ -41,6 +41,8 @@ _WHAT_TO_ASK = re.compile(
     r"proporcionarme|ofrecer|ofrecerme|compartir|compartirme)\b"
     # «q info tienes? xq no se ni q preguntarte»: the inventory asked, then chatter; not knowing what to ask
     r"|^[¿¡ ]*(y )?(que|cuales) (info|informacion|datos) (tienes|tiene|tienen|manejas|hay)\s*\?"
+    # «¿qué info tienes sobre robos?»: what exists about a crime, no place nor period said
+    r"|^[¿¡ ]*(y )?(que|cual) (info|informacion|datos) (tienes|tiene|hay|manejas) (sobre|de|del|acerca de) [a-z ]+[?!. ]*$"
     r"|\bno se (ni )?(que|q) (preguntar|consultar|pedir)\w*\b"
     # «¿qué cosas le puedo preguntar?», «¿qué cosas me puedes decir?», «pues de todo, lo que tengas»
     r"|\bque cosas (te |le |me )?(puedo|podemos|se puede|puedes|podrias|sabes) (preguntar|consultar|pedir|decir|hacer)\w*\b"
@@ -115,7 +117,7 @@ _OPINION = re.compile(
 # «pásame el query SQL», «me mandas el código con el que calculaste eso»: code is never given nor run
 _CODE = re.compile(
     r"\b(?:sql|query|queries|script|scripts)\b|\bcodigo\s+(?:fuente|sql|python|con\s+(?:el|que))\b"
-    r"|\b(?:el|tu|su)\s+codigo\b"
+    r"|\b(?:el|tu|su)\s+codigo\b(?!\s+(?:postal|penal|civil|nacional|federal))"
 )
 
 
@@ -275,6 +277,15 @@ _UNPUBLISHED = (
         r"|arrestos|capturad[oa]s|consignad[oa]s|sentenciad[oa]s|sentencias|vinculad[oa]s\s+a\s+proceso)\b"
         r"|\bno\s+carpetas\W+(?:sino\s+)?detenid[oa]s\b",
         "cuántas personas fueron detenidas, consignadas o sentenciadas",
+    ),
+    (
+        # «¿cuántos narcos detuvieron en Salamanca?»: arrests asked with the verb
+        r"\bcuant[oa]s\b.{0,40}?\b(?:detuvieron|arrestaron|capturaron|aprehendieron|consignaron|agarraron)\b",
+        "cuántas personas fueron detenidas, consignadas o sentenciadas",
+    ),
+    (
+        r"\bllamadas?\s+(?:al\s+|de\s+)?(?:911|emergencia\w*)\b|\b911\b",
+        "las llamadas al 911 (son otra fuente, que Casandra no tiene cargada)",
     ),
     (
         r"\b(?:cuant[oa]s|numero\s+de)\s+(?:policias|patrullas|elementos|agentes|uniformados|camaras)\b"

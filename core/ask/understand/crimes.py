@@ -113,6 +113,9 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
 _BOTH_VIOLENCES = re.compile(
     r"\b(?:con\s+o\s+sin|sin\s+o\s+con)\s+violencia\b"
     r"|\b(?:con\s+(?:y|e)\s+sin|sin\s+y\s+con)\s+violencia\s+(?:juntos|juntas|sumad[oa]s|combinad[oa]s|en\s+conjunto)\b"
+    # «con y sin violencia, ¿cuántos fueron en total?», «sumando con y sin violencia»
+    r"|\b(?:con\s+(?:y|e)\s+sin|sin\s+y\s+con)\s+violencia\W+(?:\w+\W+){0,4}?(?:en\s+total|total|en\s+conjunto)\b"
+    r"|\b(?:sumando|sumados?|juntando|juntos|en\s+total)\s+(?:\w+\s+){0,2}?(?:con\s+(?:y|e)\s+sin|sin\s+y\s+con)\s+violencia\b"
 )
 
 

@@ -111,6 +111,18 @@ def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> 
     return replace(current, crimes=crimes, signals=[*current.signals, "crime:both_subtypes"]) if crimes else current
 
 
+def _both_said(current: Understanding, previous: Understanding, conversation, lexicon) -> Understanding:
+    """«las dos juntas» after «violaciones equiparadas…» then «¿y las simples?»: the two crimes just asked, one a turn."""
+    turns = getattr(conversation, "turns", None) or []
+    earlier = getattr(turns[-2], "understanding", None) if len(turns) >= 2 else None
+    if current.crimes or earlier is None or lexicon is None or not BOTH.search(tokenize(current.question).text):
+        return current
+    pair = [*earlier.crimes[:1], *previous.crimes[:1]]
+    if len(pair) != 2 or pair[0].delito == pair[1].delito or len(earlier.crimes) + len(previous.crimes) != 2:
+        return current
+    return replace(current, crimes=pair, signals=[*current.signals, "crime:both_said"])
+
+
 def _narrowed_crime(current: Understanding, previous: Understanding, lexicon) -> Understanding:
     """«¿y cuántos de esos fueron a casa habitación?» after «robo en Querétaro»: the previous crime's own kind."""
     words = [t for t in current.unknown_terms if t.kind in ("other", "crime")]
@@ -218,6 +230,7 @@ def merge_follow_up(
             signals=[*current.signals, "followup:option"],
         )
     current = _both_subtypes(current, previous, lexicon)
+    current = _both_said(current, previous, conversation, lexicon)
     current = _narrowed_crime(current, previous, lexicon)
     kept: list[str] = []
     merged = replace(current, signals=list(current.signals))
@@ -282,6 +295,19 @@ def merge_follow_up(
     if previous.group_by_municipio and not (current.places or current.whole_state) and merged.kind == previous.kind:
         merged.group_by_municipio = True  # «¿y en cuál bajaron más?» after a ranking of changes: still every place
     _presence_side(merged, current, previous)
+    if (
+        merged.kind == "comparison"
+        and current.window is not None
+        and current.compare_window is None
+        and previous.window is not None
+        and previous.compare_window is None
+        and current.window != previous.window
+        and previous.kind != "comparison"
+    ):  # «y en 2015, para ver cómo cambió» after 2024: the year talked about against the one said now
+        merged.window, merged.compare_window = (
+            max(current.window, previous.window),
+            min(current.window, previous.window),
+        )
     ordinal = ORDINAL_ALONE.match(tokenize(current.question).text)
     relative_window(merged, current, previous, ORDINALS[ordinal.group(1)] if ordinal else None)
     text = tokenize(current.question).text

@@ -233,6 +233,7 @@ SHORTHAND = {
     "cd": "ciudad",
     "pa": "para",  # «pa la junta», «pa' León»: spoken «para»
     "d": "de",  # «sn luis d la paz», «robos d vehículo»
+    "violensia": "violencia",  # the commonest misspelling of the modalidad («robo con violensia»)
     "num": "numero",
     "nro": "numero",
     "moto": "motocicleta",  # «robo de moto»
