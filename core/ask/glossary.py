@@ -238,7 +238,7 @@ WEAK = frozenset({"sesnsp"})  # terms that name the subject of a question only w
 # How a definition is asked: «qué es», «diferencia», «incluye», «cuenta como», «es lo mismo», «van aparte».
 FRAME = re.compile(
     r"\b(que (es|son|significa\w*|quiere decir|se entiende|incluye\w*|abarca\w*|cuenta\w*|mide\w*|cambia\w*)"
-    r"|que diferencia|diferencia\w*|diferenci\w*|distingue\w*|distint[oa]s?|lo mismo(?!\s+(?:pero|para|en|con|por|de|del|solo|ahora|ya)\b)|es igual|son iguales"
+    r"|que diferencia|diferencia\w*|diferenci\w*|distingue\w*|distint[oa]s?|lo mismo(?!\s*,|\s+(?:pero|para|en|con|por|de|del|solo|ahora|ya)\b)|es igual|son iguales"
     r"|(es|son|forma|forman) parte|dentro de|incluy\w*|incluid[oa]s?|abarca\w*|se cuenta\w*|cuenta\w* como"
     r"|se suma\w*|se juntan?|van aparte|por separado|aparte|se considera\w*|defin\w*|explica\w*|significa\w*"
     r"|(se |debe\w* )?(interpreta|considera|toma|lee)\w* como|equivale\w* a|aclar\w* si"  # «debe interpretarse como cero»

@@ -83,13 +83,15 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
     met = env.get("metrics") or {}
     who, total = met.get("lugar", ""), met.get("total", 0)
     state_words = "todo el estado" if met.get("es_estado") else f"todo {_state(met)}"
+    # the state's rows are this place's own (a subtipo only Irapuato's file publishes): no state figure to set beside
+    compared = not met.get("es_estado") and met.get("total_estado") != total
     out = []
     if met.get("foco_modalidad") is not None:
         out.append(
             f"En {who}, {fmt_int(met['foco_conteo'])} de los {fmt_int(total)} {noun()} {per} fueron "
             f"{met['foco_modalidad'].lower()}: el {fmt_pct(met['foco_porcentaje'] or 0)}."
         )
-        if not met.get("es_estado") and met.get("foco_porcentaje_estado") is not None:
+        if compared and met.get("foco_porcentaje_estado") is not None:
             out.append(f"En {state_words} la proporción fue {fmt_pct(met['foco_porcentaje_estado'])}.")
         return out
     shown = [r for r in rows if r["conteo"]][:6]
@@ -98,7 +100,7 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
         + join_y(f"{r['modalidad'].lower()} {fmt_int(r['conteo'])} ({fmt_pct(r['porcentaje'] or 0)})" for r in shown)
         + "."
     )
-    if not met.get("es_estado") and shown:
+    if compared and shown:
         top = shown[0]
         out.append(f"En {state_words}, {top['modalidad'].lower()} fue el {fmt_pct(top['porcentaje_estado'] or 0)}.")
     return out

@@ -156,7 +156,7 @@ _PIECES = words_of(
 def _topic_of_a_piece(tokens: Tokens, i: int) -> bool:
     """Whether token ``i`` follows «(una nota, un reportaje…) sobre / acerca de / de» within a few words."""
     before = tokens.words[max(0, i - 5) : i]
-    return any(w in _PIECES for w in before) and any(w in ("sobre", "acerca", "de") for w in before)
+    return any(w in _PIECES for w in before) and any(w in ("sobre", "acerca", "de", "del") for w in before)
 
 
 def _gloss(tokens: Tokens, i: int) -> bool:

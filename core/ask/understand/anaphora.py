@@ -157,6 +157,10 @@ def relative_window(
         merged.window, merged.compare_window = (date(pw[0].year, 1, 1), date(pw[0].year, 12, 31)), None
     elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"
         merged.window, merged.compare_window = pw, previous.compare_window
+    elif "time:same_part_of_year" in sig and current.window and re.search(r"\b(?:vs|versus|contra|compar\w*)\b", text):
+        # «vs mismo semestre 2024»: the window talked about against the same part of that year
+        merged.window, merged.compare_window = pw, shift_year(pw, current.window[0].year - pw[0].year)
+        merged.kind = "comparison"
     elif "time:same_part_of_year" in sig and current.window:  # "¿y en el mismo trimestre de 2025?"
         merged.window = shift_year(pw, current.window[0].year - pw[0].year)
     elif "time:year_inferred" in sig and current.window and current.window[0].year != pw[0].year:

@@ -90,6 +90,9 @@ VICTIMS = _C(
     r"\b(?:mujeres|hombres|menores|ninos|ninas|adolescentes)\s+(?:\w+\s+){0,2}?victimas\b",
     r"\bpor\s+(?:sexo|genero|rango\s+de\s+edad|edad|grupo\s+de\s+edad)\b",
     r"\b(?:fueron|eran|son)\s+(?:mujeres|hombres|menores)\b",
+    # «¿cuántas mujeres murieron por homicidio culposo…, víctimas?»
+    r"\bcuant[oa]s\s+(?:mujeres|hombres|menores|ninos|ninas)\s+(?:murieron|fueron\s+asesinad\w+|asesinaron|mataron)\b",
+    r",\s*victimas\W*$",
 )
 FEDERAL = _C(r"\bfuero\s+federal\b", r"\bdelitos?\s+(?:del\s+orden\s+)?federal(?:es)?\b", r"\bfederales\b", r"\bfgr\b")
 

@@ -263,9 +263,13 @@ _YEAR_ARROW = re.compile(rf"\b(\d{{4}}){_ARROW}(?=\d{{4}}\b)")
 _ARROWS = re.compile(_ARROW)
 
 
+_YEAR_SAID = re.compile(r"\b(?:este|el)\s+a[nñ]o\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+
+
 def _arrows(text: str) -> str:
     """Arrows between periods in words: «2021→2022» is «del 2021 al 2022», any other arrow «a»."""
     text = _SLASH_SHORTHAND.sub(lambda m: _SLASH_WORDS[m.group(1).lower()], text)
+    text = _YEAR_SAID.sub(r"\1", text)  # «en enero de este año 2026»: the year written names it
     return _ARROWS.sub(" a ", _YEAR_ARROW.sub(r" del \1 al ", text))
 
 
