@@ -28,19 +28,25 @@ def desglose_modalidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     state_scope = scope.copy()
     state_scope.entity = entity._replace(entidad_id=entity.estado_id, nivel="estado")
     cond, params = where(state_scope)
-    mine = "TRUE" if entity.nivel == "estado" else "i.entidad_id = ?"
-    mine_params = [] if entity.nivel == "estado" else [entity.entidad_id]
+    # the place's own rows by its own scope: a municipality's longer file (Irapuato's JSON to 2025-12) counts for
+    # the municipality, while the state's figure reads only the months the state publishes (``estatal``)
+    mine, mine_params = where(scope) if entity.nivel != "estado" else (cond, params)
     sql = f"""WITH g AS (SELECT i.metodo, coalesce(any_value(m.modalidad), i.metodo) AS modalidad,
-                     coalesce(sum(i.eventos) FILTER (WHERE {mine}), 0) AS n, sum(i.eventos) AS ns,
-                     min(i.row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE {mine} AND i.eventos > 0) AS ids,
-                     count(*) FILTER (WHERE {mine} AND i.eventos > 0) AS nev
-              FROM incidents i LEFT JOIN methods m ON m.metodo = i.metodo WHERE {cond} GROUP BY i.metodo)
+                     coalesce(sum(i.eventos) FILTER (WHERE {mine}), 0) AS n,
+                     coalesce(sum(i.eventos) FILTER (WHERE {cond}), 0) AS ns,
+                     min(i.row_id, {EVIDENCE_IDS + 1}) FILTER (WHERE ({mine}) AND i.eventos > 0) AS ids,
+                     count(*) FILTER (WHERE ({mine}) AND i.eventos > 0) AS nev
+              FROM incidents i LEFT JOIN methods m ON m.metodo = i.metodo WHERE ({cond}) OR ({mine})
+              GROUP BY i.metodo)
         SELECT metodo, modalidad, n,
                CASE WHEN sum(n) OVER () > 0 THEN round(100 * n / sum(n) OVER (), 2) END,
                ns, CASE WHEN sum(ns) OVER () > 0 THEN round(100 * ns / sum(ns) OVER (), 2) END, ids, nev
         FROM g ORDER BY n DESC, ns DESC, metodo"""
-    got = ctx.query(sql, [*mine_params, *mine_params, *mine_params, *params])
+    got = ctx.query(sql, [*mine_params, *params, *mine_params, *mine_params, *params, *mine_params])
     rows = [[r[0], r[1], int(r[2]), r[3], int(r[4]), r[5]] for r in got]
+    # the state's rows of this crime come from one municipality only (a subtipo only Irapuato's file publishes):
+    # no state share to set beside the place's
+    places_in_state = ctx.query(f"SELECT count(DISTINCT i.entidad_id) FROM incidents i WHERE {cond}", params)[0][0]
     total, total_state = sum(r[2] for r in rows), sum(r[4] for r in rows)
     focus = next((r for r in rows if r[0] == foco), None)
     warnings = []
@@ -54,6 +60,7 @@ def desglose_modalidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         "es_estado": entity.nivel == "estado",
         "total": total,
         "total_estado": total_state,
+        "municipios_estado": int(places_in_state or 0),
         "foco": foco,
         "foco_modalidad": focus[1] if focus else None,
         "foco_conteo": focus[2] if focus else None,
@@ -61,8 +68,7 @@ def desglose_modalidad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         "foco_porcentaje_estado": focus[5] if focus else None,
     }
     ids = sorted(int(x) for r in got for x in (r[6] or []))[: EVIDENCE_IDS + 1]
-    ev_cond = cond if entity.nivel == "estado" else cond + " AND i.entidad_id = ?"
-    ev_params = params if entity.nivel == "estado" else [*params, entity.entidad_id]
+    ev_cond, ev_params = mine, mine_params
     highlights = [f"Total {total:,} en {entity.label}"]
     if rows and total:
         highlights.append(f"Mayor modalidad: {rows[0][1]} ({rows[0][3]} %)")
@@ -83,8 +89,8 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
     met = env.get("metrics") or {}
     who, total = met.get("lugar", ""), met.get("total", 0)
     state_words = "todo el estado" if met.get("es_estado") else f"todo {_state(met)}"
-    # the state's rows are this place's own (a subtipo only Irapuato's file publishes): no state figure to set beside
-    compared = not met.get("es_estado") and met.get("total_estado") != total
+    # the state's rows are this place's own, or one municipality's: no state figure to set beside
+    compared = not met.get("es_estado") and met.get("total_estado") != total and met.get("municipios_estado", 2) > 1
     out = []
     if met.get("foco_modalidad") is not None:
         out.append(
