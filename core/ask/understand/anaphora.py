@@ -131,6 +131,13 @@ _PAST = re.compile(r"\b(?:pasad[oa]|anterior|previo)\b")
 WHOLE_YEAR = re.compile(r"\btod[oa]\s+(?:el|ese|este|aquel)\s+ano\b|\b(?:el|ese)\s+ano\s+(?:complet|enter)o\b")
 
 
+# «¿y los tres meses de antes?», «el periodo anterior», «el trimestre previo»: the span of the same size before
+_SPAN_BEFORE = re.compile(
+    r"\b(?:los|las|el|la)\s+(?:\w+\s+)?(?:meses|semanas|periodo|trimestre|semestre|bimestre)\s+"
+    r"(?:de\s+antes|anteriores|anterior|previos?|previas?|inmediatamente\s+anteriores)\b"
+)
+
+
 def relative_window(
     merged: Understanding, current: Understanding, previous: Understanding, ordinal: int | None = None
 ) -> None:
@@ -153,6 +160,9 @@ def relative_window(
         merged.window, merged.compare_window = shift_year(pw, int(shift.rsplit(":", 1)[1])), None
     elif adjacent := next((s for s in sig if s.startswith("time:adjacent:")), None):  # "¿y el año siguiente?"
         merged.window, merged.compare_window = _adjacent_window(pw, adjacent), None
+    elif _SPAN_BEFORE.search(text) and current.window is None:  # «¿y los tres meses de antes?»: the span before
+        size = (pw[1].year - pw[0].year) * 12 + pw[1].month - pw[0].month + 1
+        merged.window, merged.compare_window = _adjacent_window(pw, f"time:adjacent:-{size}:span"), None
     elif WHOLE_YEAR.search(text) and pw[0].year == pw[1].year:  # «pero todo el año», «¿y en todo ese año?»
         merged.window, merged.compare_window = (date(pw[0].year, 1, 1), date(pw[0].year, 12, 31)), None
     elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"

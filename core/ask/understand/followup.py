@@ -248,7 +248,9 @@ def merge_follow_up(
         kept.append("place")
     if not current.crimes:
         merged.crimes = list(previous.crimes)
-        merged.signals += [s for s in previous.signals if s.startswith("crime:unqualified:")]  # still to ask
+        turns = getattr(conversation, "turns", None) or []
+        if not turns or getattr(turns[-1], "status", None) != "ok":  # still to ask; once answered as a sum, a sum
+            merged.signals += [s for s in previous.signals if s.startswith("crime:unqualified:")]
         kept.append("crime")
     if ANY_METHOD.search(tokenize(current.question).text):  # «¿y en total?», «quita lo del arma blanca»: it goes
         merged.methods, merged.violencia = [], None
@@ -287,6 +289,8 @@ def merge_follow_up(
             merged.kind, merged.group_by_municipio = "single_value", False
         if other_end:
             merged.group_by_municipio = False
+        if merged.kind == "extremes" and "medida:tasa" in current.signals and current.window is not None:
+            merged.kind = "single_value"  # «tasa 2022» after «el peor año»: that year's rate
         if merged.kind == "breakdown" and len(previous.crimes) > 1 and len(current.crimes) == 1:
             merged.kind = "single_value"  # «ahora solo amenazas» after «fraudes y amenazas, cuántos de cada uno»
         if merged.kind == "comparison" and current.window is not None and current.compare_window is None:

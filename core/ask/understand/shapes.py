@@ -43,7 +43,8 @@ EXTREME = _C(
     # «¿y en cuál hubo menos?» after the year with most: the other end
     r"^\W*(?:y\s+)?(?:en\s+)?cual\s+(?:hubo|fue|tuvo|se\s+registr\w+)\s+(?:mas|menos)\W*$",
     # a bare follow-up to a peak: «¿y el más bajo?», «¿y el mes más alto?»
-    r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?(?:el|la)\s+(?:mes\s+)?mas\s+(?:bajo|alto|baja|alta)\W*$",
+    r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?(?:el|la)\s+(?:mes\s+|ano\s+)?mas\s+(?:bajo|alto|baja|alta)"
+    r"(?:\s+de\s+(?:esos|estos|los)\s+(?:\w+\s+)?(?:anos|meses))?\W*$",
 )
 EXTREME_LOW = _C(r"\b(?:menos|menor|mejor|minimo|minima)\b", r"\bmas\s+(?:baj|tranquil|calmad)\w*")
 AVERAGE = _C(

@@ -61,7 +61,9 @@ def months_of_that_year(text: str) -> bool:
     """Whether months are said of «ese año» («de marzo a mayo de ese año»): a period of its own, inside that year."""
     found = re.search(THAT_PERIOD, text)
     return bool(
-        found and found.group(1) == "ano" and re.search(rf"\b{_PART_OF_YEAR}\s+(?:de|del)\s+$", text[: found.start()])
+        found
+        and found.group(1) == "ano"
+        and re.search(rf"\b{_PART_OF_YEAR}\s+(?:(?:de|del)\s+)?$", text[: found.start()])
     )
 
 
@@ -71,7 +73,7 @@ def that_period(text: str, window: tuple[date, date]) -> str | None:
     if found is None:
         return None
     said = f"entre {window[0].isoformat()} y {window[1].isoformat()}"
-    if found.group(1) == "ano" and re.search(rf"\b{_PART_OF_YEAR}\s+(?:de|del)\s+$", text[: found.start()]):
+    if found.group(1) == "ano" and re.search(rf"\b{_PART_OF_YEAR}\s+(?:(?:de|del)\s+)?$", text[: found.start()]):
         said = str(window[1].year)  # «violencia familiar en Uriangato en abril de ese año»: that year's April
     return text[: found.start()] + said + text[found.end() :]
 
