@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from core.ask.contracts import AnalystPlan
 from core.ask.plan import cells, granularity
-from core.ask.scope import asks_code, asks_forecast, asks_opinion, below_municipality
+from core.ask.scope import asks_code, asks_forecast, asks_opinion, asks_safety, below_municipality
 from core.ask.understand.national import is_national
 from core.text import normalize_text
 
@@ -103,6 +103,8 @@ def refusal_tag(turn: Turn, ctx: StageContext | None = None) -> str | None:
         return "offensive"
     if asks_code(normalize_text(turn.question)):
         return "code"  # «pásame el query SQL»: never given nor run, whatever else the message asks
+    if asks_safety(normalize_text(turn.question)):
+        return "safety"  # «¿es seguro vivir en Celaya?»: no judgement; the figures to judge with are offered
     if asks_opinion(normalize_text(turn.question)):
         return "opinion"
     if cat == "irrelevant":

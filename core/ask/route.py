@@ -20,6 +20,7 @@ from core.ask.scope import (
     asks_code,
     asks_forecast,
     asks_opinion,
+    asks_safety,
     asks_what_to_ask,
     below_beside_count,
     below_municipality,
@@ -196,7 +197,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
             turn.clarify = [
                 rnid_municipal_reply(u, ctx.metadata)
             ]  # 2026 is published by state only: its state's is offered
-        elif asks_forecast(normalized) or asks_opinion(normalized) or asks_code(normalized):
+        elif any(asks(normalized) for asks in (asks_forecast, asks_opinion, asks_code, asks_safety)):
             turn.clarify = []  # a guess about what comes is refused as such (analyze), never asked «¿cuál homicidio?»
         elif below_municipality(normalized) and below_beside_count(normalized) and _answerable(u, turn.clarify):
             note = f"{LEAD}Los datos del SESNSP llegan hasta municipio: no hay cifras por {level_word(normalized)}."

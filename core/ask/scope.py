@@ -121,6 +121,18 @@ _CODE = re.compile(
 )
 
 
+_SAFETY = re.compile(
+    r"\bes\s+(?:seguro|peligroso|inseguro|tranquilo)\s+(?:vivir|ir|mudarse|mudarme|visitar|viajar|salir|caminar|andar)\b"
+    r"|\b(?:mejor\s+)?me\s+(?:cambio|mudo)\b"
+)
+
+
+def asks_safety(normalized: str) -> bool:
+    """Whether the person asks if a place is safe for them («¿es seguro vivir en Celaya?»): a judgement, no count;
+    a place below the municipality («¿es peligroso caminar junto al mercado?») is answered with where the data stop."""
+    return bool(_SAFETY.search(expand_chat(normalized))) and not below_municipality(normalized)
+
+
 def asks_opinion(normalized: str) -> bool:
     """Whether the question asks for a judgement («¿qué opinas?», «¿lo está haciendo bien?»), not a figure."""
     return bool(_OPINION.search(expand_chat(normalized)))

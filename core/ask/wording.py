@@ -36,6 +36,11 @@ REFUSALS = {
         "No doy opiniones ni califico a gobiernos o personas: solo cuento lo que el SESNSP publicó. Puedo darte las "
         "cifras para que saques tus conclusiones, por ejemplo la serie anual de un delito en un municipio."
     ),
+    "safety": (
+        "No puedo decirte si es seguro vivir o ir a un lugar: eso depende de mucho más que las cifras. Puedo darte lo "
+        "publicado para que lo valores tú, por ejemplo la tasa de homicidios dolosos o de robo de ese municipio "
+        "frente a la del estado."
+    ),
     "code": (
         "No comparto ni ejecuto SQL ni código: Casandra solo corre herramientas de su catálogo, con argumentos "
         "revisados. El «Plan de consulta» de cada respuesta muestra qué herramienta se usó, con qué argumentos y sobre "

@@ -21,6 +21,7 @@ ANY_METHOD = re.compile(
     r"(?:arma|modalidad|forma|tipo)|sin\s+filtr\w*|con\s+cualquier\s+arma|cualquier\s+modalidad"
     # «contando todas las armas», «con todas las armas», «todos los tipos de arma»
     r"|(?:contando|con|de|incluyendo)\s+todas\s+las\s+armas|todos\s+los\s+tipos\s+de\s+armas?"
+    r"|sin\s+distinguir\s+(?:el|la|los|las)?\s*(?:arma|armas|modalidad|modalidades|tipo)"
     r"|(?:quit|olvid|elimin|borr)\w*\s+(?:(?:lo|el\s+filtro|la\s+parte|la\s+modalidad)\s+)?(?:de\s+|del\s+)?(?:el\s+|la\s+|lo\s+)?"
     r"(?:arma|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia))\b"
 )
@@ -111,6 +112,31 @@ def earlier_places(current: Understanding, previous: Understanding, conversation
         return current
     places = [*(p for p in earlier.places if p.nivel == "municipio" and p not in last), *last, *state]
     return replace(current, places=places, kind="places", signals=[*current.signals, "followup:earlier_places"])
+
+
+_THOSE_N = re.compile(
+    r"\b(?:de\s+)?(?:esos|estos|los|esas|estas|las)\s+(dos|tres|cuatro|cinco|2|3|4|5)\b(?!\s+(?:anos|meses))"
+)
+_N = {"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5}
+
+
+def those_places(current: Understanding, conversation) -> Understanding:
+    """«de esos tres municipios, ¿cuál tuvo más por cada cien mil?»: the last N municipalities talked about, one a
+    turn, side by side."""
+    found = _THOSE_N.search(tokenize(current.question).text)
+    if current.places or found is None:
+        return current
+    n = _N.get(found.group(1)) or int(found.group(1))
+    places: list = []
+    for t in reversed(getattr(conversation, "turns", None) or []):
+        for p in getattr(getattr(t, "understanding", None), "places", None) or []:
+            if p.nivel == "municipio" and p not in places:
+                places.append(p)
+        if len(places) >= n:
+            break
+    if len(places) != n:
+        return current
+    return replace(current, places=places[::-1], kind="places", signals=[*current.signals, "followup:those_places"])
 
 
 def place_from_ranking(current: Understanding, previous: Understanding, conversation) -> Understanding:

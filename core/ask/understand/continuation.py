@@ -83,6 +83,7 @@ VERSUS = re.compile(r"\b(?:compar\w*|contra|vs|versus|frente)\b")
 # "¿esa tasa está por encima del promedio estatal?", "¿y cómo se compara con el total del estado?": the state is
 # added next to the previous place, not put in its place
 WITH_STATE = re.compile(
+    r"\b(?:los\s+(?:dos|2|tres|3)|ambos|ambas)\s+y\s+(?:el\s+)?(?:estado|total\s+estatal)\b|"  # «los dos y el estado»
     r"\b(?:arriba|abajo|encima|debajo)\s+(?:o\s+\w+\s+)?(?:del|de\s+la)\s+(?:estado|promedio|media|tasa)\b|"
     r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b|\b(?:con|contra|frente\s+al?|que|vs|versus|respecto\s+al?)\s+"
     r"(?:el\s+|la\s+)?(?:total\s+del\s+|resto\s+del\s+|todo\s+el\s+|promedio\s+del\s+)?estado\b"
@@ -189,7 +190,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
 
 def _names_place(u: Understanding) -> bool:
     """Whether the question names where (a place, the whole state, «en el estado», a place it could not read)."""
-    unread = any(t.kind.startswith("place") for t in u.unknown_terms)
+    # «de allá», «ahí»: the place talked about, pointed at — no new place
+    unread = any(t.kind.startswith("place") and t.kind != "place_deictic" for t in u.unknown_terms)
     return bool(u.places or u.whole_state or u.generic_place or u.ambiguous_places or unread)
 
 

@@ -123,7 +123,9 @@ def _with_violence_said(res: CrimeResult, lex: Lexicon) -> None:
     """«robo de carro con violencia»: the kind's modalidades an alias implies, only those of the violence said; the
     bare «con violencia» then names nothing more (the kind's own modalidad holds it). Beside another crime the kind
     is a part of what is counted, and implies no filter."""
-    if len({c.delito for _, c in res.crimes}) > 1:  # «robos con violencia, contando robo de carro y moto»: a part
+    if (
+        len({c.delito for _, c in res.crimes if not c.note}) > 1
+    ):  # «robos con violencia, contando robo de carro…»: a part
         res.methods = [(i, m) for i, m in res.methods if m not in res.implied]  # of a sum said, not a filter
         res.implied.clear()
     if not res.implied or res.violencia is None:

@@ -17,6 +17,7 @@ from core.ask.understand.anaphora import (
     place_from_ranking,
     relative_window,
     sibling_place,
+    those_places,
 )
 from core.ask.understand.continuation import (
     ADD_PLACE,
@@ -212,6 +213,7 @@ def merge_follow_up(
         return current
     current = place_from_ranking(current, previous, conversation)
     current = earlier_places(current, previous, conversation)
+    current = those_places(current, conversation)
     if re.fullmatch(r"(?:por\s+|en\s+)?(?:aqui|aca)", current.generic_place or "") and (
         previous.places or previous.whole_state
     ):

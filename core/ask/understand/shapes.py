@@ -38,6 +38,7 @@ EXTREME = _C(
     # («de esos seis meses, ¿cuál fue el peor?»: with how many)
     r"\bcual\s+de\s+(?:esos|estos|los)\s+(?:\w+\s+)?(?:meses|anos)\b.{0,40}?\b(?:peor|mejor|mas|menos|mayor|menor)\b",
     r"\b(?:esos|estos)\s+(?:\w+\s+)?(?:meses|anos)\W+(?:\w+\W+){0,2}?cual\s+(?:\w+\s+){0,2}?(?:peor|mejor|mas|menos|mayor|menor)\b",
+    r"^\W*(?:y\s+)?(?:cual\s+fue\s+)?el\s+pico\W*$",  # «¿cuál fue el pico?» after a series
     # «el mejor», «¿y el peor?» alone, after a peak: the other end
     r"^\W*(?:y\s+)?(?:el|la)\s+(?:mejor|peor)\W*$",
     # «¿y en cuál hubo menos?» after the year with most: the other end
