@@ -43,9 +43,10 @@ DERIVED = {STATE_SUMS, STATE_ROWS}
 # and of the observations (docs/decisions/0015, session 21): incidents itself is fingerprinted as before
 DERIVED |= {CELLS, COVERED}
 # The names a place or a crime answers to come from catalogs/, not from the build: they grow with the vocabulary
-# («Edo. de Mex.», session 20; «robo de carro» moved to alias_prensa.json, session 21) without any figure moving, so
+# («Edo. de Mex.», session 20; «robo de carro» moved to alias_prensa.json, session 21; «a mano armada», session 22)
+# without any figure moving, so
 # the digest leaves them out.
-VOCABULARY = {"places": ("aliases",), "crimes": ("sinonimos",)}
+VOCABULARY = {"places": ("aliases",), "crimes": ("sinonimos",), "methods": ("sinonimos",)}
 
 
 def make_parts(folder: Path) -> Path:
