@@ -60,16 +60,21 @@ _EACH_KIND = re.compile(
 )
 
 
-def _named_as_place(crimes: list, found, tokens, question: str) -> list:
-    """«¿cuántos abusos sexuales hubo en Violacion?»: beside another crime, a one-word crime name written with a
-    capital right after «en» is where the question asks (a place it does not know), never a second crime."""
+def _named_as_place(crimes: list, found, tokens, question: str, lexicon: Lexicon) -> list:
+    """«¿cuántos abusos sexuales hubo en Violacion?», «compara abusos sexuales en León y Violacion»: beside another
+    crime, a one-word crime name written with a capital right after «en», or listed after a place, is where the
+    question asks (a place it does not know), never a second crime."""
     if len(crimes) < 2:
         return crimes
     capitalized = accounting.capitalized_words(question)
+
+    def where(i: int) -> bool:
+        before = tokens.words[i - 1] if i > 0 else ""
+        listed = before in ("y", "e", ",") and i > 1 and tokens.words[i - 2] in lexicon.places
+        return before == "en" or listed
+
     placed = {
-        c.delito
-        for i, c in found.crimes
-        if i > 0 and tokens.words[i - 1] == "en" and len(c.text.split()) == 1 and tokens.words[i] in capitalized
+        c.delito for i, c in found.crimes if where(i) and len(c.text.split()) == 1 and tokens.words[i] in capitalized
     }
     kept = [c for c in crimes if c.delito not in placed]
     return kept or crimes
@@ -158,7 +163,7 @@ def understand(
     places, ambiguous, whole_state, generic = place_matcher.finish(tokens, lexicon, place_state)
     crimes, methods = crime_matcher.ordered(found)
     crimes = _not_negated(crimes, tokens.text)
-    crimes = _named_as_place(crimes, found, tokens, question)
+    crimes = _named_as_place(crimes, found, tokens, question, lexicon)
     # «asaltos en la calle… asaltos a transeúntes»: a subtipo named beside the sum that includes it is that sum
     inside = {k for c in crimes for k in lexicon.members.get(c.delito, ())}
     crimes = [c for c in crimes if c.delito not in inside]
