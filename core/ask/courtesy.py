@@ -69,13 +69,14 @@ _ASKING = re.compile(
 )
 
 
-def _has(text: str, phrases) -> bool:
+def has_phrase(text: str, phrases) -> bool:
+    """Whether any of ``phrases`` occurs in ``text`` (accent-free, lowercase)."""
     return any(p in text for p in phrases)
 
 
 def courtesy_only(stripped: str, words: list[str], has_domain_signal: bool) -> bool:
     """Whether a message is made only of courtesy words (its crime or place words, if any, only greet)."""
-    greeting = _has(stripped, SOCIAL)  # «Buenas tardes, Casandra, aquí desde la cabina…»: «aquí» points nowhere
+    greeting = has_phrase(stripped, SOCIAL)  # «Buenas tardes, Casandra, aquí desde la cabina…»: «aquí» points nowhere
     courteous = any(w in _COURTESY_CORE for w in words)  # «¿y por día?» is made of courtesy's glue words only
     return bool(words) and courteous and (not has_domain_signal or greeting) and all(w in _COURTESY for w in words)
 
@@ -94,7 +95,7 @@ def introduces_only(normalized: str, u) -> bool:
     stripped = normalized.strip(" ¿?¡!.,")
     asked = "?" in normalized or _ASKING.search(stripped)
     slots = u is not None and bool(u.crimes or u.window or any(s.startswith("national:") for s in u.signals))
-    return _has(stripped, SOCIAL) and bool(_INTRODUCTION.search(stripped)) and not asked and not slots
+    return has_phrase(stripped, SOCIAL) and bool(_INTRODUCTION.search(stripped)) and not asked and not slots
 
 
 def complains_only(normalized: str, u) -> bool:

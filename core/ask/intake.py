@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
-from core.ask.courtesy import SOCIAL, complains_only, courtesy_only, introduces_only, thanks_only
+from core.ask.courtesy import SOCIAL, complains_only, courtesy_only, has_phrase, introduces_only, thanks_only
 from core.ask.english import as_spanish
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
@@ -127,17 +127,13 @@ _METHOD_RE = re.compile(
 )
 
 
-def _has(text: str, phrases) -> bool:
-    return any(p in text for p in phrases)
-
-
 def moderate(normalized: str, original: str = "") -> Moderation:
     """Identity requests, offensive text, instruction overrides and destructive requests."""
     return Moderation(
         pii_request=asks_identity(normalized, original),
-        offensive=_has(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
-        instruction_override=_has(normalized, OVERRIDE),
-        destructive=_has(normalized, DESTRUCTIVE) or bool(_DESTRUCTIVE_RE.search(normalized)),
+        offensive=has_phrase(f" {normalized} ", [f" {w}" for w in OFFENSIVE]),
+        instruction_override=has_phrase(normalized, OVERRIDE),
+        destructive=has_phrase(normalized, DESTRUCTIVE) or bool(_DESTRUCTIVE_RE.search(normalized)),
     )
 
 
@@ -145,18 +141,18 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
     """social | support | definition | irrelevant | relevant."""
     stripped = normalized.strip(" ¿?¡!.,")
     words = _WORD.findall(stripped)
-    if stripped in SOCIAL or (len(words) <= 4 and _has(stripped, SOCIAL) and not has_domain_signal):
+    if stripped in SOCIAL or (len(words) <= 4 and has_phrase(stripped, SOCIAL) and not has_domain_signal):
         return "social"
     if "gracias" in words and not has_domain_signal and len(words) <= 14:
         return "social"
     if courtesy_only(stripped, words, has_domain_signal):
         return "social"  # «Buenos días. Agradezco de antemano su apoyo.»: courtesy only, however long
-    if _has(stripped, SUPPORT) and not has_domain_signal:
+    if has_phrase(stripped, SUPPORT) and not has_domain_signal:
         return "support"
     numeric = re.search(r"\b(cuant[oa]s|20[12]\d|top|ranking|mas|menos)\b", stripped)
-    if (_has(f"{stripped} ", DEFINITION) or _METHOD_RE.search(stripped)) and not numeric:
+    if (has_phrase(f"{stripped} ", DEFINITION) or _METHOD_RE.search(stripped)) and not numeric:
         return "definition"
-    if _has(stripped, OFF_TOPIC) or not has_domain_signal:
+    if has_phrase(stripped, OFF_TOPIC) or not has_domain_signal:
         return "irrelevant"
     return "relevant"
 
@@ -166,7 +162,7 @@ def on_topic_without_slots(category: str, normalized: str) -> bool:
     municipality»), a vague one («¿cómo está la violencia?») or «¿qué te puedo preguntar?» (both get a menu)."""
     if category == "irrelevant" and asks_what_to_ask(normalized):
         return True
-    if _has(normalized, OFF_TOPIC):
+    if has_phrase(normalized, OFF_TOPIC):
         return False
     if category == "irrelevant":
         return below_municipality(normalized) or is_vague(normalized)
