@@ -201,8 +201,9 @@ def relative_window(
         merged.window = shift_year(pw, current.window[0].year - pw[0].year)
     elif "time:year_inferred" in sig and current.window and current.window[0].year != pw[0].year:
         merged.window = shift_year(current.window, pw[0].year - current.window[0].year)  # "¿y en el segundo trimestre?"
-    elif "time:relative" in sig and current.window == pw and current.compare_window is None and _PAST.search(text):
-        # «¿y el año pasado?» after 2024 read from the data's end is 2024 again: asked as a change, the one before
+    elif "time:relative" in sig and current.compare_window is None and _before_talked_about(text, current, pw):
+        # «¿y el año pasado?» after a whole year is the year before it (blind probes: «… en 2020» → «¿y el año
+        # pasado?» means 2019, never the data's last year); after 2024 read from the data's end, 2023
         size = (pw[1].year - pw[0].year) * 12 + pw[1].month - pw[0].month + 1
         merged.window = _adjacent_window(pw, f"time:adjacent:-{size}:{'year' if size == 12 else 'span'}")
     elif ordinal is not None and current.window is None:
@@ -214,6 +215,23 @@ def relative_window(
         return
     merged.window_text = None
     merged.signals.append("followup:relative_window")
+
+
+def _before_talked_about(text: str, current: Understanding, pw) -> bool:
+    """Whether a relative «pasado/anterior» names the span before the window talked about, not the data's own."""
+    if not _PAST.search(text):
+        return False
+    if current.window == pw:
+        return True
+    whole_year = pw[0] == date(pw[0].year, 1, 1) and pw[1] == date(pw[0].year, 12, 31)
+    return whole_year and bool(_YEAR_PAST.search(text)) and current.window is not None and _is_year(current.window)
+
+
+def _is_year(window) -> bool:
+    return window[0].month == 1 and window[0].day == 1 and window[1] == date(window[0].year, 12, 31)
+
+
+_YEAR_PAST = re.compile(r"\bano\s+pasado\b")
 
 
 def _adjacent_window(window, tag: str):
