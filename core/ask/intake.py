@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
@@ -252,6 +253,17 @@ def _complete(u) -> bool:
     return bool(u is not None and u.crimes and u.window and (u.places or u.whole_state or is_national(u)))
 
 
+def answered_window(conv) -> tuple[date, date] | None:
+    """The period the last turn's answer covered (its envelope's effective range), or None."""
+    turns = getattr(conv, "turns", None) or []
+    result = turns[-1].result if turns else None
+    effective = ((result or {}).get("meta") or {}).get("date_range_effective") or {}
+    try:
+        return date.fromisoformat(effective["from"]), date.fromisoformat(effective["to"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
@@ -293,15 +305,16 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         # a reply to the menu about a place («la tendencia anual de homicidios dolosos») keeps that place
         unplaced = not (u.places or u.whole_state or u.generic_place)
         follow = unplaced and not courtesy and answers_menu(conv.turns[-1] if conv.turns else None, question)
+    talked_about = (previous.window or answered_window(conv)) if previous is not None else None
     if (
         (not follow or months_of_that_year(normalized))  # «del 1 de marzo al 31 de mayo de ese año»: those months
         and u is not None
-        and previous is not None
-        and previous.window
+        and talked_about
         and ("time:previous_window" in u.signals or "time:month_of_that_year" in u.signals)
     ):
         # «otra cosa, violencia familiar en Uriangato ese año»: a new question whose period is the previous turn's
-        explicit = that_period(normalized, previous.window)
+        # (the one it answered when it said none: «… tentativas de homicidio en todo el trimestre» is 2026's first)
+        explicit = that_period(normalized, talked_about)
         u = understand(explicit, lex, ctx.anchor, ctx.min_date, ends) if explicit else u
     rewritten = question
     if follow:

@@ -89,7 +89,8 @@ def _first_ranked(conversation) -> PlaceMatch | None:
 # «ponlos lado a lado», «compáralos»: the places of the last two turns, side by side
 TOGETHER = re.compile(
     r"\b(?:lado\s+a\s+lado|compar(?:alos|alas|arlos|arlas)|juntos|juntas|en\s+(?:una|la\s+misma)\s+(?:tabla|grafica)"
-    r"|(?:pon|ponme|muestra|muestrame)(?:los|las)?\s+(?:juntos|juntas|lado))\b"
+    r"|(?:pon|ponme|muestra|muestrame)(?:los|las)?\s+(?:juntos|juntas|lado)"
+    r"|junto\s+(?:a|con)\s+(?!(?:el|la|los|las)\s+(?:estado|total|pais)\b))\b"  # «Irapuato junto a Salamanca y Celaya»
 )
 
 

@@ -15,7 +15,7 @@ from core.ask.understand.tokens import tokenize
 _ACK = (
     r"^(?:(?:ok|okay|oki|va|vale|bueno|sale|ya|oye|ah|aja|perfecto|gracias|excelente|muy\s+bien|de\s+acuerdo)\s*,?\s*)*"
 )
-_LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
+_LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|nada\s+mas|mejor|entonces)\b")
 # «ok, narco en 2024?», «bueno, feminicidios 2022»: an acknowledgement, then the talk's next short question
 _ACKNOWLEDGED = re.compile(r"^(?:ok|okay|oki|va|vale|bueno|sale|oye|perfecto|muy\s+bien|de\s+acuerdo)\s*,")
 # A memo's follow-up: «Asimismo, …», «Favor de indicar ahora …», «Solicito también …»
@@ -41,7 +41,10 @@ _ALWAYS = re.compile(
     r"|(?:el\s+|la\s+)?mism[oa]\s+(?:dato|cifra|indicador|consulta|numero|calculo|pregunta|tabla)"  # «mismo dato para X»
     r"|cambia(?:lo|la|los|las)?\s+(?:a|por|para)"  # «cámbialo a extorsión, estado, mismo periodo»
     r"|(?:ahora\s+)?compar[ae](?:lo|la|los|las)\b"  # «compáralo con el total del país: ¿qué porcentaje…?»
-    r"|(?:regresa|regresate|vuelve|volvamos|regresemos)\s+a)\b"  # «regresa a León, mismo periodo»
+    r"|(?:regresa|regresate|vuelve|volvamos|regresemos)\s+a"  # «regresa a León, mismo periodo»
+    r"|(?:me\s+|nos\s+)?(?:lo|la|los|las)\s+(?:puedes|podrias|puede|podria)\s+(?:dar|pasar|poner|desglosar|separar|mostrar)"
+    r"|\w+(?:a|e)(?:me|nos)(?:lo|la|los|las)\b"  # «¿me lo puedes dar por municipio?», «dámelo por mes», «pásamela»
+    r"|repit\w*|(?:dame|dime|pasame)\s+(?:nada\s+mas|nomas|solo|solamente)\s+(?:el|la|los|las)\s+de)\b"  # «repíteme…»
 )
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
@@ -199,3 +202,10 @@ def explicit_kind(u: Understanding) -> bool:
     """Whether the question says its own shape (not the single-value fallback)."""
     # "kind:default" is the fallback to a single value; a shape found anyway («el más bajo», «promedio estatal») counts
     return u.kind != "unknown" and ("kind:default" not in u.signals or u.kind != "single_value")
+
+
+def restated(current: Understanding, previous: Understanding) -> bool:
+    """Whether a follow-up names a new crime with its own place and period: a whole question, whose filters
+    (modalidad, victims) are not the previous turn's."""
+    new_crime = bool(current.crimes) and {c.delito for c in current.crimes} != {c.delito for c in previous.crimes}
+    return new_crime and bool(current.places or current.whole_state) and current.window is not None

@@ -32,6 +32,7 @@ from core.ask.understand.continuation import (
     WITH_STATE,
     explicit_kind,
     is_follow_up,
+    restated,
 )
 from core.ask.understand.crimes import kind_named
 from core.ask.understand.lexicon import Lexicon
@@ -156,6 +157,11 @@ def _methods_carried(current: Understanding, previous: Understanding, lexicon) -
     and none that the previous crime's own words implied («¿y el total de vehículos?» after «robo de autos»)."""
     if current.crimes and "method:implied_kind" in previous.signals:
         return []  # «¿y el total de vehículos?» after «robo de autos»: the kind the crime's words named goes with them
+    if restated(current, previous):
+        return []  # «ok, entonces feminicidios en Celaya del 2021 al 2024»: a whole new question keeps no filter
+    parts = previous.kind == "breakdown" and len(previous.methods) > 1 and not previous.violencia
+    if parts and explicit_kind(current) and current.kind != "breakdown":
+        return []  # «pásame la serie mensual» after «cómo se reparten por modalidad»: the parts were no filter
     if not current.crimes or [c.delito for c in current.crimes] == [c.delito for c in previous.crimes]:
         return list(previous.methods)
     if lexicon is None:
@@ -317,6 +323,10 @@ def merge_follow_up(
     ordinal = ORDINAL_ALONE.match(tokenize(current.question).text)
     relative_window(merged, current, previous, ORDINALS[ordinal.group(1)] if ordinal else None)
     text = tokenize(current.question).text
+    one_place = [p for p in current.places if p.nivel == "municipio"]
+    if merged.kind == "ranking" and len(one_place) == 1 == len(current.places) and current.top_k is None:
+        # «¿me lo puedes dar por municipio? me interesan las de Celaya»: that municipality's figure, not a top 10
+        merged.kind, merged.group_by_municipio = "single_value", False
     if merged.kind == "extremes":
         _extreme_direction(merged, text)
         if current.window is None and previous.compare_window and "time:compare_span" in previous.signals:
