@@ -115,7 +115,7 @@ def earlier_places(current: Understanding, previous: Understanding, conversation
     return replace(current, places=places, kind="places", signals=[*current.signals, "followup:earlier_places"])
 
 
-_THOSE_N = re.compile(
+THOSE_N = re.compile(
     r"\b(?:de\s+)?(?:esos|estos|los|esas|estas|las)\s+(dos|tres|cuatro|cinco|2|3|4|5)\b(?!\s+(?:anos|meses))"
 )
 _N = {"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5}
@@ -124,7 +124,7 @@ _N = {"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5}
 def those_places(current: Understanding, conversation) -> Understanding:
     """«de esos tres municipios, ¿cuál tuvo más por cada cien mil?»: the last N municipalities talked about, one a
     turn, side by side."""
-    found = _THOSE_N.search(tokenize(current.question).text)
+    found = THOSE_N.search(tokenize(current.question).text)
     if current.places or found is None:
         return current
     n = _N.get(found.group(1)) or int(found.group(1))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from core.ask.understand import Understanding
-from core.ask.understand.anaphora import ANY_METHOD, TOGETHER, picked_option
+from core.ask.understand.anaphora import ANY_METHOD, THOSE_N, TOGETHER, picked_option
 from core.ask.understand.tokens import tokenize
 
 # «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
@@ -32,6 +32,7 @@ _ANAPHORA = re.compile(
     r"|(?:en|de|con|sobre|para)\s+eso|(?:ese|este)\s+(?:mismo\s+)?delito)\b"  # «¿en qué lugar quedó … en eso?»
 )
 _MAX_FORMAL_TOKENS = 16
+_MAX_LONG_TOKENS = 30  # a question with no crime named, in a talk about one
 SAME_THING = re.compile(
     r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose)|la\s+misma\s+(?:serie|consulta|tabla"
     r"|grafica|comparacion)|el\s+(?:dato|valor|indicador)\s+equivalente|lo\s+mismo)\b"
@@ -150,6 +151,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:  # «¿y cuántas por ese delito tuvo el Edomex?»
         return True
+    if THOSE_N.search(text) and current is not None and not current.crimes and not current.places:
+        return True  # «de esos tres cuál tuvo la tasa más alta en 2024? pásame las tasas de los 3»: however long
     if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not current.crimes:
         return not re.search(r"\bdelitos?\b", text)  # «¿y cuál ha sido el peor mes de Silao este año?»: no crime
     if ANY_METHOD.search(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:  # «quita el filtro del arma»
@@ -181,7 +184,10 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     if named_crime:
         return False
     if n_words > _MAX_FOLLOW_UP_TOKENS:  # «regresando a 2024, dámelo como tasa por cada cien mil habitantes»
-        return n_words <= _MAX_FORMAL_TOKENS and _modifies(current) and not re.search(r"\bdelitos?\b", text)
+        # «¿En qué mes de 2025, hasta donde haya datos publicados, se registró el máximo en el estado?»: no crime
+        # named and a shape or a period asked keeps the talk's crime, however long (never «¿sobre qué delito?»)
+        slots = _modifies(current) or explicit_kind(current)
+        return n_words <= _MAX_LONG_TOKENS and slots and not re.search(r"\b(?:delitos?|crimen(?:es)?)\b", text)
     if ADD_PLACE.match(text) or ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or TOGETHER.search(text):
         return True
     shape_only = (

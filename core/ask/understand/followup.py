@@ -38,6 +38,7 @@ from core.ask.understand.crimes import kind_named
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.national_carry import carry as national_carry
 from core.ask.understand.rewrite import crime_phrase, describe
+from core.ask.understand.timepairs import year_on_year
 from core.ask.understand.tokens import tokenize
 from core.text import normalize_text
 
@@ -211,12 +212,29 @@ def _corrected_places(merged: Understanding, current: Understanding, previous: U
     merged.signals.append("followup:place_taken_back")
 
 
+_HOW_MANY_HAD = re.compile(r"\bcuant[oa]s\s+(?:tuvieron|registraron|reportaron|presentaron|hubo\s+con)\b")
+_THAT_ONE = re.compile(r"^\W*(?:y\s+)?(?:la|el)\s+(?:de|del)\b")  # «¿y la de 2020?»: that measure, that year
+_ONLY = re.compile(r"\b(?:solo|solamente|nada\s+mas|nomas|unicamente)\b")
+
+
+def _with_earlier_crime(previous: Understanding, conversation) -> Understanding:
+    """«¿Sobre qué delito?» asked, then «volviendo a León, ¿cuál fue el peor mes?»: the crime of the last turn that had
+    one (and its modalidades), as if the unanswered question had not been asked."""
+    for t in reversed(getattr(conversation, "turns", None) or []):
+        u = getattr(t, "understanding", None)
+        if u is not None and u.crimes and getattr(t, "status", None) == "ok":
+            return replace(previous, crimes=list(u.crimes), methods=previous.methods or list(u.methods))
+    return previous
+
+
 def merge_follow_up(
     current: Understanding, previous: Understanding | None, lexicon=None, conversation=None
 ) -> Understanding:
     """The follow-up's slots over the previous turn's: what it says replaces, what it omits is kept."""
     if previous is None:
         return current
+    if not previous.crimes and not current.crimes:  # a clarifying question left unanswered: the talk's crime stands
+        previous = _with_earlier_crime(previous, conversation)
     current = place_from_ranking(current, previous, conversation)
     current = earlier_places(current, previous, conversation)
     current = those_places(current, conversation)
@@ -303,6 +321,11 @@ def merge_follow_up(
             merged.kind = "single_value"  # «ahora solo amenazas» after «fraudes y amenazas, cuántos de cada uno»
         if merged.kind == "comparison" and current.window is not None and current.compare_window is None:
             merged.compare_window = None  # a new single period: the comparison base is recomputed downstream
+            said = tokenize(current.question).text
+            value = _ONLY.search(said) or "medida:tasa" in current.signals or _THAT_ONE.match(said)
+            if value and not VERSUS.search(said):
+                # «exprésalo como tasa, solo el primer semestre de 2025», «la tasa de 2024», «¿y la de 2020?»
+                merged.kind = "single_value"
         kept.append("kind")
     if previous.group_by_municipio and not (current.places or current.whole_state) and merged.kind == previous.kind:
         merged.group_by_municipio = True  # «¿y en cuál bajaron más?» after a ranking of changes: still every place
@@ -323,6 +346,10 @@ def merge_follow_up(
     ordinal = ORDINAL_ALONE.match(tokenize(current.question).text)
     relative_window(merged, current, previous, ORDINALS[ordinal.group(1)] if ordinal else None)
     text = tokenize(current.question).text
+    if previous.kind == "presence" and not current.places and _HOW_MANY_HAD.search(text):
+        # «¿y cuántos tuvieron secuestros ese mismo año?» after «¿cuántos municipios registraron al menos uno?»
+        merged.kind, merged.group_by_municipio = "presence", False
+        merged.signals.append("presence:con")
     one_place = [p for p in current.places if p.nivel == "municipio"]
     if merged.kind == "ranking" and len(one_place) == 1 == len(current.places) and current.top_k is None:
         # «¿me lo puedes dar por municipio? me interesan las de Celaya»: that municipality's figure, not a top 10
@@ -363,7 +390,9 @@ def merge_follow_up(
         merged.signals.append("victims:municipal")
     merged.signals += ["followup:merged"] + [f"followup:kept:{k}" for k in kept]
     merged.signals = list(dict.fromkeys(merged.signals))
-    return national_carry(merged, current, previous)  # «¿y Michoacán?» after a state's place: still the states
+    return national_carry(
+        year_on_year(merged), current, previous
+    )  # «¿y Michoacán?» after a state's place: still the states
 
 
 __all__ = ["crime_phrase", "describe", "is_follow_up", "merge_follow_up", "negated_places"]

@@ -18,6 +18,7 @@ from core.ask.understand import places as place_matcher
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.series_end import SeriesEnds, national_anchor
 from core.ask.understand.timeexpr import parse_time, reanchor
+from core.ask.understand.timepairs import year_on_year
 from core.ask.understand.tokens import COMMON_WORDS, MAX_CHARS, STOPWORDS, tokenize
 from core.text import normalize_text
 
@@ -221,6 +222,8 @@ def understand(
         kind = "breakdown"  # «con y sin violencia, ¿cuántos en total?»: the sum, with each violence's part
     if kind == "breakdown" and len(crimes) > 1 and _EACH_ONE.search(tokens.text) and not _EACH_KIND.search(tokens.text):
         kind = "single_value"  # «robo a negocio y fraude, cuántos de cada uno»: each crime named, its own figure
+    if kind == "share" and time.compare_window is not None and _RISE_OR_FALL.search(tokens.text):
+        kind = "comparison"  # «2o semestre vs 1er semestre, ¿en qué % cambió?»: a change in percent, not a share
     if "place:all_municipalities_summed" in decided.signals and not (places or ambiguous or generic):
         state = place_matcher.home_state(lexicon, kind_matcher.ALL_MUNICIPALITIES.search(tokens.text).group(0))
         places, whole_state = ([state], True) if state else (places, whole_state)
@@ -247,5 +250,7 @@ def understand(
         notes=list(time.notes),
         unknown_terms=unknown,
     )
-    understood = national.scope(understood)  # the country, the states, victims and federal crimes (issue 14)
+    understood = national.scope(
+        year_on_year(understood)
+    )  # the country, the states, victims and federal crimes (issue 14)
     return national_anchor(understood, tokens.text, asked_time, anchor, min_date, ends)
