@@ -266,6 +266,7 @@ def answered_window(conv) -> tuple[date, date] | None:
 
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
+    from core.ask.understand.anaphora import home_place
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
@@ -316,6 +317,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         # (the one it answered when it said none: «… tentativas de homicidio en todo el trimestre» is 2026's first)
         explicit = that_period(normalized, talked_about)
         u = understand(explicit, lex, ctx.anchor, ctx.min_date, ends) if explicit else u
+    u = home_place(u, conv) if u is not None else None  # «¿y en mi municipio…?»: the one the asker said was theirs
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)

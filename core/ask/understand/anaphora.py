@@ -22,6 +22,10 @@ ANY_METHOD = re.compile(
     # «contando todas las armas», «con todas las armas», «todos los tipos de arma»
     r"|(?:contando|con|de|incluyendo)\s+todas\s+las\s+armas|todos\s+los\s+tipos\s+de\s+armas?"
     r"|sin\s+distinguir\s+(?:el|la|los|las)?\s*(?:arma|armas|modalidad|modalidades|tipo)"
+    # «ya sin lo del arma», «todos, no solo con arma blanca», «contando todos, no solo arma de fuego», «(todos)»
+    r"|(?:ya\s+)?sin\s+lo\s+(?:del|de\s+la)\s+(?:arma|modalidad|violencia)"
+    r"|tod[oa]s\W+(?:y\s+)?no\s+(?:solo|nomas|nada\s+mas|solamente)\b|(?:contando|incluyendo)\s+tod[oa]s\b"
+    r"|\btod[oa]s\W*$|\btod[oa]s\s+(?:los|las)\s+(?!municipios|estados|meses|anos|delitos|dias)\w+\W*$"
     r"|(?:quit|olvid|elimin|borr)\w*\s+(?:(?:lo|el\s+filtro|la\s+parte|la\s+modalidad)\s+)?(?:de\s+|del\s+)?(?:el\s+|la\s+|lo\s+)?"
     r"(?:arma|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia))\b"
 )
@@ -72,18 +76,30 @@ def sibling_place(question: str, previous: Understanding | None, lexicon) -> Pla
     return PlaceMatch(hits[0].entidad_id, hits[0].label, "municipio", " ".join(words), 100.0)
 
 
-def _first_ranked(conversation) -> PlaceMatch | None:
-    """The first place of the previous turn's ranking (its result's first row), or None."""
-    turns = getattr(conversation, "turns", None) or []
-    result = getattr(turns[-1], "result", None) if turns else None
-    try:
-        inline = result["data"]["inline"]
-        names = [c["name"] for c in inline["columns"]]
-        row = inline["rows"][0]
-        eid, label = row[names.index("entidad_id")], row[names.index("label")]
-    except (TypeError, KeyError, IndexError, ValueError):
-        return None
-    return PlaceMatch(eid, label, "municipio", "primer lugar", 100.0) if ".MUN." in str(eid) else None
+def _first_ranked(conversation, n: int = 1) -> PlaceMatch | None:
+    """The n-th place of the last ranking the talk showed (its result's n-th row), or None."""
+    for turn in reversed((getattr(conversation, "turns", None) or [])[-3:]):
+        u = getattr(turn, "understanding", None)
+        if u is None or not (u.kind == "ranking" or u.group_by_municipio):
+            continue
+        try:
+            inline = turn.result["data"]["inline"]
+            names = [c["name"] for c in inline["columns"]]
+            row = inline["rows"][n - 1]
+            eid, label = row[names.index("entidad_id")], row[names.index("label")]
+        except (TypeError, KeyError, IndexError, ValueError):
+            return None
+        return PlaceMatch(eid, label, "municipio", f"lugar {n}", 100.0) if ".MUN." in str(eid) else None
+    return None
+
+
+# «del segundo lugar, ¿cuál es su tasa?», «el tercero de la lista»: a place of the ranking just shown, by position
+_NTH = re.compile(
+    r"\b(?:el|del|al|en\s+el)\s+(segundo|2do|2o|tercer|tercero|3er|3ro|3o|cuarto|4to|quinto|5to)\b"
+    r"(?:\s+(?:lugar|puesto|sitio|de\s+la\s+lista))?(?!\s+(?:trimestre|semestre|bimestre|mes|ano|periodo|cuatrimestre))"
+)
+_NTH_VALUE = {"segundo": 2, "2do": 2, "2o": 2, "tercer": 3, "tercero": 3, "3er": 3, "3ro": 3, "3o": 3, "cuarto": 4}
+_NTH_VALUE |= {"4to": 4, "quinto": 5, "5to": 5}
 
 
 # «ponlos lado a lado», «compáralos»: the places of the last two turns, side by side
@@ -116,7 +132,8 @@ def earlier_places(current: Understanding, previous: Understanding, conversation
 
 
 THOSE_N = re.compile(
-    r"\b(?:de\s+)?(?:esos|estos|los|esas|estas|las)\s+(dos|tres|cuatro|cinco|2|3|4|5)\b(?!\s+(?:anos|meses))"
+    r"\b(?:de\s+)?(?:esos|estos|los|esas|estas|las)\s+(dos|tres|cuatro|cinco|2|3|4|5)\b"
+    r"(?!\s+(?:anos|meses|numeros|cifras|datos|valores|periodos|trimestres|semestres|delitos|primer[oa]s|ultim[oa]s))"
 )
 _N = {"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5}
 
@@ -142,8 +159,15 @@ def those_places(current: Understanding, conversation) -> Understanding:
 
 def place_from_ranking(current: Understanding, previous: Understanding, conversation) -> Understanding:
     """ "¿y cuántos tuvo en 2024?" after a ranking: the ranking's first place."""
+    text = tokenize(current.question).text
+    nth = _NTH.search(text)
+    if nth and not (current.places or current.whole_state):  # a position of the last ranking, not the states'
+        place = _first_ranked(conversation, _NTH_VALUE[nth.group(1)])
+        if place is not None:
+            signals = [s for s in current.signals if not s.startswith("national:")] + ["followup:ranking_nth"]
+            return replace(current, places=[place], signals=signals)
     ranked = previous.kind == "ranking" or previous.group_by_municipio
-    if current.places or current.whole_state or not ranked or not _ONE_PLACE.search(tokenize(current.question).text):
+    if current.places or current.whole_state or not ranked or not _ONE_PLACE.search(text):
         return current
     first = _first_ranked(conversation)
     if first is None:
@@ -257,3 +281,22 @@ def _calendar_part(window, n: int):
         return None
     first = size * (n - 1) + 1
     return date(window[0].year, first, 1), month_end(window[0].year, first + size - 1)
+
+
+# «mi municipio», «nuestro municipio», «mi ciudad»: the asker's own, said earlier in the talk
+_MINE = re.compile(r"\b(?:mi|nuestro|nuestra)\s+(?:municipio|ciudad|localidad|pueblo|muni)\b")
+_INTRO = re.compile(r"\b(?:trabajo|trabajamos|soy|somos|vivo|vivimos|colaboro|represento|escribo|escribimos)\b")
+
+
+def home_place(current: Understanding, conversation) -> Understanding:
+    """«¿y en mi municipio…?» after «trabajo en planeación del municipio de Salamanca»: the municipality the asker said
+    was theirs (the first turn that introduced them with one municipality); unchanged when none was said."""
+    if current.places or not _MINE.search(current.generic_place or ""):
+        return current
+    for turn in getattr(conversation, "turns", None) or []:
+        u = getattr(turn, "understanding", None)
+        said = tokenize(getattr(turn, "question", "") or "").text
+        munis = [p for p in (u.places if u else []) if p.nivel == "municipio"]
+        if len(munis) == 1 and (_INTRO.search(said) or "place:generic" in u.signals):
+            return replace(current, places=munis, generic_place=None, signals=[*current.signals, "place:home"])
+    return current
