@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import date
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
@@ -253,20 +252,9 @@ def _complete(u) -> bool:
     return bool(u is not None and u.crimes and u.window and (u.places or u.whole_state or is_national(u)))
 
 
-def answered_window(conv) -> tuple[date, date] | None:
-    """The period the last turn's answer covered (its envelope's effective range), or None."""
-    turns = getattr(conv, "turns", None) or []
-    result = turns[-1].result if turns else None
-    effective = ((result or {}).get("meta") or {}).get("date_range_effective") or {}
-    try:
-        return date.fromisoformat(effective["from"]), date.fromisoformat(effective["to"])
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
-    from core.ask.understand.anaphora import home_place
+    from core.ask.understand.anaphora import answered_window, home_place
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up

@@ -196,7 +196,11 @@ def relative_window(
     pw, sig, text = previous.window, current.signals, tokenize(current.question or "").text
     if pw is None:
         return
-    if "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
+    own_period = re.search(r"\b(?:19|20)\d{2}\b|\blo\s+que\s+va\b|\beste\s+ano\b", text)
+    if "time:same_period_prev" in sig and current.window and current.compare_window and own_period:
+        # «regresando a Celaya, en lo que va de 2025 contra el mismo corte del año pasado»: its own periods
+        merged.window, merged.compare_window, merged.kind = current.window, current.compare_window, "comparison"
+    elif "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
         merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, -1), "comparison"
     elif "time:same_period_base" in sig and current.compare_window:  # "¿y contra el mismo periodo de 2022?"
         years = current.compare_window[0].year - pw[0].year
@@ -300,3 +304,32 @@ def home_place(current: Understanding, conversation) -> Understanding:
         if len(munis) == 1 and (_INTRO.search(said) or "place:generic" in u.signals):
             return replace(current, places=munis, generic_place=None, signals=[*current.signals, "place:home"])
     return current
+
+
+def answered_window(conv) -> tuple[date, date] | None:
+    """The period the last turn's answer covered (its envelope's effective range), or None."""
+    turns = getattr(conv, "turns", None) or []
+    result = turns[-1].result if turns else None
+    effective = ((result or {}).get("meta") or {}).get("date_range_effective") or {}
+    try:
+        return date.fromisoformat(effective["from"]), date.fromisoformat(effective["to"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+_THAT_MONTH = re.compile(r"\b(?:es[ea]|dicho|aquel|el\s+mismo)\s+mes\b")
+
+
+def answered_month(conversation, question: str) -> tuple[date, date] | None:
+    """«de ese mes, ¿cuántos fueron con arma de fuego?» after «¿cuál fue el pico?»: the month the last answer named
+    (its peak or its low, as it was asked), or None."""
+    turns = getattr(conversation, "turns", None) or []
+    metrics = ((turns[-1].result or {}).get("metrics") or {}) if turns else {}
+    if metrics.get("por") != "mes" or not _THAT_MONTH.search(tokenize(question or "").text):
+        return None
+    month = metrics.get("minimo_periodo" if metrics.get("enfoque") == "minimo" else "maximo_periodo")
+    try:
+        start = date.fromisoformat(f"{month}-01")
+    except (TypeError, ValueError):
+        return None
+    return start, month_end(start.year, start.month)

@@ -190,6 +190,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return n_words <= _MAX_LONG_TOKENS and slots and not re.search(r"\b(?:delitos?|crimen(?:es)?)\b", text)
     if ADD_PLACE.match(text) or ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or TOGETHER.search(text):
         return True
+    if BOTH.search(text) and n_words <= 4:  # «súmalos», «los dos juntos», «ambos»: the last two things said
+        return True
     shape_only = (
         explicit_kind(current) and n_words <= _MAX_FOLLOW_UP_TOKENS
     )  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"

@@ -12,6 +12,8 @@ from core.ask.understand.anaphora import (
     ANY_METHOD,
     ORDINALS,
     TOGETHER,
+    answered_month,
+    answered_window,
     earlier_places,
     picked_option,
     place_from_ranking,
@@ -120,6 +122,12 @@ def _corrected_places(merged: Understanding, current: Understanding, previous: U
     merged.signals.append("followup:place_taken_back")
 
 
+# «quita lo del arma blanca», «todos, no solo con arma de fuego»: the modalidad named is the one taken away
+_NOT_ONLY = re.compile(
+    r"\bno\s+(?:solo|nomas|nada\s+mas|solamente|unicamente)\b|\bsin\s+lo\s+de|\b(?:quit|olvid|elimin|borr)\w*"
+    r"|\bsin\s+(?:distinguir|importar)\b"
+)
+_VALLEY = re.compile(r"^\W*(?:y\s+)?(?:(?:cual|cuando)\s+(?:fue|es|estuvo)\s+)?el\s+valle\W*$")
 _BOTH_PERIODS = re.compile(
     r"\b(?:(?:en\s+)?cada\s+uno\s+de\s+los\s+(?:dos|2)|(?:en\s+)?ambos|(?:en\s+)?los\s+(?:dos|2))\s+(?:anos|periodos|trimestres|semestres)\b"
 )
@@ -134,6 +142,15 @@ def merge_follow_up(
     """The follow-up's slots over the previous turn's: what it says replaces, what it omits is kept."""
     if previous is None:
         return current
+    if previous.kind in ("extremes", "series", "annual_series") and _VALLEY.match(tokenize(current.question).text):
+        # «¿y el valle?» after a series' peak: its lowest point, not Valle de Santiago
+        signals = [x for x in current.signals if not x.startswith("place:")] + ["kind:extremes", "extreme:min"]
+        current = replace(current, places=[], unknown_terms=[], kind="extremes", signals=signals)
+    if previous.kind == "extremes" and (month := answered_month(conversation, current.question)):
+        previous = replace(previous, window=month)  # «de ese mes, ¿cuántos…?» after the peak month: that month
+    if previous.window is None and "time:previous_window" in current.signals:
+        # «el peor mes de todo ese rango» after an answer with no period said: the period that answer covered
+        previous = replace(previous, window=answered_window(conversation))
     if not previous.crimes and not current.crimes:  # a clarifying question left unanswered: the talk's crime stands
         previous = with_earlier_crime(previous, conversation)
     current = place_from_ranking(current, previous, conversation)
@@ -179,8 +196,10 @@ def merge_follow_up(
         if not turns or getattr(turns[-1], "status", None) != "ok":  # still to ask; once answered as a sum, a sum
             merged.signals += [s for s in previous.signals if s.startswith("crime:unqualified:")]
         kept.append("crime")
-    if ANY_METHOD.search(tokenize(current.question).text):  # «¿y en total?», «quita lo del arma blanca»: it goes
-        merged.methods, merged.violencia = [], None
+    said = tokenize(current.question).text
+    if ANY_METHOD.search(said) and (not current.methods or _NOT_ONLY.search(said)):
+        merged.methods, merged.violencia = [], None  # «¿y en total?», «quita lo del arma blanca»: it goes (not «a
+        # balazos en total»: the modalidad said now stays)
     elif "violencia:ambas" in current.signals:  # «ahora con y sin violencia juntos»: no violence filter
         merged.methods, merged.violencia = list(current.methods), None
     elif current.methods and not current.crimes and violence_of_kind(current, previous):
@@ -206,7 +225,12 @@ def merge_follow_up(
         kept.append("window")
     same_thing = bool(SAME_THING.search(tokenize(current.question).text))
     other_end = _other_end(current, previous)
-    if not explicit_kind(current) or same_thing or other_end:  # «la misma serie para Irapuato»
+    # «y por conteo», «¿y en tasa?» after a ranking: only the measure changes, the shape stays
+    measure_only = (
+        any(x in current.signals for x in ("medida:tasa", "medida:conteo")) and current.kind == "single_value"
+    )
+    measure_only = measure_only and not (current.crimes or current.places or current.window)
+    if not explicit_kind(current) or same_thing or other_end or measure_only:  # «la misma serie para Irapuato»
         merged.kind = previous.kind
         # the shape's own settings go with it: «y en 2023?» after the lowest month is still the lowest month
         merged.signals += [s for s in previous.signals if s.split(":")[0] in SHAPE_SETTINGS]

@@ -149,7 +149,7 @@ def understand(
     for m in accounting.PUBLISHER.finditer(tokens.text):  # the source's name: no place, crime or country
         time_taken.update(range(*tokens.span_of(m.start(), m.end())))
 
-    found = crime_matcher.exact_crimes(tokens, lexicon, time_taken)
+    found = crime_matcher.exact_crimes(tokens, lexicon, time_taken, normalize_text(question))
     taken = time_taken | found.crime_tokens | found.method_tokens
     ranking = kind_matcher.has_ranking_cue(tokens.text)
     place_state = place_matcher.exact_places(tokens, lexicon, taken, ranking)
