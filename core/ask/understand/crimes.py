@@ -120,6 +120,9 @@ _BOTH_VIOLENCES = re.compile(
     # «con y sin violencia, ¿cuántos fueron en total?», «sumando con y sin violencia»
     r"|\b(?:con\s+(?:y|e)\s+sin|sin\s+y\s+con)\s+violencia\W+(?:\w+\W+){0,4}?(?:en\s+total|total|en\s+conjunto)\b"
     r"|\b(?:sumando|sumados?|juntando|juntos|en\s+total)\s+(?:\w+\s+){0,2}?(?:con\s+(?:y|e)\s+sin|sin\s+y\s+con)\s+violencia\b"
+    # «cuántos carros robaron, con y sin violencia», «robo de carro con y sin violencia en León»: both, never the
+    # last one alone (a bare tipo is then split by violence: core/ask/understand/parse.py)
+    r"|\b(?:con\s+(?:y|e)\s+sin|sin\s+y\s+con)\s+violencia\b"
 )
 
 

@@ -123,6 +123,24 @@ def _corrected_places(merged: Understanding, current: Understanding, previous: U
 
 
 # «quita lo del arma blanca», «todos, no solo con arma de fuego»: the modalidad named is the one taken away
+_BACK = re.compile(
+    r"^\W*(?:ok\W+|bueno\W+)?(?:regresando|volviendo|regresemos|volvamos|regresa|vuelve)\s+(?:a|al|con)\b"
+)
+
+
+def _back_to_place(current: Understanding, previous: Understanding, conversation) -> Understanding:
+    """«regresando a Celaya, …»: the filters of the talk about that place come back (a modalidad asked later, for
+    another place, stays there)."""
+    if not current.places or not _BACK.match(tokenize(current.question).text):
+        return previous
+    for turn in reversed((getattr(conversation, "turns", None) or [])[:-1]):
+        u = getattr(turn, "understanding", None)
+        same = u is not None and [p.entidad_id for p in u.places] == [p.entidad_id for p in current.places]
+        if same and u.crimes:
+            return replace(previous, methods=list(u.methods), violencia=u.violencia)
+    return previous
+
+
 _NOT_ONLY = re.compile(
     r"\bno\s+(?:solo|nomas|nada\s+mas|solamente|unicamente)\b|\bsin\s+lo\s+de|\b(?:quit|olvid|elimin|borr)\w*"
     r"|\bsin\s+(?:distinguir|importar)\b"
@@ -146,6 +164,7 @@ def merge_follow_up(
         # «¿y el valle?» after a series' peak: its lowest point, not Valle de Santiago
         signals = [x for x in current.signals if not x.startswith("place:")] + ["kind:extremes", "extreme:min"]
         current = replace(current, places=[], unknown_terms=[], kind="extremes", signals=signals)
+    previous = _back_to_place(current, previous, conversation)
     if previous.kind == "extremes" and (month := answered_month(conversation, current.question)):
         previous = replace(previous, window=month)  # «de ese mes, ¿cuántos…?» after the peak month: that month
     if previous.window is None and "time:previous_window" in current.signals:
@@ -315,6 +334,8 @@ def merge_follow_up(
         merged.order = previous.order
     if not any(s in current.signals for s in ("medida:tasa", "medida:conteo")):
         merged.medida = previous.medida
+        if "kind:series" in current.signals:  # «pásame la serie mensual» after a ranking by rate: counts by month
+            merged.medida = "conteo"
     merged.wants_evidence = current.wants_evidence or previous.wants_evidence
     if "victims:municipal" in previous.signals and "place" in kept:  # «doloso» after «¿víctimas… en León?»
         merged.signals.append("victims:municipal")

@@ -218,7 +218,8 @@ def understand(
     )
     signals += decided.signals
     crimes, signals, kind = _kinds_of_bare_tipo(crimes, signals, decided.kind, tokens.text, lexicon)
-    if kind == "single_value" and "violencia:ambas" in signals and len(crimes) == 1 and not methods:
+    narrowed = any(t.kind == "crime" for t in unknown)  # «robo de motocicleta con y sin violencia»: that kind
+    if kind == "single_value" and "violencia:ambas" in signals and len(crimes) == 1 and not methods and not narrowed:
         kind = "breakdown"  # «con y sin violencia, ¿cuántos en total?»: the sum, with each violence's part
     if kind == "breakdown" and len(crimes) > 1 and _EACH_ONE.search(tokens.text) and not _EACH_KIND.search(tokens.text):
         kind = "single_value"  # «robo a negocio y fraude, cuántos de cada uno»: each crime named, its own figure
