@@ -149,7 +149,7 @@ ANNUAL = _C(
 CHANGE = _C(
     r"\baument\w*",
     r"\bdisminu\w*",
-    r"\bcambi(?:o|aron|ado|a|an)\b",
+    r"\bcambi(?:o|aron|ado|a|an)\b(?!\s+de\s+(?:tema|asunto|tercio)\b)",  # «Cambio de tema: …» opens a question
     r"\bcompar\w*",
     r"\bvariacion\w*",
     r"\bcreci\w*",
