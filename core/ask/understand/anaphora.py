@@ -179,7 +179,9 @@ _PAST = re.compile(r"\b(?:pasad[oa]|anterior|previo)\b")
 
 
 # «ahora solo amenazas pero todo el año», «¿y en todo ese año?», «el año completo»: the previous window's whole year
-WHOLE_YEAR = re.compile(r"\btod[oa]\s+(?:el|ese|este|aquel)\s+ano\b|\b(?:el|ese)\s+ano\s+(?:complet|enter)o\b")
+WHOLE_YEAR = re.compile(
+    r"\btod[oa]\s+(?:el|ese|este|aquel)\s+ano\b|\b(?:el|ese|al|del|de\s+ese)\s+ano\s+(?:complet|enter)o\b"
+)
 
 
 # «¿y los tres meses de antes?», «el periodo anterior», «el trimestre previo»: the span of the same size before
@@ -227,7 +229,9 @@ def relative_window(
         merged.window, merged.compare_window = pw, shift_year(pw, current.window[0].year - pw[0].year)
         merged.kind = "comparison"
     elif "time:same_part_of_year" in sig and current.window:  # "¿y en el mismo trimestre de 2025?"
-        merged.window = shift_year(pw, current.window[0].year - pw[0].year)
+        # «regresa a 2023» after «de 2019 a 2024»: a window of several years has no part of a year to keep
+        several = pw[0].year != pw[1].year and (pw[0].month, pw[1].month) == (1, 12)
+        merged.window = current.window if several else shift_year(pw, current.window[0].year - pw[0].year)
     elif "time:year_inferred" in sig and current.window and current.window[0].year != pw[0].year:
         merged.window = shift_year(current.window, pw[0].year - current.window[0].year)  # "¿y en el segundo trimestre?"
     elif "time:relative" in sig and current.compare_window is None and _before_talked_about(text, current, pw):

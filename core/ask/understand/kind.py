@@ -149,7 +149,7 @@ ANNUAL = _C(
 CHANGE = _C(
     r"\baument\w*",
     r"\bdisminu\w*",
-    r"\bcambi(?:o|aron|ado|a|an)\b",
+    r"\bcambi(?:o|aron|ado|a|an)\b(?!\s+de\s+(?:tema|asunto|tercio)\b)",  # «Cambio de tema: …» opens a question
     r"\bcompar\w*",
     r"\bvariacion\w*",
     r"\bcreci\w*",
@@ -179,7 +179,8 @@ SINGLE = _C(
     r"\bdame\b",
 )
 RATE = _C(
-    r"(?<!\bno )(?<!\bsin )(?<!\bno en )(?<!\bno por )(?<!\bno la )(?<!\bvez de )(?<!\bugar de )\btasas?\b",
+    r"(?<!\bno )(?<!\bsin )(?<!\bno en )(?<!\bno por )(?<!\bno la )(?<!\bno a la )(?<!\bno a )(?<!\bvez de )"
+    r"(?<!\bugar de )\btasas?\b",  # «me refería al conteo, no a la tasa»
     r"\bpor\s+cada\s+(?:(?:100|cien)\s+mil|100|cien|mil|100,000|100000)(?:\s+habitantes)?\b",
     r"\bpor\s+(?:100|cien)\s+mil\b",
     r"\bpor\s+100,000\b",
@@ -195,7 +196,7 @@ COUNT = _C(
     r"\bnumeros?\s+absolutos?\b",
     r"\bcifras?\s+absolutas?\b",
     r"\b(?:en|el|a|al|por)\s+(?:conteo|conteos|cifras\s+absolutas|numeros)\b",  # «regresemos a conteo»
-    r"\b(?:sin|no|en\s+vez\s+de|en\s+lugar\s+de)\s+(?:en\s+|por\s+|la\s+)?tasas?\b",  # «carpetas, no tasa»
+    r"\b(?:sin|no|en\s+vez\s+de|en\s+lugar\s+de)\s+(?:en\s+|por\s+|la\s+|a\s+la\s+|a\s+)?tasas?\b",  # «no a la tasa»
     # «¿en qué lugar quedó … en número de carpetas?», «por cantidad de casos»: the count, after a rate
     r"\b(?:en|por)\s+(?:el\s+)?(?:numero|cantidad|total)\s+de\s+(?:carpetas|casos|delitos|denuncias|victimas)\b",
 )

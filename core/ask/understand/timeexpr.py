@@ -27,7 +27,10 @@ CHANGE_WORDS = re.compile(
 )
 # «el año más bajo entre 2020 y 2024», «la más baja»: a superlative, not a change; «cambiando (de tema):» opens
 # a new question, it does not ask how a number changed
-_SUPERLATIVE_LOW = re.compile(r"\b(?:mas|menos|lo)\s+baj[oa]s?\b|^\W*(?:y\s+)?cambiando\b(?:\s+de\s+tema\b)?")
+_SUPERLATIVE_LOW = re.compile(
+    r"\b(?:mas|menos|lo)\s+baj[oa]s?\b|^\W*(?:y\s+)?cambiando\b(?:\s+de\s+tema\b)?"
+    r"|^\W*(?:y\s+)?(?:cambio|cambiemos|cambiamos|cambiando)\s+de\s+(?:tema|asunto|tercio)\b"  # «Cambio de tema: …»
+)
 
 
 @dataclass
@@ -57,9 +60,11 @@ _SAME_PERIOD_BEFORE = re.compile(
 )
 # "¿y en el mismo trimestre de 2025?": the previous window moved to that year (a follow-up), not a comparison
 _SAME_PART_BEFORE = re.compile(
-    r"(?:^|\s)(?:en|para|durante)?\s*(?:el\s+|los\s+)?mism[oa]s?\s+"
+    r"(?:^|\s)(?:(?:en|para|durante)?\s*(?:el\s+|los\s+)?mism[oa]s?\s+"
     r"(?:periodo|meses|lapso|mes|trimestre|semestre|bimestre|cuatrimestre|tramo)(?:\s+pero)?"  # «… semestre pero de 2023»
-    r"(?:\s+(?:de|del|en)(?:\s+(?:el\s+)?ano)?)?\s*$"
+    r"(?:\s+(?:de|del|en)(?:\s+(?:el\s+)?ano)?)?"
+    # «regresa a 2025», «volvamos al 2024»: back to that year, the part of the year talked about kept
+    r"|(?:regres\w*|vuelv\w*|volv\w*)\s+(?:a|al)(?:\s+(?:el\s+)?ano)?(?:\s+el)?)\s*$"
 )
 _LEAD = re.compile(
     r"(?:^|\s)((?:a partir de|a partir del|antes de|despues de|en el periodo de|durante el|durante|desde el|desde"

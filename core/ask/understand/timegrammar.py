@@ -127,6 +127,36 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
             return
         add(m, date(y, mo, 1), month_end(y, mo), gran="day", year_said=said)
 
+    @rule(
+        r"\b(?:(?:lo|el|los|las|cifras?|total(?:es)?)\s+)?acumulad[oa]s?\s+(?:(?:del|de\s+este|de\s+ese|de)\s+ano\s+)?"
+        r"(?:a|al|hasta(?:\s+el)?)\s+(?:(?:el\s+)?(?:cierre|corte|fin|final)\s+(?:de|del)\s+)?(?:(?:el\s+)?mes\s+de\s+)?"
+        rf"({_MONTH_OR_ABBR})(?:{_YEAR_REF}|\s+({_YEAR}))?\b"
+    )
+    def _year_to_month(m):
+        # «el acumulado a octubre de 2025», «acumulado al cierre de septiembre»: January to that month, one year
+        mo = {**MONTHS, **_ABBR}[m.group(1)]
+        said = m.group(2) or m.group(4)
+        y = int(said) + (2000 if said and len(said) == 2 else 0) if said else year_or_recent(None, m.group(3), mo)
+        add(m, date(y, 1, 1), month_end(y, mo), gran="span", year_said=bool(said or m.group(3)))
+
+    @rule(
+        r"\b(?:(del|de|desde|entre)\s+(?:el\s+)?(?:ano\s+)?)?(20[12]\d|20[3]0|1[5-9]|2\d)\s*"
+        r"(-|a|al|hasta(?:\s+el)?|y(?:\s+el)?)\s*(20[12]\d|2030|1[5-9]|2\d)\b(?!\s*(?:de\b|del\b|%|mil\b|por\b))"
+    )
+    def _short_year_range(m):
+        # «del 21 al 24», «2019-24», «de 2020 a 24»: a range of years with a two-digit one (never a count or days)
+        one, two = m.group(2), m.group(4)
+        if len(one) == 4 and len(two) == 4:
+            return
+        if len(one) == 2 and not m.group(1):
+            return  # «21 y 24» alone may be counts
+        y1, y2 = (int(y) + (2000 if len(y) == 2 else 0) for y in (one, two))
+        if not 2015 <= y1 < y2 <= 2030:
+            return
+        found.append(Period(date(y1, 1, 1), date(y1, 12, 31), m.start(2), m.end(2), "absolute", "year"))
+        found.append(Period(date(y2, 1, 1), date(y2, 12, 31), m.start(4), m.end(4), "absolute", "year"))
+        taken.append((m.start(2), m.end()))
+
     @rule(rf"\b{_DAY}\s+de\s+({_MONTH})(?:\s+(?:de|del)\s+(?:ano\s+)?({_YEAR}))?\b")
     def _day(m):
         mo = MONTHS[m.group(2)]
@@ -242,6 +272,25 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         months = {**MONTHS, **_ABBR}
         m1, m2, y = months[m.group(1)], months[m.group(2)], 2000 + int(m.group(3))
         add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span")
+
+    @rule(
+        rf"\b(?:(?:entre|de|desde|del)\s+)?({_MONTH_OR_ABBR})\s*(-|a|al|hasta)\s*({_MONTH_OR_ABBR})(?:{_YEAR_REF})?\b"
+    )
+    def _abbr_range_any_year(m):
+        # «abr-jun?», «¿y oct-nov?», «de oct a dic»: the months of a report or a chat; without a year, the latest
+        # such months (a follow-up moves them to the year talked about)
+        if m.group(2) != "-" and m.group(1) in MONTHS and m.group(3) in MONTHS:
+            return  # full names with «a»: _month_range / _month, with their own openers
+        months = {**MONTHS, **_ABBR}
+        m1, m2 = months[m.group(1)], months[m.group(3)]
+        y2 = year_or_recent(m.group(4), m.group(5), m2)
+        add(
+            m,
+            date(y2 if m1 <= m2 else y2 - 1, m1, 1),
+            month_end(y2, m2),
+            gran="span",
+            year_said=bool(m.group(4) or m.group(5)),
+        )
 
     @rule(rf"\b(?:([1-4])\s?t|t([1-4])|q([1-4]))(?:{_YEAR_REF}|{_OF})?\b")
     def _quarter_shorthand(m):
@@ -366,6 +415,13 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         mo = {**MONTHS, **_ABBR}[m.group(1)]
         add(m, date(int(m.group(2)), mo, 1), month_end(int(m.group(2)), mo))
 
+    @rule(r"\b(?:(?:en|de|del|y|para)\s+)?(ene|feb|abr|jun|jul|sept?|oct|nov|dic)\b")
+    def _lone_abbr(m):
+        # «sep.», «¿y en dic?»: a month abbreviated alone («mar», «may», «ago», «set» are words too: never alone)
+        mo = _ABBR[m.group(1)]
+        y = _recent_year(anchor, mo)
+        add(m, date(y, mo, 1), month_end(y, mo), year_said=False)
+
     @rule(rf"\b(0?[1-9]|1[0-2])\s*[/-]\s*({_YEAR})\b")
     def _numeric_month_year(m):
         add(m, date(int(m.group(2)), int(m.group(1)), 1), month_end(int(m.group(2)), int(m.group(1))))
@@ -379,7 +435,10 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         y = int(m.group(1))
         add(m, date(y, 1, 1), date(y, 12, 31), gran="year")
 
-    @rule(r"\b(?:en\s+el|del|el\s+ano|en\s+el\s+ano|durante\s+el)\s+(1[5-9]|2[0-9])\b(?!\s*(?:%|de\b|mil\b))")
+    @rule(
+        r"\b(?:en\s+el|del|el\s+ano|en\s+el\s+ano|durante\s+el)\s+(1[5-9]|2[0-9])\b(?!\s*(?:%|de\b|mil\b))"
+        rf"(?!\s*(?:al?|y|hasta)\s+(?:el\s+)?\d{{1,2}}\s+de\s+{_MONTH})"  # «del 21 al 24 de marzo»: days
+    )
     def _two_digit_year(m):
         y = 2000 + int(m.group(1))  # "en el 23": the press's short year
         add(m, date(y, 1, 1), date(y, 12, 31), gran="year")

@@ -135,6 +135,8 @@ MEDIDA = [
     ("robos por habitante en Irapuato", "tasa_per_100k"),
     ("ranking de municipios por tasa de homicidios", "tasa_per_100k"),
     ("homicidios en León", "conteo"),
+    ("homicidios en León, el conteo, no a la tasa", "conteo"),
+    ("robos en Celaya en número, no a tasa", "conteo"),
 ]
 
 

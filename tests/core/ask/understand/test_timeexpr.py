@@ -179,3 +179,76 @@ def test_anchor_not_wall_clock():
 def test_date_helpers():
     assert month_end(2024, 2) == D(2024, 2, 29)
     assert shift_months(D(2025, 1, 15), -1) == D(2024, 12, 1)
+
+
+# Blind probes dev_as / dev_ar / dev_aq (session 23): year-to-date «acumulados», two-digit years in a range, bare
+# abbreviated month ranges, and a day range said after «cambio de tema»
+WINDOWS_S23 = [
+    ("acumulado a octubre de 2025", (D(2025, 1, 1), D(2025, 10, 31))),
+    ("el acumulado al cierre de septiembre", (D(2025, 1, 1), D(2025, 9, 30))),
+    ("acumulado al corte de junio del 2024", (D(2024, 1, 1), D(2024, 6, 30))),
+    ("cifras acumuladas hasta agosto de 2023", (D(2023, 1, 1), D(2023, 8, 31))),
+    ("homicidios acumulados a mayo 2022", (D(2022, 1, 1), D(2022, 5, 31))),
+    ("acumulado enero-octubre de 2024", (D(2024, 1, 1), D(2024, 10, 31))),
+    ("acumulado ene-oct 2024", (D(2024, 1, 1), D(2024, 10, 31))),
+    ("del 21 al 24, que año tuvo mas en leon", (D(2021, 1, 1), D(2024, 12, 31))),
+    ("homicidios del 19 al 24", (D(2019, 1, 1), D(2024, 12, 31))),
+    ("homicidios 2019-24", (D(2019, 1, 1), D(2024, 12, 31))),
+    ("homicidios de 2020 a 24", (D(2020, 1, 1), D(2024, 12, 31))),
+    ("robos desde el 18 hasta el 22", (D(2018, 1, 1), D(2022, 12, 31))),
+    ("entre el 21 y el 23", (D(2021, 1, 1), D(2023, 12, 31))),
+    ("abr-jun?", (D(2025, 4, 1), D(2025, 6, 30))),
+    ("jul-sep?", (D(2025, 7, 1), D(2025, 9, 30))),
+    ("¿y oct-nov?", (D(2025, 10, 1), D(2025, 11, 30))),
+    ("ene - mar", (D(2025, 1, 1), D(2025, 3, 31))),
+    ("¿y de oct a dic?", (D(2024, 10, 1), D(2024, 12, 31))),
+    ("sep.", (D(2025, 9, 1), D(2025, 9, 30))),
+    ("¿y en dic?", (D(2024, 12, 1), D(2024, 12, 31))),
+    ("Cambio de tema: violaciones en Celaya del 1 de enero al 30 de junio de 2021.", (D(2021, 1, 1), D(2021, 6, 30))),
+    ("cambiemos de tema, robos del 1 de marzo al 31 de mayo de 2024", (D(2024, 3, 1), D(2024, 5, 31))),
+]
+
+
+@pytest.mark.parametrize("text,window", WINDOWS_S23)
+def test_window_s23(text, window):
+    res = parse_time(tokenize(text).text, ANCHOR, MIN_DATE)
+    assert res.window == window
+    assert res.compare_window is None
+    assert not res.unparsed
+
+
+@pytest.mark.parametrize(
+    "text,window",
+    [
+        ("del 21 al 24 de marzo de 2024", (D(2024, 3, 1), D(2024, 3, 31))),
+        ("los 24 homicidios de 2023", (D(2023, 1, 1), D(2023, 12, 31))),
+        ("hace 2 años", (D(2023, 1, 1), D(2023, 12, 31))),
+    ],
+)
+def test_numbers_that_are_not_short_years(text, window):
+    assert parse_time(tokenize(text).text, ANCHOR, MIN_DATE).window == window
+
+
+@pytest.mark.parametrize(
+    "text,window,base",
+    [
+        (
+            "Necesitamos el acumulado a octubre de 2025 contra el acumulado a octubre de 2024.",
+            (D(2025, 1, 1), D(2025, 10, 31)),
+            (D(2024, 1, 1), D(2024, 10, 31)),
+        ),
+        (
+            "acumulado a septiembre de 2025 vs el mismo periodo de 2024",
+            (D(2025, 1, 1), D(2025, 9, 30)),
+            (D(2024, 1, 1), D(2024, 9, 30)),
+        ),
+        (
+            "el acumulado al cierre de agosto 2024 frente al acumulado al cierre de agosto 2023",
+            (D(2024, 1, 1), D(2024, 8, 31)),
+            (D(2023, 1, 1), D(2023, 8, 31)),
+        ),
+    ],
+)
+def test_comparison_s23(text, window, base):
+    res = parse_time(tokenize(text).text, ANCHOR, MIN_DATE)
+    assert (res.window, res.compare_window) == (window, base)
