@@ -129,15 +129,16 @@ _BACK = re.compile(
 
 
 def _back_to_place(current: Understanding, previous: Understanding, conversation) -> Understanding:
-    """«regresando a Celaya, …»: the filters of the talk about that place come back (a modalidad asked later, for
-    another place, stays there)."""
+    """«regresando a Celaya, …»: a modalidad asked since the talk left that place (for another place) stays there."""
     if not current.places or not _BACK.match(tokenize(current.question).text):
         return previous
     for turn in reversed((getattr(conversation, "turns", None) or [])[:-1]):
         u = getattr(turn, "understanding", None)
         same = u is not None and [p.entidad_id for p in u.places] == [p.entidad_id for p in current.places]
         if same and u.crimes:
-            return replace(previous, methods=list(u.methods), violencia=u.violencia)
+            # only a filter added since is taken back: one dropped since («todos, no solo…») stays dropped
+            kept = [m for m in previous.methods if m in u.methods]
+            return replace(previous, methods=kept, violencia=previous.violencia if kept else None)
     return previous
 
 
