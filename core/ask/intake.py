@@ -18,6 +18,7 @@ from core.ask.english import as_spanish
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
 from core.ask.scope import answers_menu, asks_what_to_ask, below_municipality, is_vague, is_vague_crime_talk
+from core.ask.wording import spelled_out
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -140,12 +141,13 @@ def moderate(normalized: str, original: str = "") -> Moderation:
 def classify(normalized: str, has_domain_signal: bool) -> str:
     """social | support | definition | irrelevant | relevant."""
     stripped = normalized.strip(" ¿?¡!.,")
-    words = _WORD.findall(stripped)
-    if stripped in SOCIAL or (len(words) <= 4 and has_phrase(stripped, SOCIAL) and not has_domain_signal):
+    polite = spelled_out(stripped)  # «ola buenas», «grasias»: courtesy as people type it
+    words = _WORD.findall(polite)
+    if polite in SOCIAL or (len(words) <= 4 and has_phrase(polite, SOCIAL) and not has_domain_signal):
         return "social"
     if "gracias" in words and not has_domain_signal and len(words) <= 14:
         return "social"
-    if courtesy_only(stripped, words, has_domain_signal):
+    if courtesy_only(polite, words, has_domain_signal):
         return "social"  # «Buenos días. Agradezco de antemano su apoyo.»: courtesy only, however long
     if has_phrase(stripped, SUPPORT) and not has_domain_signal:
         return "support"
@@ -241,6 +243,8 @@ def accepted_option(conv: Conversation, normalized: str) -> str | None:
     options = list(getattr(getattr(last, "answer", None), "clarifying_options", None) or [])
     if len(options) != 1 or getattr(last, "status", None) != "clarify":
         return None
+    if len(getattr(last, "clarify", None) or []) > 1:
+        return None  # it asked two things at once («no tengo Morelia…; ¿doloso o culposo?»): «ok» chooses neither
     return options[0] if _YES.match(normalized.strip()) else None
 
 
