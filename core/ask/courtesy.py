@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from core.ask.wording import COMPLAINT, THANKS
+from core.ask.wording import COMPLAINT, FAREWELL, THANKS, spelled_out
 
 _WORD = re.compile(r"[a-z0-9ñ]+")
 SOCIAL = (
@@ -45,7 +45,10 @@ _COURTESY = frozenset(
         "gentil un una y por le les te me mucho estimado estimada bendiciones feliz bonito lindo "
         "pregunta preguntita duda dudita consulta rapida rapido breve tengo hago otra "
         # a radio host's or a memo's courtesy («Aquí desde la cabina la saludamos», «ha sido de gran ayuda»)
-        "casandra aqui desde cabina programa radio saludamos saludan saluda informacion ha sido gran util nos con gusto",
+        "casandra aqui desde cabina programa radio saludamos saludan saluda informacion ha sido gran util nos con gusto "
+        # acknowledgments and sign-offs («ok», «va», «bueno ya, adiós», «ya estuvo, hasta mañana», «muy amables»)
+        "ok va sale vale listo entendido entiendo genial chido orale sobres ya bueno ah veo acuerdo pues amables adios "
+        "hasta luego pronto manana vemos despido",
     )
 )
 # The words that make a message courtesy (the rest of _COURTESY only glues them: «y», «por», «día», «la»)
@@ -54,7 +57,7 @@ _COURTESY_CORE = frozenset(
         r"\w+",
         "hola buen buenos buenas gracias agradezco agradecemos agradeceria saludos saludo saludamos saludan saluda "
         "cordial cordiales cordialmente atentamente bendiciones excelente perfecto ok amable gentil estimado estimada "
-        "gusto",
+        "gusto ok va sale vale listo entendido entiendo genial chido orale sobres amables adios despido",
     )
 )
 # «soy nueva en el área de prevención del municipio de Cortazar», «me llamo Ana y trabajo en la fiscalía»: who is
@@ -82,11 +85,14 @@ def courtesy_only(stripped: str, words: list[str], has_domain_signal: bool) -> b
 
 
 def thanks_only(normalized: str, u) -> bool:
-    """A thank-you or a sign-off that names no crime or place («muchas gracias, con eso es todo por hoy», «soy
+    """A thank-you or a sign-off that names no crime or place («muchas gracias, con eso es todo por hoy», «bye», «soy
     reportera…, gracias x la ayuda de ayer»): courtesy, whatever period words («hoy», «ayer») it has."""
-    words = _WORD.findall(normalized)
+    text = spelled_out(normalized)  # «grasias!!», «bueno ya, bye»
+    words = _WORD.findall(text)
     named = u is not None and bool(u.crimes or u.places or any(s.startswith("national:") for s in u.signals))
-    return bool(THANKS & set(words)) and len(words) <= 16 and not named and "?" not in normalized
+    # «Muy amables, es todo por hoy.»: thanks or a sign-off, its «hoy» no period asked
+    polite = THANKS & set(words) or FAREWELL.search(text) or {"amable", "amables"} & set(words)
+    return bool(polite) and len(words) <= 16 and not named and "?" not in normalized
 
 
 def introduces_only(normalized: str, u) -> bool:

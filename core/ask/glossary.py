@@ -151,7 +151,14 @@ GLOSSARY: tuple[Term, ...] = (
     ),
     Term(
         "fuente",
-        (r"\bfuentes?\b", r"\bde donde (vienen|salen|provienen|sacas?|obtienes?)\b"),
+        (
+            r"\bfuentes?\b",
+            # «¿de dónde sacan esto?», «¿de dónde viene la info?»: where the figures come from
+            r"\bde donde (la |lo |los |las )?(vienen?|salen?|provienen?|sacan|sacas?|obtienen|obtienes?|toman|tomas?)\b",
+            # «¿es confiable?», «¿qué tan confiables son esas cifras?», «¿son oficiales?»: whether to trust them
+            r"\b(es|son|sera|seran|que tan) (datos |cifras )?(confiables?|fiables?|oficiales?|verdaderos?|reales?)\b"
+            r"|\bconfiabilidad\b",
+        ),
         "fuentes.md § Datos públicos republicados por terceros",
         ("fuente", "SESNSP"),
     ),
@@ -246,7 +253,8 @@ FRAME = re.compile(
     r"|(es|son) (un |una |el |la |los |las )?(tipo|subtipo|modalidad|forma|clase|variante)s?"
     r"|(cifras?|datos|numeros|conteos?)\b.{0,30}\b(son|cuentan|miden|representan|se refieren|significan)"
     r"|(que onda|que pasa) con (lo|eso) de|que es eso de|eso de que|por que"
-    r"|de donde (la |lo |los |las )?(sacan|sacas|obtienen|sale|salen|viene|vienen|toman)|de que fuente"
+    r"|de donde (la |lo |los |las )?(sacan|sacas|obtienen|sale|salen|viene|vienen|toman|provienen?)|de que fuente"
+    r"|(es|son|sera|seran|que tan) (datos |cifras )?(confiables?|fiables?|oficiales?|verdaderos?|reales?)|confiabilidad"
     r"|se (toma|toman|trata|tratan|cuenta|cuentan|registra|registran|considera|consideran) como|equivale\w*"
     r"|(que|cuales) (modalidades|subtipos|tipos|categorias|variantes) (tiene|tienen|hay|incluye\w*|abarca\w*)"
     r"|cuales son (las|los) (modalidades|subtipos|tipos|categorias))\b"

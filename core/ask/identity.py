@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from core.ask.understand.tokens import expand_chat
+
 REFUSAL = (
     "No puedo dar nombres, direcciones, fotos, teléfonos ni la identidad de ninguna persona (víctimas, "
     "presuntos responsables, detenidos o autoridades). Los datos del SESNSP que usa Casandra son conteos de "
@@ -49,6 +51,10 @@ _NOT_PEOPLE = (
 IDENTITY = re.compile(
     # «¿quién mató…?», «¿a quién asesinaron?», «¿quiénes son los responsables?», «¿quién es el jefe de plaza?»
     rf"\b(a )?quien(es)? (lo |la |los |las |le |les )?({_CRIME_VERB})\b"
+    # «¿quién estuvo detrás del ataque?», «¿y quién lo hizo?», «¿quién lo mandó?»: who did it
+    r"|\bquien(es)? (esta|estan|estuvo|estuvieron|estaba|estaban|anda|andan|andaba) (detras|atras)\b"
+    r"|\bquien(es)? (lo|la|los|las) (hizo|hicieron|ordeno|ordenaron|mando|mandaron)\b"
+    rf"|\bquien(es)? (ordeno|ordenaron|mando|mandaron|planeo|planearon) (el |la |los |las )?({_EVENT})\b"
     rf"|\bquien(es)? (es|son|fue|fueron|era|eran|esta|estan) (el|la|los|las|ese|esa|aquel|aquella)\b"
     rf"(?! (municipio|delito|estado|entidad|lugar|mes|ano|fuente|sesnsp|fiscalia)\b)"
     # «¿cómo se llama el detenido…?» (not «el delito», «el municipio»)
@@ -79,10 +85,15 @@ IDENTITY = re.compile(
     rf"|\bdatos (del|de la|de el) ({_PERSON})\b"
     # «si mi vecino tiene carpetas abiertas», «antecedentes penales de…»: one person's records
     r"|\b(mi|su|tu) (vecin|novi|espos|herman|prim|ti[oa]|jefe|compa|amig|ex|cunad|suegr|pareja)\w*\b.{0,60}"
+    # («mi hermana sufre violencia en su casa, ¿cuántas denuncias de violencia familiar hubo…?»: a story, then a count)
+    r"(?<!cuantas )(?<!cuantos )(?<!numero de )(?<!total de )"
     r"\b(carpetas?|denuncias?|antecedentes|ordenes?|orden de|detenid\w*|acusad\w*|investigad\w*|demanda\w*)\b"
     r"|\bantecedentes penales\b|\ben su contra\b"
     # «dame sus nombres», «la lista de víctimas con nombre y edad»
     rf"|\b(sus |con (su |sus )?)({_NEEDS_PERSON})\b"
+    # «dame nombres», «pásame nombres y fotos»: identity items asked bare, of whoever the talk is about
+    rf"|\b(dame|dime|pasame|mandame|quiero|necesito|tienes|tienen|sabes|saben)( los| las| unos| unas)? ({_NEEDS_PERSON})"
+    rf"((,| y| e) (los |las )?({_NEEDS_PERSON}))*\s*([.,;:!?]|$)"
     # «los nombres de los que detuvieron», «nombres de las que desaparecieron»: the people an event names
     rf"|\b({_NEEDS_PERSON}) (de |del |de la )?(los |las )?(que|quien(es)?) (\w+ ){{0,2}}({_CRIME_VERB})"
 )
@@ -108,4 +119,6 @@ _STOLEN = re.compile(
 
 def asks_identity(normalized: str, original: str = "") -> bool:
     """Whether the question asks for a person's name, address, photo, phone or identity."""
-    return bool(IDENTITY.search(_STOLEN.sub(" ", normalized)) or (original and _NAMED.search(original)))
+    # chat shorthand written out first: «la dirección del q mató…» is «del que mató»
+    text = _STOLEN.sub(" ", expand_chat(normalized))
+    return bool(IDENTITY.search(text) or (original and _NAMED.search(original)))

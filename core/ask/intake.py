@@ -17,7 +17,15 @@ from core.ask.courtesy import SOCIAL, complains_only, courtesy_only, has_phrase,
 from core.ask.english import as_spanish
 from core.ask.glossary import asks_definition
 from core.ask.identity import asks_identity
-from core.ask.scope import answers_menu, asks_what_to_ask, below_municipality, is_vague, is_vague_crime_talk
+from core.ask.scope import (
+    answers_menu,
+    asks_what_to_ask,
+    below_municipality,
+    is_vague,
+    is_vague_crime_talk,
+    off_topic,
+)
+from core.ask.wording import spelled_out
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time
@@ -71,7 +79,6 @@ DEFINITION = (
 OFF_TOPIC = (
     "receta",
     "futbol",
-    "clima",
     "pelicula",
     "cancion",
     "chiste",
@@ -140,12 +147,13 @@ def moderate(normalized: str, original: str = "") -> Moderation:
 def classify(normalized: str, has_domain_signal: bool) -> str:
     """social | support | definition | irrelevant | relevant."""
     stripped = normalized.strip(" ¿?¡!.,")
-    words = _WORD.findall(stripped)
-    if stripped in SOCIAL or (len(words) <= 4 and has_phrase(stripped, SOCIAL) and not has_domain_signal):
+    polite = spelled_out(stripped)  # «ola buenas», «grasias»: courtesy as people type it
+    words = _WORD.findall(polite)
+    if polite in SOCIAL or (len(words) <= 4 and has_phrase(polite, SOCIAL) and not has_domain_signal):
         return "social"
     if "gracias" in words and not has_domain_signal and len(words) <= 14:
         return "social"
-    if courtesy_only(stripped, words, has_domain_signal):
+    if courtesy_only(polite, words, has_domain_signal):
         return "social"  # «Buenos días. Agradezco de antemano su apoyo.»: courtesy only, however long
     if has_phrase(stripped, SUPPORT) and not has_domain_signal:
         return "support"
@@ -241,6 +249,8 @@ def accepted_option(conv: Conversation, normalized: str) -> str | None:
     options = list(getattr(getattr(last, "answer", None), "clarifying_options", None) or [])
     if len(options) != 1 or getattr(last, "status", None) != "clarify":
         return None
+    if len(getattr(last, "clarify", None) or []) > 1:
+        return None  # it asked two things at once («no tengo Morelia…; ¿doloso o culposo?»): «ok» chooses neither
     return options[0] if _YES.match(normalized.strip()) else None
 
 
@@ -279,8 +289,13 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     # «ok gracias!!» after a menu or an answer is courtesy, never a reply that inherits the last question's slots
     courtesy = u is not None and not (u.crimes or u.places or u.window) and classify(normalized, False) == "social"
     courtesy = courtesy or thanks_only(normalized, u) or introduces_only(normalized, u) or complains_only(normalized, u)
+    leisure = off_topic(normalized, u)  # «¿y dónde como rico en León?»: no crime, never a follow-up
     follow = bool(
-        u is not None and not courtesy and conv.last_understanding is not None and is_follow_up(question, u, conv)
+        u is not None
+        and not courtesy
+        and not leisure
+        and conv.last_understanding is not None
+        and is_follow_up(question, u, conv)
     )
     if accepted and _complete(u):
         follow = False  # «sí» to «¿Cuántos homicidios dolosos hubo en Jalisco en 2024?»: that question, not a merge
@@ -293,7 +308,9 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     if not follow and not definition and u is not None and previous is not None and previous.places:
         # a reply to the menu about a place («la tendencia anual de homicidios dolosos») keeps that place
         unplaced = not (u.places or u.whole_state or u.generic_place)
-        follow = unplaced and not courtesy and answers_menu(conv.turns[-1] if conv.turns else None, question)
+        follow = (
+            unplaced and not courtesy and not leisure and answers_menu(conv.turns[-1] if conv.turns else None, question)
+        )
     talked_about = (previous.window or answered_window(conv)) if previous is not None else None
     if (
         (not follow or months_of_that_year(normalized))  # «del 1 de marzo al 31 de mayo de ese año»: those months
@@ -328,9 +345,11 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     category = "relevant" if follow else "social" if social else classify(normalized, has_signal)
     if category == "irrelevant" and u is not None and "delito" in normalized:
         category = "relevant"
+    if category == "relevant" and leisure and not follow:
+        category = "irrelevant"  # «el mejor lugar de tacos en León»: a place, but no crime asked
     if definition:
         category = "definition"
-    elif on_topic_without_slots(category, normalized):
+    elif on_topic_without_slots(category, normalized) and not leisure:
         category = "relevant"  # answered with where the data stop, or with a menu
     key = cache_key(
         ctx.clock.now().strftime("%Y-%m-%d"),

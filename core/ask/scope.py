@@ -121,6 +121,24 @@ _CODE = re.compile(
 )
 
 
+# Everyday topics a place can come with («el mejor lugar de tacos en León», «hoteles en San Miguel», «el clima en
+# Celaya»): no crime asked, so off topic whatever place is named
+_LEISURE = re.compile(
+    r"\b(?:tacos?|taquerias?|tortas?|pozole|enchiladas|gorditas|carnitas|birria|pizzas?|hamburguesas?|sushi|"
+    r"comida|comer|cenar|desayunar|almorzar|restaurantes?|fondas?|antojitos|cervezas?|mezcal|hoteles?|hospedaje|"
+    r"airbnb|turismo|turistic[oa]s?|vacaciones|museos?|cines?|peliculas?|conciertos?|antros?|clima|lluvias?|"
+    r"temperatura|futbol|partido de|juega|jugara|boletos|vuelos?|recetas?|chistes?)\b"
+)
+
+
+def off_topic(normalized: str, u: Understanding | None) -> bool:
+    """Whether a question is about everyday life, not crime («¿cuál es el mejor lugar de tacos en León?»): no crime
+    understood, no word of crime talk («el clima de inseguridad» is crime), and a leisure topic named."""
+    text = expand_chat(normalized)
+    crime = bool(u is not None and u.crimes) or bool(_CRIME_TALK.search(text) or re.search(r"\bdelitos?\b", text))
+    return bool(_LEISURE.search(text)) and not crime
+
+
 _SAFETY = re.compile(
     r"\bes\s+(?:seguro|peligroso|inseguro|tranquilo)\s+(?:vivir|ir|mudarse|mudarme|visitar|viajar|salir|caminar|andar)\b"
     r"|\b(?:mejor\s+)?me\s+(?:cambio|mudo)\b"

@@ -59,7 +59,33 @@ SOCIAL_HELLO = (
 SOCIAL_THANKS = "¡Con gusto! ¿Quieres consultar algo más?"
 # thanks in the ways people type it («grax», «thanks!!», «muchas gracias x la ayuda de ayer»)
 THANKS = frozenset({"gracias", "grax", "grx", "graciaz", "thanks", "thank", "thx", "agradezco", "agradecemos"})
+# «ok», «va», «sale», «entendido»: a message has been read, nothing asked
+ACKNOWLEDGMENTS = frozenset(
+    {"ok", "va", "sale", "vale", "listo", "entendido", "entiendo", "genial", "chido", "orale", "sobres", "gracias"}
+)
 SOCIAL_BYE = "¡Hasta luego! Aquí estaré cuando necesites más cifras."
+# courtesy words as people type them («ola buenas», «grasias!!», «bueno ya, bye»): read as the word they stand for
+SPELLINGS = {
+    **dict.fromkeys(("ola", "olaa", "holi", "holis", "hla"), "hola"),
+    **dict.fromkeys(("wenas", "guenas", "buenass"), "buenas"),
+    **dict.fromkeys(
+        ("grasias", "grasia", "gracia", "gracais", "grasis", "grcs", "grs", "graxias", "gracas"), "gracias"
+    ),
+    **dict.fromkeys(("bye", "byebye", "bay", "bai", "baibai", "chao", "chau", "ciao", "adio", "adioos"), "adios"),
+    **dict.fromkeys(("okay", "okey", "oki", "okis", "oka", "okk"), "ok"),
+}
+_SPELLED = re.compile(rf"\b(?:{'|'.join(SPELLINGS)})\b")
+# a sign-off: «adiós», «nos vemos», «es todo por hoy», «eso sería todo», «ya estuvo, hasta mañana»
+# («¿es todo el año?» asks)
+FAREWELL = re.compile(
+    r"\b(?:adios|hasta (?:luego|pronto|manana|la proxima|otra)|nos vemos|me despido|me retiro|cuidate|"
+    r"(?:es|seria|sera) todo\b(?! (?:el|la|lo|los|las|junto|eso|esto)\b)|ya (?:estuvo|quedo))\b"
+)
+
+
+def spelled_out(normalized: str) -> str:
+    """A normalized message with its misspelled courtesy words written as the word they stand for."""
+    return _SPELLED.sub(lambda m: SPELLINGS[m.group(0)], normalized)
 
 
 # «pinche programa no sirves para nada», «eres bien lenta eh»: a complaint about Casandra itself
@@ -76,12 +102,15 @@ SOCIAL_SORRY = (
 
 def social_reply(normalized: str) -> str:
     """Greeting, thanks, goodbye or an apology for a complaint."""
+    normalized = spelled_out(normalized)
     if COMPLAINT.search(normalized):
         return SOCIAL_SORRY
-    if (THANKS | {"perfecto", "excelente"}) & set(re.findall(r"\w+", normalized)):
-        return SOCIAL_THANKS
-    if "adios" in normalized or "hasta luego" in normalized:
+    if FAREWELL.search(normalized):
         return SOCIAL_BYE
+    words = set(re.findall(r"\w+", normalized))
+    # «ok», «va», «sale»: an acknowledgment is answered like a thank-you, never with the greeting
+    if (THANKS | ACKNOWLEDGMENTS | {"perfecto", "excelente", "amable", "amables"}) & words:
+        return SOCIAL_THANKS
     return SOCIAL_HELLO
 
 

@@ -41,3 +41,22 @@ def test_a_complaint_about_casandra_is_courtesy(message, u, expected):
 
 def test_thanks_naming_no_slot_is_courtesy():
     assert thanks_only(normalize_text("muchas gracias x la ayuda"), NOTHING)
+
+
+A_DAY = SimpleNamespace(crimes=[], places=[], window=("2025-11-25", "2025-11-25"), signals=[])
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("grasias!!", True),
+        ("bueno ya, bye", True),
+        ("Muy amables, es todo por hoy.", True),  # «hoy» is no period asked
+        ("eso seria todo por hoy", True),
+        ("ya estuvo, hasta mañana", True),
+        ("¿es todo el año?", False),  # a question
+        ("y eso es todo lo que hay", False),
+    ],
+)
+def test_a_sign_off_as_people_type_it_is_courtesy(message, expected):
+    assert thanks_only(normalize_text(message), A_DAY) is expected

@@ -126,3 +126,22 @@ def test_a_subtipo_below_the_municipality_is_published_by_state_not_missing(assi
     assert says in text and "no está en los datos cargados" not in text, text
     if offers:
         assert turn.answer.clarifying_options == [offers]
+
+
+@pytest.mark.parametrize(
+    ("question", "crimes", "expected"),
+    [
+        ("cual es el mejor lugar de tacos en leon jaja", [], True),
+        ("que hoteles me recomiendas en san miguel de allende", [], True),
+        ("a que hora juega el leon el sabado", [], True),
+        ("robos a negocio en restaurantes de leon en 2023", ["robo"], False),  # a crime asked
+        ("como esta el clima de inseguridad en celaya", [], False),  # crime talk
+        ("delitos en antros de leon", [], False),
+    ],
+)
+def test_everyday_topics_with_no_crime_are_off_topic(question, crimes, expected):
+    from types import SimpleNamespace
+
+    from core.ask.scope import off_topic
+
+    assert off_topic(normalize_text(question), SimpleNamespace(crimes=crimes)) is expected

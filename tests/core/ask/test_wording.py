@@ -125,6 +125,21 @@ def test_state_names_and_canned_replies():
 
 
 @pytest.mark.parametrize(
+    ("message", "opens"),
+    [
+        ("bueno ya, bye", "¡Hasta luego!"),
+        ("chao", "¡Hasta luego!"),
+        ("muy amables, es todo por hoy", "¡Hasta luego!"),
+        ("grasias!!", "¡Con gusto!"),
+        ("ok", "¡Con gusto!"),  # an acknowledgment is not a greeting
+        ("ola buenas", "¡Hola!"),
+    ],
+)
+def test_a_social_reply_answers_the_sign_off_the_thanks_or_the_greeting(message, opens):
+    assert social_reply(message).startswith(opens)
+
+
+@pytest.mark.parametrize(
     ("entidad_id", "shares"),
     [("GTO.MUN.GUANAJUATO", True), ("GTO.MUN.LEON", False), ("GTO", False), ("GTO.MUN.SILAO_DE_LA_VICTORIA", False)],
 )
