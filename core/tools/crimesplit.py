@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from core.ask.wording import fmt_int, fmt_pct, join_y
 from core.engine.window import publishes
-from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput
+from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput, composition
 from core.tools.scope import crime_label, period_label, where
 
 COLUMNS = [("delito", "string"), ("label", "string"), ("conteo", "int"), ("porcentaje", "float")]
@@ -18,7 +18,10 @@ def desglose_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
 
     A crime the place does not publish in the window (no cell and no coverage) is no row «0»: a sum whose parts are rows
     (a group such as robo a transeúnte, a tipo) is left out, and any other is named as not published
-    (docs/decisions/0003-not-published-is-not-zero.md)."""
+    (docs/decisions/0003-not-published-is-not-zero.md). With no crime asked, every crime of the place by tipo
+    (core/tools/composition.py)."""
+    if not step.scope.delitos:
+        return composition.composition(ctx, step)
     scope = step.scope
     entity = scope.entity
     cond, params = where(scope)
@@ -60,6 +63,8 @@ def desglose_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
 def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
     """The sum and each crime's part: «Celaya registró 522 …: homicidio doloso 443 (84.9 %) y … 79 (15.1 %).»"""
     met = env.get("metrics") or {}
+    if met.get("modo") == composition.MODE:
+        return composition.lead(env, rows, noun, per)
     total = met.get("total", 0)
     parts = join_y(f"{r['label'].lower()} {fmt_int(r['conteo'])} ({fmt_pct(r['porcentaje'] or 0)})" for r in rows)
     out = [f"{met.get('lugar', '')} registró {fmt_int(total)} {noun(total)} {per}, sumados: {parts}."]
