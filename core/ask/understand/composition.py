@@ -30,18 +30,27 @@ WHICH_CRIMES = _C(
     r"\b(?:desglos\w+|reparto|distribucion|desagreg\w+)\s+(?:\w+\s+){0,3}?por\s+(?:tipos?\s+de\s+)?delitos?\b",
     r"\bpor\s+tipos?\s+de\s+delitos?\b",
     r"\bdelito\s+por\s+delito\b",
+    r"\bprincipal(?:es)?\s+(?:causas?|motivos?|delitos?)\s+de\s+(?:denuncias?|carpetas|delitos?)\b",
+    r"\b(?:el\s+)?principal\s+delito\b",
+    r"\bdelito\s+principal\b",
+    r"\bdelitos?\s+(?:numero\s+(?:uno|1)|#\s*1)\b",
+    r"\bde\s+que\s+(?:esta|estan)\s+(?:hech|compuest|formad)\w*",
 )
 # «cuál fue el más común» after «de todos los delitos»: the superlative alone, with crime in general said
 MOST_ALONE = re.compile(rf"\b(?:el|la|los|las)\s+(?:\w+\s+)?mas\s+{_MOST}")
-CRIME_IN_GENERAL = re.compile(r"\b(?:delitos?|denuncias|incidencia|ilicitos|carpetas)\b")
+CRIME_IN_GENERAL = re.compile(r"\b(?:delitos?|denuncias|incidencia|ilicitos|carpetas|criminalidad|delincuencia)\b")
 # the place's total as the denominator of a named crime: «del total de delitos», «de todos los delitos»
 TOTAL_OF_PLACE = _C(
     r"\b(?:del|al|el|dentro\s+del|sobre\s+el|respecto\s+al|frente\s+al|contra\s+el)\s+total\s+(?:de\s+(?:los\s+)?)?"
     r"(?:delitos|denuncias|carpetas|la\s+incidencia)\b",
-    r"\b(?:del|el)\s+total\s+(?:del\s+(?:municipio|estado)|delictivo|de\s+(?:la\s+)?incidencia)\b",
-    r"\b(?:de|entre|sobre)\s+todos\s+los\s+delitos\b",
+    # «del total del estado» alone is the state's total of the same crime (a place's share), not of every crime
+    r"\b(?:del|el)\s+total\s+(?:delictivo|de\s+(?:la\s+)?incidencia)\b",
+    r"\b(?:de|entre|sobre)\s+tod[oa]s\s+(?:los|las)\s+(?:delitos|denuncias|carpetas)\b",
     r"\b(?:de|en)\s+la\s+incidencia\s+(?:delictiva\s+)?total\b",
 )
+# «¿qué proporción de los delitos de Celaya fueron robos?»: the place's crimes, unless the crime itself follows
+# («de los delitos de robo, ¿cuántos con violencia?»)
+OF_THE_CRIMES = re.compile(r"\bde\s+(?:los|las)\s+(?:delitos|denuncias|carpetas)\s+(?:de|del|en)\s+(\w+)")
 PART_WORDS = _C(
     r"\bporcentaje\b",
     r"\bproporcion\b",
@@ -84,9 +93,15 @@ def read(text: str, crimes: list, has_compare_window: bool) -> Composition | Non
         if MOST_ALONE.search(text) and CRIME_IN_GENERAL.search(text):
             return Composition((), "composition:most_common")
         return None
-    if len(named) == 1 and TOTAL_OF_PLACE.search(text) and PART_WORDS.search(text):
+    if len(named) == 1 and PART_WORDS.search(text) and (TOTAL_OF_PLACE.search(text) or _of_the_crimes(text, crimes)):
         return Composition(named, "composition:share_of_total")
     return None
+
+
+def _of_the_crimes(text: str, crimes: list) -> bool:
+    """«de los delitos de Celaya»: generic crimes of a place, not «de los delitos de robo» (the crime's own words)."""
+    said = {w for c in crimes for w in (c.text or "").split()}
+    return any(m.group(1) not in said for m in OF_THE_CRIMES.finditer(text))
 
 
 def cue_spans(text: str) -> list[tuple[int, int]]:
