@@ -55,9 +55,26 @@ def desglose_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         headline=f"Desglose por delito de {crime_label(ctx, scope)} — {entity.label}, {period_label(scope)}",
         highlights=highlights,
         evidence=Evidence(cond, params, ids=ids, total=sum(int(r[4]) for r in got)),
-        metrics={"lugar": entity.label, "total": total, "delitos": len(rows), "no_publicados": unpublished},
+        metrics={
+            "lugar": entity.label,
+            "total": total,
+            "delitos": len(rows),
+            "no_publicados": unpublished,
+            "tipo": _whole_tipo(crimes, scope.delitos),
+        },
         empty=not total,
     )
+
+
+def _whole_tipo(crimes: dict, keys: list[str]) -> str | None:
+    """«Robo» when the asked crimes are every subtipo of one tipo («de los robos, ¿qué porcentaje fueron a negocio?»):
+    the answer names the tipo, not a list of fourteen subtipos."""
+    tipos = {(crimes.get(k) or {}).get("tipo_key") for k in keys}
+    if len(keys) < 3 or len(tipos) != 1 or None in tipos:
+        return None
+    tipo = tipos.pop()
+    members = {k for k, c in crimes.items() if c.get("tipo_key") == tipo and c.get("nivel") == "subtipo"}
+    return (crimes.get(tipo) or {}).get("tipo") if members <= set(keys) else None
 
 
 def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
@@ -67,7 +84,12 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
         return composition.lead(env, rows, noun, per)
     total = met.get("total", 0)
     parts = join_y(f"{r['label'].lower()} {fmt_int(r['conteo'])} ({fmt_pct(r['porcentaje'] or 0)})" for r in rows)
-    out = [f"{met.get('lugar', '')} registró {fmt_int(total)} {noun(total)} {per}, sumados: {parts}."]
+    if met.get("tipo"):  # every subtipo of one tipo: the tipo's total, split
+        out = [
+            f"{met.get('lugar', '')} registró {fmt_int(total)} carpetas de {met['tipo'].lower()} {per}; por subtipo: {parts}."
+        ]
+    else:
+        out = [f"{met.get('lugar', '')} registró {fmt_int(total)} {noun(total)} {per}, sumados: {parts}."]
     missing = [m.lower() for m in met.get("no_publicados") or []]
     if missing:  # never a «0» row: not published is not zero
         verb = "no se publica" if len(missing) == 1 else "no se publican"
