@@ -254,6 +254,7 @@ def _complete(u) -> bool:
 
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
+    from core.ask.understand.anaphora import answered_window, home_place
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
@@ -293,16 +294,18 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         # a reply to the menu about a place («la tendencia anual de homicidios dolosos») keeps that place
         unplaced = not (u.places or u.whole_state or u.generic_place)
         follow = unplaced and not courtesy and answers_menu(conv.turns[-1] if conv.turns else None, question)
+    talked_about = (previous.window or answered_window(conv)) if previous is not None else None
     if (
         (not follow or months_of_that_year(normalized))  # «del 1 de marzo al 31 de mayo de ese año»: those months
         and u is not None
-        and previous is not None
-        and previous.window
+        and talked_about
         and ("time:previous_window" in u.signals or "time:month_of_that_year" in u.signals)
     ):
         # «otra cosa, violencia familiar en Uriangato ese año»: a new question whose period is the previous turn's
-        explicit = that_period(normalized, previous.window)
+        # (the one it answered when it said none: «… tentativas de homicidio en todo el trimestre» is 2026's first)
+        explicit = that_period(normalized, talked_about)
         u = understand(explicit, lex, ctx.anchor, ctx.min_date, ends) if explicit else u
+    u = home_place(u, conv) if u is not None else None  # «¿y en mi municipio…?»: the one the asker said was theirs
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)

@@ -144,6 +144,15 @@ def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
         top = max(places, key=lambda p: p["conteo"])
         if sum(p["conteo"] == top["conteo"] for p in places) == 1:
             out.append(f"{top['label']} registró más {noun()}.")
+        rated = [p for p in places if p["tasa_per_100k"] is not None]
+        high = max(rated, key=lambda p: p["tasa_per_100k"]) if len(rated) == len(places) else None
+        if (
+            high is not None
+            and high is not top
+            and sum(p["tasa_per_100k"] == high["tasa_per_100k"] for p in rated) == 1
+        ):
+            # «¿cuál tuvo la tasa más alta?»: the most cases and the highest rate are often not the same place
+            out.append(f"La tasa más alta es la de {high['label']} ({_rate(high['tasa_per_100k'])}).")
     if met.get("tasa_estatal") is not None:
         out.append(
             f"Tasa estatal de {met['estado']}: {fmt_num(met['tasa_estatal'], 1)} ({fmt_int(met['conteo_estatal'])} casos); "

@@ -76,7 +76,12 @@ def test_auditoria_detail_activity_and_a_verified_segment(app_data_dir, tmp_path
         expanders = page.get_by_test_id("stExpander")
         expect(expanders.filter(has_text="Gobernador")).to_have_count(1)
         for i in range(expanders.count()):
-            expanders.nth(i).locator("summary").click()
+            # Click only a closed one and wait until it is open: a rerun between clicks once left one shut.
+            expander = expanders.nth(i)
+            content = expander.get_by_test_id("stExpanderDetails").first
+            if content.get_attribute("inert") is not None:
+                expander.locator("summary").first.click()
+            expect(content).not_to_have_attribute("inert", "")
         expect(page.get_by_text("Acceso al laboratorio: sin aprobación de supervisión").first).to_be_visible()
         page.wait_for_timeout(500)
         body = page.locator("body").inner_text()

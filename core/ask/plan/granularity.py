@@ -28,6 +28,10 @@ from core.ask.understand.national import is_national
 from core.ask.understand.tokens import tokenize
 from core.ask.wording import join_y, methods_phrase, shares_state_name
 from core.dataset.taxonomy import load_methods
+from core.text import month_words
+
+# the state file's series (``Catalog.series_ends`` key): a window after its end has no state figure
+STATE_SERIES = "carpetas/comun/IDFC"
 
 # The planner's pseudo-notes the composer reads (never shown): a sentence that goes before the numbers, and the
 # index of a step whose lead follows the answering step's.
@@ -219,10 +223,11 @@ def window_args(u: Understanding) -> tuple[dict, dict]:
     return {"desde": a, "hasta": b}, {"from": a, "to": b}
 
 
-def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> ToolPlan:
+def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan, state_end: date | None = None) -> ToolPlan:
     """The plan of a fallback: the state's figure of the subtipo and/or the municipality's tipo, said first.
 
-    ``municipal_plan(u)`` is the usual offline plan (core/ask/plan/rules.build) of an understanding."""
+    ``municipal_plan(u)`` is the usual offline plan (core/ask/plan/rules.build) of an understanding; ``state_end``
+    the state file's last published day (a window after it has no state figure, only the municipality's tipo)."""
     place = _municipality(u)
     asked, tipo = fb.asked["subtipo"], fb.tipo["subtipo"]
     national_win, municipal_win = window_args(u)
@@ -308,6 +313,10 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan) -> Too
         "desglose_modalidad", {"entidad_id": place.entidad_id, "delito": fb.tipo["delito"], **municipal_win}
     )
     note = subtipo_note([fb.asked], fb, [place], metadata)
+    if state_end is not None and u.window is not None and u.window[0] > state_end:
+        # «robo a casa habitación en León, enero a marzo de 2025»: the state file ends before; León's robo stands
+        note = subtipo_note([fb.asked], fb, [place], metadata, state_end=state_end)
+        return ToolPlan({"plan": [breakdown]}, [LEAD + note, *defaulted], "breakdown")
     return ToolPlan({"plan": [breakdown, state]}, [LEAD + note, f"{ALSO}0", *defaulted], "national")
 
 
@@ -321,7 +330,7 @@ def municipal_window(as_tipo: Understanding, asked: dict, municipal_plan) -> tup
     return {k: first[k] for k in ("from", "to") if k in first}, [n for n in usual.notes if n.startswith("Sin periodo")]
 
 
-def subtipo_note(asked: list[dict], fb: Fallback, places: list, metadata: dict) -> str:
+def subtipo_note(asked: list[dict], fb: Fallback, places: list, metadata: dict, state_end: date | None = None) -> str:
     """«Robo a negocio no se publica por municipio…»: what the municipal file holds instead of the subtipos asked
     (catalog rows of the fallback's tipo), and what the answer gives: each one's state figure and the places' tipo
     by modalidad."""
@@ -337,11 +346,17 @@ def subtipo_note(asked: list[dict], fb: Fallback, places: list, metadata: dict) 
     mixed = f" ({fb.sums} suman una sola cifra)" if 2 <= len(fb.members) <= 3 else ""  # «lesiones dolosas y culposas»
     one = len(labels) == 1
     verb, each = ("no se publica", "la cifra estatal") if one else ("no se publican", "la cifra estatal de cada uno")
-    return (
+    head = (
         f"{named} {verb} por municipio en los datos cargados: el archivo municipal del SESNSP trae "
-        f"{tipo['subtipo'].lower()} sin desglose por subtipo{mixed}, solo por modalidad{kinds}. Doy {each} y, para "
-        f"{join_y(_said(p) for p in places)}, {tipo['subtipo'].lower()} por modalidad."
+        f"{tipo['subtipo'].lower()} sin desglose por subtipo{mixed}, solo por modalidad{kinds}."
     )
+    where = f"{join_y(_said(p) for p in places)}, {tipo['subtipo'].lower()} por modalidad"
+    if state_end is not None:
+        return (
+            f"{head} El archivo estatal llega a {month_words(state_end)}: para ese periodo no hay cifra estatal; "
+            f"doy, para {where}."
+        )
+    return f"{head} Doy {each} y, para {where}."
 
 
 def violence_methods(u: Understanding, catalog) -> Understanding:

@@ -158,6 +158,8 @@ def build(u: Understanding) -> ToolPlan:
     """The tool plan of a national question."""
     places, signals = _places(u), set(u.signals)
     lugar, others = places[0], places[1:]
+    if lugar != "MX":  # the country carried from a national turn: its rate is in every state's answer already
+        others = [p for p in others if p != "MX"]
     notes: list[str] = []
     if len(u.crimes) > 1:
         notes.append(f"Las tablas nacionales se consultan un delito a la vez: se usó {u.crimes[0].label.lower()}.")

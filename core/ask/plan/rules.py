@@ -314,6 +314,10 @@ def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: d
     elif kind == "annual_series" or (kind == "extremes" and por == "anio"):
         window = _coverage_window(u, metadata, includes)
         notes.append(f"Sin periodo en la pregunta: se usa todo lo publicado ({window[0]:%Y-%m}..{window[1]:%Y-%m}).")
+        if kind == "extremes" and window[1].month != 12 and window[1].year > window[0].year:
+            # «¿cuál fue el peor año?»: eleven months of a year are no year to rank against whole ones
+            notes.append(f"{window[1].year} está incompleto: el año se busca entre los años completos.")
+            window = (window[0], date(window[1].year - 1, 12, 31))
     else:
         window = _default_window(u, metadata, includes, 12, notes)
     base = {"from": _iso(window[0]), "to": _iso(window[1])}

@@ -368,7 +368,8 @@ def offline_plan(u: Understanding, catalog, metadata: dict, includes: dict) -> r
         return cells.build(u, mixed, catalog, metadata, lambda x: rules.build(x, metadata, includes))
     fallback = granularity.find(u, catalog, metadata)  # a level the municipal data lack (issue 14 §5)
     if fallback is not None:
-        return granularity.build(u, fallback, metadata, lambda x: rules.build(x, metadata, includes))
+        end = (getattr(catalog, "series_ends", None) or {}).get(granularity.STATE_SERIES)
+        return granularity.build(u, fallback, metadata, lambda x: rules.build(x, metadata, includes), end)
     if is_national(u):
         return national.build(u)
     built = granularity.violence_split(u, rules.build(u, metadata, includes))

@@ -207,6 +207,8 @@ def _classify(
         return UnknownTerm(text, "place_unknown", "región sin datos propios", suggestions(lex, text))
     if words[0] in INSTITUTIONS:  # «en el Congreso del Estado», «la Fiscalía»: where the asker works, said as such
         return UnknownTerm(text, "other", "")
+    if has_place and _introduction_before(tokens, i):  # «escribimos de la CANACO Irapuato. ¿Cuántos… en Irapuato?»
+        return UnknownTerm(text, "other", "")
     named = any(w in capitalized for w in words if w not in STOPWORDS)
     if _after_cue(tokens, i) and (named or not has_place):
         # with no place in the question, a word after «en» is asked about: the state is never its stand-in
@@ -228,6 +230,21 @@ def _classify(
     if touches_crime or (not crime_tokens and _crime_position(tokens, i)):
         return UnknownTerm(text, "crime", "delito no reconocido")
     return UnknownTerm(text, "other", "")
+
+
+# who is writing («soy de…», «escribimos de la CANACO…», «represento a…»): its clause names the asker's frame
+_INTRODUCING = words_of("soy somos escribo escribimos escribe represento representamos trabajo trabajamos colaboro")
+
+
+def _introduction_before(tokens: Tokens, i: int) -> bool:
+    """Whether token ``i`` is within four words after saying who writes, with no comma between («escribimos de la
+    CANACO»; the tokens keep commas, not full stops, so a longer reach would swallow the question's own places)."""
+    for k in range(i - 1, max(-1, i - 5), -1):
+        if tokens.words[k] == ",":
+            return False
+        if tokens.words[k] in _INTRODUCING:
+            return True
+    return False
 
 
 def _after_locative(tokens: Tokens, i: int) -> bool:

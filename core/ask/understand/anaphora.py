@@ -22,6 +22,10 @@ ANY_METHOD = re.compile(
     # «contando todas las armas», «con todas las armas», «todos los tipos de arma»
     r"|(?:contando|con|de|incluyendo)\s+todas\s+las\s+armas|todos\s+los\s+tipos\s+de\s+armas?"
     r"|sin\s+distinguir\s+(?:el|la|los|las)?\s*(?:arma|armas|modalidad|modalidades|tipo)"
+    # «ya sin lo del arma», «todos, no solo con arma blanca», «contando todos, no solo arma de fuego», «(todos)»
+    r"|(?:ya\s+)?sin\s+lo\s+(?:del|de\s+la)\s+(?:arma|modalidad|violencia)"
+    r"|tod[oa]s\W+(?:y\s+)?no\s+(?:solo|nomas|nada\s+mas|solamente)\b|(?:contando|incluyendo)\s+tod[oa]s\b"
+    r"|\btod[oa]s\W*$|\btod[oa]s\s+(?:los|las)\s+(?!municipios|estados|meses|anos|delitos|dias)\w+\W*$"
     r"|(?:quit|olvid|elimin|borr)\w*\s+(?:(?:lo|el\s+filtro|la\s+parte|la\s+modalidad)\s+)?(?:de\s+|del\s+)?(?:el\s+|la\s+|lo\s+)?"
     r"(?:arma|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia))\b"
 )
@@ -72,24 +76,37 @@ def sibling_place(question: str, previous: Understanding | None, lexicon) -> Pla
     return PlaceMatch(hits[0].entidad_id, hits[0].label, "municipio", " ".join(words), 100.0)
 
 
-def _first_ranked(conversation) -> PlaceMatch | None:
-    """The first place of the previous turn's ranking (its result's first row), or None."""
-    turns = getattr(conversation, "turns", None) or []
-    result = getattr(turns[-1], "result", None) if turns else None
-    try:
-        inline = result["data"]["inline"]
-        names = [c["name"] for c in inline["columns"]]
-        row = inline["rows"][0]
-        eid, label = row[names.index("entidad_id")], row[names.index("label")]
-    except (TypeError, KeyError, IndexError, ValueError):
-        return None
-    return PlaceMatch(eid, label, "municipio", "primer lugar", 100.0) if ".MUN." in str(eid) else None
+def _first_ranked(conversation, n: int = 1) -> PlaceMatch | None:
+    """The n-th place of the last ranking the talk showed (its result's n-th row), or None."""
+    for turn in reversed((getattr(conversation, "turns", None) or [])[-3:]):
+        u = getattr(turn, "understanding", None)
+        if u is None or not (u.kind == "ranking" or u.group_by_municipio):
+            continue
+        try:
+            inline = turn.result["data"]["inline"]
+            names = [c["name"] for c in inline["columns"]]
+            row = inline["rows"][n - 1]
+            eid, label = row[names.index("entidad_id")], row[names.index("label")]
+        except (TypeError, KeyError, IndexError, ValueError):
+            return None
+        return PlaceMatch(eid, label, "municipio", f"lugar {n}", 100.0) if ".MUN." in str(eid) else None
+    return None
+
+
+# «del segundo lugar, ¿cuál es su tasa?», «el tercero de la lista»: a place of the ranking just shown, by position
+_NTH = re.compile(
+    r"\b(?:el|del|al|en\s+el)\s+(segundo|2do|2o|tercer|tercero|3er|3ro|3o|cuarto|4to|quinto|5to)\b"
+    r"(?:\s+(?:lugar|puesto|sitio|de\s+la\s+lista))?(?!\s+(?:trimestre|semestre|bimestre|mes|ano|periodo|cuatrimestre))"
+)
+_NTH_VALUE = {"segundo": 2, "2do": 2, "2o": 2, "tercer": 3, "tercero": 3, "3er": 3, "3ro": 3, "3o": 3, "cuarto": 4}
+_NTH_VALUE |= {"4to": 4, "quinto": 5, "5to": 5}
 
 
 # «ponlos lado a lado», «compáralos»: the places of the last two turns, side by side
 TOGETHER = re.compile(
     r"\b(?:lado\s+a\s+lado|compar(?:alos|alas|arlos|arlas)|juntos|juntas|en\s+(?:una|la\s+misma)\s+(?:tabla|grafica)"
-    r"|(?:pon|ponme|muestra|muestrame)(?:los|las)?\s+(?:juntos|juntas|lado))\b"
+    r"|(?:pon|ponme|muestra|muestrame)(?:los|las)?\s+(?:juntos|juntas|lado)"
+    r"|junto\s+(?:a|con)\s+(?!(?:el|la|los|las)\s+(?:estado|total|pais)\b))\b"  # «Irapuato junto a Salamanca y Celaya»
 )
 
 
@@ -114,8 +131,9 @@ def earlier_places(current: Understanding, previous: Understanding, conversation
     return replace(current, places=places, kind="places", signals=[*current.signals, "followup:earlier_places"])
 
 
-_THOSE_N = re.compile(
-    r"\b(?:de\s+)?(?:esos|estos|los|esas|estas|las)\s+(dos|tres|cuatro|cinco|2|3|4|5)\b(?!\s+(?:anos|meses))"
+THOSE_N = re.compile(
+    r"\b(?:de\s+)?(?:esos|estos|los|esas|estas|las)\s+(dos|tres|cuatro|cinco|2|3|4|5)\b"
+    r"(?!\s+(?:anos|meses|numeros|cifras|datos|valores|periodos|trimestres|semestres|delitos|primer[oa]s|ultim[oa]s))"
 )
 _N = {"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5}
 
@@ -123,7 +141,7 @@ _N = {"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5}
 def those_places(current: Understanding, conversation) -> Understanding:
     """«de esos tres municipios, ¿cuál tuvo más por cada cien mil?»: the last N municipalities talked about, one a
     turn, side by side."""
-    found = _THOSE_N.search(tokenize(current.question).text)
+    found = THOSE_N.search(tokenize(current.question).text)
     if current.places or found is None:
         return current
     n = _N.get(found.group(1)) or int(found.group(1))
@@ -141,8 +159,15 @@ def those_places(current: Understanding, conversation) -> Understanding:
 
 def place_from_ranking(current: Understanding, previous: Understanding, conversation) -> Understanding:
     """ "¿y cuántos tuvo en 2024?" after a ranking: the ranking's first place."""
+    text = tokenize(current.question).text
+    nth = _NTH.search(text)
+    if nth and not (current.places or current.whole_state):  # a position of the last ranking, not the states'
+        place = _first_ranked(conversation, _NTH_VALUE[nth.group(1)])
+        if place is not None:
+            signals = [s for s in current.signals if not s.startswith("national:")] + ["followup:ranking_nth"]
+            return replace(current, places=[place], signals=signals)
     ranked = previous.kind == "ranking" or previous.group_by_municipio
-    if current.places or current.whole_state or not ranked or not _ONE_PLACE.search(tokenize(current.question).text):
+    if current.places or current.whole_state or not ranked or not _ONE_PLACE.search(text):
         return current
     first = _first_ranked(conversation)
     if first is None:
@@ -171,7 +196,11 @@ def relative_window(
     pw, sig, text = previous.window, current.signals, tokenize(current.question or "").text
     if pw is None:
         return
-    if "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
+    own_period = re.search(r"\b(?:19|20)\d{2}\b|\blo\s+que\s+va\b|\beste\s+ano\b", text)
+    if "time:same_period_prev" in sig and current.window and current.compare_window and own_period:
+        # «regresando a Celaya, en lo que va de 2025 contra el mismo corte del año pasado»: its own periods
+        merged.window, merged.compare_window, merged.kind = current.window, current.compare_window, "comparison"
+    elif "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
         merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, -1), "comparison"
     elif "time:same_period_base" in sig and current.compare_window:  # "¿y contra el mismo periodo de 2022?"
         years = current.compare_window[0].year - pw[0].year
@@ -201,8 +230,9 @@ def relative_window(
         merged.window = shift_year(pw, current.window[0].year - pw[0].year)
     elif "time:year_inferred" in sig and current.window and current.window[0].year != pw[0].year:
         merged.window = shift_year(current.window, pw[0].year - current.window[0].year)  # "¿y en el segundo trimestre?"
-    elif "time:relative" in sig and current.window == pw and current.compare_window is None and _PAST.search(text):
-        # «¿y el año pasado?» after 2024 read from the data's end is 2024 again: asked as a change, the one before
+    elif "time:relative" in sig and current.compare_window is None and _before_talked_about(text, current, pw):
+        # «¿y el año pasado?» after a whole year is the year before it (blind probes: «… en 2020» → «¿y el año
+        # pasado?» means 2019, never the data's last year); after 2024 read from the data's end, 2023
         size = (pw[1].year - pw[0].year) * 12 + pw[1].month - pw[0].month + 1
         merged.window = _adjacent_window(pw, f"time:adjacent:-{size}:{'year' if size == 12 else 'span'}")
     elif ordinal is not None and current.window is None:
@@ -214,6 +244,23 @@ def relative_window(
         return
     merged.window_text = None
     merged.signals.append("followup:relative_window")
+
+
+def _before_talked_about(text: str, current: Understanding, pw) -> bool:
+    """Whether a relative «pasado/anterior» names the span before the window talked about, not the data's own."""
+    if not _PAST.search(text):
+        return False
+    if current.window == pw:
+        return True
+    whole_year = pw[0] == date(pw[0].year, 1, 1) and pw[1] == date(pw[0].year, 12, 31)
+    return whole_year and bool(_YEAR_PAST.search(text)) and current.window is not None and _is_year(current.window)
+
+
+def _is_year(window) -> bool:
+    return window[0].month == 1 and window[0].day == 1 and window[1] == date(window[0].year, 12, 31)
+
+
+_YEAR_PAST = re.compile(r"\bano\s+pasado\b")
 
 
 def _adjacent_window(window, tag: str):
@@ -238,3 +285,51 @@ def _calendar_part(window, n: int):
         return None
     first = size * (n - 1) + 1
     return date(window[0].year, first, 1), month_end(window[0].year, first + size - 1)
+
+
+# «mi municipio», «nuestro municipio», «mi ciudad»: the asker's own, said earlier in the talk
+_MINE = re.compile(r"\b(?:mi|nuestro|nuestra)\s+(?:municipio|ciudad|localidad|pueblo|muni)\b")
+_INTRO = re.compile(r"\b(?:trabajo|trabajamos|soy|somos|vivo|vivimos|colaboro|represento|escribo|escribimos)\b")
+
+
+def home_place(current: Understanding, conversation) -> Understanding:
+    """«¿y en mi municipio…?» after «trabajo en planeación del municipio de Salamanca»: the municipality the asker said
+    was theirs (the first turn that introduced them with one municipality); unchanged when none was said."""
+    if current.places or not _MINE.search(current.generic_place or ""):
+        return current
+    for turn in getattr(conversation, "turns", None) or []:
+        u = getattr(turn, "understanding", None)
+        said = tokenize(getattr(turn, "question", "") or "").text
+        munis = [p for p in (u.places if u else []) if p.nivel == "municipio"]
+        if len(munis) == 1 and (_INTRO.search(said) or "place:generic" in u.signals):
+            return replace(current, places=munis, generic_place=None, signals=[*current.signals, "place:home"])
+    return current
+
+
+def answered_window(conv) -> tuple[date, date] | None:
+    """The period the last turn's answer covered (its envelope's effective range), or None."""
+    turns = getattr(conv, "turns", None) or []
+    result = turns[-1].result if turns else None
+    effective = ((result or {}).get("meta") or {}).get("date_range_effective") or {}
+    try:
+        return date.fromisoformat(effective["from"]), date.fromisoformat(effective["to"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+_THAT_MONTH = re.compile(r"\b(?:es[ea]|dicho|aquel|el\s+mismo)\s+mes\b")
+
+
+def answered_month(conversation, question: str) -> tuple[date, date] | None:
+    """«de ese mes, ¿cuántos fueron con arma de fuego?» after «¿cuál fue el pico?»: the month the last answer named
+    (its peak or its low, as it was asked), or None."""
+    turns = getattr(conversation, "turns", None) or []
+    metrics = ((turns[-1].result or {}).get("metrics") or {}) if turns else {}
+    if metrics.get("por") != "mes" or not _THAT_MONTH.search(tokenize(question or "").text):
+        return None
+    month = metrics.get("minimo_periodo" if metrics.get("enfoque") == "minimo" else "maximo_periodo")
+    try:
+        start = date.fromisoformat(f"{month}-01")
+    except (TypeError, ValueError):
+        return None
+    return start, month_end(start.year, start.month)

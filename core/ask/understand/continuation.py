@@ -8,14 +8,14 @@ from __future__ import annotations
 import re
 
 from core.ask.understand import Understanding
-from core.ask.understand.anaphora import ANY_METHOD, TOGETHER, picked_option
+from core.ask.understand.anaphora import ANY_METHOD, THOSE_N, TOGETHER, picked_option
 from core.ask.understand.tokens import tokenize
 
 # «ok, ¿y homicidios dolosos?», «bueno, y en Celaya»: an acknowledgement before the follow-up's own lead word
 _ACK = (
     r"^(?:(?:ok|okay|oki|va|vale|bueno|sale|ya|oye|ah|aja|perfecto|gracias|excelente|muy\s+bien|de\s+acuerdo)\s*,?\s*)*"
 )
-_LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|mejor|entonces)\b")
+_LEADS = re.compile(_ACK + r"(?:y|e|ahora|tambien|pero|solo|nomas|nada\s+mas|mejor|entonces)\b")
 # «ok, narco en 2024?», «bueno, feminicidios 2022»: an acknowledgement, then the talk's next short question
 _ACKNOWLEDGED = re.compile(r"^(?:ok|okay|oki|va|vale|bueno|sale|oye|perfecto|muy\s+bien|de\s+acuerdo)\s*,")
 # A memo's follow-up: «Asimismo, …», «Favor de indicar ahora …», «Solicito también …»
@@ -32,6 +32,7 @@ _ANAPHORA = re.compile(
     r"|(?:en|de|con|sobre|para)\s+eso|(?:ese|este)\s+(?:mismo\s+)?delito)\b"  # «¿en qué lugar quedó … en eso?»
 )
 _MAX_FORMAL_TOKENS = 16
+_MAX_LONG_TOKENS = 30  # a question with no crime named, in a talk about one
 SAME_THING = re.compile(
     r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose)|la\s+misma\s+(?:serie|consulta|tabla"
     r"|grafica|comparacion)|el\s+(?:dato|valor|indicador)\s+equivalente|lo\s+mismo)\b"
@@ -41,7 +42,10 @@ _ALWAYS = re.compile(
     r"|(?:el\s+|la\s+)?mism[oa]\s+(?:dato|cifra|indicador|consulta|numero|calculo|pregunta|tabla)"  # «mismo dato para X»
     r"|cambia(?:lo|la|los|las)?\s+(?:a|por|para)"  # «cámbialo a extorsión, estado, mismo periodo»
     r"|(?:ahora\s+)?compar[ae](?:lo|la|los|las)\b"  # «compáralo con el total del país: ¿qué porcentaje…?»
-    r"|(?:regresa|regresate|vuelve|volvamos|regresemos)\s+a)\b"  # «regresa a León, mismo periodo»
+    r"|(?:regresa|regresate|vuelve|volvamos|regresemos)\s+a"  # «regresa a León, mismo periodo»
+    r"|(?:me\s+|nos\s+)?(?:lo|la|los|las)\s+(?:puedes|podrias|puede|podria)\s+(?:dar|pasar|poner|desglosar|separar|mostrar)"
+    r"|\w+(?:a|e)(?:me|nos)(?:lo|la|los|las)\b"  # «¿me lo puedes dar por municipio?», «dámelo por mes», «pásamela»
+    r"|repit\w*|(?:dame|dime|pasame)\s+(?:nada\s+mas|nomas|solo|solamente)\s+(?:el|la|los|las)\s+de)\b"  # «repíteme…»
 )
 _FRAGMENT = re.compile(r"^(?:en|para|con|sin|durante|desde|de|del|por|a)\b")
 _MAX_FOLLOW_UP_TOKENS = 10  # a long sentence that starts with "y" is a new question, not a continuation
@@ -147,6 +151,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:  # «¿y cuántas por ese delito tuvo el Edomex?»
         return True
+    if THOSE_N.search(text) and current is not None and not current.crimes and not current.places:
+        return True  # «de esos tres cuál tuvo la tasa más alta en 2024? pásame las tasas de los 3»: however long
     if _LEADS.match(text) and n_words <= _MAX_FORMAL_TOKENS and current is not None and not current.crimes:
         return not re.search(r"\bdelitos?\b", text)  # «¿y cuál ha sido el peor mes de Silao este año?»: no crime
     if ANY_METHOD.search(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:  # «quita el filtro del arma»
@@ -178,8 +184,13 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     if named_crime:
         return False
     if n_words > _MAX_FOLLOW_UP_TOKENS:  # «regresando a 2024, dámelo como tasa por cada cien mil habitantes»
-        return n_words <= _MAX_FORMAL_TOKENS and _modifies(current) and not re.search(r"\bdelitos?\b", text)
+        # «¿En qué mes de 2025, hasta donde haya datos publicados, se registró el máximo en el estado?»: no crime
+        # named and a shape or a period asked keeps the talk's crime, however long (never «¿sobre qué delito?»)
+        slots = _modifies(current) or explicit_kind(current)
+        return n_words <= _MAX_LONG_TOKENS and slots and not re.search(r"\b(?:delitos?|crimen(?:es)?)\b", text)
     if ADD_PLACE.match(text) or ORDINAL_ALONE.match(text) or _BARE_QUESTION.match(text) or TOGETHER.search(text):
+        return True
+    if BOTH.search(text) and n_words <= 4:  # «súmalos», «los dos juntos», «ambos»: the last two things said
         return True
     shape_only = (
         explicit_kind(current) and n_words <= _MAX_FOLLOW_UP_TOKENS
@@ -199,3 +210,10 @@ def explicit_kind(u: Understanding) -> bool:
     """Whether the question says its own shape (not the single-value fallback)."""
     # "kind:default" is the fallback to a single value; a shape found anyway («el más bajo», «promedio estatal») counts
     return u.kind != "unknown" and ("kind:default" not in u.signals or u.kind != "single_value")
+
+
+def restated(current: Understanding, previous: Understanding) -> bool:
+    """Whether a follow-up names a new crime with its own place and period: a whole question, whose filters
+    (modalidad, victims) are not the previous turn's."""
+    new_crime = bool(current.crimes) and {c.delito for c in current.crimes} != {c.delito for c in previous.crimes}
+    return new_crime and bool(current.places or current.whole_state) and current.window is not None

@@ -75,8 +75,9 @@ def _method(res: CrimeResult, lex: Lexicon, i: int, key: str, fuzzy: bool) -> No
     res.signals.append("method:fuzzy" if fuzzy else "method:synonym")
 
 
-def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
-    """Exact crime and method phrases on tokens not used by the time expression."""
+def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int], said: str = "") -> CrimeResult:
+    """Exact crime and method phrases on tokens not used by the time expression; ``said`` is the question as written
+    (normalized), which tells a tipo written by its name from one read from a verb."""
     res = CrimeResult()
     crime_taken = set(taken)
     for i, j, key in exact_spans(tokens, lex.crimes, lex.max_crime_len, crime_taken, stemmed=True):
@@ -105,6 +106,9 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int]) -> CrimeResult:
         res.methods = [(i, m) for i, m in res.methods if m not in ("con_violencia", "sin_violencia")]
         res.violencia = None
         res.signals = [s for s in res.signals if not s.startswith("violencia:")] + ["violencia:ambas"]
+    if said:
+        kept = verb_beside_kind([c for _, c in res.crimes], lex, said)
+        res.crimes = [(i, c) for i, c in res.crimes if c in kept]
     _with_violence_said(res, lex)
     return res
 
@@ -290,6 +294,22 @@ def ordered(res: CrimeResult) -> tuple[list[CrimeMatch], list[str]]:
             crimes.append(c)
     methods = [m for _, m in sorted(res.methods, key=lambda t: t[0])]
     return crimes, list(dict.fromkeys(methods))
+
+
+def verb_beside_kind(crimes: list[CrimeMatch], lex: Lexicon, said: str) -> list[CrimeMatch]:
+    """«me robaron el carro…, ¿cuántos carros se robaron?»: a tipo read from a verb, beside one of its own subtipos,
+    is that subtipo said again; ``said`` is the question as written (normalized): the tipo's own name written there
+    («robos y robos de carro») asks both."""
+    tipos = {lex.family.get(c.delito) for c in crimes}
+
+    def redundant(c: CrimeMatch) -> bool:
+        ref = lex.crime_by_key.get(c.delito)
+        if c.delito not in tipos or ref is None:
+            return False
+        names = [key_of(n, stemmed=True) for n in (ref.label, ref.delito.replace("_", " "))]
+        return not any(re.search(rf"\b{re.escape(n)}", said) for n in names if n)
+
+    return [c for c in crimes if not redundant(c)]
 
 
 def unqualified(crimes: list[CrimeMatch], lex: Lexicon, signals=()) -> list[str]:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from core.ask.understand import CrimeMatch, Understanding, composition
+from core.ask.understand import Understanding, composition
 from core.ask.understand.anaphora import (
     ANY_METHOD,
     ORDINALS,
     TOGETHER,
+    answered_month,
+    answered_window,
     earlier_places,
     picked_option,
     place_from_ranking,
@@ -19,9 +21,18 @@ from core.ask.understand.anaphora import (
     sibling_place,
     those_places,
 )
+from core.ask.understand.carried import (
+    both_said,
+    both_subtypes,
+    kind_with_violence_kept,
+    methods_carried,
+    narrowed_crime,
+    qualified,
+    violence_of_kind,
+    with_earlier_crime,
+)
 from core.ask.understand.continuation import (
     ADD_PLACE,
-    BOTH,
     EXTREME_UNITS,
     NOT_AFTER,
     NOT_BEFORE,
@@ -33,10 +44,9 @@ from core.ask.understand.continuation import (
     explicit_kind,
     is_follow_up,
 )
-from core.ask.understand.crimes import kind_named
-from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.national_carry import carry as national_carry
 from core.ask.understand.rewrite import crime_phrase, describe
+from core.ask.understand.timepairs import year_on_year
 from core.ask.understand.tokens import tokenize
 from core.text import normalize_text
 
@@ -85,99 +95,6 @@ def _other_end(current: Understanding, previous: Understanding) -> bool:
     )
 
 
-def _qualified(current: Understanding, previous: Understanding, lexicon) -> list[CrimeMatch]:
-    """ "¿y dolosos?" after "homicidios culposos": the previous crimes with the new qualifier."""
-    out: list[CrimeMatch] = []
-    for tag in (s for s in current.signals if s.startswith("crime:qualifier:")):
-        key, _, version = tag[len("crime:qualifier:") :].partition("@")
-        lex = lexicon or Lexicon.cached(version)
-        table = lex.qualifiers.get(key, {}) if lex is not None else {}
-        for crime in previous.crimes:
-            tipo = crime.delito if crime.delito in table else lex.tipo_of.get(crime.delito) if lex else None
-            ref = lex.crime_by_key.get(table[tipo]) if tipo in table else None
-            if ref is not None and all(c.delito != ref.delito for c in out):
-                out.append(CrimeMatch(ref.delito, ref.label, key, 95.0, ref.in_data))
-    return out
-
-
-def _both_subtypes(current: Understanding, previous: Understanding, lexicon) -> Understanding:
-    """ "ambos" after «¿homicidio doloso o culposo?»: every qualified subtype of the bare tipo, said as a sum."""
-    tipos = [s.split(":", 2)[2] for s in previous.signals if s.startswith("crime:unqualified:")]
-    lex = lexicon
-    if current.crimes or not tipos or lex is None or not BOTH.search(tokenize(current.question).text):
-        return current
-    subs = [lex.qualifiers.get(q, {}).get(tipos[0]) for q in ("dolos", "culpos")]
-    refs = [lex.crime_by_key[k] for k in subs if k in lex.crime_by_key]
-    crimes = [CrimeMatch(r.delito, r.label, "ambos", 95.0, r.in_data) for r in refs]
-    return replace(current, crimes=crimes, signals=[*current.signals, "crime:both_subtypes"]) if crimes else current
-
-
-def _both_said(current: Understanding, previous: Understanding, conversation, lexicon) -> Understanding:
-    """«las dos juntas» after «violaciones equiparadas…» then «¿y las simples?»: the two crimes just asked, one a turn."""
-    turns = getattr(conversation, "turns", None) or []
-    earlier = getattr(turns[-2], "understanding", None) if len(turns) >= 2 else None
-    if current.crimes or earlier is None or lexicon is None or not BOTH.search(tokenize(current.question).text):
-        return current
-    pair = [*earlier.crimes[:1], *previous.crimes[:1]]
-    if len(pair) != 2 or pair[0].delito == pair[1].delito or len(earlier.crimes) + len(previous.crimes) != 2:
-        return current
-    return replace(current, crimes=pair, signals=[*current.signals, "crime:both_said"])
-
-
-def _narrowed_crime(current: Understanding, previous: Understanding, lexicon) -> Understanding:
-    """«¿y cuántos de esos fueron a casa habitación?» after «robo en Querétaro»: the previous crime's own kind."""
-    words = [t for t in current.unknown_terms if t.kind in ("other", "crime")]
-    found = kind_named(previous.crimes[0], words, lexicon) if len(previous.crimes) == 1 and lexicon else None
-    if current.crimes or found is None:
-        return current
-    crime, term = found
-    terms, signals = [t for t in current.unknown_terms if t is not term], [*current.signals, "followup:narrowed_crime"]
-    return replace(current, crimes=[crime], unknown_terms=terms, signals=signals)
-
-
-_BARE_VIOLENCE = ("con_violencia", "sin_violencia")
-
-
-def _violence_of_kind(current: Understanding, previous: Understanding) -> list[str]:
-    """The previous turn's modalidades of a kind («robo de coche de 4 ruedas con/sin violencia») with the violence
-    the follow-up says alone («¿y con violencia?»); empty when it says more, or the kind has no violence."""
-    if [m for m in current.methods if m not in _BARE_VIOLENCE] or not current.violencia:
-        return []
-    tails = ("_con_violencia", "_sin_violencia")  # a kind's own modalidad, never the bare «Con violencia» row
-    if not previous.methods or not all(m.endswith(tails) for m in previous.methods):
-        return []
-    kinds = {m.removesuffix(tails[0]).removesuffix(tails[1]) for m in previous.methods}
-    return sorted(f"{k}_{current.violencia}_violencia" for k in kinds)
-
-
-def _methods_carried(current: Understanding, previous: Understanding, lexicon) -> list[str]:
-    """The previous modalidades a follow-up keeps: all of them for the same crime; for a crime named anew only those
-    it publishes («¿y narcomenudeo?» after «robo con violencia» is all narcomenudeo, never 0 for a filter it lacks),
-    and none that the previous crime's own words implied («¿y el total de vehículos?» after «robo de autos»)."""
-    if current.crimes and "method:implied_kind" in previous.signals:
-        return []  # «¿y el total de vehículos?» after «robo de autos»: the kind the crime's words named goes with them
-    if not current.crimes or [c.delito for c in current.crimes] == [c.delito for c in previous.crimes]:
-        return list(previous.methods)
-    if lexicon is None:
-        return list(previous.methods)
-
-    def fits(method: str, crime: str) -> bool:
-        own = lexicon.methods_of.get(crime)
-        return own is None or method in own or any(o.endswith(f"_{method}") for o in own)
-
-    return [m for m in previous.methods if all(fits(m, c.delito) for c in current.crimes)]
-
-
-def _kind_with_violence_kept(current: Understanding, previous: Understanding) -> list[str]:
-    """The modalidades a kind's name implies («carros»: coche de 4 ruedas con y sin violencia) with the violence the
-    previous turn asked and this one does not say; empty otherwise."""
-    if current.violencia or not previous.violencia or "method:implied" not in current.signals:
-        return []
-    if "violencia:ambas" in current.signals:  # «con y sin violencia juntos»
-        return []
-    return [m for m in current.methods if m.endswith(f"_{previous.violencia}_violencia")]
-
-
 def negated_places(current: Understanding) -> set[str]:
     """The places a question names only to take them back («Salamanca, no Salvatierra»)."""
     text = normalize_text(current.question or "")  # punctuation kept: «Celaya no: Irapuato» ≠ «no Irapuato»
@@ -205,15 +122,40 @@ def _corrected_places(merged: Understanding, current: Understanding, previous: U
     merged.signals.append("followup:place_taken_back")
 
 
+# «quita lo del arma blanca», «todos, no solo con arma de fuego»: the modalidad named is the one taken away
+_NOT_ONLY = re.compile(
+    r"\bno\s+(?:solo|nomas|nada\s+mas|solamente|unicamente)\b|\bsin\s+lo\s+de|\b(?:quit|olvid|elimin|borr)\w*"
+    r"|\bsin\s+(?:distinguir|importar)\b"
+)
+_VALLEY = re.compile(r"^\W*(?:y\s+)?(?:(?:cual|cuando)\s+(?:fue|es|estuvo)\s+)?el\s+valle\W*$")
+_BOTH_PERIODS = re.compile(
+    r"\b(?:(?:en\s+)?cada\s+uno\s+de\s+los\s+(?:dos|2)|(?:en\s+)?ambos|(?:en\s+)?los\s+(?:dos|2))\s+(?:anos|periodos|trimestres|semestres)\b"
+)
+_HOW_MANY_HAD = re.compile(r"\bcuant[oa]s\s+(?:tuvieron|registraron|reportaron|presentaron|hubo\s+con)\b")
+_THAT_ONE = re.compile(r"^\W*(?:y\s+)?(?:la|el)\s+(?:de|del)\b")  # «¿y la de 2020?»: that measure, that year
+_ONLY = re.compile(r"\b(?:solo|solamente|nada\s+mas|nomas|unicamente)\b")
+
+
 def merge_follow_up(
     current: Understanding, previous: Understanding | None, lexicon=None, conversation=None
 ) -> Understanding:
     """The follow-up's slots over the previous turn's: what it says replaces, what it omits is kept."""
     if previous is None:
         return current
+    if previous.kind in ("extremes", "series", "annual_series") and _VALLEY.match(tokenize(current.question).text):
+        # «¿y el valle?» after a series' peak: its lowest point, not Valle de Santiago
+        signals = [x for x in current.signals if not x.startswith("place:")] + ["kind:extremes", "extreme:min"]
+        current = replace(current, places=[], unknown_terms=[], kind="extremes", signals=signals)
+    if previous.kind == "extremes" and (month := answered_month(conversation, current.question)):
+        previous = replace(previous, window=month)  # «de ese mes, ¿cuántos…?» after the peak month: that month
+    if previous.window is None and "time:previous_window" in current.signals:
+        # «el peor mes de todo ese rango» after an answer with no period said: the period that answer covered
+        previous = replace(previous, window=answered_window(conversation))
+    if not previous.crimes and not current.crimes:  # a clarifying question left unanswered: the talk's crime stands
+        previous = with_earlier_crime(previous, conversation)
     current = place_from_ranking(current, previous, conversation)
+    current = those_places(current, conversation)  # «de esos tres, juntos»: the number said wins over «juntos»
     current = earlier_places(current, previous, conversation)
-    current = those_places(current, conversation)
     if re.fullmatch(r"(?:por\s+|en\s+)?(?:aqui|aca)", current.generic_place or "") and (
         previous.places or previous.whole_state
     ):
@@ -231,16 +173,16 @@ def merge_follow_up(
             unknown_terms=terms,
             signals=[*current.signals, "followup:option"],
         )
-    current = _both_subtypes(current, previous, lexicon)
-    current = _both_said(current, previous, conversation, lexicon)
-    current = _narrowed_crime(current, previous, lexicon)
+    current = both_subtypes(current, previous, lexicon)
+    current = both_said(current, previous, conversation, lexicon)
+    current = narrowed_crime(current, previous, lexicon)
     kept: list[str] = []
     merged = replace(current, signals=list(current.signals))
     if not current.crimes or "crime:qualifier_alone" in current.signals:
-        qualified = _qualified(current, previous, lexicon)  # «¿y dolosos?» after «lesiones culposas»: that tipo
-        if qualified:
-            merged.crimes = qualified
-            current = replace(current, crimes=qualified)
+        requalified = qualified(current, previous, lexicon)  # «¿y dolosos?» after «lesiones culposas»: that tipo
+        if requalified:
+            merged.crimes = requalified
+            current = replace(current, crimes=requalified)
     named_state = any(s.startswith("national:place:") for s in current.signals)  # «mismo dato para Jalisco»
     if not (current.places or current.whole_state or current.generic_place or current.ambiguous_places or named_state):
         merged.places, merged.whole_state = list(previous.places), previous.whole_state
@@ -254,22 +196,24 @@ def merge_follow_up(
         if not turns or getattr(turns[-1], "status", None) != "ok":  # still to ask; once answered as a sum, a sum
             merged.signals += [s for s in previous.signals if s.startswith("crime:unqualified:")]
         kept.append("crime")
-    if ANY_METHOD.search(tokenize(current.question).text):  # «¿y en total?», «quita lo del arma blanca»: it goes
-        merged.methods, merged.violencia = [], None
+    said = tokenize(current.question).text
+    if ANY_METHOD.search(said) and (not current.methods or _NOT_ONLY.search(said)):
+        merged.methods, merged.violencia = [], None  # «¿y en total?», «quita lo del arma blanca»: it goes (not «a
+        # balazos en total»: the modalidad said now stays)
     elif "violencia:ambas" in current.signals:  # «ahora con y sin violencia juntos»: no violence filter
         merged.methods, merged.violencia = list(current.methods), None
-    elif current.methods and not current.crimes and _violence_of_kind(current, previous):
+    elif current.methods and not current.crimes and violence_of_kind(current, previous):
         # «¿y con violencia nomás?» after «robo de carro»: the kind asked before, with that violence
-        merged.methods, merged.violencia = _violence_of_kind(current, previous), current.violencia
+        merged.methods, merged.violencia = violence_of_kind(current, previous), current.violencia
         kept.append("method")
-    elif _kind_with_violence_kept(current, previous):
+    elif kind_with_violence_kept(current, previous):
         # «¿y de esos cuántos fueron robo de carros?» after «robo con violencia»: that kind, with that violence
-        merged.methods, merged.violencia = _kind_with_violence_kept(current, previous), previous.violencia
+        merged.methods, merged.violencia = kind_with_violence_kept(current, previous), previous.violencia
         kept.append("method")
     elif current.methods:  # "¿y con arma blanca?" asks for that method: it replaces the previous one
         merged.violencia = current.violencia
     else:
-        merged.methods = _methods_carried(current, previous, lexicon)
+        merged.methods = methods_carried(current, previous, lexicon)
         merged.violencia = current.violencia or (previous.violencia if merged.methods else None)
         if merged.methods:
             kept.append("method")
@@ -281,7 +225,12 @@ def merge_follow_up(
         kept.append("window")
     same_thing = bool(SAME_THING.search(tokenize(current.question).text))
     other_end = _other_end(current, previous)
-    if not explicit_kind(current) or same_thing or other_end:  # «la misma serie para Irapuato»
+    # «y por conteo», «¿y en tasa?» after a ranking: only the measure changes, the shape stays
+    measure_only = (
+        any(x in current.signals for x in ("medida:tasa", "medida:conteo")) and current.kind == "single_value"
+    )
+    measure_only = measure_only and not (current.crimes or current.places or current.window)
+    if not explicit_kind(current) or same_thing or other_end or measure_only:  # «la misma serie para Irapuato»
         merged.kind = previous.kind
         # the shape's own settings go with it: «y en 2023?» after the lowest month is still the lowest month
         merged.signals += [s for s in previous.signals if s.split(":")[0] in SHAPE_SETTINGS]
@@ -297,6 +246,11 @@ def merge_follow_up(
             merged.kind = "single_value"  # «ahora solo amenazas» after «fraudes y amenazas, cuántos de cada uno»
         if merged.kind == "comparison" and current.window is not None and current.compare_window is None:
             merged.compare_window = None  # a new single period: the comparison base is recomputed downstream
+            said = tokenize(current.question).text
+            value = _ONLY.search(said) or "medida:tasa" in current.signals or _THAT_ONE.match(said)
+            if value and not VERSUS.search(said):
+                # «exprésalo como tasa, solo el primer semestre de 2025», «la tasa de 2024», «¿y la de 2020?»
+                merged.kind = "single_value"
         kept.append("kind")
     if (
         previous.kind == "composition"
@@ -323,6 +277,19 @@ def merge_follow_up(
     ordinal = ORDINAL_ALONE.match(tokenize(current.question).text)
     relative_window(merged, current, previous, ORDINALS[ordinal.group(1)] if ordinal else None)
     text = tokenize(current.question).text
+    ranking_before = previous.kind == "ranking" and previous.group_by_municipio
+    if ranking_before and any(s.startswith("top_k:") for s in current.signals) and not current.places:
+        merged.kind, merged.group_by_municipio = "ranking", True  # «dame los 5 primeros» after «¿cuál tuvo más?»
+    if merged.compare_window is not None and merged.window is not None and _BOTH_PERIODS.search(text):
+        merged.kind = "comparison"  # «¿cuántos tuvo ese municipio en cada uno de los dos años?»: both periods
+    if previous.kind == "presence" and not current.places and _HOW_MANY_HAD.search(text):
+        # «¿y cuántos tuvieron secuestros ese mismo año?» after «¿cuántos municipios registraron al menos uno?»
+        merged.kind, merged.group_by_municipio = "presence", False
+        merged.signals.append("presence:con")
+    one_place = [p for p in current.places if p.nivel == "municipio"]
+    if merged.kind == "ranking" and len(one_place) == 1 == len(current.places) and current.top_k is None:
+        # «¿me lo puedes dar por municipio? me interesan las de Celaya»: that municipality's figure, not a top 10
+        merged.kind, merged.group_by_municipio = "single_value", False
     if merged.kind == "extremes":
         _extreme_direction(merged, text)
         if current.window is None and previous.compare_window and "time:compare_span" in previous.signals:
@@ -359,7 +326,9 @@ def merge_follow_up(
         merged.signals.append("victims:municipal")
     merged.signals += ["followup:merged"] + [f"followup:kept:{k}" for k in kept]
     merged.signals = list(dict.fromkeys(merged.signals))
-    return national_carry(merged, current, previous)  # «¿y Michoacán?» after a state's place: still the states
+    return national_carry(
+        year_on_year(merged), current, previous
+    )  # «¿y Michoacán?» after a state's place: still the states
 
 
 __all__ = ["crime_phrase", "describe", "is_follow_up", "merge_follow_up", "negated_places"]

@@ -194,7 +194,7 @@ RATE = _C(
 COUNT = _C(
     r"\bnumeros?\s+absolutos?\b",
     r"\bcifras?\s+absolutas?\b",
-    r"\b(?:en|el)\s+conteo\b",
+    r"\b(?:en|el|a|al|por)\s+(?:conteo|conteos|cifras\s+absolutas|numeros)\b",  # «regresemos a conteo»
     r"\b(?:sin|no|en\s+vez\s+de|en\s+lugar\s+de)\s+(?:en\s+|por\s+|la\s+)?tasas?\b",  # «carpetas, no tasa»
     # «¿en qué lugar quedó … en número de carpetas?», «por cantidad de casos»: the count, after a rate
     r"\b(?:en|por)\s+(?:el\s+)?(?:numero|cantidad|total)\s+de\s+(?:carpetas|casos|delitos|denuncias|victimas)\b",

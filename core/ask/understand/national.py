@@ -41,6 +41,9 @@ RANK = _C(
     # «¿Gto sigue siendo el número uno?», «dame el lugar», «¿sigue en primer lugar?»: its place among the states
     r"\b(?:el\s+)?(?:numero|lugar)\s+(?:uno|1)\b|\bprimer\s+lugar\b|\b(?:dame|dime)\s+(?:el|su)\s+(?:lugar|posicion)\b",
     r"\ben\s+que\s+(?:lugar|posicion|puesto|sitio)\s+(?:esta|quedo|queda|se\s+ubica|aparece|se\s+encuentra)\b",
+    # «en qué lugar del país quedamos», «qué lugar nacional ocupamos»: the asker's state among the 32
+    r"\b(?:que|cual)\s+(?:lugar|posicion|puesto|sitio)\s+(?:del|en\s+el|a\s+nivel)\s+(?:pais|nacional|republica)\b",
+    r"\b(?:que|cual)\s+(?:lugar|posicion|puesto|sitio)\s+(?:\w+\s+)?(?:quedamos|estamos|ocupamos|vamos|tenemos)\b",
     r"\b(?:lugar|posicion|puesto)\s+(?:nacional|entre\s+(?:los|las)\s+(?:estados|entidades))\b",
     r"\branking\s+(?:de\s+|por\s+|entre\s+(?:los\s+|las\s+)?)?(?:estados|entidades|nacional)\b",
     r"\branking\b.*\b(?:estados|entidades)\b",
@@ -281,7 +284,9 @@ def scope(u: Understanding) -> Understanding:
         signals.append("national:vs_country")
     if which and "national:rank" in signals and not states:
         signals.append("national:which_state")  # the country's list: the state asked for is the answer
-    if country and not (home or states):
+    # «¿en qué lugar estamos / quedamos (a nivel nacional)?» with no state named: the asker's own state among the 32
+    ours = "national:rank" in signals and not (states or u.places) and bool(_WE.search(text))
+    if country and not (home or states or ours):
         signals.append("national:place:MX")
     signals += [f"national:place:{s}" for s in states]
     # the states are the national tables' places now; the cue words are no unknown place or crime
@@ -302,7 +307,11 @@ def scope(u: Understanding) -> Understanding:
         u,
         unknown_terms=kept,
         signals=[s for s in u.signals if s not in dropped] + signals,
+        whole_state=u.whole_state or ours,
     )
+
+
+_WE = re.compile(r"\b(?:quedamos|estamos|ocupamos|vamos|tenemos|salimos|andamos)\b")
 
 
 # what a national number counts, beyond its place: a follow-up that only moves the place keeps it

@@ -10,6 +10,7 @@ import re
 from dataclasses import replace
 
 from core.ask.understand import Understanding
+from core.ask.understand.continuation import restated
 from core.ask.understand.national import (
     MEASURES,
     RNID_YEAR,
@@ -39,6 +40,9 @@ def _carry(merged: Understanding, current: Understanding, previous: Understandin
         # «solo los de armas» after federal crimes: that law's crimes, in the same state and period
         before = [s for s in before if not s.startswith(key)] + [f"{key}{narrowed}"]
         merged = replace(merged, signals=[s for s in merged.signals if not s.startswith(key)] + [f"{key}{narrowed}"])
+    if "national:victims" in before and restated(current, previous) and "national:victims" not in current.signals:
+        before = [s for s in before if s != "national:victims"]  # a whole new question: counted as carpetas again
+        merged = replace(merged, signals=[s for s in merged.signals if s != "national:victims"])
     if "national:victims" in before and any(p.nivel == "municipio" for p in merged.places):
         merged = replace(merged, signals=[*merged.signals, "victims:municipal"])  # «¿y de esas, cuántas en León?»
     dropped_key = any(s.startswith(key) for s in before) and not any(s.startswith(key) for s in own)

@@ -18,6 +18,7 @@ from core.ask.understand import places as place_matcher
 from core.ask.understand.lexicon import Lexicon
 from core.ask.understand.series_end import SeriesEnds, national_anchor
 from core.ask.understand.timeexpr import parse_time, reanchor
+from core.ask.understand.timepairs import year_on_year
 from core.ask.understand.tokens import COMMON_WORDS, MAX_CHARS, STOPWORDS, tokenize
 from core.text import normalize_text
 
@@ -148,7 +149,7 @@ def understand(
     for m in accounting.PUBLISHER.finditer(tokens.text):  # the source's name: no place, crime or country
         time_taken.update(range(*tokens.span_of(m.start(), m.end())))
 
-    found = crime_matcher.exact_crimes(tokens, lexicon, time_taken)
+    found = crime_matcher.exact_crimes(tokens, lexicon, time_taken, normalize_text(question))
     taken = time_taken | found.crime_tokens | found.method_tokens
     ranking = kind_matcher.has_ranking_cue(tokens.text)
     place_state = place_matcher.exact_places(tokens, lexicon, taken, ranking)
@@ -221,6 +222,8 @@ def understand(
         kind = "breakdown"  # «con y sin violencia, ¿cuántos en total?»: the sum, with each violence's part
     if kind == "breakdown" and len(crimes) > 1 and _EACH_ONE.search(tokens.text) and not _EACH_KIND.search(tokens.text):
         kind = "single_value"  # «robo a negocio y fraude, cuántos de cada uno»: each crime named, its own figure
+    if kind == "share" and time.compare_window is not None and _RISE_OR_FALL.search(tokens.text):
+        kind = "comparison"  # «2o semestre vs 1er semestre, ¿en qué % cambió?»: a change in percent, not a share
     group_by = decided.group_by_municipio
     if composed := composition.read(tokens.text, crimes, time.compare_window is not None):
         # every crime of the place by tipo, a named one as its focus: the tipo is answered whole (dolosas and
@@ -258,5 +261,7 @@ def understand(
         notes=list(time.notes),
         unknown_terms=unknown,
     )
-    understood = national.scope(understood)  # the country, the states, victims and federal crimes (issue 14)
+    understood = national.scope(
+        year_on_year(understood)
+    )  # the country, the states, victims and federal crimes (issue 14)
     return national_anchor(understood, tokens.text, asked_time, anchor, min_date, ends)

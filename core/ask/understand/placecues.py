@@ -58,4 +58,9 @@ def weak_name_taken(tokens: Tokens, i: int, j: int, key: str, lex: Lexicon) -> b
     followed = (
         j < len(tokens) and tokens.words[j] in ("de", "del") and not period_next and not state_after(tokens, j + 1, lex)
     )
-    return (cue_before(tokens, i) or listed_beside_place(tokens, i, j, lex)) and not followed
+    # «ahora dolores», «¿y valle?», «dolores?»: a name said alone (a follow-up's whole message) is the place
+    alone = all(w in _ALONE_WORDS or not w.isalnum() for k, w in enumerate(tokens.words) if not i <= k < j)
+    return (cue_before(tokens, i) or listed_beside_place(tokens, i, j, lex) or alone) and not followed
+
+
+_ALONE_WORDS = frozenset(("ahora", "y", "e", "en", "pues", "ok", "sale", "bueno", "va", "tambien", "que", "tal", "con"))

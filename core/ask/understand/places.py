@@ -57,7 +57,7 @@ GENERIC_RE = re.compile(
 WHOLE_STATE_RE = re.compile(
     r"\b(?:en\s+)?tod[oa]\s+(?:el\s+estado|la\s+entidad)\b|\b(?:en|de|del)\s+(?:el\s+)?estado\b(?!\s+de\b)"
     r"|\b(?:a\s+)?nivel\s+(?:estatal|estado|de\s+estado)\b|\bestatal(?:es|mente)?\b|\b(?:en|de)\s+la\s+entidad\b"
-    r"|\bel\s+estado\b(?!\s+de\b)"
+    r"|\b(?:el|al)\s+estado\b(?!\s+de\b)"  # «volviendo al estado»
 )
 
 

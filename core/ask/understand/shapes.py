@@ -29,7 +29,11 @@ EXTREME = _C(
     r"\brecord\b.{0,60}?\b(?:mes|ano)\b",
     r"\b(?:mes|ano)\b.{0,40}?\brecord\b",
     r"\bpico\b.{0,60}?\b(?:que|cual)\s+(?:mes|ano)\b",
-    r"\b(?:que|cual)\s+(?:mes|ano)\b.{0,60}?\b(?:pico|maximo|minimo|record)\b",  # «qué mes de 2021 marcó el pico»
+    r"\b(?:que|cual)\s+(?:mes|ano)\b.{0,90}?\b(?:pico|maximo|minimo|record)\b",  # «qué mes de 2021 marcó el pico»
+    # «¿cuál fue el pico de esa serie?», «¿y ahí el pico?», «¿cuándo fue el pico?»: one peak, not the outliers
+    r"\b(?:cual|cuando)\s+(?:fue|es|estuvo|se\s+dio)\s+el\s+(?:pico|punto\s+mas\s+alto|maximo)\b",
+    r"^\W*(?:y\s+)?(?:ahi|alli|aca|ahi\s+mismo)\s+(?:el|cual\s+fue\s+el)\s+pico\W*$",
+    r"\bel\s+pico\s+(?:de|en)\s+(?:esa|esta|la)\s+(?:serie|grafica|curva)\b",
     # «identificar el mes de 2024 con el menor registro», «el año del periodo con más…»
     r"\b(?:mes|ano)\s+(?:de|del)\s+(?:[\w]+\s+){0,3}?con\s+(?:el\s+|la\s+)?(?:\w+\s+){0,2}?(?:mas|menos|mayor|menor)\b",
     r"\bpico\s+(?:mensual|anual|maximo)\b",

@@ -25,8 +25,9 @@ CHANGE_WORDS = re.compile(
     r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo|mejor(?:o|aron|ado)|empeor(?:o|aron|ado)|"
     r"baja|bajas|descenso|caida|alza|repunte)\b"  # «la mayor baja entre 2020 y 2024»: a change named as a noun
 )
-# «el año más bajo entre 2020 y 2024», «la más baja»: a superlative, not a change
-_SUPERLATIVE_LOW = re.compile(r"\b(?:mas|menos|lo)\s+baj[oa]s?\b")
+# «el año más bajo entre 2020 y 2024», «la más baja»: a superlative, not a change; «cambiando (de tema):» opens
+# a new question, it does not ask how a number changed
+_SUPERLATIVE_LOW = re.compile(r"\b(?:mas|menos|lo)\s+baj[oa]s?\b|^\W*(?:y\s+)?cambiando\b(?:\s+de\s+tema\b)?")
 
 
 @dataclass

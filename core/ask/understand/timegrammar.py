@@ -46,7 +46,8 @@ from core.text import month_end, shift_months
 # «ese año», «dicho periodo», «ese mismo mes»: the window of the previous turn, whatever else the question changes
 THAT_PERIOD = (
     r"\b(?:es[ea]|dich[oa]|aquel|aquella|(?:es[ea]\s+|el\s+|del\s+|la\s+)mism[oa])\s+"
-    r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso)\b(?!\s+(?:pero\s+)?(?:de|del|pasado|anterior)\b)"
+    r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso|rango|tramo|intervalo|ventana)\b"
+    r"(?!\s+(?:pero\s+)?(?:de|del|pasado|anterior)\b)"
 )
 
 
@@ -333,7 +334,8 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
 
     @rule(
         rf"\b{SAME}\s+(?:del|de\s+el)\s+(?:ano\s+)?(?:pasado|anterior|previo)\b"  # «… del (año) anterior»
-        r"|\b(?:el\s+)?ano\s+(?:pasado|anterior|previo)\s+(?:por|a|en|para)\s+(?:estas|esas)\s+(?:fechas|alturas)\b"
+        r"|\b(?:el\s+)?ano\s+(?:pasado|anterior|previo)\s+(?:(?:por|a|en|para)\s+(?:estas|esas)\s+(?:fechas|alturas)"
+        r"|(?:al|a\s+la)\s+mism[oa]\s+(?:corte|fecha|altura|periodo))\b"  # «el año pasado al mismo corte»
         r"|\b(?:el\s+)?ano\s+(pasado|anterior|previo)\b|\b(?:el\s+)?ano\s+antepasado\b|\b(?:un|1)\s+ano\s+(antes)\b"
     )
     def _last_year(m):

@@ -8,10 +8,12 @@ those relations into windows.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date, timedelta
 from itertools import pairwise
 
 from core.ask.understand.timewords import SAME, Period
+from core.ask.understand.tokens import tokenize
 from core.text import month_end
 
 _COMPARE_CONNECTORS = re.compile(
@@ -131,3 +133,19 @@ def versus_between(text: str, texts: list[tuple[int, int]], a: Period) -> bool:
     gap = text[max(e for _, e in texts) : a.begin].strip()
     gap = re.sub(r"\s*(?:de|del|entre|desde|el)$", "", gap).strip()
     return bool(gap) and bool(_COMPARE_CONNECTORS.match(gap))
+
+
+# «variación interanual», «comparativo interanual», «vs el año anterior (interanual)»
+_YEAR_ON_YEAR = re.compile(r"\binteranual(?:es|mente)?\b")
+
+
+def year_on_year(u):
+    """«primer trimestre de 2025, variación interanual», «¿y el segundo trimestre, mismo comparativo interanual?»: a
+    window inside one year against the same months a year before, not a yearly series of one partial year."""
+    window = u.window
+    if u.kind != "annual_series" or window is None or window[0].year != window[1].year:
+        return u
+    if not _YEAR_ON_YEAR.search(tokenize(u.question or "").text):
+        return u
+    before = (window[0].replace(year=window[0].year - 1), month_end(window[1].year - 1, window[1].month))
+    return replace(u, kind="comparison", compare_window=before, signals=[*u.signals, "time:year_on_year"])

@@ -17,7 +17,7 @@ PLANS = [
     ("¿en qué mes de 2022 hubo menos feminicidios en León?", "resumen_periodo",
      {"entidad_id": "GTO.MUN.LEON", "enfoque": "minimo", "delito": "feminicidio"}),
     ("¿Qué año tuvo más secuestros en Irapuato?", "resumen_periodo",
-     {"entidad_id": "GTO.MUN.IRAPUATO", "por": "anio", "from": "2015-01-01", "to": "2025-05-31"}),
+     {"entidad_id": "GTO.MUN.IRAPUATO", "por": "anio", "from": "2015-01-01", "to": "2024-12-31"}),  # 2025 is partial: years ranked whole
     ("¿Cuántos homicidios dolosos hay al día en León en 2024?", "resumen_periodo",
      {"entidad_id": "GTO.MUN.LEON", "enfoque": "promedio"}),
     ("promedio mensual de violencia familiar en Salamanca en 2021", "resumen_periodo",
