@@ -175,3 +175,26 @@ def apply_coverage(
                 f"{labels.get(k, k)} no cubre toda la ventana {a:%Y-%m}..{b:%Y-%m}"
                 + (": sin datos en ella." if not rs else ".")
             )
+
+
+def common_span(
+    metadata: dict, scope: Scope, keys: list[str], includes: dict[str, list[str]]
+) -> tuple[date, date] | None:
+    """The part of the step's window that every key with some published month in it covers whole (each key's
+    runs joined with its subtipos' and, for a municipality, its own file's): the months where a total over all
+    of them adds the same crimes; None when no month is covered by them all."""
+    estado = scope.entity.estado_id if scope.entity else None
+    place = scope.entity.entidad_id if scope.entity is not None and scope.entity.nivel == "municipio" else None
+    a, b = scope.date_from, scope.date_to
+    for k in keys:
+        runs = _joined(
+            sorted({r for key in [k, *includes.get(k, [])] for r in _coverage_runs(metadata, key, estado, place)})
+        )
+        inside = [(max(x, a), min(y, b)) for x, y in runs if x <= b and y >= a]
+        if not inside:
+            continue  # no month of it in the window: not part of this total at all
+        # the longest run inside the window is the one this key shares with the others (runs are whole months)
+        a, b = max(inside, key=lambda r: r[1] - r[0])
+        if a > b:
+            return None
+    return (a, b) if a <= b else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from core.ask.wording import fmt_int, fmt_pct, join_y
 from core.engine.window import publishes
-from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput
+from core.tools import EVIDENCE_IDS, Evidence, ResolvedStep, ToolContext, ToolOutput, composition
 from core.tools.scope import crime_label, period_label, where
 
 COLUMNS = [("delito", "string"), ("label", "string"), ("conteo", "int"), ("porcentaje", "float")]
@@ -18,7 +18,10 @@ def desglose_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
 
     A crime the place does not publish in the window (no cell and no coverage) is no row «0»: a sum whose parts are rows
     (a group such as robo a transeúnte, a tipo) is left out, and any other is named as not published
-    (docs/decisions/0003-not-published-is-not-zero.md)."""
+    (docs/decisions/0003-not-published-is-not-zero.md). With no crime asked, every crime of the place by tipo
+    (core/tools/composition.py)."""
+    if not step.scope.delitos:
+        return composition.composition(ctx, step)
     scope = step.scope
     entity = scope.entity
     cond, params = where(scope)
@@ -52,17 +55,41 @@ def desglose_delito(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         headline=f"Desglose por delito de {crime_label(ctx, scope)} — {entity.label}, {period_label(scope)}",
         highlights=highlights,
         evidence=Evidence(cond, params, ids=ids, total=sum(int(r[4]) for r in got)),
-        metrics={"lugar": entity.label, "total": total, "delitos": len(rows), "no_publicados": unpublished},
+        metrics={
+            "lugar": entity.label,
+            "total": total,
+            "delitos": len(rows),
+            "no_publicados": unpublished,
+            "tipo": _whole_tipo(crimes, scope.delitos),
+        },
         empty=not total,
     )
+
+
+def _whole_tipo(crimes: dict, keys: list[str]) -> str | None:
+    """«Robo» when the asked crimes are every subtipo of one tipo («de los robos, ¿qué porcentaje fueron a negocio?»):
+    the answer names the tipo, not a list of fourteen subtipos."""
+    tipos = {(crimes.get(k) or {}).get("tipo_key") for k in keys}
+    if len(keys) < 3 or len(tipos) != 1 or None in tipos:
+        return None
+    tipo = tipos.pop()
+    members = {k for k, c in crimes.items() if c.get("tipo_key") == tipo and c.get("nivel") == "subtipo"}
+    return (crimes.get(tipo) or {}).get("tipo") if members <= set(keys) else None
 
 
 def lead(env: dict, rows: list[dict], noun, per: str) -> list[str]:
     """The sum and each crime's part: «Celaya registró 522 …: homicidio doloso 443 (84.9 %) y … 79 (15.1 %).»"""
     met = env.get("metrics") or {}
+    if met.get("modo") == composition.MODE:
+        return composition.lead(env, rows, noun, per)
     total = met.get("total", 0)
     parts = join_y(f"{r['label'].lower()} {fmt_int(r['conteo'])} ({fmt_pct(r['porcentaje'] or 0)})" for r in rows)
-    out = [f"{met.get('lugar', '')} registró {fmt_int(total)} {noun(total)} {per}, sumados: {parts}."]
+    if met.get("tipo"):  # every subtipo of one tipo: the tipo's total, split
+        out = [
+            f"{met.get('lugar', '')} registró {fmt_int(total)} carpetas de {met['tipo'].lower()} {per}; por subtipo: {parts}."
+        ]
+    else:
+        out = [f"{met.get('lugar', '')} registró {fmt_int(total)} {noun(total)} {per}, sumados: {parts}."]
     missing = [m.lower() for m in met.get("no_publicados") or []]
     if missing:  # never a «0» row: not published is not zero
         verb = "no se publica" if len(missing) == 1 else "no se publican"

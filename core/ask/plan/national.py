@@ -164,6 +164,11 @@ def build(u: Understanding) -> ToolPlan:
     if len(u.crimes) > 1:
         notes.append(f"Las tablas nacionales se consultan un delito a la vez: se usó {u.crimes[0].label.lower()}.")
     notes += _rnid_only(u)
+    if u.kind == "composition":  # the tipo breakdown reads the municipal cells: Guanajuato's only
+        notes.append(
+            f"{LEAD}El desglose de todos los delitos por tipo (y la parte de un delito en ese total) lo calculo solo "
+            "para Guanajuato y sus municipios; de otros estados doy la cifra estatal del SESNSP."
+        )
     kinds = narrowing_words(u) if "national:federal" not in signals else []
     if kinds:  # «fraude telefónico en Jalisco»: the state file has no such kind; its total, said so
         what = (u.crimes[0].label or "").lower()

@@ -100,10 +100,16 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
     notes: list[str] = []
     crimes = [c.delito for c in u.crimes if c.in_data]
     delito: str | list[str] | None = (crimes[0] if len(crimes) == 1 else sorted(crimes)) if crimes else None
+    if "share:part_of_tipo" in u.signals and len(crimes) == 1:
+        # «de los robos en Irapuato, ¿qué porcentaje fueron a negocio?»: every subtipo of the tipo with its share
+        tipo = next((t for t, members in includes.items() if crimes[0] in members), None)
+        delito = sorted(includes[tipo]) if tipo else delito
     kind = u.kind if u.kind != "unknown" else ("ranking" if u.group_by_municipio else "single_value")
     if kind in ("single_value", "ranking", "unknown") and not crimes and asks_all_crimes(u):
         kind = "annual_total"
     steps: list[dict] = []
+    if kind == "composition":
+        return _composition_plan(u, metadata, includes, notes)
     if kind in SHAPE_KINDS and crimes and all(c == "total_delitos" for c in crimes):
         # the total of every crime is published by year only: no months, modalidades or monthly zeros
         notes.append("El total de todos los delitos se publica solo por año (sin meses ni modalidades): se da por año.")
@@ -348,6 +354,37 @@ def _shape_plan(u: Understanding, kind: str, delito, metadata: dict, includes: d
         step = _step("comparar_lugares", {"entidad_id": _state_of(u), "entidades": places, **base})
     steps = [step] + ([_step("listar_evidencia", {})] if u.wants_evidence else [])
     return ToolPlan({"plan": steps}, notes, kind)
+
+
+def _composition_plan(u: Understanding, metadata: dict, includes: dict, notes: list[str]) -> ToolPlan:
+    """Every crime of the place by tipo with its share (tool 20 with no crime), the named crime as its focus; with
+    no period, the last 12 months in which every crime is published for the place."""
+    eid, _ = _entity(u)
+    window = u.window
+    if window is None:
+        place = eid if eid.count(".") else None
+        parts = {k for members in includes.values() for k in members}
+        keys = [
+            k
+            for k, v in metadata.get("coverage", {}).items()
+            if v.get("granularity", "month") == "month" and k not in parts
+        ]
+        ends = [e for k in keys if (e := crime_end(metadata, [k], includes, place))]
+        end = min([*ends, date.fromisoformat(metadata["max_date"])])
+        start = shift_months(end, -11)
+        window = (start, end)
+        notes.append(
+            f"Sin periodo en la pregunta: se usan los últimos 12 meses con todos los delitos publicados "
+            f"({start:%Y-%m}..{end:%Y-%m})."
+        )
+    args: dict = {"entidad_id": eid, "from": _iso(window[0]), "to": _iso(window[1])}
+    focus = [c.delito for c in u.crimes if c.in_data or c.delito in includes]
+    if focus:
+        args["foco"] = focus[0]
+    if u.top_k:
+        args["top_k"] = u.top_k
+    steps = [_step("desglose_delito", args)] + ([_step("listar_evidencia", {})] if u.wants_evidence else [])
+    return ToolPlan({"plan": steps}, notes, "composition")
 
 
 def _year_back(d: date) -> date:

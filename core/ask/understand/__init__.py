@@ -27,6 +27,7 @@ QuestionKind = Literal[
     "breakdown",  # porcentaje de cada modalidad dentro de un lugar
     "annual_series",  # serie anual con cambio contra el año anterior
     "places",  # varios lugares lado a lado, o un lugar contra el estado
+    "composition",  # de qué delitos se compone la incidencia de un lugar; la parte de uno en el total
     "unknown",
 ]
 

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from core.ask.understand import UnknownTerm
+from core.ask.understand import UnknownTerm, composition
 from core.ask.understand.kind import cue_spans
 from core.ask.understand.lexicon import WEAK_NAMES, Lexicon
 from core.ask.understand.placecues import PLACE_CUES
@@ -110,7 +110,7 @@ def is_filler(word: str) -> bool:
 def _cue_tokens(tokens: Tokens) -> set[int]:
     """Tokens inside a shape cue of the kind matcher («top», «mes por mes», «por cada 100 mil»)."""
     out: set[int] = set()
-    for start, end in cue_spans(tokens.text):
+    for start, end in [*cue_spans(tokens.text), *composition.cue_spans(tokens.text)]:
         out.update(range(*tokens.span_of(start, end)))
     return out
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from core.ask.understand import Understanding
+from core.ask.understand import Understanding, composition
 from core.ask.understand.anaphora import (
     ANY_METHOD,
     ORDINALS,
@@ -272,6 +272,12 @@ def merge_follow_up(
                 # «exprésalo como tasa, solo el primer semestre de 2025», «la tasa de 2024», «¿y la de 2020?»
                 merged.kind = "single_value"
         kept.append("kind")
+    if (
+        previous.kind == "composition"
+        and len(current.crimes) == 1
+        and composition.PART_WORDS.search(current.normalized)
+    ):
+        merged.kind = "composition"  # «¿y cuánto pesa la violencia familiar?» after a place's crimes: its part of them
     if previous.group_by_municipio and not (current.places or current.whole_state) and merged.kind == previous.kind:
         merged.group_by_municipio = True  # «¿y en cuál bajaron más?» after a ranking of changes: still every place
     _presence_side(merged, current, previous)

@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from core.ask.understand import CrimeMatch, Understanding, UnknownTerm, accounting, national
+from core.ask.understand import CrimeMatch, Understanding, UnknownTerm, accounting, composition, national
 from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
@@ -225,6 +225,17 @@ def understand(
         kind = "single_value"  # «robo a negocio y fraude, cuántos de cada uno»: each crime named, its own figure
     if kind == "share" and time.compare_window is not None and _RISE_OR_FALL.search(tokens.text):
         kind = "comparison"  # «2o semestre vs 1er semestre, ¿en qué % cambió?»: a change in percent, not a share
+    group_by = decided.group_by_municipio
+    if composed := composition.read(tokens.text, crimes, time.compare_window is not None):
+        # every crime of the place by tipo, a named one as its focus: the tipo is answered whole (dolosas and
+        # culposas named in its row), so no question back about which one, and no ranking of places
+        kind, group_by = "composition", False
+        crimes = [c for c in crimes if c.delito != "total_delitos"]
+        drop = ("crime:unqualified:", "group_by:", "kind:")
+        signals = [s for s in signals if not s.startswith(drop)] + [composed.signal, "kind:composition"]
+    elif kind == "share" and (part := composition.part_of_tipo(crimes, lexicon.family)):
+        kind, group_by, crimes = "single_value", False, part  # the subtipo inside its tipo, where it is published
+        signals = [s for s in signals if not s.startswith(("group_by:", "kind:"))] + ["share:part_of_tipo"]
     if "place:all_municipalities_summed" in decided.signals and not (places or ambiguous or generic):
         state = place_matcher.home_state(lexicon, kind_matcher.ALL_MUNICIPALITIES.search(tokens.text).group(0))
         places, whole_state = ([state], True) if state else (places, whole_state)
@@ -245,7 +256,7 @@ def understand(
         top_k=decided.top_k,
         order=decided.order,
         medida=decided.medida,
-        group_by_municipio=decided.group_by_municipio,
+        group_by_municipio=group_by,
         wants_evidence=decided.wants_evidence,
         signals=list(dict.fromkeys(signals)),
         notes=list(time.notes),

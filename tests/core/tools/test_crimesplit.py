@@ -122,3 +122,18 @@ def test_a_named_group_in_a_breakdown_has_no_zero_row(bundled_settings, question
     turn = Assistant(settings=bundled_settings, use_cache=False).ask(question, Conversation(), planner="rules")
     assert "robo a transeúnte en vía pública 173" in turn.answer.text, turn.answer.text
     assert "robo a transeúnte 0" not in turn.answer.text, turn.answer.text
+
+
+def test_every_subtipo_of_a_tipo_is_named_as_the_tipo(bundled_settings):
+    """«de los robos en Irapuato, ¿qué porcentaje fueron a negocio?»: the split of the whole tipo says «robo»
+    (Irapuato's own file: robo 2024 = 4,622, robo a negocio 1,001), not a list of fourteen subtipos."""
+    from core.dataset.store import Store
+    from core.engine.catalog import build_catalog
+
+    crimes = build_catalog(Store(bundled_settings)).crimes
+    keys = sorted(c["delito"] for c in crimes if c.get("tipo_key") == "robo" and c.get("nivel") == "subtipo")
+    args = {"entidad_id": "GTO.MUN.IRAPUATO", "delito": keys, "from": "2024-01-01", "to": "2024-12-31"}
+    env = api.execution({"plan": [{"tool_id": 20, "args": args}]}, settings=bundled_settings).last
+    assert env["status"] == "ok", env.get("error")
+    assert env["metrics"]["tipo"] == "Robo" and env["metrics"]["total"] == 4622
+    assert {r[0]: r[2] for r in env["data"]["inline"]["rows"]}["robo_a_negocio"] == 1001
