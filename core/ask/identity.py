@@ -28,7 +28,9 @@ _PERSON = (
     r"desaparecid[oa]s?|secuestrad[oa]s?|levantad[oa]s?|policias?|agentes?|oficiales?|elementos?|comandantes?|"
     r"director(es|as?)?|jefes?|lider(es)?|capos?|fiscal(es)?|juez(as)?|jueces|ministerios? publicos?|"
     r"personas?|senor(es|as?)?|senoritas?|muchach[oa]s?|chav[oa]s?|joven(es)?|nin[oa]s?|menores?|mujer(es)?|"
-    r"hombres?|empresari[oa]s?|familia(res)?|familias?|hij[oa]s?|espos[oa]s?|novi[oa]s?|vecin[oa]s?"
+    r"hombres?|empresari[oa]s?|familia(res)?|familias?|hij[oa]s?|espos[oa]s?|novi[oa]s?|vecin[oa]s?|"
+    # «los nombres de los asesinados», «fotos de los ejecutados»: the people a crime was done to
+    r"asesinad[oa]s?|matad[oa]s?|ejecutad[oa]s?|lesionad[oa]s?|herid[oa]s?|balead[oa]s?|violentad[oa]s?"
 )
 # What: identity items that are personal whoever they belong to, and ambiguous ones that need a person.
 _ALWAYS = (

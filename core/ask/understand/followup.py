@@ -123,6 +123,8 @@ def _corrected_places(merged: Understanding, current: Understanding, previous: U
 
 
 # «quita lo del arma blanca», «todos, no solo con arma de fuego»: the modalidad named is the one taken away
+_BY_UNIT = re.compile(r"\b(?:ahora\s+)?por\s+(?:semestres?|trimestres?|bimestres?|anos?)\b")
+_MORE_CASES = re.compile(r"\bcon\s+mas\s+(?:casos|carpetas|denuncias|delitos|registros)\b")
 _BACK = re.compile(
     r"^\W*(?:ok\W+|bueno\W+)?(?:regresando|volviendo|regresemos|volvamos|regresa|vuelve)\s+(?:a|al|con)\b"
 )
@@ -256,7 +258,8 @@ def merge_follow_up(
         merged.signals += [s for s in previous.signals if s.split(":")[0] in SHAPE_SETTINGS]
         merged.group_by_municipio = previous.group_by_municipio or current.group_by_municipio
         new_municipality = any(p.nivel == "municipio" for p in current.places)
-        if previous.kind == "ranking" and new_municipality:  # "top 5…" then "¿y en Celaya?": Celaya's value
+        if previous.kind == "ranking" and (new_municipality or current.whole_state):
+            # "top 5…" then "¿y en Celaya?" or «¿y la tasa de todo el estado?»: that place's value
             merged.kind, merged.group_by_municipio = "single_value", False
         if other_end:
             merged.group_by_municipio = False
@@ -300,6 +303,8 @@ def merge_follow_up(
     ranking_before = previous.kind == "ranking" and previous.group_by_municipio
     if ranking_before and any(s.startswith("top_k:") for s in current.signals) and not current.places:
         merged.kind, merged.group_by_municipio = "ranking", True  # «dame los 5 primeros» after «¿cuál tuvo más?»
+    if merged.kind == "extremes" and current.window is not None and _BY_UNIT.search(text):
+        merged.kind = "single_value"  # «ahora por semestres: segundo semestre de 2019» after the peak month
     if merged.compare_window is not None and merged.window is not None and _BOTH_PERIODS.search(text):
         merged.kind = "comparison"  # «¿cuántos tuvo ese municipio en cada uno de los dos años?»: both periods
     if previous.kind == "presence" and not current.places and _HOW_MANY_HAD.search(text):
@@ -343,6 +348,8 @@ def merge_follow_up(
         merged.medida = previous.medida
         if "kind:series" in current.signals:  # «pásame la serie mensual» after a ranking by rate: counts by month
             merged.medida = "conteo"
+        if merged.kind == "ranking" and _MORE_CASES.search(tokenize(current.question).text):
+            merged.medida = "conteo"  # «top 5 municipios con más casos» after a rate: by count
     merged.wants_evidence = current.wants_evidence or previous.wants_evidence
     if "victims:municipal" in previous.signals and "place" in kept:  # «doloso» after «¿víctimas… en León?»
         merged.signals.append("victims:municipal")

@@ -346,7 +346,7 @@ def decide(
         if res.kind in ("patterns", "evidence")
         else shape_of(text, res.signals, has_total_series, grouping, annual)
     )
-    if res.kind == "anomalies" and shape != "extremes":
+    if res.kind == "anomalies" and shape not in ("extremes", "annual_series"):  # «¿se dispararon? dame cuántos por año»
         shape = None  # "picos" alone are anomalies; "pico mensual" is the peak month
     if res.kind == "comparison" and shape == "places" and has_compare_window:
         shape = None  # "2024 frente a 2023": two windows, a comparison

@@ -385,6 +385,7 @@ def atomic_periods(text: str, anchor: date) -> list[Period]:
         rf"\b{SAME}\s+(?:del|de\s+el)\s+(?:ano\s+)?(?:pasado|anterior|previo)\b"  # «… del (año) anterior»
         r"|\b(?:el\s+)?ano\s+(?:pasado|anterior|previo)\s+(?:(?:por|a|en|para)\s+(?:estas|esas)\s+(?:fechas|alturas)"
         r"|(?:al|a\s+la)\s+mism[oa]\s+(?:corte|fecha|altura|periodo))\b"  # «el año pasado al mismo corte»
+        r"|\bel\s+pasado\s+(?:al|a\s+la)\s+mism[oa]\s+(?:corte|fecha|altura)\b"  # «comparado con el pasado a la misma fecha»
         r"|\b(?:el\s+)?ano\s+(pasado|anterior|previo)\b|\b(?:el\s+)?ano\s+antepasado\b|\b(?:un|1)\s+ano\s+(antes)\b"
     )
     def _last_year(m):
