@@ -213,7 +213,8 @@ def relative_window(
         merged.window, merged.compare_window = shift_year(pw, -1), None
     elif "time:month_of_that_year" in sig and current.window:  # «¿y nomás en abril de ese año?»
         merged.window, merged.compare_window = shift_year(current.window, pw[1].year - current.window[0].year), None
-    elif shift := next((s for s in sig if s.startswith("time:shift_years:")), None):  # «¿y dos años antes?»
+    elif (shift := next((s for s in sig if s.startswith("time:shift_years:")), None)) and not _YEAR_SAID.search(text):
+        # «¿y dos años antes?» (not «y hace dos años, todo 2023»: the year said is the window)
         merged.window, merged.compare_window = shift_year(pw, int(shift.rsplit(":", 1)[1])), None
     elif adjacent := next((s for s in sig if s.startswith("time:adjacent:")), None):  # "¿y el año siguiente?"
         merged.window, merged.compare_window = _adjacent_window(pw, adjacent), None
@@ -264,6 +265,7 @@ def _is_year(window) -> bool:
     return window[0].month == 1 and window[0].day == 1 and window[1] == date(window[0].year, 12, 31)
 
 
+_YEAR_SAID = re.compile(r"\b(?:19|20)\d{2}\b")
 _YEAR_PAST = re.compile(r"\bano\s+pasado\b")
 
 

@@ -100,9 +100,13 @@ def methods_carried(current: Understanding, previous: Understanding, lexicon) ->
         return []  # «¿y el total de vehículos?» after «robo de autos»: the kind the crime's words named goes with them
     if restated(current, previous):
         return []  # «ok, entonces feminicidios en Celaya del 2021 al 2024»: a whole new question keeps no filter
-    parts = previous.kind == "breakdown" and len(previous.methods) > 1 and not previous.violencia
-    if parts and explicit_kind(current) and current.kind != "breakdown":
-        return []  # «pásame la serie mensual» after «cómo se reparten por modalidad»: the parts were no filter
+    if current.kind == "breakdown" and explicit_kind(current) and not current.methods and not previous.violencia:
+        return []  # «dame el desglose completo por modalidad» after «¿y con arma blanca?»: every modalidad
+    parts = previous.kind == "breakdown" and bool(previous.methods) and not previous.violencia
+    if parts and ((explicit_kind(current) and current.kind != "breakdown") or "medida:tasa" in current.signals):
+        # «pásame la serie mensual» after «cómo se reparten por modalidad», «número absoluto» or «en tasa» after
+        # «¿cuántos en total y cuántos con arma de fuego?»: the parts, or the one focused, were no filter
+        return []
     if not current.crimes or [c.delito for c in current.crimes] == [c.delito for c in previous.crimes]:
         return list(previous.methods)
     if lexicon is None:

@@ -254,6 +254,8 @@ def merge_follow_up(
     measure_only = measure_only and not (current.crimes or current.places or current.window)
     if not explicit_kind(current) or same_thing or other_end or measure_only:  # «la misma serie para Irapuato»
         merged.kind = previous.kind
+        if previous.kind == "breakdown" and "medida:tasa" in current.signals and not merged.methods:
+            merged.kind = "single_value"  # «pásamelo en tasa» after a total and its part: the total's rate
         # the shape's own settings go with it: «y en 2023?» after the lowest month is still the lowest month
         merged.signals += [s for s in previous.signals if s.split(":")[0] in SHAPE_SETTINGS]
         merged.group_by_municipio = previous.group_by_municipio or current.group_by_municipio

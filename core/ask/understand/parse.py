@@ -101,6 +101,7 @@ def _kinds_of_bare_tipo(crimes: list, signals: list[str], kind: str, text: str, 
     return crimes, signals, ("single_value" if kind == "breakdown" else kind)
 
 
+_TOTAL_AND_PART = re.compile(r"\bcuant[oa]s\s+(?:fueron|hubo|son|hay|van)\b(?:\s+\w+){0,3}?\s+y\s+cuant[oa]s\b")
 _RISE_OR_FALL = re.compile(
     r"\b(?:aument|disminu|cambi|crec|subi|baj|increment|reduj|reduc|vari|mejor|empeor|cay|caid)\w*"
 )
@@ -223,6 +224,8 @@ def understand(
         kind = "breakdown"  # «con y sin violencia, ¿cuántos en total?»: the sum, with each violence's part
     if kind == "breakdown" and len(crimes) > 1 and _EACH_ONE.search(tokens.text) and not _EACH_KIND.search(tokens.text):
         kind = "single_value"  # «robo a negocio y fraude, cuántos de cada uno»: each crime named, its own figure
+    if kind == "single_value" and len(crimes) == 1 and len(methods) == 1 and _TOTAL_AND_PART.search(tokens.text):
+        kind = "breakdown"  # «secuestros en 2024, ¿cuántos fueron y cuántos extorsivos?»: the total and that part
     if kind == "share" and time.compare_window is not None and _RISE_OR_FALL.search(tokens.text):
         kind = "comparison"  # «2o semestre vs 1er semestre, ¿en qué % cambió?»: a change in percent, not a share
     group_by = decided.group_by_municipio
