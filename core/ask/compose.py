@@ -281,7 +281,7 @@ def compose(
         crimes = [_crime_names().get(d, d) for d in (meta.get("filters_applied") or {}).get("delito") or []]
         if crimes and not any(c.split()[0] in what for c in crimes):  # «con arma de fuego» alone names no crime
             what = f"{join_y(crimes)} {what}"
-        lead = f"No hay casos registrados de {what}; sin ese filtro: {lead}"
+        lead = f"No hay casos registrados de {what} (0 en ese periodo); sin ese filtro: {lead}"  # the 0 said, a figure
     elif (metadata or {}).get("lead_note"):  # what the data publish, said before the numbers (issue 14 §5)
         lead = f"{metadata['lead_note']} {lead}"
     zeros = _always_zero(metadata or {})

@@ -142,19 +142,21 @@ def those_places(current: Understanding, conversation) -> Understanding:
     """«de esos tres municipios, ¿cuál tuvo más por cada cien mil?»: the last N municipalities talked about, one a
     turn, side by side."""
     found = THOSE_N.search(tokenize(current.question).text)
-    if current.places or found is None:
-        return current
+    state = [p for p in current.places if p.nivel == "estado"] if current.whole_state else []
+    if (current.places and current.places != state) or found is None:
+        return current  # «los tres juntos y el total del estado»: only the state may come with them
     n = _N.get(found.group(1)) or int(found.group(1))
-    places: list = []
+    places: list = []  # the latest turns first; each turn's own places keep the order they were said in
     for t in reversed(getattr(conversation, "turns", None) or []):
-        for p in getattr(getattr(t, "understanding", None), "places", None) or []:
-            if p.nivel == "municipio" and p not in places:
-                places.append(p)
+        own = [p for p in getattr(getattr(t, "understanding", None), "places", None) or [] if p.nivel == "municipio"]
+        seen = {p.entidad_id for p in places}
+        places = [p for p in own if p.entidad_id not in seen] + places
         if len(places) >= n:
             break
     if len(places) != n:
         return current
-    return replace(current, places=places[::-1], kind="places", signals=[*current.signals, "followup:those_places"])
+    places = [*places, *state]
+    return replace(current, places=places, kind="places", signals=[*current.signals, "followup:those_places"])
 
 
 def place_from_ranking(current: Understanding, previous: Understanding, conversation) -> Understanding:
