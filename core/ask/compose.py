@@ -72,7 +72,7 @@ def _method_detail(envelopes: list[dict], index: int, metadata: dict) -> str:
 
 def _split(envelopes: list[dict], suffix: str | None) -> str:
     """« De ellos: con violencia 438 y robo de coche de 4 ruedas con violencia 83.»: the kinds a violence sums,
-    read from the plan's first step (the tipo by modalidad, plan/granularity.violence_split)."""
+    read from the plan's first step (the tipo by modalidad, plan/splits.violence_split)."""
     if not suffix or not envelopes or envelopes[0].get("status") != "ok":
         return ""
     rows = [r for r in records(envelopes[0]) if str(r.get("metodo", "")).endswith(suffix) and r.get("conteo")]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from core.ask.plan import granularity
+from core.ask.plan import granularity, splits
 from core.ask.plan.granularity import ALSO, LEAD, SPLIT, Fallback
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import CrimeMatch, PlaceMatch, Understanding
@@ -68,7 +68,7 @@ def build(u: Understanding, cells: list[Cell], catalog, metadata: dict, municipa
     for place in dict.fromkeys(c.place for c in cells if c.direct):
         crimes = [replace(c.crime, in_data=True) for c in cells if c.direct and c.place == place]
         built = municipal_plan(_narrowed(u, crimes, place))
-        plans.append(granularity.tipo_split(built, catalog, metadata))
+        plans.append(splits.tipo_split(built, catalog, metadata))
     rest = [c for c in cells if not c.direct]
     by_state = [c for c in rest if c.fallback.case == "subtipo" and c.place is not None]
     for tipo in dict.fromkeys(c.fallback.tipo["delito"] for c in by_state):

@@ -62,7 +62,8 @@ def _runs(metadata: dict, key: str, estado: str, place: str | None = None) -> li
     return [(date.fromisoformat(r["desde"]), date.fromisoformat(r["hasta"])) for r in runs]
 
 
-def _covers(metadata: dict, key: str, estado: str, window: tuple[date, date] | None, place: str | None = None) -> bool:
+def covers(metadata: dict, key: str, estado: str, window: tuple[date, date] | None, place: str | None = None) -> bool:
+    """Whether a crime is published for the state (or the municipality's own finer file) in some month of ``window``."""
     runs = _runs(metadata, key, estado, place)
     if window is None:
         return bool(runs)
@@ -107,19 +108,19 @@ def find(u: Understanding | None, catalog, metadata: dict | None) -> Fallback | 
     keys = [k for k in (tipo.get("incluye") or "").split("|") if k]
     members = tuple((rows.get(k) or {}).get("subtipo") or k for k in keys)
     if asked is tipo:  # a municipality's own finer file (Irapuato's) separates the subtipos the tipo rows sum
-        split = any(_covers(metadata, k, estado, window, place.entidad_id if place else None) for k in keys)
-        whole = _covers(metadata, tipo["delito"], estado, window)
+        split = any(covers(metadata, k, estado, window, place.entidad_id if place else None) for k in keys)
+        whole = covers(metadata, tipo["delito"], estado, window)
         return Fallback("tipo", asked, tipo, members) if place and whole and not split else None
     # a named sum («robo a transeúnte») is published where every subtipo it adds is
     own = [k for k in (asked.get("incluye") or "").split("|") if k] if asked.get("nivel") == "grupo" else []
     own = own or [asked["delito"]]
-    if all(_covers(metadata, k, estado, window) for k in own):
+    if all(covers(metadata, k, estado, window) for k in own):
         return None  # the subtipo itself is published for the window
-    if place is not None and all(_covers(metadata, k, estado, window, place.entidad_id) for k in own):
+    if place is not None and all(covers(metadata, k, estado, window, place.entidad_id) for k in own):
         return Fallback("municipio", asked, tipo, members)  # that municipality's own file has it (Irapuato)
     if _runs(metadata, own[0], estado):
         # published later (homicidio doloso from 2020): the tipo of those months, only for a municipality
-        ok = place is not None and window is not None and _covers(metadata, tipo["delito"], estado, window)
+        ok = place is not None and window is not None and covers(metadata, tipo["delito"], estado, window)
         state = place is None and window is not None and window[0] < min(a for a, _ in _runs(metadata, own[0], estado))
         return Fallback("antes", asked, tipo, members) if ok or state else None
     if place is not None and _as_modalities(asked, tipo, rows):
@@ -135,7 +136,7 @@ def _modalities_owner(u: Understanding, asked: dict, rows: dict, named: list[str
     subtipos = [k for k in (tipo.get("incluye") or "").split("|") if k in rows]
     owners = [rows[k] for k in subtipos if set(named) <= set(rows[k].get("metodos") or [])]
     estado = place.entidad_id.split(".")[0] if place else STATE_DEFAULT
-    if place and len(owners) == 1 and _covers(metadata, owners[0]["delito"], estado, u.window, place.entidad_id):
+    if place and len(owners) == 1 and covers(metadata, owners[0]["delito"], estado, u.window, place.entidad_id):
         return owners[0]
     return tipo
 
@@ -357,55 +358,3 @@ def subtipo_note(asked: list[dict], fb: Fallback, places: list, metadata: dict, 
             f"doy, para {where}."
         )
     return f"{head} Doy {each} y, para {where}."
-
-
-def violence_methods(u: Understanding, catalog) -> Understanding:
-    """«robos con violencia»: every modalidad of the crime with that violence, not only the one called so.
-
-    The parquet's robo kinds carry their violence in their names («Robo de coche de 4 ruedas Con violencia»), so
-    the generic «Con violencia» row alone would leave violent vehicle thefts out (shared data README: «robo con
-    violencia incl. vehicles»)."""
-    if not u.violencia or u.methods != [f"{u.violencia}_violencia"]:
-        return u
-    rows = {c["delito"]: c for c in catalog.crimes}
-    keys = [k for c in u.crimes for k in [c.delito, *((rows.get(c.delito) or {}).get("incluye") or "").split("|")] if k]
-    suffix = f"{u.violencia}_violencia"
-    found = sorted({m for k in keys for m in (rows.get(k) or {}).get("metodos") or [] if m.endswith(suffix)})
-    return replace(u, methods=found) if len(found) > 1 else u
-
-
-def violence_split(u: Understanding, built: ToolPlan) -> ToolPlan:
-    """«robo con violencia en Silao»: the count of every kind with that violence, and before it the tipo by
-    modalidad, so the answer also says the SESNSP's own «Con violencia» row (README: both figures are cited)."""
-    steps = (built.plan or {}).get("plan") or []
-    args = steps[0].get("args", {}) if len(steps) == 1 else {}
-    methods = args.get("metodo")
-    suffix = f"{u.violencia}_violencia" if u.violencia else None
-    split = suffix and isinstance(methods, list) and len(methods) > 1 and all(m.endswith(suffix) for m in methods)
-    if not split or built.kind != "single_value" or not isinstance(args.get("entidad_id"), str):
-        return built
-    window = {k: args[k] for k in ("from", "to") if k in args}
-    by_method = _step("desglose_modalidad", {"entidad_id": args["entidad_id"], "delito": args["delito"], **window})
-    return ToolPlan({**built.plan, "plan": [by_method, *steps]}, [*built.notes, f"{SPLIT}{suffix}"], built.kind)
-
-
-def tipo_split(built: ToolPlan, catalog, metadata: dict) -> ToolPlan:
-    """«homicidios totales en León», «lesiones en Irapuato»: a tipo of two or three subtipos, each published for the
-    place and window, is answered as its sum with its parts (desglose_delito), never one figure that hides them."""
-    steps = (built.plan or {}).get("plan") or []
-    args = steps[0].get("args", {}) if len(steps) == 1 else {}
-    rows = {c["delito"]: c for c in catalog.crimes}
-    tipo = rows.get(args.get("delito")) if isinstance(args.get("delito"), str) else None
-    keys = [k for k in ((tipo or {}).get("incluye") or "").split("|") if k]
-    place = args.get("entidad_id")
-    plain = args.get("nivel") == "actual" and args.get("medida", "conteo") == "conteo" and not args.get("metodo")
-    if built.kind != "single_value" or tipo is None or tipo.get("nivel") != "tipo" or not 2 <= len(keys) <= 3:
-        return built
-    if not (plain and isinstance(place, str) and args.get("from") and args.get("to")):
-        return built
-    window = (date.fromisoformat(args["from"]), date.fromisoformat(args["to"]))
-    own = place if ".MUN." in place else None
-    if not all(_covers(metadata, k, place.split(".")[0], window, own) for k in keys):
-        return built  # a part not published there (municipal homicides before 2020): the tipo total stands
-    step = _step("desglose_delito", {"entidad_id": place, "from": args["from"], "to": args["to"], "delito": keys})
-    return ToolPlan({**built.plan, "plan": [step]}, built.notes, built.kind)

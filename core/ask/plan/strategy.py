@@ -27,7 +27,7 @@ from core.ask.contracts import (
     Safety,
     StopConditions,
 )
-from core.ask.plan import assumptions, cells, granularity, national, rules
+from core.ask.plan import assumptions, cells, granularity, national, rules, splits
 from core.ask.understand import Understanding
 from core.ask.understand.national import is_national
 from core.text import normalize_text
@@ -362,7 +362,7 @@ def offline_plan(u: Understanding, catalog, metadata: dict, includes: dict) -> r
     parts = cells.by_method(u, catalog)  # «robo con violencia y homicidios dolosos»: the violence is robo's only
     if parts is not None:
         return cells.merge([offline_plan(x, catalog, metadata, includes) for x in parts])
-    u = granularity.violence_methods(u, catalog)
+    u = splits.violence_methods(u, catalog)
     mixed = cells.find(u, catalog, metadata)  # several crimes or places, one at a level the data lack
     if mixed is not None:
         return cells.build(u, mixed, catalog, metadata, lambda x: rules.build(x, metadata, includes))
@@ -372,8 +372,8 @@ def offline_plan(u: Understanding, catalog, metadata: dict, includes: dict) -> r
         return granularity.build(u, fallback, metadata, lambda x: rules.build(x, metadata, includes), end)
     if is_national(u):
         return national.build(u)
-    built = granularity.violence_split(u, rules.build(u, metadata, includes))
-    return granularity.tipo_split(built, catalog, metadata)
+    built = splits.violence_split(u, rules.build(u, metadata, includes))
+    return splits.tipo_split(built, catalog, metadata)
 
 
 def _refusal_text(turn: Turn, ctx: StageContext) -> str:
