@@ -48,6 +48,7 @@ RANK = _C(
     r"\branking\s+(?:de\s+|por\s+|entre\s+(?:los\s+|las\s+)?)?(?:estados|entidades|nacional)\b",
     r"\branking\b.*\b(?:estados|entidades)\b",
     r"\b(?:entre|de)\s+(?:los|las)\s+32\b",
+    r"\b(?:lugar|posicion|puesto)\s+(?:de|entre)\s+32\b",  # «¿y q lugar de 32?»: among the 32 states
     r"\b(?:que|cual|cuales)\s+(?:estados?|entidad(?:es)?(?:\s+federativas?)?)\b",
     r"\b(?:estados|entidades)\s+(?:con|que|donde|mas|menos)\b",
     # «por estado», «en cada entidad», «todos los estados»: the states' list
