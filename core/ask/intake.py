@@ -268,7 +268,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
-    from core.ask.understand.timegrammar import months_of_that_year, that_period
+    from core.ask.understand.timerelative import months_of_that_year, that_period
 
     question = as_spanish((turn.question or "").strip()[:2000])  # «how many homicides…»: read as Spanish
     accepted = accepted_option(conv, normalize_text(question))
