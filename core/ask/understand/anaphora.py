@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import date
 
 from core.ask.understand import PlaceMatch, Understanding
-from core.ask.understand.timeexpr import month_end, shift_year
+from core.ask.understand.timeexpr import excluded, month_end, shift_year, without
 from core.ask.understand.tokens import tokenize, words_of
 from core.text import shift_months
 
@@ -180,10 +180,25 @@ def place_from_ranking(current: Understanding, previous: Understanding, conversa
 _PAST = re.compile(r"\b(?:pasad[oa]|anterior|previo)\b")
 
 
-# «ahora solo amenazas pero todo el año», «¿y en todo ese año?», «el año completo»: the previous window's whole year
-WHOLE_YEAR = re.compile(
-    r"\btod[oa]\s+(?:el|ese|este|aquel)\s+ano\b|\b(?:el|ese|al|del|de\s+ese)\s+ano\s+(?:complet|enter)o\b"
+# «ahora solo amenazas pero todo el año», «¿y en todo ese año?», «el año completo», «en todo el trimestre» (after
+# «solo febrero»): the whole calendar part of the previous window
+WHOLE_PART = re.compile(
+    r"\btod[oa]\s+(?:el|ese|este|aquel)\s+(ano|semestre|trimestre|bimestre|cuatrimestre)\b"
+    r"|\b(?:el|ese|al|del|de\s+ese)\s+(ano|semestre|trimestre|bimestre|cuatrimestre)\s+(?:complet|enter)o\b"
 )
+_PART_SIZE = {"ano": 12, "semestre": 6, "trimestre": 3, "bimestre": 2, "cuatrimestre": 4}
+
+
+def _whole_part(text: str, pw: tuple[date, date]) -> tuple[date, date] | None:
+    """The calendar part named («todo el trimestre») holding the previous window whole; None if it spans two."""
+    found = WHOLE_PART.search(text)
+    if found is None:
+        return None
+    size = _PART_SIZE[found.group(1) or found.group(2)]
+    first = (pw[0].month - 1) // size * size + 1
+    if pw[1].year != pw[0].year or pw[1].month > first + size - 1:
+        return None
+    return date(pw[0].year, first, 1), month_end(pw[0].year, first + size - 1)
 
 
 # «¿y los tres meses de antes?», «el periodo anterior», «el trimestre previo»: the span of the same size before
@@ -204,6 +219,8 @@ def relative_window(
     if "time:same_period_prev" in sig and current.window and current.compare_window and own_period:
         # «regresando a Celaya, en lo que va de 2025 contra el mismo corte del año pasado»: its own periods
         merged.window, merged.compare_window, merged.kind = current.window, current.compare_window, "comparison"
+    elif (out := excluded(sig)) and current.window is None:  # «y el año con menos, sin contar 2025»
+        merged.window, merged.compare_window = without(pw, out), None
     elif "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
         merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, -1), "comparison"
     elif "time:same_period_base" in sig and current.compare_window:  # "¿y contra el mismo periodo de 2022?"
@@ -223,8 +240,8 @@ def relative_window(
     elif _SPAN_BEFORE.search(text) and current.window is None:  # «¿y los tres meses de antes?»: the span before
         size = (pw[1].year - pw[0].year) * 12 + pw[1].month - pw[0].month + 1
         merged.window, merged.compare_window = _adjacent_window(pw, f"time:adjacent:-{size}:span"), None
-    elif WHOLE_YEAR.search(text) and pw[0].year == pw[1].year:  # «pero todo el año», «¿y en todo ese año?»
-        merged.window, merged.compare_window = (date(pw[0].year, 1, 1), date(pw[0].year, 12, 31)), None
+    elif whole := _whole_part(text, pw):  # «pero todo el año», «¿y en todo ese año?», «en todo el trimestre»
+        merged.window, merged.compare_window = whole, None
     elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"
         merged.window, merged.compare_window = pw, previous.compare_window
     elif "time:same_part_of_year" in sig and current.window and re.search(r"\b(?:vs|versus|contra|compar\w*)\b", text):

@@ -88,7 +88,7 @@ VERSUS = re.compile(r"\b(?:compar\w*|contra|vs|versus|frente)\b")
 # added next to the previous place, not put in its place
 WITH_STATE = re.compile(
     r"\b(?:los\s+(?:dos|2|tres|3)|ambos|ambas)\s+y\s+(?:el\s+)?(?:estado|total\s+estatal)\b|"  # «los dos y el estado»
-    r"\b(?:arriba|abajo|encima|debajo)\s+(?:o\s+\w+\s+)?(?:del|de\s+la)\s+(?:estado|promedio|media|tasa)\b|"
+    r"\b(?:arriba|abajo|encima|debajo)\s+(?:o\s+\w+\s+)?(?:del|de\s+la)\s+(?:estado|estatal|promedio|media|tasa)\b|"
     r"\b(?:promedio|media|tasa)\s+(?:estatal|del\s+estado)\b|\b(?:con|contra|frente\s+al?|que|vs|versus|respecto\s+al?)\s+"
     r"(?:el\s+|la\s+)?(?:total\s+del\s+|resto\s+del\s+|todo\s+el\s+|promedio\s+del\s+)?estado\b"
 )

@@ -157,6 +157,16 @@ _THAT_ONE = re.compile(r"^\W*(?:y\s+)?(?:la|el)\s+(?:de|del)\b")  # «¿y la de 
 _ONLY = re.compile(r"\b(?:solo|solamente|nada\s+mas|nomas|unicamente)\b")
 
 
+def _unanswered_word(previous: Understanding, conversation) -> bool:
+    """Whether the last turn named only words that are no SESNSP crime and got no number."""
+    turns = getattr(conversation, "turns", None) or []
+    return (
+        bool(turns)
+        and getattr(turns[-1], "status", None) != "ok"
+        and all(c.delito.startswith("no_sesnsp:") for c in previous.crimes)
+    )
+
+
 def merge_follow_up(
     current: Understanding, previous: Understanding | None, lexicon=None, conversation=None
 ) -> Understanding:
@@ -173,7 +183,9 @@ def merge_follow_up(
     if previous.window is None and "time:previous_window" in current.signals:
         # «el peor mes de todo ese rango» after an answer with no period said: the period that answer covered
         previous = replace(previous, window=answered_window(conversation))
-    if not previous.crimes and not current.crimes:  # a clarifying question left unanswered: the talk's crime stands
+    if not current.crimes and (not previous.crimes or _unanswered_word(previous, conversation)):
+        # a clarifying question left unanswered, or a word the data has no crime for («¿en qué colonias hay más
+        # balaceras?», given no number): the talk's crime stands
         previous = with_earlier_crime(previous, conversation)
     current = place_from_ranking(current, previous, conversation)
     current = those_places(current, conversation)  # «de esos tres, juntos»: the number said wins over «juntos»

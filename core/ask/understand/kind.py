@@ -130,7 +130,7 @@ SERIES = _C(
     r"\bseries?\b",
     r"\bcada\s+mes\b",
     r"\bano\s+(?:por|a|tras)\s+ano\b",
-    r"\bpor\s+anos?\b",
+    r"\b(?:desglos\w*|separad[oa]s?)\s+(?:por|en)\s+(?:anos?|mes(?:es)?)\b|\bpor\s+anos?\b",
     r"\ba\s+lo\s+largo\b",
     r"\bcomportamiento\b",
     r"\bgrafica\w*",

@@ -102,6 +102,18 @@ def _kinds_of_bare_tipo(crimes: list, signals: list[str], kind: str, text: str, 
 
 
 _TOTAL_AND_PART = re.compile(r"\bcuant[oa]s\s+(?:fueron|hubo|son|hay|van)\b(?:\s+\w+){0,3}?\s+y\s+cuant[oa]s\b")
+# a series over several whole years with no monthly word: «la serie de 2018 a 2022» is read year by year
+_MONTHLY = re.compile(r"\b(?:mensual\w*|por\s+mes(?:es)?|mes\s+(?:a|por|tras)\s+mes|cada\s+mes|meses)\b")
+
+
+def _years_series(kind: str, window, text: str) -> bool:
+    """Whether a series asked over three or more whole calendar years, with no monthly word, is yearly."""
+    if kind != "series" or window is None or _MONTHLY.search(text):
+        return False
+    whole = (window[0].month, window[0].day, window[1].month, window[1].day) == (1, 1, 12, 31)
+    return whole and window[1].year - window[0].year >= 2
+
+
 _RISE_OR_FALL = re.compile(
     r"\b(?:aument|disminu|cambi|crec|subi|baj|increment|reduj|reduc|vari|mejor|empeor|cay|caid)\w*"
 )
@@ -228,6 +240,8 @@ def understand(
         kind = "breakdown"  # «secuestros en 2024, ¿cuántos fueron y cuántos extorsivos?»: the total and that part
     if kind == "share" and time.compare_window is not None and _RISE_OR_FALL.search(tokens.text):
         kind = "comparison"  # «2o semestre vs 1er semestre, ¿en qué % cambió?»: a change in percent, not a share
+    if _years_series(kind, time.window, tokens.text):
+        kind = "annual_series"
     group_by = decided.group_by_municipio
     if composed := composition.read(tokens.text, crimes, time.compare_window is not None):
         # every crime of the place by tipo, a named one as its focus: the tipo is answered whole (dolosas and

@@ -105,7 +105,8 @@ BREAKDOWN = _C(
     r"\bcuant[oa]s?\b.*\bde\s+cada\s+(?:un[oa]|cual)\b",  # «qué tipos de robo y cuántos de cada uno»
     r"\b(?:del|el|al)\s+grupo\s+(?:de\s+)?(?:los\s+)?(?=\w)",  # «del grupo robos»: the crime's own members
     r"\bmodalidades\b",
-    r"\bdesglos\w*(?!\s+por\s+municipio)",
+    # «desglosado por año / por mes» is a series, «desglosado por municipio» a ranking: not the modalidades
+    r"\bdesglos\w*\b(?!\s+(?:por|en)\s+(?:municipios?|anos?|mes(?:es)?|trimestres?|semestres?))",
     r"\bpor\s+tipo\s+de\s+arma\b",
     r"\bcon\s+que\s+(?:armas?|se\s+cometi\w*|medio|matan|mataron|asesinan|asesinaron|los\s+mat\w+)\b",
     r"\bde\s+que\s+(?:tipos?|clases?)\s+(?:fueron|son|eran|fue|hubo)\b",  # «¿de qué tipo fueron?»
@@ -132,7 +133,7 @@ BREAKDOWN = _C(
     r"\b(?:con|por)\s+\w+(?:\s+\w+){0,3}\s*,?\s+o\s+(?:como|que|cual)\s*$",
 )
 METHOD_SHARE = _C(
-    r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas)|en\s+accidente)\b",
+    r"\b(?:fueron|fue|son|eran|era|se\s+cometi\w+|se\s+perpetr\w+|correspond\w+\s+a)\s+(?:con|por|a\s+(?:balazos|tiros|punaladas|cuchillo)|en\s+accidente|balaceras?)\b",
     r"\b(?:forma|manera|modo)\s+(?:mas\s+)?(?:comun|frecuente|usad[oa])\b",  # «la forma más común, en porcentaje»
     # «porcentaje de homicidios dolosos con arma de fuego en Celaya vs el estado»: the modalidad named right in the
     # share, no verb; «… con arma de fuego ocurrió en Celaya» is the place's share of the state, not this
@@ -161,9 +162,9 @@ VS_STATE = _C(
     r"\b(?:la|el)\s+(?:del\s+estado|estatal)\b",
     r"\bcon\s+(?:la|el)\s+(?:estatal|del\s+estado)\b",
     r"\bpromedio\s+de\s+(?:gto|guanajuato)\b",
-    # «¿eso está arriba o abajo del estado?», «por encima de la media estatal»
+    # «¿eso está arriba o abajo del estado?», «por encima de la media estatal», «¿arriba o abajo del estatal?»
     r"\b(?:arriba|abajo|encima|debajo)\s+(?:o\s+(?:arriba|abajo|encima|debajo)\s+)?(?:del|de\s+la|de\s+el)\s+"
-    r"(?:estado|(?:promedio|media|tasa|total)(?:\s+(?:estatal|del\s+estado))?)\b",
+    r"(?:estado|estatal|(?:promedio|media|tasa|total)(?:\s+(?:estatal|del\s+estado))?)\b",
 )
 FALL = _C(
     r"\bmejor(?:o|aron|ado|ia)\b",  # «¿qué municipio mejoró más?»: fewer cases

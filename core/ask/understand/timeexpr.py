@@ -33,6 +33,41 @@ _SUPERLATIVE_LOW = re.compile(
 )
 
 
+# «sin contar 2025 (que no ha terminado)», «excepto 2020», «dejando fuera 2025»: a period taken out of the window,
+# never the window itself
+_EXCLUDE_BEFORE = re.compile(
+    r"\b(?:sin\s+(?:contar|incluir|tomar\s+en\s+cuenta)|excepto|salvo|dejando\s+fuera|quitando|excluyendo)"
+    r"\s+(?:(?:el|al|a|la|lo\s+de)\s+)?(?:ano\s+)?$"
+)
+_UNFINISHED_AFTER = re.compile(
+    r"\s*,?\s*(?:que|porque|pues|ya\s+que)\s+(?:(?:todavia|aun)\s+)?(?:no\s+(?:ha\s+|se\s+ha\s+)?"
+    r"(?:terminad|acabad|cerrad|termin|acab|cierr)\w*|(?:esta|va)\s+(?:incomplet[oa]|a\s+medias))"
+)
+
+
+def excluded(signals: list[str]) -> tuple[date, date] | None:
+    """The period a question takes out of its window («sin contar 2025»), from its signal."""
+    said = next((x for x in signals if x.startswith("time:exclude:")), None)
+    if said is None:
+        return None
+    start, end = said.split(":")[2:4]
+    return date.fromisoformat(start), date.fromisoformat(end)
+
+
+def without(window: tuple[date, date], out: tuple[date, date]) -> tuple[date, date]:
+    """The window with a period at one of its ends taken out; kept whole when it is in the middle or is all of it."""
+    (s, e), (xs, xe) = window, out
+    if xs <= s and xe >= e:
+        return window
+    if xs <= s <= xe:
+        after = shift_months(date(xe.year, xe.month, 1), 1)
+        return after, e
+    if xs <= e <= xe:
+        before = shift_months(date(xs.year, xs.month, 1), -1)
+        return s, month_end(before.year, before.month)
+    return window
+
+
 @dataclass
 class TimeResult:
     """What the time matcher found."""
@@ -131,6 +166,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     window = compare = None
     base_prev_year = False
     texts: list[tuple[int, int]] = []
+    inferred_year = False  # the window is months said without a year («entre enero y marzo, en 2024»)
     for a, b, how in pairs:
         first, second = (a, b) if a.begin <= b.begin else (b, a)
         gap_words = len(text[first.finish : second.begin].split())
@@ -173,8 +209,15 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             res.signals.append("time:range")
             if not (a.year_said or b.year_said) and len(periods) == 2:
                 res.signals.append("time:year_inferred")  # «¿y de julio a diciembre?»: a follow-up takes its year
-    inferred_year = False  # the window is months said without a year («entre enero y marzo, en 2024»)
+            # «este año 2026 … enero a marzo»: months without a year take the year said beside them (below)
+            inferred_year = not (a.year_said or b.year_said) and a.kind == b.kind == "absolute"
+    out_spans: list[tuple[int, int]] = []
     for p in (p for p in periods if id(p) not in used):
+        if ex := _EXCLUDE_BEFORE.search(text[: p.begin]):  # «… sin contar 2025, que no ha terminado»
+            tail = _UNFINISHED_AFTER.match(text[p.finish :])
+            out_spans.append((ex.start(), p.finish + (tail.end() if tail else 0)))
+            res.signals.append(f"time:exclude:{p.start.isoformat()}:{p.end.isoformat()}")
+            continue
         if p.tag == "time:same_period_prev" and compare is None and not base_prev_year:
             # «¿cómo vamos … a la misma fecha del año anterior?»: the base of this year so far, never the window
             base_prev_year = True
@@ -291,11 +334,13 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     if same and window and compare and window[1] > a_end >= window[0]:  # months aligned to the last published one
         cut = (window[1].year - a_end.year) * 12 + window[1].month - a_end.month
         window, compare = (window[0], a_end), (compare[0], month_end(*_ym(shift_months(compare[1], -cut))))
+    if window is not None and (out := excluded(res.signals)):
+        window = without(window, out)
     res.window, res.compare_window = window, compare
     if window is not None and any(p.granularity == "day" for p in periods):
         res.notes.insert(0, DAY_NOTE.format(months=month_words(*window)))
     res.window_text = " ".join(text[s:e] for s, e in texts) or None
-    res.spans = [(p.begin, p.finish) for p in periods] + texts + invalid_spans
+    res.spans = [(p.begin, p.finish) for p in periods] + texts + invalid_spans + out_spans
     return res
 
 
