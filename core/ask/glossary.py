@@ -260,7 +260,11 @@ FRAME = re.compile(
     r"|cuales son (las|los) (modalidades|subtipos|tipos|categorias))\b"
 )
 # A question after a number, a ranking or a list is a data question, whatever terms it names.
-_DATA = re.compile(r"\b(cuant[oa]s|top|ranking|dame (el |la |los |las )?(numeros?|cifras?|totale?s?))\b")
+# a figure asked, whatever terms it names («¿en qué posición queda Oaxaca por tasa de feminicidio?»)
+_DATA = re.compile(
+    r"\b(cuant[oa]s|top|ranking|dame (el |la |los |las )?(numeros?|cifras?|totale?s?)"
+    r"|(que|cual|en que) (lugar|posicion|puesto|sitio)|(lugar|posicion|puesto) (ocupa|queda|quedo|tiene))\b"
+)
 EARLY = 30  # characters: a word this close to a sentence's start is what the sentence is about
 MAX_SENTENCES = 4  # per section: its topic sentence and the best sentence of each term asked
 
@@ -288,7 +292,8 @@ def asks_definition(folded: str, u: Understanding | None, framed_only: bool = Fa
     if not terms or _DATA.search(folded):
         return False
     # «los datos estatales»: the state file named, not a place asked about
-    places = bool(u and (u.places or u.generic_place)) and not re.search(
+    said = bool(u and (u.places or u.generic_place or any(x.startswith("national:place:") for x in u.signals)))
+    places = said and not re.search(
         r"\b(datos|cifras|archivos?|series?|tablas?) (estatal|estatales|nacional|nacionales)\b", folded
     )
     window = bool(u and u.window)

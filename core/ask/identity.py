@@ -119,8 +119,17 @@ _STOLEN = re.compile(
 )
 
 
+# «le escribo de la dirección de planeación de la policía», «soy analista de la Dirección de Seguridad»: an office
+# the asker works in, not an address
+_OFFICE = re.compile(
+    r"\b(?:escribo|escribimos|escribe|hablo|hablamos|trabajo|trabajamos|soy|somos|colaboro)\b(?:\s+\w+){0,3}?"
+    r"\s+(?:de|en|desde|para)\s+(?:la\s+)?direccion\b"
+)
+
+
 def asks_identity(normalized: str, original: str = "") -> bool:
     """Whether the question asks for a person's name, address, photo, phone or identity."""
     # chat shorthand written out first: «la dirección del q mató…» is «del que mató»
     text = _STOLEN.sub(" ", expand_chat(normalized))
+    text = _OFFICE.sub(lambda m: m.group(0)[: -len("direccion")] + "oficina", text)
     return bool(IDENTITY.search(text) or (original and _NAMED.search(original)))

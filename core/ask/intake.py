@@ -157,7 +157,7 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
         return "social"  # «Buenos días. Agradezco de antemano su apoyo.»: courtesy only, however long
     if has_phrase(stripped, SUPPORT) and not has_domain_signal:
         return "support"
-    numeric = re.search(r"\b(cuant[oa]s|20[12]\d|top|ranking|mas|menos)\b", stripped)
+    numeric = re.search(r"\b(cuant[oa]s|20[12]\d|top|ranking|mas|menos|posicion|puesto|(que|en que) lugar)\b", stripped)
     if (has_phrase(f"{stripped} ", DEFINITION) or _METHOD_RE.search(stripped)) and not numeric:
         return "definition"
     if has_phrase(stripped, OFF_TOPIC) or not has_domain_signal:
@@ -266,6 +266,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.anaphora import answered_window, home_place
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
+    from core.ask.understand.national_carry import capital_city
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
     from core.ask.understand.timerelative import months_of_that_year, that_period
@@ -323,6 +324,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         explicit = that_period(normalized, talked_about)
         u = understand(explicit, lex, ctx.anchor, ctx.min_date, ends) if explicit else u
     u = home_place(u, conv) if u is not None else None  # «¿y en mi municipio…?»: the one the asker said was theirs
+    u = capital_city(u, conv) if u is not None else None  # «la capital» in a talk about the Ciudad de México
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)

@@ -335,6 +335,13 @@ _UNPUBLISHED = (
         r"narcotrafico|carteles?|ajustes?\s+de\s+cuentas)\b|\bmotivos?\b|\bcausas?\s+de\s+(?:los|las|esos|esas)\b",
         "el motivo de cada delito (crimen organizado, ajustes de cuentas…)",
     ),
+    (
+        # «¿por qué hay tantos feminicidios en Oaxaca? ¿cuál es la causa principal?», «¿a qué se debe el aumento?»
+        r"\bpor\s*que\s+(?:hay|hubo|son|fueron|ocurren|se\s+dan|aument\w+|sub\w+|creci\w+|baj\w+|disminu\w+)\s+"
+        r"(?:tant[oa]s?|mas|menos|tan\s+poc[oa]s)\b|\b(?:cual|cuales)\s+(?:es|son|fue|fueron)\s+(?:la|las)\s+"
+        r"(?:principal(?:es)?\s+)?causas?\b(?!\s+de\s+(?:denuncias?|carpetas|delitos?|investigaci))|\ba\s+que\s+se\s+deb(?:e|en|io|ieron)\b",
+        "las causas de los delitos: cuentan cuántos hubo, no por qué ocurren",
+    ),
 )
 
 

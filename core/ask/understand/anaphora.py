@@ -26,6 +26,8 @@ ANY_METHOD = re.compile(
     r"|(?:ya\s+)?sin\s+lo\s+(?:del|de\s+la)\s+(?:arma|modalidad|violencia)"
     r"|tod[oa]s\W+(?:y\s+)?no\s+(?:solo|nomas|nada\s+mas|solamente)\b|(?:contando|incluyendo)\s+tod[oa]s\b"
     r"|\btod[oa]s\W*$|\btod[oa]s\s+(?:los|las)\s+(?!municipios|estados|meses|anos|delitos|dias)\w+\W*$"
+    # «la serie de todos los dolosos en SMA»: every case of the crime, whatever words follow
+    r"|\btod[oa]s\s+(?:los|las)\s+(?:dolos|culpos|homicidi|asesinat|casos|robos|lesiones|feminicid|secuestr|extorsi)\w*"
     r"|(?:quit|olvid|elimin|borr)\w*\s+(?:(?:lo|el\s+filtro|la\s+parte|la\s+modalidad)\s+)?(?:de\s+|del\s+)?(?:el\s+|la\s+|lo\s+)?"
     r"(?:arma|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia))\b"
 )
@@ -242,7 +244,8 @@ def relative_window(
         merged.window, merged.compare_window = _adjacent_window(pw, f"time:adjacent:-{size}:span"), None
     elif whole := _whole_part(text, pw):  # «pero todo el año», «¿y en todo ese año?», «en todo el trimestre»
         merged.window, merged.compare_window = whole, None
-    elif "time:previous_window" in sig:  # "¿cuál fue el mes más alto de ese semestre?"
+    elif "time:previous_window" in sig and not (current.window and _YEAR_SAID.search(text)):
+        # "¿cuál fue el mes más alto de ese semestre?" (not «en todo ese periodo 2015-2024»: the years said)
         merged.window, merged.compare_window = pw, previous.compare_window
     elif "time:same_part_of_year" in sig and current.window and re.search(r"\b(?:vs|versus|contra|compar\w*)\b", text):
         # «vs mismo semestre 2024»: the window talked about against the same part of that year
@@ -358,3 +361,23 @@ def answered_month(conversation, question: str) -> tuple[date, date] | None:
     except (TypeError, ValueError):
         return None
     return start, month_end(start.year, start.month)
+
+
+# «mismos años», «esos diez años», «esos años»: the years a window of the talk spanned, however many turns ago
+_THOSE_YEARS = re.compile(r"\b(?:(?:l[oa]s\s+)?mismos\s+anos|es[oa]s\s+(?:(\d+)\s+)?anos)\b")
+
+
+def earlier_years(question: str, conversation) -> tuple[date, date] | None:
+    """The last window of the talk that spans several whole years, when the question points at «those years» (and
+    has as many years as it says); None otherwise."""
+    found = _THOSE_YEARS.search(tokenize(question or "").text)
+    if found is None:
+        return None
+    for turn in reversed(getattr(conversation, "turns", None) or []):
+        w = getattr(getattr(turn, "understanding", None), "window", None)
+        if w is None or (w[0].month, w[1].month) != (1, 12) or w[1].year == w[0].year:
+            continue
+        if found.group(1) and int(found.group(1)) != w[1].year - w[0].year + 1:
+            continue
+        return w
+    return None

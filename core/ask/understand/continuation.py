@@ -147,6 +147,9 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if _SORRY_FIRST.match(text) and n_words <= _MAX_CORRECTION_TOKENS:
         return True
+    head = re.split(r"[?(]", question or "", maxsplit=1)[0]
+    if head.strip() and head != question and len(tokenize(head).words) <= 5 and _LEADS.match(tokenize(head).text):
+        return True  # «¿y en Salamanca? (si no se pueden separar, dame el total de lesiones)»: a short follow-up first
     if _LEADS.match(text) and n_words <= _MAX_FOLLOW_UP_TOKENS:
         return True
     if _ANAPHORA.search(text) and n_words <= _MAX_FORMAL_TOKENS:  # «¿y cuántas por ese delito tuvo el Edomex?»
@@ -216,4 +219,5 @@ def restated(current: Understanding, previous: Understanding) -> bool:
     """Whether a follow-up names a new crime with its own place and period: a whole question, whose filters
     (modalidad, victims) are not the previous turn's."""
     new_crime = bool(current.crimes) and {c.delito for c in current.crimes} != {c.delito for c in previous.crimes}
-    return new_crime and bool(current.places or current.whole_state) and current.window is not None
+    placed = current.places or current.whole_state or any(s.startswith("national:place:") for s in current.signals)
+    return new_crime and bool(placed) and current.window is not None

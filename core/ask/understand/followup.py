@@ -15,6 +15,7 @@ from core.ask.understand.anaphora import (
     answered_month,
     answered_window,
     earlier_places,
+    earlier_years,
     picked_option,
     place_from_ranking,
     relative_window,
@@ -43,9 +44,11 @@ from core.ask.understand.continuation import (
     WITH_STATE,
     explicit_kind,
     is_follow_up,
+    restated,
 )
 from core.ask.understand.national_carry import carry as national_carry
 from core.ask.understand.rewrite import crime_phrase, describe
+from core.ask.understand.shapes import yearly_series
 from core.ask.understand.timepairs import year_on_year
 from core.ask.understand.tokens import tokenize
 from core.text import normalize_text
@@ -183,6 +186,10 @@ def merge_follow_up(
     if previous.window is None and "time:previous_window" in current.signals:
         # «el peor mes de todo ese rango» after an answer with no period said: the period that answer covered
         previous = replace(previous, window=answered_window(conversation))
+    if current.window is None and (years := earlier_years(current.question, conversation)):
+        current = replace(current, window=years)  # «ahora solo León, mismos años»: the years of the series before
+        if yearly_series(current.kind, years, current.normalized):
+            current = replace(current, kind="annual_series")  # «…, la serie» of ten whole years: year by year
     if not current.crimes and (not previous.crimes or _unanswered_word(previous, conversation)):
         # a clarifying question left unanswered, or a word the data has no crime for («¿en qué colonias hay más
         # balaceras?», given no number): the talk's crime stands
@@ -264,7 +271,9 @@ def merge_follow_up(
         any(x in current.signals for x in ("medida:tasa", "medida:conteo")) and current.kind == "single_value"
     )
     measure_only = measure_only and not (current.crimes or current.places or current.window)
-    if not explicit_kind(current) or same_thing or other_end or measure_only:  # «la misma serie para Irapuato»
+    # a whole new question («ahora lesiones dolosas en Irapuato 2022») has its own shape, never the last one's share
+    own_question = restated(current, previous) and not explicit_kind(current) and not same_thing
+    if (not explicit_kind(current) or same_thing or other_end or measure_only) and not own_question:
         merged.kind = previous.kind
         if previous.kind == "breakdown" and "medida:tasa" in current.signals and not merged.methods:
             merged.kind = "single_value"  # «pásamelo en tasa» after a total and its part: the total's rate

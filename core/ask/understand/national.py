@@ -286,7 +286,7 @@ def scope(u: Understanding) -> Understanding:
     if which and "national:rank" in signals and not states:
         signals.append("national:which_state")  # the country's list: the state asked for is the answer
     # «¿en qué lugar estamos / quedamos (a nivel nacional)?» with no state named: the asker's own state among the 32
-    ours = "national:rank" in signals and not (states or u.places) and bool(_WE.search(text))
+    ours = "national:rank" in signals and not (states or u.places) and bool(WE.search(text))
     if country and not (home or states or ours):
         signals.append("national:place:MX")
     signals += [f"national:place:{s}" for s in states]
@@ -312,7 +312,8 @@ def scope(u: Understanding) -> Understanding:
     )
 
 
-_WE = re.compile(r"\b(?:quedamos|estamos|ocupamos|vamos|tenemos|salimos|andamos)\b")
+# «¿en qué lugar quedamos?»: the asker's own state (a follow-up: the state the talk is about)
+WE = re.compile(r"\b(?:quedamos|estamos|ocupamos|vamos|tenemos|salimos|andamos)\b")
 
 
 # what a national number counts, beyond its place: a follow-up that only moves the place keeps it

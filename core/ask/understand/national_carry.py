@@ -14,6 +14,7 @@ from core.ask.understand.continuation import restated
 from core.ask.understand.national import (
     MEASURES,
     RNID_YEAR,
+    WE,
     federal_key,
     foreign_states,
     into_2026,
@@ -40,8 +41,17 @@ def _carry(merged: Understanding, current: Understanding, previous: Understandin
         # «solo los de armas» after federal crimes: that law's crimes, in the same state and period
         before = [s for s in before if not s.startswith(key)] + [f"{key}{narrowed}"]
         merged = replace(merged, signals=[s for s in merged.signals if not s.startswith(key)] + [f"{key}{narrowed}"])
-    if "national:victims" in before and restated(current, previous) and "national:victims" not in current.signals:
-        before = [s for s in before if s != "national:victims"]  # a whole new question: counted as carpetas again
+    said = tokenize(current.question or "").text
+    carpetas = re.search(r"\b(?:carpetas?|denuncias?|delitos)\b", said) and not re.search(r"\bvictimas?\b", said)
+    if (
+        "national:victims" in before
+        and "national:victims" not in current.signals
+        and (carpetas or restated(current, previous))
+    ):
+        # a whole new question, or «ahora feminicidio, carpetas en Oaxaca»: counted as carpetas again
+        before = [s for s in before if s != "national:victims"]
+        if all(s.startswith("national:place:") for s in before):
+            before = []  # nothing left of the previous scope but its state: the question's own scope stands
         merged = replace(merged, signals=[s for s in merged.signals if s != "national:victims"])
     if "national:victims" in before and any(p.nivel == "municipio" for p in merged.places):
         merged = replace(merged, signals=[*merged.signals, "victims:municipal"])  # «¿y de esas, cuántas en León?»
@@ -57,6 +67,19 @@ def _carry(merged: Understanding, current: Understanding, previous: Understandin
         own_state = any(s.startswith("national:place:") for s in own)
         if own_measure and states_before and not (current.places or own_state):  # «y de las víctimas de esos…»
             merged = replace(merged, signals=list(dict.fromkeys([*merged.signals, *states_before])))
+        ours = WE.search(tokenize(current.question or "").text)
+        # «¿y en qué lugar nacional quedó?»: the country is the ranking's frame, the state is the talk's
+        ranked = re.search(r"\b(?:lugar|puesto|posicion|sitio)\b", tokenize(current.question or "").text)
+        frame = "national:place:MX" not in own or ranked
+        its_rank = "national:rank" in own and "national:which_state" not in own and bool(frame)
+        named = any(x.startswith("national:place:") and x != "national:place:MX" for x in own)
+        if (ours or its_rank) and states_before and not (current.places or named):
+            # «¿en qué lugar quedamos?» in a talk about Jalisco (an adviser of its congress), «¿y en qué puesto
+            # queda?» after Nuevo León: that state, not ours nor the country's list
+            signals = [s for s in merged.signals if s != "national:place:MX"]
+            merged = replace(
+                merged, signals=list(dict.fromkeys([*signals, *states_before])), whole_state=False, places=[]
+            )
         if own and measure and not current.crimes and not any(s.startswith(MEASURES) for s in own):
             signals = list(dict.fromkeys([*merged.signals, *measure]))
             if "national:place:MX" in own and not current.places:  # the country in place of the previous state
@@ -102,3 +125,38 @@ def _before_2026(u: Understanding) -> Understanding:
     window, compare = (before[0], None) if crossing else (u.window, u.compare_window)
     signals = [s for s in u.signals if s not in drop]
     return replace(u, signals=signals, notes=notes, kind=kind, window=window, compare_window=compare)
+
+
+# «¿En qué lugar queda la capital?», «dame el de toda la ciudad» in a talk about the Ciudad de México
+_CAPITAL = re.compile(r"\b(?:la\s+capital(?:\s+del\s+pais)?|(?:toda\s+)?la\s+ciudad(?:\s+de\s+mexico)?)\b")
+_CITY_WORDS = frozenset({"capital", "ciudad"})
+
+
+def capital_city(current: Understanding, conversation) -> Understanding:
+    """«la capital», «toda la ciudad» when the talk's last state is the Ciudad de México: that state (its state
+    file), never Guanajuato's capital; unchanged in any other talk or when another place is named."""
+    text = tokenize(current.question or "").text
+    if not _CAPITAL.search(text) or any(not (_CITY_WORDS & set(p.text.split())) for p in current.places):
+        return current
+    last = None
+    for turn in reversed(getattr(conversation, "turns", None) or []):
+        u = getattr(turn, "understanding", None)
+        states = [s.rsplit(":", 1)[1] for s in (u.signals if u else []) if s.startswith("national:place:")]
+        if states:
+            last = states[-1]
+            break
+    if last != "CDMX":
+        return current
+    terms = [t for t in current.unknown_terms if t.kind != "place_deictic" and t.text != "nacional"]
+    signals = [s for s in current.signals if not s.startswith(("place:", "group_by:"))]
+    signals += ["national:rank", "national:place:CDMX"]
+    kind = "single_value" if current.kind == "ranking" else current.kind
+    return replace(
+        current,
+        places=[],
+        generic_place=None,
+        unknown_terms=terms,
+        signals=signals,
+        group_by_municipio=False,
+        kind=kind,
+    )

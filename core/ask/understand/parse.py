@@ -16,7 +16,9 @@ from core.ask.understand import crimes as crime_matcher
 from core.ask.understand import kind as kind_matcher
 from core.ask.understand import places as place_matcher
 from core.ask.understand.lexicon import Lexicon
+from core.ask.understand.placecues import introduction_end
 from core.ask.understand.series_end import SeriesEnds, national_anchor
+from core.ask.understand.shapes import yearly_series
 from core.ask.understand.timeexpr import parse_time, reanchor
 from core.ask.understand.timepairs import year_on_year
 from core.ask.understand.tokens import COMMON_WORDS, MAX_CHARS, STOPWORDS, tokenize
@@ -102,18 +104,6 @@ def _kinds_of_bare_tipo(crimes: list, signals: list[str], kind: str, text: str, 
 
 
 _TOTAL_AND_PART = re.compile(r"\bcuant[oa]s\s+(?:fueron|hubo|son|hay|van)\b(?:\s+\w+){0,3}?\s+y\s+cuant[oa]s\b")
-# a series over several whole years with no monthly word: «la serie de 2018 a 2022» is read year by year
-_MONTHLY = re.compile(r"\b(?:mensual\w*|por\s+mes(?:es)?|mes\s+(?:a|por|tras)\s+mes|cada\s+mes|meses)\b")
-
-
-def _years_series(kind: str, window, text: str) -> bool:
-    """Whether a series asked over three or more whole calendar years, with no monthly word, is yearly."""
-    if kind != "series" or window is None or _MONTHLY.search(text):
-        return False
-    whole = (window[0].month, window[0].day, window[1].month, window[1].day) == (1, 1, 12, 31)
-    return whole and window[1].year - window[0].year >= 2
-
-
 _RISE_OR_FALL = re.compile(
     r"\b(?:aument|disminu|cambi|crec|subi|baj|increment|reduj|reduc|vari|mejor|empeor|cay|caid)\w*"
 )
@@ -174,6 +164,7 @@ def understand(
         crime_matcher.generic_total(tokens, lexicon, found)
     # the follow-up merge completes "¿y dolosos?" with the previous crime, in this lexicon
     signals += [f"crime:qualifier:{q}@{lexicon.version}" for q in orphans]
+    place_matcher.drop_introduced(place_state, introduction_end(normalize_text(question)))
     places, ambiguous, whole_state, generic = place_matcher.finish(tokens, lexicon, place_state)
     crimes, methods = crime_matcher.ordered(found)
     crimes = _not_negated(crimes, tokens.text)
@@ -240,7 +231,7 @@ def understand(
         kind = "breakdown"  # «secuestros en 2024, ¿cuántos fueron y cuántos extorsivos?»: the total and that part
     if kind == "share" and time.compare_window is not None and _RISE_OR_FALL.search(tokens.text):
         kind = "comparison"  # «2o semestre vs 1er semestre, ¿en qué % cambió?»: a change in percent, not a share
-    if _years_series(kind, time.window, tokens.text):
+    if yearly_series(kind, time.window, tokens.text):
         kind = "annual_series"
     group_by = decided.group_by_municipio
     if composed := composition.read(tokens.text, crimes, time.compare_window is not None):

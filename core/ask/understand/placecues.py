@@ -1,5 +1,6 @@
 """When a word that is also an ordinary word is a place: the cues before a weak name («en Valle», «de Dolores»),
-a list of places around it («valle, yuririá y salvatierra») and the words after it («Victoria de Durango»).
+a list of places around it («valle, yuririá y salvatierra») and the words after it («Victoria de Durango»); and
+when a place named is where the asker writes from, not the place asked about («hablo de una radio en Monterrey.»).
 
 ``core.ask.understand.places`` asks ``weak_name_taken`` before it takes a weak name («Valle», «Victoria», «Dolores»)
 as the municipality; ``cue_before`` is also read by the accounting of unread words.
@@ -7,8 +8,10 @@ as the municipality; ``cue_before`` is also read by the accounting of unread wor
 
 from __future__ import annotations
 
+import re
+
 from core.ask.understand.lexicon import WEAK_NAMES, Lexicon
-from core.ask.understand.tokens import Tokens, words_of
+from core.ask.understand.tokens import Tokens, tokenize, words_of
 
 _MONTH_WORDS = words_of(
     "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre"
@@ -64,3 +67,17 @@ def weak_name_taken(tokens: Tokens, i: int, j: int, key: str, lex: Lexicon) -> b
 
 
 _ALONE_WORDS = frozenset(("ahora", "y", "e", "en", "pues", "ok", "sale", "bueno", "va", "tambien", "que", "tal", "con"))
+
+
+# who is writing, said in a sentence of its own before the question («hablo de una radio en Monterrey.», «soy
+# reportera en Toluca.», «le escribo de la dirección de planeación de Celaya.»)
+_INTRO_SENTENCE = re.compile(
+    r"^[^.?!¿]*?\b(?:soy|somos|hablo|hablamos|trabajo|trabajamos|escribo|escribimos|represento|representamos|colaboro"
+    r"|colaboramos|vivo|vivimos|llamo|llamamos)\b[^.?!¿]*[.?!]"
+)
+
+
+def introduction_end(normalized: str) -> int:
+    """How many tokens the asker's introduction sentence takes at the start of ``normalized``; 0 without one."""
+    found = _INTRO_SENTENCE.match(normalized)
+    return len(tokenize(found.group(0)).words) if found else 0

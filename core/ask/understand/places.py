@@ -328,6 +328,16 @@ def suggestions(lex: Lexicon, text: str, limit: int = 3) -> tuple[str, ...]:
     return tuple(labels[k] for _f, _s, k in sorted(scored, key=lambda t: (-t[1], labels[t[2]])))
 
 
+def drop_introduced(st: PlaceState, intro_end: int) -> None:
+    """Places said only in the asker's introduction («soy reportera en Toluca. ¿cuántos feminicidios hubo en el
+    Edomex…?») are where they write from: dropped when the question names a place of its own."""
+    said = [*st.found, *st.outside]
+    if intro_end and any(x[0] < intro_end for x in said) and any(x[0] >= intro_end for x in said):
+        st.found = [x for x in st.found if x[0] >= intro_end]
+        st.outside = [x for x in st.outside if x[0] >= intro_end]
+        st.signals = [x for x in st.signals if not x.startswith("place:not_in_store")] + ["place:introduction"]
+
+
 def finish(
     tokens: Tokens, lex: Lexicon, st: PlaceState
 ) -> tuple[list[PlaceMatch], list[list[PlaceMatch]], bool, str | None]:

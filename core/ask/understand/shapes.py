@@ -245,3 +245,15 @@ def shape_of(text: str, signals: list[str], has_total_series: bool, grouping: bo
     if YEARLY.search(text) and not has_total_series and not annual:
         return "annual_series"
     return None
+
+
+# a series over several whole years with no monthly word: «la serie de 2018 a 2022» is read year by year
+_MONTHLY = re.compile(r"\b(?:mensual\w*|por\s+mes(?:es)?|mes\s+(?:a|por|tras)\s+mes|cada\s+mes|meses)\b")
+
+
+def yearly_series(kind: str, window, text: str) -> bool:
+    """Whether a series asked over three or more whole calendar years, with no monthly word, is yearly."""
+    if kind != "series" or window is None or _MONTHLY.search(text):
+        return False
+    whole = (window[0].month, window[0].day, window[1].month, window[1].day) == (1, 1, 12, 31)
+    return whole and window[1].year - window[0].year >= 2

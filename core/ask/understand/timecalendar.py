@@ -118,6 +118,13 @@ def month_range(s: Scan, m: re.Match) -> None:
     s.add(m, date(y1, m1, 1), month_end(y2, m2), gran="span", year_said=said)
 
 
+@rule(rf"\b({_MONTH})\s+(?:a|al|hasta)\s+({_MONTH})\s+(?:de\s+|del\s+)?({_YEAR})\b")
+def bare_month_range(s: Scan, m: re.Match) -> None:
+    """Two month names and a year, with no opener («… contra enero a junio de 2024»): one span of that year."""
+    m1, m2, y = MONTHS[m.group(1)], MONTHS[m.group(2)], int(m.group(3))
+    s.add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span")
+
+
 @rule(rf"\b({_MONTH_OR_ABBR})\s*-\s*({_MONTH_OR_ABBR})\s+(?:de\s+|del\s+)?({_YEAR})\b")
 def abbr_range(s: Scan, m: re.Match) -> None:
     """Two months joined by a dash before a four-digit year."""

@@ -30,6 +30,7 @@ CHANGE_WORDS = re.compile(
 _SUPERLATIVE_LOW = re.compile(
     r"\b(?:mas|menos|lo)\s+baj[oa]s?\b|^\W*(?:y\s+)?cambiando\b(?:\s+de\s+tema\b)?"
     r"|^\W*(?:y\s+)?(?:cambio|cambiemos|cambiamos|cambiando)\s+de\s+(?:tema|asunto|tercio)\b"  # «Cambio de tema: …»
+    r"|^\W*(?:y\s+|ok\s+|bueno\s+)?(?:ahora\s+)?(?:cambiemos|cambiamos|cambiale|cambialo|cambia)\s+(?:a|al|por)\b"
 )
 
 

@@ -23,6 +23,7 @@ RULES = (
     cal.numeric_day,
     cal.iso_day,
     cal.month_range,
+    cal.bare_month_range,
     cal.abbr_range,
     cal.months_of_year,
     cal.season,
