@@ -34,8 +34,10 @@ _ANAPHORA = re.compile(
 _MAX_FORMAL_TOKENS = 16
 _MAX_LONG_TOKENS = 30  # a question with no crime named, in a talk about one
 SAME_THING = re.compile(
-    r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose)|la\s+misma\s+(?:serie|consulta|tabla"
-    r"|grafica|comparacion)|el\s+(?:dato|valor|indicador)\s+equivalente|lo\s+mismo)\b"
+    r"\b(?:el\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose)|(?:la\s+)?misma\s+(?:serie|consulta|tabla"
+    r"|grafica|comparacion)|el\s+(?:dato|valor|indicador)\s+equivalente"
+    # «lo mismo para León» (not «… contra lo mismo de 2024»: the same period, a comparison's base)
+    r"|(?<!contra\s)(?<!vs\s)(?<!que\s)lo\s+mismo(?!\s+(?:de|del)\s+(?:\d|ano)))\b"
 )  # a memo's follow-up is wordier than a chat one, never a whole new question
 _ALWAYS = re.compile(
     r"^(?:y\s+)?(?:lo\s+mismo|igual\s+(?:pero|para|en|con)|que\s+tal|y\s+si|que\s+hay\s+de|y\s+que\s+hay"

@@ -31,7 +31,7 @@ from core.text import month_end, shift_months
 THAT_PERIOD = (
     r"\b(?:es[ea]|dich[oa]|aquel|aquella|(?:es[ea]\s+|el\s+|del\s+|la\s+)?mism[oa])\s+"
     r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso|rango|tramo|intervalo|ventana)\b"
-    r"(?!\s+(?:pero\s+)?(?:de|del|pasado|anterior|en|\d+)\b)"
+    r"(?!\s+(?:pero\s+)?(?:de|del|pasado|anterior|\d+|en\s+\d+)\b)"
 )
 
 
