@@ -225,6 +225,9 @@ def relative_window(
         merged.window, merged.compare_window = without(pw, out), None
     elif "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
         merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, -1), "comparison"
+    elif "time:same_period_base" in sig and current.compare_window and "time:window_from_base" not in sig:
+        # «y en lo que va de 2025 en Celaya contra lo mismo de 2024»: both periods are the question's own
+        merged.window, merged.compare_window, merged.kind = current.window, current.compare_window, "comparison"
     elif "time:same_period_base" in sig and current.compare_window:  # "¿y contra el mismo periodo de 2022?"
         years = current.compare_window[0].year - pw[0].year
         merged.window, merged.compare_window, merged.kind = pw, shift_year(pw, years), "comparison"
