@@ -53,7 +53,8 @@ _WHAT_TO_ASK = re.compile(
 _COUNTING = re.compile(r"\b(cuant\w*|total(es)?|numero de|tasas?|por cada|por (100|cien) mil)\b")
 _LANDMARKS = (
     r"casa|trabajo|escuela|estadio|mercado|parque|plaza|jardin|central|hospital|universidad|iglesia|catedral|"
-    r"aeropuerto|glorieta|puente|crucero|deportivo|tianguis|panteon|presa|centro comercial|oxxo|gasolinera"
+    r"aeropuerto|glorieta|puente|crucero|deportivo|tianguis|panteon|presa|centro comercial|oxxo|gasolinera|"
+    r"estacion|terminal|vias del tren|autopista|carretera"
 )
 # Places below the municipality: named kinds (colonia, calle, cuadrante…), «cerca de mi casa», a street address.
 _BELOW = re.compile(
@@ -66,6 +67,8 @@ _BELOW = re.compile(
     r"|\b(que|cuales|las|sus|por|cada|varias|algunas) calles\b"
     r"|\bcerca de (mi|mis|tu|su|la|el|nuestra) (casa|trabajo|escuela|domicilio|colonia|calle|cuadra)\b"
     r"|\b(mi|esta|nuestra) (colonia|calle|cuadra|manzana|zona|barrio|fraccionamiento)\b"
+    # «por la zona de la estación del tren»: the part of town around a landmark
+    rf"|\b(la )?zona (de|del) (la |el |los |las )?({_LANDMARKS})\b"
     r"|\balrededores\b|\b(por|a la) vuelta de\b"
     # «¿en qué zona de Celaya…?», «las partes de la ciudad donde…»: a part of the town, asked about
     r"|\b(que|cuales?|las|sus|cada|varias) ((zonas?|sectores?|areas?) (de|del)\b(?! los municipios\b)"

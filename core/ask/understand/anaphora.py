@@ -210,6 +210,17 @@ _SPAN_BEFORE = re.compile(
 )
 
 
+_OF_THOSE = re.compile(r"^\W*(?:y\s+)?(?:de|d)\s+(?:esos|esas|estos|estas|ellos|ellas)\s+(?:del?\s+)?(?:ano\s+)?(?:19|20)\d\d\b")
+
+
+def _of_those_year(text: str, window: tuple[date, date] | None, pw: tuple[date, date]) -> bool:
+    """«de esas del 2023…»: the year said only names which of the figures talked about (a part of that year)."""
+    if window is None or not _OF_THOSE.search(text) or window[0].year != window[1].year:
+        return False
+    whole = (window[0].month, window[1].month) == (1, 12)
+    return whole and pw[0].year == pw[1].year == window[0].year and pw != window
+
+
 def relative_window(
     merged: Understanding, current: Understanding, previous: Understanding, ordinal: int | None = None
 ) -> None:
@@ -221,6 +232,8 @@ def relative_window(
     if "time:same_period_prev" in sig and current.window and current.compare_window and own_period:
         # «regresando a Celaya, en lo que va de 2025 contra el mismo corte del año pasado»: its own periods
         merged.window, merged.compare_window, merged.kind = current.window, current.compare_window, "comparison"
+    elif _of_those_year(text, current.window, pw):  # «de esas del 2023, ¿cuántas en Irapuato?» after its semester
+        merged.window, merged.compare_window = pw, None
     elif (out := excluded(sig)) and current.window is None:  # «y el año con menos, sin contar 2025»
         merged.window, merged.compare_window = without(pw, out), None
     elif "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"

@@ -8,6 +8,7 @@ keep none; an unanswered «¿sobre qué delito?» leaves the talk's crime standi
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from core.ask.understand import CrimeMatch, Understanding
@@ -126,4 +127,13 @@ def kind_with_violence_kept(current: Understanding, previous: Understanding) -> 
         return []
     if "violencia:ambas" in current.signals:  # «con y sin violencia juntos»
         return []
+    # only a part of what was counted («¿y de esos, cuántos fueron robo de carros?»); «¿y robo de carros?» alone is
+    # the kind whole
+    if not _OF_THOSE.search(tokenize(current.question or "").text):
+        return []
     return [m for m in current.methods if m.endswith(f"_{previous.violencia}_violencia")]
+
+
+_OF_THOSE = re.compile(
+    r"\b(?:de|d)\s+(?:esos|esas|ellos|ellas|estos|estas|los\s+cuales|las\s+cuales)\b|\bcuant[oa]s\s+fueron\b"
+)

@@ -28,6 +28,8 @@ _C = lambda *parts: re.compile("|".join(parts))
 COUNTRY = _C(
     r"\ba\s+nivel\s+(?:nacional|pais|republica)\b",
     r"\ben\s+(?:todo\s+)?(?:el\s+pais|la\s+republica(?:\s+mexicana)?|mexico)\b",
+    # «el primero de todos (los) estados de México»: the country's states, not the Estado de México
+    r"\b(?:tod[oa]s\s+(?:los\s+|las\s+)?|los\s+|las\s+)(?:estados|entidades)\s+(?:de|del)\s+(?:mexico|pais)\b",
     r"\b(?:todo(?:\s+el)?|resto\s+del)\s+pais\b",  # «ahora todo el país»
     r"\b(?:la|el|los|las)\s+del\s+pais\b",  # «¿y la del país?»
     r"\b(?:total|cifra|suma|conteo)\s+(?:\w+\s+)?del\s+pais\b",  # «y el total federal del país ese año»

@@ -47,10 +47,16 @@ def _coordinated(crimes: list, unknown: list, text: str, lexicon: Lexicon) -> tu
     out, left = list(crimes), []
     for term in unknown:
         listed = re.search(rf"(?:,|\by|\be)\s+(?:a\s+|de\s+)?{re.escape(term.text)}\b", text)
+        # «de esos robos, ¿cuántos fueron a casa habitación?»: the kind is the part asked, in the crime's place
+        part = re.search(rf"\b(?:fueron|eran|son|fue)\s+(?:a\s+|de\s+|en\s+)?{re.escape(term.text)}\b", text)
         found = (
-            crime_matcher.kind_named(crimes[0], [term], lexicon) if listed and term.kind in ("other", "crime") else None
+            crime_matcher.kind_named(crimes[0], [term], lexicon)
+            if (listed or part) and term.kind in ("other", "crime")
+            else None
         )
-        if found is not None and all(c.delito != found[0].delito for c in out):
+        if found is not None and part and len(out) == 1:
+            out = [found[0]]
+        elif found is not None and all(c.delito != found[0].delito for c in out):
             out.append(found[0])
         elif found is None:
             left.append(term)

@@ -278,6 +278,8 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
                 res.signals += ["time:compare", "time:second_period"] + (
                     ["time:same_period"] if part_of_year and whole_year else []
                 )
+                if compare[0] > window[1]:  # «cuántos en 2023 y cuántos en 2024»: a change reads from the earlier
+                    window, compare = compare, window
             continue
         lead = _lead(text, p.begin)
         word = text[lead : p.finish].strip()  # the period's own words count: "de enero a la fecha"

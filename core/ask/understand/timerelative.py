@@ -30,7 +30,7 @@ from core.text import month_end, shift_months
 # «ese año», «dicho periodo», «ese mismo mes»: the window of the previous turn, whatever else the question changes
 THAT_PERIOD = (
     r"\b(?:es[ea]|dich[oa]|aquel|aquella|(?:es[ea]\s+|el\s+|del\s+|la\s+)?mism[oa])\s+"
-    r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso|rango|tramo|intervalo|ventana)\b"
+    r"(ano|semestre|trimestre|bimestre|cuatrimestre|periodo|mes|lapso|rango|tramo|intervalo|ventana|tiempo)\b"
     r"(?!\s+(?:pero\s+)?(?:de|del|pasado|anterior|\d+|en\s+\d+)\b)"
 )
 

@@ -86,7 +86,7 @@ _DAY = r"(\d{1,2}|primero|1o)"
 # "el mismo periodo", "los mismos meses", "el mismo lapso / corte / tramo": the window of the question, moved.
 SAME = (
     r"(?:(?:el\s+|los\s+|al\s+|a\s+los\s+|la\s+|a\s+la\s+)?(?:mism[oa]s?|igual(?:es)?)\s+"
-    r"(?:periodo|periodos|mes|meses|lapso|corte|tramo|fecha|fechas|altura)"
+    r"(?:periodo|periodos|mes|meses|lapso|corte|tramo|fecha|fechas|altura|tiempo)"
     r"|al\s+mismo\s+mes|lo\s+mismo"  # «comparado con lo mismo del año pasado», «acumulado al mismo mes de 2024»
     r"|(?:por|a|en|para)\s+(?:estas|esas)\s+(?:fechas|alturas))"  # «a estas alturas del año pasado»
 )

@@ -49,6 +49,7 @@ COMMON_WORDS = words_of(
     violencia violento violentos violenta violentas arma armas fuego blanca otro otros otra otras elemento
     tipo tipos modalidad modalidades personas victimas victima gente cuanto tanto tanta nivel general todo toda
     todos todas cada vez veces sido tenido tuvo tuvieron tiene tienen capital provincia colonia aqui alla
+    tarjeta tarjetas nota notas informe reporte articulo
     """
 )
 
@@ -236,10 +237,13 @@ SHORTHAND = {
     "violensia": "violencia",  # the commonest misspelling of the modalidad («robo con violensia»)
     "num": "numero",
     "nro": "numero",
+    "kiere": "quiere",  # «q kiere decir…»: phone spelling
+    "kieres": "quieres",
+    "ubo": "hubo",  # «cuantos asesinatos ubo»
     "moto": "motocicleta",  # «robo de moto»
     "motos": "motocicletas",
 }
-_CHAT = re.compile(r"\b(?:q|k|ke|xq|pq|porq|x|tmb|tb|d)\b")
+_CHAT = re.compile(r"\b(?:q|k|ke|xq|pq|porq|x|tmb|tb|d|kiere|kieres|ubo)\b")
 _CHAT_WORDS = {"ke": "que", "porq": "porque"}
 
 
