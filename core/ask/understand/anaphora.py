@@ -210,7 +210,9 @@ _SPAN_BEFORE = re.compile(
 )
 
 
-_OF_THOSE = re.compile(r"^\W*(?:y\s+)?(?:de|d)\s+(?:esos|esas|estos|estas|ellos|ellas)\s+(?:del?\s+)?(?:ano\s+)?(?:19|20)\d\d\b")
+_OF_THOSE = re.compile(
+    r"^\W*(?:y\s+)?(?:de|d)\s+(?:esos|esas|estos|estas|ellos|ellas)\s+(?:del?\s+)?(?:ano\s+)?(?:19|20)\d\d\b"
+)
 
 
 def _of_those_year(text: str, window: tuple[date, date] | None, pw: tuple[date, date]) -> bool:
