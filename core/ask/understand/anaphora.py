@@ -171,6 +171,8 @@ def place_from_ranking(current: Understanding, previous: Understanding, conversa
             signals = [s for s in current.signals if not s.startswith("national:")] + ["followup:ranking_nth"]
             return replace(current, places=[place], signals=signals)
     ranked = previous.kind == "ranking" or previous.group_by_municipio
+    if THOSE_N.search(text):  # «cuántos tuvo cada uno de los dos»: the places talked about (those_places)
+        return current
     if current.places or current.whole_state or not ranked or not _ONE_PLACE.search(text):
         return current
     first = _first_ranked(conversation)

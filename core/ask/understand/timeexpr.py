@@ -40,6 +40,7 @@ _EXCLUDE_BEFORE = re.compile(
     r"\b(?:sin\s+(?:contar|incluir|tomar\s+en\s+cuenta)|excepto|salvo|dejando\s+fuera|quitando|excluyendo)"
     r"\s+(?:(?:el|al|a|la|lo\s+de)\s+)?(?:ano\s+)?$"
 )
+_NEGATED_BEFORE = re.compile(r"(?:,|\by)?\s*\bno\s+(?:(?:en|el|del|de|la|para)\s+)?(?:ano\s+)?$")
 _UNFINISHED_AFTER = re.compile(
     r"\s*,?\s*(?:que|porque|pues|ya\s+que)\s+(?:(?:todavia|aun)\s+)?(?:no\s+(?:ha\s+|se\s+ha\s+)?"
     r"(?:terminad|acabad|cerrad|termin|acab|cierr)\w*|(?:esta|va)\s+(?:incomplet[oa]|a\s+medias))"
@@ -214,6 +215,9 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             inferred_year = not (a.year_said or b.year_said) and a.kind == b.kind == "absolute"
     out_spans: list[tuple[int, int]] = []
     for p in (p for p in periods if id(p) not in used):
+        if said_not := _NEGATED_BEFORE.search(text[: p.begin]):  # «el año era 2020, no 2021»: the one it is not
+            out_spans.append((said_not.start(), p.finish))
+            continue
         if ex := _EXCLUDE_BEFORE.search(text[: p.begin]):  # «… sin contar 2025, que no ha terminado»
             tail = _UNFINISHED_AFTER.match(text[p.finish :])
             out_spans.append((ex.start(), p.finish + (tail.end() if tail else 0)))
