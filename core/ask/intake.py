@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.ask.contracts import Intake, Moderation
@@ -264,11 +264,12 @@ def _complete(u) -> bool:
 
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
-    from core.ask.understand.anaphora import answered_window, home_place
+    from core.ask.understand.anaphora import answered_window, earlier_years, home_place
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.national_carry import capital_city
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
+    from core.ask.understand.shapes import yearly_series
     from core.ask.understand.timerelative import months_of_that_year, that_period
 
     question = as_spanish((turn.question or "").strip()[:2000])  # «how many homicides…»: read as Spanish
@@ -323,6 +324,9 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         # (the one it answered when it said none: «… tentativas de homicidio en todo el trimestre» is 2026's first)
         explicit = that_period(normalized, talked_about)
         u = understand(explicit, lex, ctx.anchor, ctx.min_date, ends) if explicit else u
+    if not follow and u is not None and u.window is None and (years := earlier_years(question, conv)):
+        # «y homicidios culposos en Pénjamo en esos mismos tres años»: a new question over the talk's years
+        u = replace(u, window=years, kind="annual_series" if yearly_series(u.kind, years, normalized) else u.kind)
     u = home_place(u, conv) if u is not None else None  # «¿y en mi municipio…?»: the one the asker said was theirs
     u = capital_city(u, conv) if u is not None else None  # «la capital» in a talk about the Ciudad de México
     rewritten = question

@@ -384,7 +384,7 @@ def answered_month(conversation, question: str) -> tuple[date, date] | None:
 
 
 # «mismos años», «esos diez años», «esos años»: the years a window of the talk spanned, however many turns ago
-_THOSE_YEARS = re.compile(r"\b(?:(?:l[oa]s\s+)?mismos\s+anos|es[oa]s\s+(?:(\d+)\s+)?anos)\b")
+_THOSE_YEARS = re.compile(r"\b(?:(?:l[oa]s\s+)?mismos\s+anos|es[oa]s\s+(?:mism[oa]s\s+)?(?:(\d+)\s+)?anos)\b")
 
 
 def earlier_years(question: str, conversation) -> tuple[date, date] | None:

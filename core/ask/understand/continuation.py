@@ -184,6 +184,8 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
         return True
     if TOGETHER.search(text) and not current.crimes and n_words <= 20:  # «pon los dos municipios lado a lado con…»
         return True
+    if "time:previous_window" in current.signals and n_words <= _MAX_FOLLOW_UP_TOKENS and current.crimes:
+        return True  # «tráfico de menores, mismo periodo, todo el país»: the talk goes on, with its measure
     # «dolosos» alone names a crime only when nothing came before to qualify
     named_crime = bool(current.crimes) and "crime:qualifier_alone" not in current.signals
     if named_crime:
@@ -222,4 +224,5 @@ def restated(current: Understanding, previous: Understanding) -> bool:
     (modalidad, victims) are not the previous turn's."""
     new_crime = bool(current.crimes) and {c.delito for c in current.crimes} != {c.delito for c in previous.crimes}
     placed = current.places or current.whole_state or any(s.startswith("national:place:") for s in current.signals)
-    return new_crime and bool(placed) and current.window is not None
+    own_window = current.window is not None and "time:previous_window" not in current.signals  # not «mismo periodo»
+    return new_crime and bool(placed) and own_window

@@ -181,6 +181,15 @@ def _part_named_apart(question: str, window: tuple[date, date]) -> tuple[date, d
     return date(year, first, 1), month_end(year, first + size - 1)
 
 
+def _pointed_word(current: Understanding) -> bool:
+    """Whether the only crimes named are everyday words pointed at («esas balaceras», «esos levantones»)."""
+    words = [c.text for c in current.crimes if c.delito.startswith("no_sesnsp:")]
+    if not words or len(words) != len(current.crimes):
+        return False
+    text = tokenize(current.question or "").text
+    return all(re.search(rf"\b(?:es[oa]s|est[oa]s|dich[oa]s|aquell[oa]s)\s+{re.escape(w)}", text) for w in words)
+
+
 def _unanswered_word(previous: Understanding, conversation) -> bool:
     """Whether the last turn named only words that are no SESNSP crime and got no number."""
     turns = getattr(conversation, "turns", None) or []
@@ -213,6 +222,8 @@ def merge_follow_up(
         current = replace(current, window=years)  # «ahora solo León, mismos años»: the years of the series before
         if yearly_series(current.kind, years, current.normalized):
             current = replace(current, kind="annual_series")  # «…, la serie» of ten whole years: year by year
+    if _pointed_word(current) and previous.crimes:  # «de las víctimas de esas balaceras»: the crime talked about
+        current = replace(current, crimes=[], signals=[s for s in current.signals if s != "crime:not_sesnsp"])
     if not current.crimes and (not previous.crimes or _unanswered_word(previous, conversation)):
         # a clarifying question left unanswered, or a word the data has no crime for («¿en qué colonias hay más
         # balaceras?», given no number): the talk's crime stands

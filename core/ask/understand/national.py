@@ -27,11 +27,14 @@ _C = lambda *parts: re.compile("|".join(parts))
 
 COUNTRY = _C(
     r"\ba\s+nivel\s+(?:nacional|pais|republica)\b",
-    r"\ben\s+(?:todo\s+)?(?:el\s+pais|la\s+republica(?:\s+mexicana)?|mexico)\b",
+    r"\ben\s+(?:todo\s+)?(?:el\s+pais|la\s+republica(?:\s+mexicana)?|mexico)\b|\btodo\s+mexico\b",
     # «el primero de todos (los) estados de México»: the country's states, not the Estado de México
     r"\b(?:tod[oa]s\s+(?:los\s+|las\s+)?|los\s+|las\s+)(?:estados|entidades)\s+(?:de|del)\s+(?:mexico|pais)\b",
     r"\b(?:todo(?:\s+el)?|resto\s+del)\s+pais\b",  # «ahora todo el país»
     r"\b(?:la|el|los|las)\s+del\s+pais\b",  # «¿y la del país?»
+    # «y el país en ese mismo periodo», «todo el fuero federal del país»
+    r"^\W*(?:y\s+|ahora\s+)?(?:en\s+)?(?:el|todo\s+el)\s+pais\b",
+    r"\b(?:fuero\s+(?:comun|federal)|victimas|carpetas|delitos)\s+(?:\w+\s+)?del\s+pais\b",
     r"\b(?:total|cifra|suma|conteo)\s+(?:\w+\s+)?del\s+pais\b",  # «y el total federal del país ese año»
     r"\b(?:registro|registraron|tuvo|tiene|lleva|acumulo|sumo)\s+(?:todo\s+)?el\s+pais\b",  # «cuántas registró el país»
     r"\bnacional(?:es|mente)?\b",
@@ -99,6 +102,8 @@ VICTIMS = _C(
     # «¿cuántas mujeres murieron por homicidio culposo…, víctimas?»
     r"\bcuant[oa]s\s+(?:mujeres|hombres|menores|ninos|ninas)\s+(?:murieron|fueron\s+asesinad\w+|asesinaron|mataron)\b",
     r",\s*victimas\W*$",
+    # «y mujeres asesinadas con arma de fuego… en ese mismo lapso?»: the dead counted by sex are victims
+    r"\b(?:mujeres|hombres|menores|ninos|ninas)\s+(?:asesinad[oa]s|muert[oa]s|privad[oa]s\s+de\s+la\s+vida)\b",
 )
 FEDERAL = _C(r"\bfuero\s+federal\b", r"\bdelitos?\s+(?:del\s+orden\s+)?federal(?:es)?\b", r"\bfederales\b", r"\bfgr\b")
 

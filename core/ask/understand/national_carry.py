@@ -80,7 +80,9 @@ def _carry(merged: Understanding, current: Understanding, previous: Understandin
             merged = replace(
                 merged, signals=list(dict.fromkeys([*signals, *states_before])), whole_state=False, places=[]
             )
-        if own and measure and not current.crimes and not any(s.startswith(MEASURES) for s in own):
+        # «tráfico de menores, mismo periodo, todo el país» after victims: a new crime, the talk's measure
+        goes_on = not current.crimes or ("time:previous_window" in current.signals and not carpetas)
+        if own and measure and goes_on and not any(s.startswith(MEASURES) for s in own):
             signals = list(dict.fromkeys([*merged.signals, *measure]))
             if "national:place:MX" in own and not current.places:  # the country in place of the previous state
                 signals = [s for s in signals if not s.startswith("national:place:") or s == "national:place:MX"]

@@ -170,8 +170,13 @@ def understand(
         crime_matcher.generic_total(tokens, lexicon, found)
     # the follow-up merge completes "¿y dolosos?" with the previous crime, in this lexicon
     signals += [f"crime:qualifier:{q}@{lexicon.version}" for q in orphans]
-    place_matcher.drop_introduced(place_state, introduction_end(normalize_text(question)))
+    intro_end = introduction_end(normalize_text(question))
+    place_matcher.drop_introduced(place_state, intro_end)
     places, ambiguous, whole_state, generic = place_matcher.finish(tokens, lexicon, place_state)
+    if intro_end and {i < intro_end for i, _ in found.crimes} == {True, False}:
+        # «escribo del observatorio de violencia de género. ¿cuántas víctimas de homicidio doloso…?»: the crime in
+        # the asker's introduction names where they work, the question names its own
+        found.crimes = [(i, c) for i, c in found.crimes if i >= intro_end]
     crimes, methods = crime_matcher.ordered(found)
     crimes = _not_negated(crimes, tokens.text)
     crimes = _named_as_place(crimes, found, tokens, question, lexicon)

@@ -106,7 +106,8 @@ BREAKDOWN = _C(
     r"\b(?:del|el|al)\s+grupo\s+(?:de\s+)?(?:los\s+)?(?=\w)",  # «del grupo robos»: the crime's own members
     r"\bmodalidades\b",
     # «desglosado por año / por mes» is a series, «desglosado por municipio» a ranking: not the modalidades
-    r"\bdesglos\w*\b(?!\s+(?:por|en)\s+(?:municipios?|anos?|mes(?:es)?|trimestres?|semestres?))",
+    r"\bdesglos\w*\b(?!\s+(?:(?:por|en)\s+(?:municipios?|anos?|mes(?:es)?|trimestres?|semestres?)"
+    r"|(?:ano|mes)\s+(?:por|a|tras)\s+(?:ano|mes)))",
     r"\bpor\s+tipo\s+de\s+arma\b",
     r"\bcon\s+que\s+(?:armas?|se\s+cometi\w*|medio|matan|mataron|asesinan|asesinaron|los\s+mat\w+)\b",
     r"\bde\s+que\s+(?:tipos?|clases?)\s+(?:fueron|son|eran|fue|hubo)\b",  # «¿de qué tipo fueron?»

@@ -23,7 +23,7 @@ __all__ = ["CHANGE_WORDS", "MONTHS", "TimeResult", "month_end", "parse_time", "s
 CHANGE_WORDS = re.compile(
     r"\b(?:aument\w*|disminu\w*|cambi\w*|compar\w*|vari\w*|crec\w*|subi\w*|subier\w*|"
     r"increment\w*|reduj\w*|reduc\w*|diferencia\w*|baj[oa]ron|bajo|mejor(?:o|aron|ado)|empeor(?:o|aron|ado)|"
-    r"baja|bajas|descenso|caida|alza|repunte)\b"  # «la mayor baja entre 2020 y 2024»: a change named as a noun
+    r"baja|bajas|descenso|caida|alza|repunte|duplic\w*|triplic\w*)\b"  # «la mayor baja entre 2020 y 2024»: a change named as a noun
 )
 # «el año más bajo entre 2020 y 2024», «la más baja»: a superlative, not a change; «cambiando (de tema):» opens
 # a new question, it does not ask how a number changed
@@ -237,7 +237,8 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
             res.signals += ["time:compare", "time:same_period_base"]
             continue
         part = _SAME_PART_BEFORE.search(text[: p.begin]) if window is None else None
-        if part and p.granularity == "year":  # "¿y en el mismo trimestre de 2025?"
+        whole = re.match(r"\s*(?:complet|enter)[oa]\b", text[p.finish :])  # «volviendo al 2024 completo»
+        if part and p.granularity == "year" and not whole:  # "¿y en el mismo trimestre de 2025?"
             window = (p.start, p.end)
             texts.insert(0, (part.start(), p.finish))
             res.signals.append("time:same_part_of_year")

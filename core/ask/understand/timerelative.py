@@ -128,6 +128,8 @@ def last_whole_unit(s: Scan, m: re.Match) -> None:
 )
 def last_unit(s: Scan, m: re.Match) -> None:
     """«El último mes/trimestre», «el mes pasado»: up to the data's last month."""
+    if re.search(r"\b(?:cambi|subi|baj|vari|creci|aument|disminu)\w*\s+(?:en\s+)?$", s.text[: m.start()]):
+        return  # «¿cuánto cambió el último año?» of a yearly series: its last year, not the data's last 12 months
     unit = m.group(1) or "mes"
     months = {"mes": 1, "ano": 12, "trimestre": 3, "semestre": 6, "bimestre": 2, "cuatrimestre": 4}[unit]
     if "antepasado" in m.group(0):  # «el mes antepasado»: the month before the last published one
@@ -157,7 +159,8 @@ def this_year(s: Scan, m: re.Match) -> None:
     rf"\b{SAME}\s+(?:del|de\s+el)\s+(?:ano\s+)?(?:pasado|anterior|previo)\b"  # «… del (año) anterior»
     r"|\b(?:el\s+)?ano\s+(?:pasado|anterior|previo)\s+(?:(?:por|a|en|para)\s+(?:estas|esas)\s+(?:fechas|alturas)"
     r"|(?:al|a\s+la)\s+mism[oa]\s+(?:corte|fecha|altura|periodo))\b"  # «el año pasado al mismo corte»
-    r"|\bel\s+pasado\s+(?:al|a\s+la)\s+mism[oa]\s+(?:corte|fecha|altura)\b"  # «comparado con el pasado a la misma fecha»
+    r"|\bel\s+(?:pasado|anterior)\s+(?:(?:al|a\s+la)\s+mism[oa]\s+(?:corte|fecha|altura)|(?:por|a|en|para)\s+(?:estas|esas)"
+    r"\s+(?:fechas|alturas))\b"  # «comparado con el pasado a la misma fecha», «vs el anterior a estas alturas»
     r"|\b(?:el\s+)?ano\s+(pasado|anterior|previo)\b|\b(?:el\s+)?ano\s+antepasado\b|\b(?:un|1)\s+ano\s+(antes)\b"
 )
 def last_year(s: Scan, m: re.Match) -> None:

@@ -32,7 +32,7 @@ _ABBR = {
 }
 _MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 _MONTH_OR_ABBR = "(?:" + "|".join(sorted({**MONTHS, **_ABBR}, key=len, reverse=True)) + ")"
-_YEAR = r"(?:20(?:1[2-9]|2\d|30))"
+_YEAR = r"(?:20(?:0\d|1\d|2\d|30))"
 # «el año siguiente», «los 6 meses anteriores»: a span next to another window (the previous turn's)
 _UNIT = r"(mes|meses|anos?|trimestres?|semestres?|bimestres?|cuatrimestres?)"
 _SIDE = r"(anteriores|anterior|previos?|siguientes?|posteriores|posterior|proximos?)"

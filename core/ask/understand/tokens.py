@@ -49,7 +49,7 @@ COMMON_WORDS = words_of(
     violencia violento violentos violenta violentas arma armas fuego blanca otro otros otra otras elemento
     tipo tipos modalidad modalidades personas victimas victima gente cuanto tanto tanta nivel general todo toda
     todos todas cada vez veces sido tenido tuvo tuvieron tiene tienen capital provincia colonia aqui alla
-    tarjeta tarjetas nota notas informe reporte articulo
+    tarjeta tarjetas nota notas informe reporte articulo completo completa completos completas entero entera
     """
 )
 
