@@ -23,6 +23,7 @@ COLUMN_LABELS = {
     "cambio": "Cambio",
     "cambio_pct": "Cambio (%)",
     "tasa_per_100k": "Tasa por 100 mil habitantes",
+    "tasa_per_100k_base": "Tasa por 100 mil habitantes en el periodo base",
     "min_tasa": "Tasa mínima",
     "porcentaje": "Porcentaje",
     "porcentaje_estado": "Porcentaje del estado",

@@ -204,18 +204,24 @@ def chart_spec(envelope: dict, pipeline: list[dict] | None = None) -> dict | Non
     if shape == "comparison":
         base = envelope.get("meta", {}).get("date_range_base_effective") or {}
         eff = envelope.get("meta", {}).get("date_range_effective") or {}
+        # asked in rates (and every row has both): the bars are the rates, each period with its population year
+        rated = (envelope.get("metrics") or {}).get("medida") == "tasa_per_100k" and all(
+            r.get("tasa_per_100k") is not None and r.get("tasa_per_100k_base") is not None for r in rows
+        )
+        now, before = ("tasa_per_100k", "tasa_per_100k_base") if rated else ("conteo", "conteo_base")
         names = {
-            "conteo": period_words(eff["from"], eff["to"]) if eff else "Periodo",
-            "conteo_base": period_words(base["from"], base["to"]) if base else "Periodo base",
+            now: period_words(eff["from"], eff["to"]) if eff else "Periodo",
+            before: period_words(base["from"], base["to"]) if base else "Periodo base",
         }
         return {
             "type": "bar",
             "barmode": "group",
             "x": "label",
-            "y": ["conteo_base", "conteo"],
+            "y": [before, now],
             "series_labels": names,
             "title": _title(envelope, "Comparación"),
             "data": rows,
+            **({"y_label": MEASURE_LABELS["tasa_per_100k"]} if rated else {}),
         }
     if shape == "patterns":
         return {
@@ -281,7 +287,7 @@ def plotly_figure(spec: dict):
             color="periodo",
             barmode=spec.get("barmode", "group"),
             title=spec.get("title"),
-            labels={x: "", "valor": "Delitos registrados", "periodo": ""},
+            labels={x: "", "valor": spec.get("y_label") or "Delitos registrados", "periodo": ""},
         )
     elif kind == "bar":
         fig = px.bar(frame, x=x, y=y, title=spec.get("title"), labels=labels)

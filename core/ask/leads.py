@@ -117,7 +117,14 @@ def _lead_comparison(env, rows, noun, per) -> list[str]:
         if cambio
         else "la cifra se mantuvo igual"
     )
-    out = [f"{who} {fmt_int(now)} {noun(now)} {per}, frente a {fmt_int(before)} {per_base}: {change}."]
+    rated = met.get("medida") == "tasa_per_100k"
+    if rated and met.get("tasa_per_100k") is not None and met.get("tasa_per_100k_base") is not None:
+        place = one["label"] or parent
+        out = [_rate_change(met, place, noun, per, per_base), f"En número: {fmt_int(now)} frente a {fmt_int(before)}."]
+    else:
+        out = [f"{who} {fmt_int(now)} {noun(now)} {per}, frente a {fmt_int(before)} {per_base}: {change}."]
+        if rated:  # asked in rates, with no population for a window: the counts, and why no rate
+            out.append("No hay población CONAPO de ambos años para dar la tasa por 100 mil habitantes.")
     if len(rows) == 1 and met.get("orden") in _CHANGE_ONE:  # the one municipality of a ranking by direction
         out.append(_CHANGE_ONE[met["orden"]])
     if len(rows) > 1:
@@ -125,10 +132,34 @@ def _lead_comparison(env, rows, noun, per) -> list[str]:
         # the tool orders rows by change, largest increase first: say so when only increases are shown
         lead = "Los mayores aumentos por municipio: " if all(r["cambio"] > 0 for r in rows[:5]) else "Por municipio: "
         lead = _CHANGE_LEADS.get(met.get("orden"), lead)  # a ranking by direction says which way it reads
-        out.append(
-            lead + join_y(f"{r['label']} ({r['cambio']:+,}{p})" for r, p in zip(rows[:5], pcts, strict=True)) + "."
+        items = (
+            (f"{r['label']} ({_rate_pair(r)})" for r in rows[:5])
+            if rated
+            else (f"{r['label']} ({r['cambio']:+,}{p})" for r, p in zip(rows[:5], pcts, strict=True))
         )
+        out.append(lead + join_y(items) + ".")
     return out
+
+
+def _rate_change(met, place, noun, per, per_base) -> str:
+    """«Celaya tuvo una tasa de 80.3 … por cada 100 mil habitantes …, frente a 67.8 …: la tasa aumentó 12.5 puntos
+    (+18.4 %).» Every figure is the tool's (rates with each window's population year)."""
+    d, pct = met.get("cambio_tasa") or 0, met.get("cambio_tasa_pct")
+    rounded = round(abs(d), 1)
+    if not rounded:
+        change = "la tasa se mantuvo igual"
+    else:
+        tail = f" ({fmt_pct(pct, signed=True)})" if pct is not None else ""
+        change = f"la tasa {'aumentó' if d > 0 else 'disminuyó'} {fmt_num(rounded)} puntos{tail}"
+    return (
+        f"{place} tuvo una tasa de {fmt_num(met['tasa_per_100k'])} {noun()} por cada 100 mil habitantes {per}, "
+        f"frente a {fmt_num(met['tasa_per_100k_base'])} {per_base}: {change}."
+    )
+
+
+def _rate_pair(r) -> str:
+    """A municipality's two rates, base first: «tasa 67.8 → 80.3» (sin dato without population)."""
+    return f"tasa {fmt_num(r.get('tasa_per_100k_base'))} → {fmt_num(r.get('tasa_per_100k'))}"
 
 
 _CHANGE_ONE = {

@@ -53,6 +53,25 @@ def rate(count: int | None, pop: int | None) -> float | None:
     return round(count / pop * 100_000, 2)
 
 
+def populations(ctx: ToolContext, estado_id: str, years: list[int]) -> dict[int, dict[str, int]]:
+    """CONAPO mid-year population per year: each municipality of a state, and the state as the sum of its
+    municipalities (keyed by ``estado_id``); a year or a place without population is absent, never a zero."""
+    marks = ", ".join("?" for _ in years)
+    got = ctx.query(
+        f"""WITH p AS (SELECT anio, entidad_id, any_value(poblacion) AS poblacion FROM population
+                       WHERE fuente = 'CONAPO' AND estado_id = ? AND anio IN ({marks}) GROUP BY 1, 2)
+            SELECT anio, entidad_id, poblacion FROM p
+            UNION ALL
+            SELECT anio, ?, sum(poblacion) FROM p GROUP BY 1""",
+        [estado_id, *years, estado_id],
+    )
+    out: dict[int, dict[str, int]] = {y: {} for y in years}
+    for anio, entidad_id, poblacion in got:
+        if poblacion is not None:
+            out[int(anio)][entidad_id] = int(poblacion)
+    return out
+
+
 def frequency_ok(scope: Scope, count: int, tasa: float | None) -> bool:
     """Whether a row passes the filtro_frecuencia minimums (por entidad)."""
     f = scope.frecuencia

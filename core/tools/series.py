@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from core.errors import DatosFaltantesError, ValidacionError
 from core.text import month_from_index, month_index, shift_months
 from core.tools import FIRST_IDS, Evidence, ResolvedStep, Scope, ToolContext, ToolOutput
-from core.tools.scope import crime_label, frequency_ok, period_label, rate, where
+from core.tools.scope import crime_label, frequency_ok, period_label, populations, rate, where
 from core.tools.tally import Rank, tally
 
 if TYPE_CHECKING:  # validation hands its checks a StepCheck
@@ -26,6 +26,8 @@ COMPARE_COLUMNS = [
     ("conteo_base", "int"),
     ("cambio", "int"),
     ("cambio_pct", "float"),
+    ("tasa_per_100k", "float"),
+    ("tasa_per_100k_base", "float"),
 ]
 
 
@@ -194,6 +196,15 @@ def _pct(cambio: int, base: int) -> float | None:
     return round(100 * cambio / base, 2) if base else None
 
 
+def _rate_change(n: int, pop: int | None, nb: int, pop_base: int | None) -> tuple[float | None, float | None]:
+    """The change of the rate per 100,000 in points and in % of the base rate, from the unrounded rates
+    (None without either population; no % when the base rate is zero)."""
+    if not pop or not pop_base:
+        return None, None
+    now, before = n / pop * 100_000, nb / pop_base * 100_000
+    return round(now - before, 2), (round(100 * (now - before) / before, 2) if before else None)
+
+
 def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     """Events in the window against the base window: the entity (actual) or each municipality (hijos)."""
     scope = step.scope
@@ -217,12 +228,16 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         top_only=not by_rate,
     )
     now, before, pops = got.counts, got.base, got.pops
+    # each window's rate with the population of its own year (the year it ends, as every rate tool)
+    year, year_base = scope.date_to.year, base_to.year
+    conapo = populations(ctx, scope.entity.estado_id, sorted({year, year_base}))
     rows = []
     for e in got.entities:
         n, nb = now.get(e.entidad_id, 0), before.get(e.entidad_id, 0)
         if scope.frecuencia and got.totals is None and not frequency_ok(scope, n, rate(n, pops.get(e.entidad_id))):
             continue
-        rows.append([e.entidad_id, e.label, n, nb, n - nb, _pct(n - nb, nb)])
+        tasas = [rate(n, conapo[year].get(e.entidad_id)), rate(nb, conapo[year_base].get(e.entidad_id))]
+        rows.append([e.entidad_id, e.label, n, nb, n - nb, _pct(n - nb, nb), *tasas])
     # abs: biggest change first, rises before falls; desc: biggest rise first; asc: biggest fall first
     rows.sort(
         key={
@@ -245,12 +260,22 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             f"Las ventanas tienen distinto número de meses ({n_now} frente a {n_base}): compare con cautela."
         )
     pct = _pct(cambio, total_base)
+    # the metrics' entity: the state for its municipalities, else the entity asked
+    pop, pop_base = conapo[year].get(scope.entity.entidad_id), conapo[year_base].get(scope.entity.entidad_id)
+    tasa, tasa_base = rate(total, pop), rate(total_base, pop_base)
+    cambio_tasa, cambio_tasa_pct = _rate_change(total, pop, total_base, pop_base)
+    medida = step.args.get("medida", "conteo")
+    if medida == "tasa_per_100k" and (tasa is None or tasa_base is None):
+        missing = " ni de ".join(str(y) for y, p in sorted({year: pop, year_base: pop_base}.items()) if not p)
+        warnings.append(f"Sin población CONAPO de {missing} para {scope.entity.label}: la tasa queda sin dato.")
     highlights = [
         f"Total {total:,} frente a {total_base:,} ({cambio:+,}"
         + (f", {pct:+.2f}%)" if pct is not None else "; base en cero)")
     ]
     if hijos and rows:
         highlights.append(f"Mayor cambio: {rows[0][1]} ({rows[0][4]:+,})")
+    if tasa is not None and tasa_base is not None:
+        highlights.append(f"Tasa por 100 mil habitantes {tasa:,.2f} frente a {tasa_base:,.2f} ({cambio_tasa:+,.2f})")
     highlights.append(f"Ventanas {periodo} y {periodo_base}")
     who = f"municipios de {scope.entity.label}" if hijos else scope.entity.label
     return ToolOutput(
@@ -267,6 +292,13 @@ def comparar_periodos(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
             "cambio_pct": pct,
             "periodo": periodo,
             "periodo_base": periodo_base,
+            "medida": medida,
+            "tasa_per_100k": tasa,
+            "tasa_per_100k_base": tasa_base,
+            "cambio_tasa": cambio_tasa,
+            "cambio_tasa_pct": cambio_tasa_pct,
+            "anio_poblacion": year,
+            "anio_poblacion_base": year_base,
             **({"orden": orden} if orden != "abs" else {}),  # a ranking by direction says which
         },
         extra_meta={"date_range_base_effective": {"from": base_from.isoformat(), "to": base_to.isoformat()}},

@@ -207,6 +207,8 @@ def build(u: Understanding, metadata: dict, includes: dict[str, list[str]]) -> T
             "base_to": _iso(cw[1]),
             **method_args,
         }
+        if u.medida == "tasa_per_100k":  # «en tasa, 2024 contra 2023»: the answer leads with the two rates
+            args["medida"] = u.medida
         if u.group_by_municipio:
             args["top_k"] = u.top_k or 10
             direction = next((g.split(":")[1] for g in u.signals if g.startswith("direction:")), None)

@@ -33,6 +33,9 @@ PLANS = {
     "comparison_municipal": "[13]\nentidad_id: GTO\ndelito: homicidio_doloso\ntop_k: 5\n"
     + YEAR_2024
     + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
+    "comparison_rate": "[13]\nentidad_id: GTO\ndelito: homicidio_doloso\nmedida: tasa_per_100k\ntop_k: 5\n"
+    + YEAR_2024
+    + "base_from: 2023-01-01\nbase_to: 2023-12-31\n",
     "patterns": "[8]\nentidad_id: GTO\nfrom: 2015-01-01\nto: 2024-12-31\n",
     "seasonality": "[8]\nentidad_id: GTO\ntipo: estacionalidad\nfrom: 2015-01-01\nto: 2024-12-31\n",
     "annual": "[14]\nentidad_id: GTO\nnivel: actual\nfrom: 2015-01-01\nto: 2026-12-31\ntop_k: 20\n",
@@ -155,6 +158,17 @@ def test_comparisons_are_grouped_bars(envelopes, name):
     assert spec["series_labels"] == {"conteo": "enero a diciembre de 2024", "conteo_base": "enero a diciembre de 2023"}
     fig = plotly_figure(spec)
     assert len(fig.data) == 2 and fig.layout.barmode == "group"
+
+
+def test_a_comparison_asked_in_rates_draws_the_rates(envelopes):
+    spec = chart_spec(envelopes["comparison_rate"][0])
+    assert spec["y"] == ["tasa_per_100k_base", "tasa_per_100k"]
+    assert spec["series_labels"] == {
+        "tasa_per_100k": "enero a diciembre de 2024",
+        "tasa_per_100k_base": "enero a diciembre de 2023",
+    }
+    fig = plotly_figure(spec)
+    assert len(fig.data) == 2 and fig.layout.yaxis.title.text == "Tasa por cada 100 mil habitantes"
 
 
 @pytest.mark.parametrize("name", ["patterns", "seasonality"])

@@ -78,6 +78,22 @@ STEPS = [
         "diciembre de 2023: el cambio en carpetas y en porcentaje.",
     ),
     (
+        13,
+        {
+            "entidad_id": "GTO.MUN.CELAYA",
+            "delito": "homicidio_doloso",
+            "from": "2024-01-01",
+            "to": "2024-12-31",
+            "base_from": "2023-01-01",
+            "base_to": "2023-12-31",
+            "medida": "tasa_per_100k",
+        },
+        None,
+        "Comparé las carpetas de homicidios dolosos en Celaya entre enero y diciembre de 2024 con las de enero a "
+        "diciembre de 2023: el cambio en carpetas y en tasa por 100 mil habitantes, cada periodo con la población "
+        "de su año.",
+    ),
+    (
         21,
         {"lugar_id": "MX", "clave_delito": "homicidio_doloso", "ordenar_por": "tasa_per_100k", "metodologia": "IDFC"},
         {"from": "2024-01-01", "to": "2024-11-30"},

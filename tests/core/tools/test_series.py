@@ -19,7 +19,7 @@ from core.dataset.store import get_store
 from core.engine.catalog import build_catalog
 from core.engine.validate import validate_plan
 from core.tools import ToolContext
-from core.tools.series import serie_temporal
+from core.tools.series import comparar_periodos, serie_temporal
 from tests.conftest import RAW
 
 MESES = [
@@ -398,7 +398,17 @@ def _compare(entidad, delito, a, b, base_a, base_b, **extra) -> dict:
     }
 
 
-COMPARE_COLUMNS = ["entidad_id", "label", "conteo", "conteo_base", "cambio", "cambio_pct"]
+COMPARE_COLUMNS = [
+    "entidad_id",
+    "label",
+    "conteo",
+    "conteo_base",
+    "cambio",
+    "cambio_pct",
+    "tasa_per_100k",
+    "tasa_per_100k_base",
+]
+RATE_METRICS = ["tasa_per_100k", "tasa_per_100k_base", "cambio_tasa", "cambio_tasa_pct"]
 STATE_TEXT = (
     "[13]\nentidad_id: GTO\nnivel: actual\ndelito: homicidio_doloso\nfrom: 2024-01-01\nto: 2024-12-31\n"
     "base_from: 2023-01-01\nbase_to: 2023-12-31"
@@ -425,14 +435,17 @@ def test_compare_one_entity_against_golden(bundled_settings, plan, row):
     assert_ok_envelope(env, COMPARE_COLUMNS)
     cambio = row[2] - row[3]
     pct = round(100 * cambio / row[3], 2)
-    assert env["data"]["inline"]["rows"] == [row + [cambio, pct]]
-    assert env["metrics"] == {
+    assert [r[:6] for r in env["data"]["inline"]["rows"]] == [row + [cambio, pct]]
+    assert {k: v for k, v in env["metrics"].items() if k not in RATE_METRICS} == {
         "conteo": row[2],
         "conteo_base": row[3],
         "cambio": cambio,
         "cambio_pct": pct,
         "periodo": "2024-01..2024-12",
         "periodo_base": "2023-01..2023-12",
+        "medida": "conteo",
+        "anio_poblacion": 2024,
+        "anio_poblacion_base": 2023,
     }
     assert env["meta"]["range_adjusted"] is False
     assert not any("distinto número de meses" in w for w in env["meta"]["warnings"])
@@ -503,7 +516,7 @@ def test_compare_municipalities_top5_against_raw_sql(bundled_settings, raw, deli
     assert [r[4] for r in rows] == [r[2] for r in ranked[:5]]  # biggest change first, rises before falls
     for r in rows:
         assert r[0].startswith("GTO.MUN.")
-        assert tuple(r[2:]) == expected[r[1]]
+        assert tuple(r[2:6]) == expected[r[1]]
     assert env["metrics"]["conteo"] == sum(now.values())
     assert env["metrics"]["conteo_base"] == sum(before.values())
     assert env["metrics"]["cambio"] == sum(now.values()) - sum(before.values())
@@ -517,8 +530,141 @@ def test_compare_zero_base_has_no_percentage(bundled_settings, raw):
         _compare("GTO.MUN.LEON", "secuestro", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31"), bundled_settings
     )
     assert_ok_envelope(env, COMPARE_COLUMNS)
-    assert env["data"]["inline"]["rows"] == [["GTO.MUN.LEON", "León", 1, 0, 1, None]]
+    assert [r[:6] for r in env["data"]["inline"]["rows"]] == [["GTO.MUN.LEON", "León", 1, 0, 1, None]]
     assert env["metrics"]["cambio_pct"] is None
+    assert env["metrics"]["cambio_tasa_pct"] is None  # a zero base rate has no percentage either
+    assert env["data"]["inline"]["rows"][0][7] == 0.0  # a zero with population is a rate of zero, not a null
+
+
+# ---------------------------------------------------------------- comparar_periodos in rates (1.1.0)
+
+
+def raw_population(year: int) -> dict[str, int]:
+    """cve → CONAPO population of a year, read straight from data/raw/poblacion_gto.csv."""
+    got = duckdb.sql(
+        f"SELECT cve_municipio, poblacion FROM read_csv('{RAW / 'poblacion_gto.csv'}', all_varchar = true) "
+        f"WHERE anio = '{year}'"
+    ).fetchall()
+    return {cve: int(p) for cve, p in got}
+
+
+def _expected_rates(n: int, pop: int, nb: int, pop_base: int) -> dict:
+    now, before = n / pop * 100_000, nb / pop_base * 100_000
+    return {
+        "tasa_per_100k": round(now, 2),
+        "tasa_per_100k_base": round(before, 2),
+        "cambio_tasa": round(now - before, 2),
+        "cambio_tasa_pct": round(100 * (now - before) / before, 2),
+    }
+
+
+CELAYA = "11007"
+
+
+@pytest.mark.parametrize(
+    "entidad,cve,window,base",
+    [
+        ("GTO.MUN.CELAYA", CELAYA, (date(2024, 1, 1), date(2024, 12, 31)), (date(2023, 1, 1), date(2023, 12, 31))),
+        ("GTO.MUN.CELAYA", CELAYA, (date(2025, 1, 1), date(2025, 6, 30)), (date(2021, 1, 1), date(2021, 6, 30))),
+        ("GTO", None, (date(2024, 1, 1), date(2024, 12, 31)), (date(2023, 1, 1), date(2023, 12, 31))),
+        ("GTO", None, (date(2025, 1, 1), date(2025, 6, 30)), (date(2020, 1, 1), date(2020, 6, 30))),
+    ],
+    ids=["celaya-2024-2023", "celaya-h1-2025-2021", "state-2024-2023", "state-h1-2025-2020"],
+)
+def test_compare_rates_use_each_windows_population_year(bundled_settings, raw, entidad, cve, window, base):
+    """Each window's rate is its count over the CONAPO population of the year it ends (the state: the sum of
+    its municipalities), as rank_por_delito and comparar_lugares compute it."""
+    env = run(
+        _compare(entidad, "homicidio_doloso", *(d.isoformat() for d in (*window, *base)), nivel="actual"),
+        bundled_settings,
+    )
+    assert_ok_envelope(env, COMPARE_COLUMNS)
+    n = sum(v for _, v in sql_monthly(raw, ["Homicidio doloso"], window[0], window[1].replace(day=1), cve=cve))
+    nb = sum(v for _, v in sql_monthly(raw, ["Homicidio doloso"], base[0], base[1].replace(day=1), cve=cve))
+    pops, pops_base = raw_population(window[1].year), raw_population(base[1].year)
+    pop, pop_base = (pops[cve], pops_base[cve]) if cve else (sum(pops.values()), sum(pops_base.values()))
+    expected = _expected_rates(n, pop, nb, pop_base)
+    [row] = env["data"]["inline"]["rows"]
+    assert row[2:4] == [n, nb]
+    assert row[6:] == [expected["tasa_per_100k"], expected["tasa_per_100k_base"]]
+    assert {k: env["metrics"][k] for k in RATE_METRICS} == expected
+    assert (env["metrics"]["anio_poblacion"], env["metrics"]["anio_poblacion_base"]) == (window[1].year, base[1].year)
+
+
+def test_compare_celaya_rates_2024_2023(bundled_settings):
+    """The figures of the answer «homicidio doloso en Celaya en tasa, 2024 contra 2023» (443 and 370 cases)."""
+    env = run(
+        _compare(
+            "GTO.MUN.CELAYA",
+            "homicidio_doloso",
+            "2024-01-01",
+            "2024-12-31",
+            "2023-01-01",
+            "2023-12-31",
+            medida="tasa_per_100k",
+        ),
+        bundled_settings,
+    )
+    assert env["data"]["inline"]["rows"] == [["GTO.MUN.CELAYA", "Celaya", 443, 370, 73, 19.73, 80.3, 67.81]]
+    assert env["metrics"]["medida"] == "tasa_per_100k"
+    assert (env["metrics"]["cambio_tasa"], env["metrics"]["cambio_tasa_pct"]) == (12.5, 18.43)
+
+
+def test_compare_municipalities_rates_against_raw_sql(bundled_settings, raw):
+    env = run(
+        _compare("GTO", "homicidio_doloso", "2024-01-01", "2024-12-31", "2023-01-01", "2023-12-31", top_k=5),
+        bundled_settings,
+    )
+    names = dict(raw.execute("SELECT municipio, cve FROM mun").fetchall())
+    now = sql_by_municipio(raw, ["Homicidio doloso"], date(2024, 1, 1), date(2024, 12, 1))
+    before = sql_by_municipio(raw, ["Homicidio doloso"], date(2023, 1, 1), date(2023, 12, 1))
+    pops, pops_base = raw_population(2024), raw_population(2023)
+    rows = env["data"]["inline"]["rows"]
+    assert len(rows) == 5
+    for r in rows:
+        cve = names[r[1]]
+        assert r[6:] == [round(now[r[1]] / pops[cve] * 100_000, 2), round(before[r[1]] / pops_base[cve] * 100_000, 2)]
+    # the metrics are the state's: every municipality's events over the sum of their populations
+    expected = _expected_rates(sum(now.values()), sum(pops.values()), sum(before.values()), sum(pops_base.values()))
+    assert {k: env["metrics"][k] for k in RATE_METRICS} == expected
+
+
+class _WithoutPopulationOf:
+    """The store with no CONAPO row of one year: what a window beyond the projections would meet."""
+
+    def __init__(self, store, year: int):
+        self.store, self.year = store, year
+
+    def query(self, sql: str, params=()):
+        hidden = f"(SELECT * FROM population WHERE anio <> {int(self.year)}) AS population"
+        return self.store.query(sql.replace("FROM population", f"FROM {hidden}"), params)
+
+
+def test_compare_rate_is_null_without_population(bundled_settings):
+    """No population for the base year: the base rate and the change are null, never a made-up number."""
+    store = get_store(bundled_settings)
+    catalog = build_catalog(store)
+    metadata = store.metadata()
+    plan = _compare(
+        "GTO.MUN.CELAYA",
+        "homicidio_doloso",
+        "2024-01-01",
+        "2024-12-31",
+        "2023-01-01",
+        "2023-12-31",
+        medida="tasa_per_100k",
+    )
+    step = validate_plan(plan, catalog, metadata).steps[0]
+    ctx = ToolContext(store=_WithoutPopulationOf(store, 2023), catalog=catalog, metadata=metadata)
+    out = comparar_periodos(ctx, step)
+    assert out.rows == [["GTO.MUN.CELAYA", "Celaya", 443, 370, 73, 19.73, 80.3, None]]
+    assert {k: out.metrics[k] for k in RATE_METRICS} == {
+        "tasa_per_100k": 80.3,
+        "tasa_per_100k_base": None,
+        "cambio_tasa": None,
+        "cambio_tasa_pct": None,
+    }
+    assert any("Sin población CONAPO de 2023 para Celaya" in w for w in out.warnings)
 
 
 def test_compare_base_partly_outside_coverage_is_clamped(bundled_settings, raw):

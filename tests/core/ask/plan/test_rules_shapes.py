@@ -53,6 +53,12 @@ PLANS = [
     ("tasa de feminicidio de León y del estado en 2022", "comparar_lugares", {"entidades": ["GTO.MUN.LEON"]}),
     ("pico mensual de homicidios culposos en León en 2021", "resumen_periodo", {"enfoque": "maximo", "por": "mes"}),
     ("municipios sin feminicidios en 2020", "municipios_por_presencia", {"condicion": "sin"}),
+    # a comparison asked in rates says so to the tool (its answer leads with the rates); counts stay the default
+    ("homicidio doloso en celaya en tasa, 2024 contra 2023", "comparar_periodos",
+     {"entidad_id": "GTO.MUN.CELAYA", "medida": "tasa_per_100k", "from": "2024-01-01", "base_from": "2023-01-01"}),
+    ("homicidios dolosos por municipio en tasa, 2024 contra 2023", "comparar_periodos",
+     {"nivel": "hijos", "medida": "tasa_per_100k"}),
+    ("homicidios dolosos en Celaya 2024 contra 2023", "comparar_periodos", {"medida": "conteo"}),
 ]  # fmt: skip
 ANSWERS = [
     ("¿Cuál fue el mes con más homicidios dolosos en Celaya en 2023?", "fue junio de 2023, con 46", "bar"),
