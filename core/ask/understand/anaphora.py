@@ -27,7 +27,8 @@ ANY_METHOD = re.compile(
     r"|tod[oa]s\W+(?:y\s+)?no\s+(?:solo|nomas|nada\s+mas|solamente)\b|(?:contando|incluyendo)\s+tod[oa]s\b"
     r"|\btod[oa]s\W*$|\btod[oa]s\s+(?:los|las)\s+(?!municipios|estados|meses|anos|delitos|dias)\w+\W*$"
     # «la serie de todos los dolosos en SMA»: every case of the crime, whatever words follow
-    r"|\btod[oa]s\s+(?:los|las)\s+(?:dolos|culpos|homicidi|asesinat|casos|robos|lesiones|feminicid|secuestr|extorsi)\w*"
+    r"|(?<!porcentaje es de )(?<!porcentaje de )(?<!parte de )(?<!total de )(?<!proporcion de )"
+    r"\btod[oa]s\s+(?:los|las)\s+(?:dolos|culpos|homicidi|asesinat|casos|robos|lesiones|feminicid|secuestr|extorsi)\w*"
     r"|(?:quit|olvid|elimin|borr)\w*\s+(?:(?:lo|el\s+filtro|la\s+parte|la\s+modalidad)\s+)?(?:de\s+|del\s+)?(?:el\s+|la\s+|lo\s+)?"
     r"(?:arma|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia))\b"
 )
@@ -394,7 +395,10 @@ def earlier_years(question: str, conversation) -> tuple[date, date] | None:
     if found is None:
         return None
     for turn in reversed(getattr(conversation, "turns", None) or []):
-        w = getattr(getattr(turn, "understanding", None), "window", None)
+        u = getattr(turn, "understanding", None)
+        w = getattr(u, "window", None)
+        if w is not None and u.compare_window and "time:compare_span" in u.signals:  # «serie de 2020 a 2024»
+            w = (min(w[0], u.compare_window[0]), max(w[1], u.compare_window[1]))
         if w is None or (w[0].month, w[1].month) != (1, 12) or w[1].year == w[0].year:
             continue
         if found.group(1) and int(found.group(1)) != w[1].year - w[0].year + 1:

@@ -149,6 +149,9 @@ def _back_to_place(current: Understanding, previous: Understanding, conversation
     return previous
 
 
+_OF_ALL = re.compile(
+    r"\b(?:porcentaje|parte|proporcion)\s+(?:es\s+|son\s+|representa\s+)?(?:de|del)\s+(?:tod[oa]s|el\s+total)\b"
+)
 _NOT_ONLY = re.compile(
     r"\bno\s+(?:solo|nomas|nada\s+mas|solamente|unicamente)\b|\bsin\s+lo\s+de|\b(?:quit|olvid|elimin|borr)\w*"
     r"|\bsin\s+(?:distinguir|importar)\b"
@@ -306,7 +309,8 @@ def merge_follow_up(
     )
     measure_only = measure_only and not (current.crimes or current.places or current.window)
     # a whole new question («ahora lesiones dolosas en Irapuato 2022») has its own shape, never the last one's share
-    own_question = restated(current, previous) and not explicit_kind(current) and not same_thing
+    pending = bool(turns := getattr(conversation, "turns", None)) and getattr(turns[-1], "status", None) == "clarify"
+    own_question = restated(current, previous) and not explicit_kind(current) and not same_thing and not pending
     if (not explicit_kind(current) or same_thing or other_end or measure_only) and not own_question:
         merged.kind = previous.kind
         if previous.kind == "breakdown" and "medida:tasa" in current.signals and not merged.methods:
@@ -372,6 +376,10 @@ def merge_follow_up(
     if merged.kind == "ranking" and len(one_place) == 1 == len(current.places) and current.top_k is None:
         # «¿me lo puedes dar por municipio? me interesan las de Celaya»: that municipality's figure, not a top 10
         merged.kind, merged.group_by_municipio = "single_value", False
+    if merged.kind == "share" and previous.methods and not current.methods and _OF_ALL.search(text):
+        # «y eso, ¿qué porcentaje es de todos los homicidios dolosos de allá?»: the modalidad's part of the place's
+        # total, not the place's part of the state
+        merged.kind, merged.crimes = "breakdown", list(previous.crimes)
     if merged.kind == "extremes":
         _extreme_direction(merged, text)
         if current.window is None and previous.compare_window and "time:compare_span" in previous.signals:

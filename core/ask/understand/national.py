@@ -103,7 +103,7 @@ VICTIMS = _C(
     r"\bcuant[oa]s\s+(?:mujeres|hombres|menores|ninos|ninas)\s+(?:murieron|fueron\s+asesinad\w+|asesinaron|mataron)\b",
     r",\s*victimas\W*$",
     # «y mujeres asesinadas con arma de fuego… en ese mismo lapso?»: the dead counted by sex are victims
-    r"\b(?:mujeres|hombres|menores|ninos|ninas)\s+(?:asesinad[oa]s|muert[oa]s|privad[oa]s\s+de\s+la\s+vida)\b",
+    r"(?:^\W*y\s+|\bcuant[oa]s\s+)(?:mujeres|hombres|menores|ninos|ninas)\s+(?:asesinad[oa]s|muert[oa]s|privad[oa]s\s+de\s+la\s+vida)\b",
 )
 FEDERAL = _C(r"\bfuero\s+federal\b", r"\bdelitos?\s+(?:del\s+orden\s+)?federal(?:es)?\b", r"\bfederales\b", r"\bfgr\b")
 
