@@ -308,6 +308,14 @@ def build(u: Understanding, fb: Fallback, metadata: dict, municipal_plan, state_
         )
     if place is None:  # the state asked: the state file answers exactly
         note = f"{asked} no se publica por municipio (sin desglose por subtipo); la cifra es la del archivo estatal."
+        if u.window is not None and u.compare_window is not None:
+            # «¿cuántos robos a negocio hubo en el estado en 2022 y cuántos en 2023?»: each period, the earlier first
+            a, b = sorted([u.window, u.compare_window])
+            steps = [
+                _step("ranking_estados", {**state["args"], "desde": w[0].isoformat(), "hasta": w[1].isoformat()})
+                for w in (a, b)
+            ]
+            return ToolPlan({"plan": steps}, [LEAD + note, f"{ALSO}0"], "national")
         return ToolPlan({"plan": [state]}, [LEAD + note], "national")
     municipal_win, defaulted = municipal_window(as_tipo, municipal_win, municipal_plan)
     breakdown = _step(
