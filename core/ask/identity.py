@@ -52,7 +52,7 @@ _NOT_PEOPLE = (
 
 IDENTITY = re.compile(
     # «¿quién mató…?», «¿a quién asesinaron?», «¿quiénes son los responsables?», «¿quién es el jefe de plaza?»
-    rf"\b(a )?quien(es)? (lo |la |los |las |le |les )?({_CRIME_VERB})\b"
+    rf"\b(a )?quien(es)? (se )?(lo |la |los |las |le |les )?({_CRIME_VERB})\b"
     # «¿quién estuvo detrás del ataque?», «¿y quién lo hizo?», «¿quién lo mandó?»: who did it
     r"|\bquien(es)? (esta|estan|estuvo|estuvieron|estaba|estaban|anda|andan|andaba) (detras|atras)\b"
     r"|\bquien(es)? (lo|la|los|las) (hizo|hicieron|ordeno|ordenaron|mando|mandaron)\b"

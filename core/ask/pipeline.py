@@ -9,12 +9,14 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.ask import analyze, audit, compose, execute, govern, intake, plan, route, validate
 from core.ask.contracts import AnalystPlan, Answer, GovernorDecision, Intake, PlannerState, QueryPlan
+from core.ask.scope import asks_forecast
 from core.ask.understand import Understanding
+from core.text import normalize_text
 
 if TYPE_CHECKING:
     from core.ask.context import StageContext
@@ -143,5 +145,15 @@ def run_turn(
     turn.timings_ms["total"] = round((time.perf_counter() - t0) * 1000, 2)
     conversation.turns.append(turn)
     if turn.understanding is not None and turn.intake and turn.intake.category == "relevant":
-        conversation.last_understanding = turn.understanding
+        conversation.last_understanding = _talked_about(turn, conversation.last_understanding)
     return turn
+
+
+def _talked_about(turn: Turn, before: Understanding | None) -> Understanding:
+    """What a turn leaves for the next one to continue: its understanding, except the period of a forecast refused
+    («¿cuántos va a haber en 2026?»), which was never answered (the talk's period stays the one before)."""
+    u = turn.understanding
+    if before is None or turn.status != "refused" or not asks_forecast(normalize_text(turn.question or "")):
+        return u
+    return replace(u, window=before.window, compare_window=before.compare_window, window_text=before.window_text)
+

@@ -110,7 +110,11 @@ _FORECAST = re.compile(
     r"|va(?:n)?\s+a\s+(?:bajar|subir|aumentar|disminuir|crecer|mejorar|empeorar|seguir\s+(?:subiendo|bajando))"
     r"|(?:bajara|subira|aumentara|disminuira|crecera|mejorara|empeorara)n?"
     # «¿crees que el 2026 va a ser peor que el 2025?», «¿qué opinas?»: a guess or an opinion about what comes
-    r"|va(?:n)?\s+a\s+ser\s+(?:peor|mejor|mas|menos)|sera(?:n)?\s+(?:peor|mejor))\b"
+    r"|va(?:n)?\s+a\s+ser\s+(?:peor|mejor|mas|menos)|sera(?:n)?\s+(?:peor|mejor)"
+    # «si sigue la tendencia, ¿cuántos tendría León en 2026?», «¿cuántos crees que haya este diciembre?»
+    r"|si\s+sigue\w*\s+(?:la|esta|esa|asi)\b|si\s+(?:continua|se\s+mantiene)\w*\s+(?:la|esta|esa)\s+tendencia"
+    r"|cre(?:es|e|en)\s+que\s+(?:haya|habra|vaya|vayan|suba|baje|aumente|disminuya)"
+    r"|cuant[oa]s\s+(?:\w+\s+){0,3}?(?:tendria|tendrian|habria|habrian|tendra|tendran))\b"
 )
 # «¿qué opinas?», «en tu opinión el gobernador lo está haciendo bien o mal?»: a judgement, never a count
 _OPINION = re.compile(
@@ -337,6 +341,10 @@ _UNPUBLISHED = (
         r"|relacionad[oa]s\s+(?:con|al?)|vinculad[oa]s\s+(?:con|al?))\s+(?:el\s+|los\s+)?(?:narco|crimen\s+organizado|"
         r"narcotrafico|carteles?|ajustes?\s+de\s+cuentas)\b|\bmotivos?\b|\bcausas?\s+de\s+(?:los|las|esos|esas)\b",
         "el motivo de cada delito (crimen organizado, ajustes de cuentas…)",
+    ),
+    (
+        r"\bpresupuesto\w*\b|\b(?:cuanto|cuanta)\s+(?:dinero|lana)\s+(?:tiene|gasta|invierte|le\s+dan)\b",
+        "el presupuesto de la policía o del municipio",
     ),
     (
         # «¿por qué hay tantos feminicidios en Oaxaca? ¿cuál es la causa principal?», «¿a qué se debe el aumento?»

@@ -30,7 +30,7 @@ ANY_METHOD = re.compile(
     r"|(?<!porcentaje es de )(?<!porcentaje de )(?<!parte de )(?<!total de )(?<!proporcion de )"
     r"\btod[oa]s\s+(?:los|las)\s+(?:dolos|culpos|homicidi|asesinat|casos|robos|lesiones|feminicid|secuestr|extorsi)\w*"
     r"|(?:quit|olvid|elimin|borr)\w*\s+(?:(?:lo|el\s+filtro|la\s+parte|la\s+modalidad)\s+)?(?:de\s+|del\s+)?(?:el\s+|la\s+|lo\s+)?"
-    r"(?:arma|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia))\b"
+    r"(?:arma|armas|modalidad|filtro|con\s+violencia|sin\s+violencia|violencia|cuchillo|navaja|pistola|balazos|bala))\b"
 )
 
 ORDINALS = {"primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4, "quinto": 5, "sexto": 6}
@@ -263,7 +263,7 @@ def relative_window(
     elif _SPAN_BEFORE.search(text) and current.window is None:  # «¿y los tres meses de antes?»: the span before
         size = (pw[1].year - pw[0].year) * 12 + pw[1].month - pw[0].month + 1
         merged.window, merged.compare_window = _adjacent_window(pw, f"time:adjacent:-{size}:span"), None
-    elif whole := _whole_part(text, pw):  # «pero todo el año», «¿y en todo ese año?», «en todo el trimestre»
+    elif (whole := _whole_part(text, pw)) and not (current.window and _YEAR_SAID.search(text)):  # «pero todo el año», «¿y en todo ese año?», «en todo el trimestre»
         merged.window, merged.compare_window = whole, None
     elif "time:previous_window" in sig and not (current.window and _YEAR_SAID.search(text)):
         # "¿cuál fue el mes más alto de ese semestre?" (not «en todo ese periodo 2015-2024»: the years said)

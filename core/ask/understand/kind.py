@@ -198,7 +198,7 @@ COUNT = _C(
     r"\b(?:en|el|a|al|por)\s+(?:conteo|conteos|cifras\s+absolutas|numeros)\b",  # «regresemos a conteo»
     r"\b(?:sin|no|en\s+vez\s+de|en\s+lugar\s+de)\s+(?:en\s+|por\s+|la\s+|a\s+la\s+|a\s+)?tasas?\b",  # «no a la tasa»
     # «¿en qué lugar quedó … en número de carpetas?», «por cantidad de casos»: the count, after a rate
-    r"\b(?:en|por)\s+(?:el\s+)?(?:numero|cantidad|total)\s+de\s+(?:carpetas|casos|delitos|denuncias|victimas)\b",
+    r"(?:\b(?:en|por)\s+(?:el\s+)?|,\s*)(?:numero|cantidad|total)\s+de\s+(?:carpetas|casos|delitos|denuncias|victimas)\b",
 )
 ASC = _C(
     r"(?<!al )(?<!lo )(?<!a )\bmenos\b(?!\s+de\b)",

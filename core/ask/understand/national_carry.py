@@ -147,7 +147,8 @@ def capital_city(current: Understanding, conversation) -> Understanding:
         if states:
             last = states[-1]
             break
-    if last != "CDMX":
+    country = re.search(r"\bcapital\s+(?:del\s+pais|de\s+la\s+republica|de\s+mexico|nacional)\b", text)
+    if last != "CDMX" and not country:  # «¿y la capital del país?» is the CDMX in any talk
         return current
     terms = [t for t in current.unknown_terms if t.kind != "place_deictic" and t.text != "nacional"]
     signals = [s for s in current.signals if not s.startswith(("place:", "group_by:"))]

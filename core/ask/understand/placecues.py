@@ -72,8 +72,8 @@ _ALONE_WORDS = frozenset(("ahora", "y", "e", "en", "pues", "ok", "sale", "bueno"
 # who is writing, said in a sentence of its own before the question («hablo de una radio en Monterrey.», «soy
 # reportera en Toluca.», «le escribo de la dirección de planeación de Celaya.»)
 _INTRO_SENTENCE = re.compile(
-    r"^[^.?!¿]*?\b(?:soy|somos|hablo|hablamos|trabajo|trabajamos|escribo|escribimos|represento|representamos|colaboro"
-    r"|colaboramos|vivo|vivimos|llamo|llamamos)\b[^.?!¿]*[.?!]"
+    r"^[^.?!¿;]*?\b(?:soy|somos|hablo|hablamos|trabajo|trabajamos|escribo|escribimos|represento|representamos|colaboro"
+    r"|colaboramos|vivo|vivimos|llamo|llamamos)\b[^.?!¿;]*[.?!;]"
 )
 
 
