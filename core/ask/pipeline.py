@@ -156,4 +156,3 @@ def _talked_about(turn: Turn, before: Understanding | None) -> Understanding:
     if before is None or turn.status != "refused" or not asks_forecast(normalize_text(turn.question or "")):
         return u
     return replace(u, window=before.window, compare_window=before.compare_window, window_text=before.window_text)
-

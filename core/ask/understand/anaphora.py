@@ -263,7 +263,9 @@ def relative_window(
     elif _SPAN_BEFORE.search(text) and current.window is None:  # «¿y los tres meses de antes?»: the span before
         size = (pw[1].year - pw[0].year) * 12 + pw[1].month - pw[0].month + 1
         merged.window, merged.compare_window = _adjacent_window(pw, f"time:adjacent:-{size}:span"), None
-    elif (whole := _whole_part(text, pw)) and not (current.window and _YEAR_SAID.search(text)):  # «pero todo el año», «¿y en todo ese año?», «en todo el trimestre»
+    elif (whole := _whole_part(text, pw)) and not (
+        current.window and _YEAR_SAID.search(text)
+    ):  # «pero todo el año», «¿y en todo ese año?», «en todo el trimestre»
         merged.window, merged.compare_window = whole, None
     elif "time:previous_window" in sig and not (current.window and _YEAR_SAID.search(text)):
         # "¿cuál fue el mes más alto de ese semestre?" (not «en todo ese periodo 2015-2024»: the years said)
