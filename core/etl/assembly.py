@@ -189,7 +189,7 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
              SELECT delito, any_value(subtipo) AS subtipo, any_value(tipo) AS tipo, any_value(tipo_key) AS tipo_key,
                     any_value(bien_juridico) AS bien_juridico
              FROM (SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM crime_labels
-                   WHERE delito IN (SELECT DISTINCT delito FROM curated_all)
+                   WHERE delito IN (SELECT DISTINCT delito FROM cell_summary)  -- the crimes of curated_all
                    UNION ALL SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM cur_crimes)
              GROUP BY delito)
            SELECT coalesce(c.delito, d.delito) AS delito, coalesce(c.subtipo, d.subtipo) AS subtipo,
