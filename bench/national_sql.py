@@ -22,10 +22,11 @@ from core.text import MONTHS, shift_months
 class Paths:
     """The tables of the current version as Parquet files, as SQL table expressions of ``con`` (where the SQL runs).
 
-    A version keeps ``observations`` only in its query database since docs/decisions/0015's session 20: given
-    ``cache`` (a folder the bench owns), it is copied from that database once per version into
-    ``cache/<version>/observations.parquet``, outside any timing, so the hand SQL reads Parquet as it always did
-    and its ratios stay comparable; without ``cache`` it reads the table in the database, attached read-only."""
+    A version keeps ``observations`` only in its query database since docs/decisions/0015's session 20, and its
+    curated ``incidents`` since session 24: given ``cache`` (a folder the bench owns), each is copied from that
+    database once per version into ``cache/<version>/<table>.parquet``, outside any timing, so the hand SQL reads
+    Parquet as it always did and its ratios stay comparable; without ``cache`` it reads the table in the database,
+    attached read-only (``query_db.relation``)."""
 
     folder: Path
     con: duckdb.DuckDBPyConnection | None = None

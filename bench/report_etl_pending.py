@@ -13,9 +13,10 @@ from bench.report_fmt import fmt as _f
 from bench.report_fmt import times
 
 _WRITE = (
-    "la única escritura de las celdas, que despivota los doce meses y escribe cada celda con su `row_id` aritmético, "
-    "su fecha, sus claves (ENUM), su conteo y su línea de origen (Parquet v2, zstd); en una primera carga ese archivo es "
-    "el `incidents.parquet` de la versión (se copia, no se reescribe).",
+    "la escritura de las celdas de un archivo que no es toda la versión siguiente (otra carga o más archivos): despivota "
+    "los doce meses y escribe cada celda con su `row_id` aritmético, su fecha, sus claves (ENUM), su conteo y su línea "
+    "de origen (Parquet v2, zstd) en la carpeta de la carga; en una primera carga de un solo archivo las celdas van "
+    "directo a `incidents_cells` (decisión 0015, sesión 24).",
     "es el trabajo propio de un almacén de una fila por celda: {cells} celdas en el archivo nacional donde la copia "
     "escribe {rows} filas.",
 )
@@ -44,16 +45,17 @@ ETL_WHY = {  # label prefix → (what the statement does, what is left to gain t
     ),
     "CREATE qdb_new.incidents_by_state": (
         "las sumas por estado × delito × modalidad × mes de las celdas municipales, que leen las herramientas "
-        "nacionales (un GROUP BY sobre `incidents`, en orden de delito y mes; decisión 0012).",
-        "poco: agrupa sobre las claves ENUM de `incidents_cells` (2.0 → 0.9 s en el archivo nacional, sesión 22).",
+        "nacionales (en orden de delito y mes; decisión 0012); en una primera carga de un solo archivo, de sus "
+        "filas anchas en memoria (decisión 0015, sesión 24), si no un GROUP BY sobre `incidents`.",
+        "poco: ya lee las filas anchas, doce veces menos que las celdas.",
     ),
     "CREATE qdb_new.incidents": (
-        "la tabla `incidents_cells` de la base de consulta de la versión (`store.duckdb`, la que leen las herramientas): "
-        "las mismas celdas escritas por segunda vez, como tabla de DuckDB con `cubre`, `origen` y `estatal` "
-        "(decisiones 0012 y 0014) y sus claves como ENUM (sesión 22: 12.4 → 8.5 s en el archivo nacional); DuckDB "
-        "guarda su `row_id` sin comprimir.",
-        "escribir las celdas una sola vez, en la base de consulta y sin la copia Parquet (decisión 0015): la versión "
-        "dejaría de tener `incidents.parquet`, que leen la carga siguiente, los cambios y los reportes.",
+        "la única escritura de las celdas en una primera carga de un solo archivo: la tabla `incidents_cells` de la "
+        "base de consulta de la versión (`store.duckdb`, la que leen las herramientas), con sus claves como ENUM, "
+        "`cubre`, `origen` y `estatal`; la versión ya no guarda `incidents.parquet` (decisión 0015, sesión 24). "
+        "DuckDB guarda su `row_id` sin comprimir (307 MB de la base nacional).",
+        "guardar `row_id` comprimible (base de la línea + mes: la base nacional de 307 a 100 MB, medido) cambia el "
+        "esquema que leen las herramientas y su evidencia (`row_id IN …`): un cambio propio, no de rendimiento.",
     ),
     "(Python) sha256": (
         "sha256 del archivo y revisión de su codificación, en Python (el hash en un segundo hilo).",

@@ -237,20 +237,23 @@ class Profile:
 
 
 def load_profile(version_dir: Path) -> Profile:
-    """Read the bundled store's Parquet files into a Profile."""
+    """Read the bundled store's tables (its Parquet files, or its query database for what it keeps only there)."""
+    from core.etl import query_db
+
     con = duckdb.connect()
-    q = lambda name: "'" + str(Path(version_dir) / f"{name}.parquet").replace("'", "''") + "'"
+    relations = {
+        name: query_db.relation(con, Path(version_dir), name) for name in ("incidents", "coverage", "population")
+    }
     donors = [
-        r[0]
-        for r in con.execute(f"SELECT DISTINCT cve_municipio FROM read_parquet({q('incidents')}) ORDER BY 1").fetchall()
+        r[0] for r in con.execute(f"SELECT DISTINCT cve_municipio FROM {relations['incidents']} ORDER BY 1").fetchall()
     ]
     y0, y1 = con.execute(
-        f"SELECT min(year(desde)), max(year(hasta)) FROM read_parquet({q('coverage')}) WHERE granularity = 'month'"
+        f"SELECT min(year(desde)), max(year(hasta)) FROM {relations['coverage']} WHERE granularity = 'month'"
     ).fetchone()
     years = list(range(y0, y1 + 1))
     d_idx = {c: i for i, c in enumerate(donors)}
-    combos = con.execute(f"SELECT DISTINCT delito, metodo FROM read_parquet({q('incidents')}) ORDER BY 1, 2").fetchall()
-    cov = con.execute(f"""SELECT delito, desde, hasta FROM read_parquet({q("coverage")})
+    combos = con.execute(f"SELECT DISTINCT delito, metodo FROM {relations['incidents']} ORDER BY 1, 2").fetchall()
+    cov = con.execute(f"""SELECT delito, desde, hasta FROM {relations["coverage"]}
                           WHERE granularity = 'month' ORDER BY 1, 2""").fetchall()
     covered: dict[str, np.ndarray] = {}
     for delito, desde, hasta in cov:
@@ -260,7 +263,7 @@ def load_profile(version_dir: Path) -> Profile:
         flat = mask.reshape(-1)
         flat[a : b + 1] = True
     cells = con.execute(f"""SELECT delito, metodo, cve_municipio, year(fecha) AS y, month(fecha) AS m, eventos
-                            FROM read_parquet({q("incidents")})""").fetchnumpy()
+                            FROM {relations["incidents"]}""").fetchnumpy()
     values: dict[tuple[str, str], np.ndarray] = {}
     for delito, metodo in combos:
         arr = np.zeros((len(donors), len(years), 12))
@@ -276,7 +279,7 @@ def load_profile(version_dir: Path) -> Profile:
         values[combo][d[sel], y[sel], m[sel]] = ev[sel]
     pop = np.full((len(donors), len(years)), np.nan)
     for cve, anio, p in con.execute(
-        f"SELECT cve_municipio, anio, poblacion FROM read_parquet({q('population')}) "
+        f"SELECT cve_municipio, anio, poblacion FROM {relations['population']} "
         "WHERE fuente = 'CONAPO' AND anio BETWEEN ? AND ?",
         [y0, y1],
     ).fetchall():

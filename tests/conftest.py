@@ -29,14 +29,18 @@ def version_table(store_dir: Path, table: str, con=None) -> str:
     return relation
 
 
-def with_parquet_observations(store_dir: Path) -> None:
-    """Turn every version of ``store_dir`` into one published before session 20: ``observations.parquet`` beside
-    its query database (docs/decisions/0015), as the compatibility path reads it."""
+def with_parquet_tables(store_dir: Path) -> None:
+    """Turn every version of ``store_dir`` into one published before session 20: ``observations.parquet`` and
+    ``incidents.parquet`` (the curated cells) beside its query database (docs/decisions/0015, sessions 20 and
+    24), as the compatibility path reads them."""
     import duckdb
+
+    from core.etl.query_cells import CELLS, curated_sql
 
     for db in Path(store_dir).glob(f"versions/*/{query_db.FILE}"):
         con = duckdb.connect(str(db), read_only=True)
         con.execute(f"COPY observations TO '{db.parent / 'observations.parquet'}' (FORMAT parquet)")
+        con.execute(f"COPY {curated_sql(CELLS)} TO '{db.parent / 'incidents.parquet'}' (FORMAT parquet)")
         con.close()
 
 

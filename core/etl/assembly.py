@@ -7,8 +7,6 @@ into coverage runs; yearly totals, population, entities, crimes and methods are 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import duckdb
 
 from core.dataset import entities, taxonomy
@@ -21,13 +19,11 @@ def assemble(
     load_id: str,
     loaded_at: str,
     monthly_files: int | None = None,
-    direct_files: list[Path] = (),
     obs_table: str = "new_observations",
-) -> dict[str, Path]:
-    """Build the ``new_<table>`` tables of the next version; returns tables already written as files.
+) -> None:
+    """Build the ``new_<table>`` tables of the next version.
 
     ``obs_table`` is where the observations are written (the next version's query database, when attached)."""
-    ready: dict[str, Path] = {}
     con.execute(
         """CREATE OR REPLACE TEMP TABLE cur_slices AS
            SELECT 0 AS load_seq, estado_id, delito, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS fecha
@@ -43,12 +39,10 @@ def assemble(
         monthly_files = con.execute("SELECT count(DISTINCT load_seq) FROM curated_all").fetchone()[0]
     cols = INCIDENT_COLUMNS
     if monthly_files <= 1 and current_cells(con) == 0:
-        # A first load of one file: nothing to merge with, the curated cells are the version,
-        # and a directly loaded file's Parquet is already the version's incidents file.
+        # A first load of one file: nothing to merge with, the curated cells are the version (a directly loaded
+        # file's are already in the next version's query database when core.etl.pipeline sent them there).
         con.execute(f"CREATE OR REPLACE VIEW new_incidents AS SELECT {cols} FROM curated_all")
         con.execute("CREATE OR REPLACE VIEW new_incidents_summary AS SELECT * FROM cell_summary")
-        if len(direct_files) == 1:
-            ready["incidents"] = Path(direct_files[0])
     else:
         # A cell survives when no newer file carries the same key and no newer long file owns
         # its (state, crime, month) slice. Only keys seen twice need a decision: a narrow
@@ -114,7 +108,6 @@ def assemble(
            ORDER BY loaded_at, source_file, source_row""",
         [load_id, loaded_at],
     )
-    return ready
 
 
 def _newest_per_key(con: duckdb.DuckDBPyConnection, table: str, cols: str, key: str, order: str) -> None:
@@ -196,7 +189,7 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
              SELECT delito, any_value(subtipo) AS subtipo, any_value(tipo) AS tipo, any_value(tipo_key) AS tipo_key,
                     any_value(bien_juridico) AS bien_juridico
              FROM (SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM crime_labels
-                   WHERE delito IN (SELECT DISTINCT delito FROM curated_all)
+                   WHERE delito IN (SELECT DISTINCT delito FROM cell_summary)  -- the crimes of curated_all
                    UNION ALL SELECT delito, subtipo, tipo, tipo_key, bien_juridico FROM cur_crimes)
              GROUP BY delito)
            SELECT coalesce(c.delito, d.delito) AS delito, coalesce(c.subtipo, d.subtipo) AS subtipo,
@@ -219,7 +212,8 @@ def _assemble_taxonomy(con: duckdb.DuckDBPyConnection) -> None:
     )
     con.execute(
         """CREATE OR REPLACE TABLE new_methods AS
-           WITH used AS (SELECT metodo FROM new_incidents UNION SELECT metodo FROM new_observations
+           WITH used AS (SELECT metodo::VARCHAR AS metodo FROM (SELECT DISTINCT metodo FROM new_incidents)
+                         UNION SELECT metodo FROM new_observations
                          WHERE nivel = 'municipio' AND vigente AND medida = 'carpetas' AND fuero = 'comun'),
                 labels AS (SELECT metodo, any_value(modalidad) AS modalidad
                            FROM (SELECT metodo, modalidad FROM crime_labels UNION ALL SELECT metodo, modalidad FROM cur_methods)

@@ -8,6 +8,10 @@ direct path reads the months as integers straight from the CSV, resolves the dis
 labels, refuses (returns ``None``) at the first sign of anything the general path would
 quarantine, and writes curated cells in one ``INSERT … UNPIVOT``. The caller then runs the
 general path on that file, so the outcome is identical either way, only faster.
+
+The cells go to a Parquet file of the load's folder, or, when they are the whole next version (a first load of
+this one file, ``core.etl.pipeline``), straight into the next version's query database as its
+``incidents_cells``: written once (docs/decisions/0015, session 24).
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from core.config import Limits
-from core.etl import curate
+from core.etl import curate, state_sums
 from core.etl.load import quote_ident
 from core.etl.merge import sql_literal
+from core.etl.query_cells import CELL_COLUMNS
 from core.etl.sources import SourceFile
 from core.text import MONTHS
 
@@ -38,11 +43,11 @@ PARQUET_OPTIONS = "FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2"
 
 @dataclass
 class DirectLoad:
-    """What the direct path loaded from one file: its cells are in ``path``, read as ``view``."""
+    """What the direct path loaded from one file: its cells are in ``path`` (or a table), read as ``view``."""
 
     rows: int
     cells: int
-    path: Path
+    path: Path | None
     view: str
     summary: str  # its rows of ``cell_summary`` (see core.etl.merge.summarize_cells)
 
@@ -57,8 +62,10 @@ def load_direct(
     crimes: dict,
     methods: dict,
     out_dir: Path,
+    cells_table: str | None = None,
 ) -> DirectLoad | None:
-    """Curate a clean IDM_NM file into a Parquet file of cells; ``None`` when it needs the general path."""
+    """Curate a clean IDM_NM file into a Parquet file of cells, or into ``cells_table`` (the next version's
+    ``incidents_cells``, with its columns) when given; ``None`` when it needs the general path."""
     if source.underscore:
         # The typed read would take '1_000' for 1000 (DuckDB's casts accept digit separators);
         # the general path sees the text and quarantines it. SESNSP files hold no underscore.
@@ -67,19 +74,24 @@ def load_direct(
     # writing them to the staging file would cost more than reading the CSV.
     con.execute("ATTACH IF NOT EXISTS ':memory:' AS direct_mem (COMPRESS)")
     table = f"direct_mem.raw_{seq}"
+    loaded = None
     try:
-        return _load(con, source, layout, seq, limits, known, crimes, methods, table, Path(out_dir))
+        target = cells_table or Path(out_dir) / f"direct_{seq}.parquet"
+        loaded = _load(con, source, layout, seq, limits, known, crimes, methods, table, target)
     except duckdb.ConversionException:
-        return None  # a month that is not a number, a year that is not a year: cell by cell
+        pass  # a month that is not a number, a year that is not a year: cell by cell
     except duckdb.InvalidInputException:
-        return None  # a malformed line: the general path quarantines it with its number
+        pass  # a malformed line: the general path quarantines it with its number
     finally:
         for t in (table, f"{table}_ent", f"{table}_crime", f"{table}_src", f"{table}_ent_e", f"{table}_crime_e"):
             con.execute(f"DROP TABLE IF EXISTS {t}")
+        if loaded is None and cells_table:  # the general path writes the cells: none may be left here
+            con.execute(f"DROP TABLE IF EXISTS {cells_table}")
+    return loaded
 
 
 def _load(
-    con, source: SourceFile, layout: Layout, seq: int, limits: Limits, known, crimes, methods, table: str, out_dir: Path
+    con, source: SourceFile, layout: Layout, seq: int, limits: Limits, known, crimes, methods, table: str, target
 ) -> DirectLoad | None:
     # Months as DOUBLE, not BIGINT: DuckDB would round '3.5' into 4, where the general path
     # quarantines a non-integer count.
@@ -127,14 +139,16 @@ def _load(
     )
     if renamed and _repeated_keys(con, table):
         return None
-    path = out_dir / f"direct_{seq}.parquet"
-    cells = _write(con, table, seq, path)
+    if isinstance(target, Path):
+        cells = _write(con, table, target)
+        source_sql = f"read_parquet({sql_literal(target)})"
+    else:
+        cells = _store(con, table, target)
+        source_sql = f"(SELECT {', '.join(CELL_COLUMNS)} FROM {target})"
     _summarize(con, table, seq)
     curate.save_labels(con, f"{table}_ent", f"{table}_crime")
-    con.execute(
-        f"CREATE OR REPLACE VIEW direct_cells_{seq} AS SELECT {seq} AS load_seq, * "
-        f"FROM read_parquet({sql_literal(path)})"
-    )
+    con.execute(f"CREATE OR REPLACE VIEW direct_cells_{seq} AS SELECT {seq} AS load_seq, * FROM {source_sql}")
+    path = target if isinstance(target, Path) else None
     return DirectLoad(rows=rows, cells=cells, path=path, view=f"direct_cells_{seq}", summary=f"direct_summary_{seq}")
 
 
@@ -213,13 +227,13 @@ def _repeated_keys(con, table: str) -> int:
     ).fetchone()[0]
 
 
-def _write(con, table: str, seq: int, path: Path) -> int:
+def _cells_sql(table: str) -> str:
+    """The file's curated cells, one per month with a count, keys already ENUM-typed by the maps."""
     name = table.replace(".", "_")
     month_no = "CASE mes " + " ".join(f"WHEN '{m}' THEN {i}" for i, m in enumerate(MONTHS, start=1)) + " END"
     months = [quote_ident(m) for m in MONTHS]
     # UNPIVOT drops empty months: an empty cell is a month not yet published, never a zero.
-    return con.execute(
-        f"""COPY (
+    return f"""
             SELECT {curate.row_id_expr("kh_i", "cve_i", "anio", "m")} AS row_id,
                    make_date(anio, m, 1) AS fecha, cve_e AS cve_municipio, estado_e AS estado_id,
                    entidad_e AS entidad_id, delito_e AS delito, metodo_e AS metodo, eventos::BIGINT AS eventos,
@@ -228,6 +242,47 @@ def _write(con, table: str, seq: int, path: Path) -> int:
                 UNPIVOT (SELECT r.rowid + 2 AS source_row, r.anio, e.cve_i, e.cve_e, e.estado_e, e.entidad_e,
                                 c.delito_e, c.metodo_e, c.kh_i, {", ".join("r." + m for m in months)}
                          {_joined(table, "_e")})
-                ON {", ".join(months)} INTO NAME mes VALUE eventos))
-        ) TO {sql_literal(path)} ({PARQUET_OPTIONS})"""
-    ).fetchone()[0]
+                ON {", ".join(months)} INTO NAME mes VALUE eventos))"""
+
+
+def _write(con, table: str, path: Path) -> int:
+    return con.execute(f"COPY ({_cells_sql(table)}) TO {sql_literal(path)} ({PARQUET_OPTIONS})").fetchone()[0]
+
+
+def _store(con, table: str, cells_table: str) -> int:
+    """Write the cells as the query database's ``incidents_cells`` (``core.etl.query_cells``): the rows its own
+    statement would write from them with no observation beside them (``cubre`` empty, ``origen`` ``incidents``,
+    ``estatal`` true). The keys keep the ENUM types of this file's maps, sorted as text like those ``query_cells``
+    declares from the rows; a label whose every month is empty would be a member no row holds."""
+    name = table.replace(".", "_")
+    con.execute(f"DROP TYPE IF EXISTS {name}_cubre")
+    con.execute(f"CREATE TYPE {name}_cubre AS ENUM (SELECT v FROM {table}_src WHERE FALSE)")
+    con.execute(f"DROP TYPE IF EXISTS {name}_origen")
+    con.execute(f"CREATE TYPE {name}_origen AS ENUM ('incidents')")
+    con.execute(
+        f"""CREATE TABLE {cells_table} AS
+            SELECT *, NULL::{name}_cubre AS cubre, 'incidents'::{name}_origen AS origen, TRUE AS estatal
+            FROM ({_cells_sql(table)})"""
+    )
+    n = con.execute(f"SELECT count(*) FROM {cells_table}").fetchone()[0]
+    _state_sums(con, table, cells_table.rsplit(".", 1)[0])
+    return n
+
+
+def _state_sums(con, table: str, alias: str) -> None:
+    """The query database's ``incidents_by_state`` (``core.etl.state_sums``) from the file's lines, 12x fewer than
+    its cells: the same sums of the same cells (a month with no count has no cell), in the same order."""
+    sums = ", ".join(
+        f"sum(r.{quote_ident(m)}::BIGINT) AS s{i}, count(r.{quote_ident(m)}) AS n{i}" for i, m in enumerate(MONTHS, 1)
+    )
+    lists = ", ".join(f"unnest([{', '.join(f'{k}{i}' for i in range(1, 13))}]) AS {k}" for k in ("s", "n"))
+    con.execute(
+        f"""CREATE TABLE {alias}.{state_sums.TABLE} AS
+            SELECT estado_id, delito, metodo, make_date(anio, m, 1) AS fecha, s AS eventos,
+                   (SELECT v FROM {table}_src) AS files
+            FROM (SELECT estado_id, delito, metodo, anio, unnest(range(1, 13)) AS m, {lists}
+                  FROM (SELECT e.estado_e AS estado_id, c.delito_e AS delito, c.metodo_e AS metodo, r.anio, {sums}
+                        {_joined(table, "_e")} GROUP BY ALL))
+            WHERE n > 0
+            ORDER BY {state_sums.ORDER}"""
+    )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 import duckdb
@@ -53,7 +52,7 @@ INCIDENT_COLUMNS = (
 def attach_current(con: duckdb.DuckDBPyConnection, depot: Depot) -> None:
     """Expose the current version's tables as ``cur_<table>`` (empty tables if none).
 
-    A table the version keeps only in its query database (``observations``, see ``write_tables``) is read there."""
+    A table the version keeps only in its query database (``DB_ONLY``, see ``write_tables``) is read there."""
     from core.etl import query_db  # it imports this module
 
     vid = depot.current_id()
@@ -63,7 +62,7 @@ def attach_current(con: duckdb.DuckDBPyConnection, depot: Depot) -> None:
         source = query_db.relation(con, depot.version_dir(vid), table) if db_only else None
         if path is None and source is None:
             con.execute(f"CREATE OR REPLACE TEMP TABLE cur_{table} ({ddl})")
-        elif table == "incidents":
+        elif table == "incidents" and path is not None:
             _attach_incidents(con, path)
         else:
             con.execute(f"CREATE OR REPLACE TEMP VIEW cur_{table} AS SELECT * FROM {source or _parquet(path)}")
@@ -111,6 +110,10 @@ def ensure_batches(con: duckdb.DuckDBPyConnection) -> None:
 def define_curated_all(con: duckdb.DuckDBPyConnection, direct_views: list[str]) -> None:
     """``curated_all``: the cells curated cell by cell plus those of directly loaded files."""
     parts = ["SELECT * FROM curated_batch"] + [f"SELECT * FROM {v}" for v in direct_views]
+    if len(direct_views) == 1 and not con.execute("SELECT count(*) FROM curated_batch").fetchone()[0]:
+        # One file, loaded directly: its cells alone, keys kept as the ENUMs the query database stores (a UNION
+        # with the empty text table would cast 29 M keys to text for every reader; they read the same values).
+        parts = parts[1:]
     con.execute("CREATE OR REPLACE VIEW curated_all AS " + " UNION ALL ".join(parts))
 
 
@@ -182,28 +185,25 @@ def current_cells(con: duckdb.DuckDBPyConnection) -> int:
 
 
 # The tables a version keeps only in its query database when the load wrote them there (``query_db.attach_new``):
-# the national build's 20 M observations are written once, not also as Parquet (docs/decisions/0015, session 20).
-# Readers of a version's table go through ``query_db.relation``; versions published with the Parquet file still load.
-DB_ONLY = ("observations",)
+# the national build's 20 M observations are written once, not also as Parquet (docs/decisions/0015, session 20),
+# and the curated cells, which that database holds as ``incidents_cells`` (session 24). Readers of a version's table
+# go through ``query_db.relation``; versions published with the Parquet file still load.
+DB_ONLY = ("observations", "incidents")
 
 
-def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, Path] | None = None) -> dict[str, int]:
-    """Write every ``new_<table>`` as Parquet into ``folder`` (or copy a ``ready`` file), then the
-    version's query database (``core.etl.query_db``); returns row counts. When the load attached that database
-    (``query_db.attach_new``) its other tables are added there, and ``query_db.finish`` moves it into ``folder``;
-    the ``DB_ONLY`` tables it already holds get no Parquet file."""
+def write_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, int]:
+    """Write every ``new_<table>`` as Parquet into ``folder``, then the version's query database
+    (``core.etl.query_db``); returns row counts. When the load attached that database (``query_db.attach_new``)
+    its other tables are added there, and ``query_db.finish`` moves it into ``folder``; the ``DB_ONLY`` tables
+    get no Parquet file: their rows are written there once (``incidents`` from ``new_incidents``)."""
     from core.etl import query_db  # it imports this module
 
     built = query_db.attached(con)
     counts = {}
     for table in EMPTY_DDL:
         path = folder / f"{table}.parquet"
-        if built and table in DB_ONLY:  # its rows are in the query database already: not written a second time
+        if built and table in DB_ONLY:  # its rows are (or go) in the query database: not written a second time
             counts[table] = con.execute(f"SELECT count(*) FROM new_{table}").fetchone()[0]
-            continue
-        if ready and table in ready:
-            shutil.copyfile(ready[table], path)
-            counts[table] = con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(path)})").fetchone()[0]
             continue
         # COPY and CREATE VIEW take no prepared parameters: our own paths, quoted.
         # COPY answers with the number of rows it wrote: no second pass to count them.
@@ -211,7 +211,7 @@ def write_tables(con: duckdb.DuckDBPyConnection, folder: Path, ready: dict[str, 
             f"COPY new_{table} TO {sql_literal(path)} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2)"
         ).fetchone()[0]
     if built:
-        query_db.fill(folder, con, built, obs_coverage="new_obs_coverage")
+        query_db.fill(folder, con, built, obs_coverage="new_obs_coverage", cells="new_incidents")
     else:
         query_db.write(folder, con, obs_coverage="new_obs_coverage")
     return counts

@@ -19,7 +19,7 @@ from core.clock import Clock, iso_utc
 from core.config import Settings
 from core.dataset import taxonomy
 from core.errors import DatosFaltantesError, ValidacionError
-from core.etl import assembly, changes, coverage, curate, direct, load, merge, metadata, query_db, sources
+from core.etl import assembly, changes, coverage, curate, direct, load, merge, metadata, query_cells, query_db, sources
 from core.etl.coverage import iso_date, parse_coverage, parse_month
 from core.etl.intent import PublishAudit
 from core.etl.layouts import Layout, ReadContext, detect_layout
@@ -130,7 +130,18 @@ def _run_locked(
         con.execute(curate.QUARANTINE_DDL)
         crimes = curate.keys_of(taxonomy.load_crimes() + _store_crimes(depot))
         methods = curate.keys_of(taxonomy.load_methods())
-        batch = ReadContext(con, settings.limits, curate_known, crimes, methods, work, direct=settings.etl_direct)
+        merge.attach_current(con, depot)
+        built = query_db.attach_new(con, work)  # the observations (and a first file's cells) are written once there
+        batch = ReadContext(
+            con,
+            settings.limits,
+            curate_known,
+            crimes,
+            methods,
+            work,
+            direct=settings.etl_direct,
+            cells_into=f"{built}.{query_cells.CELLS}" if _whole_version(con, files) else None,
+        )
         for seq, src in enumerate(files, start=1):
             spec = spec_by_name.get(src.container or src.name) or spec_by_name.get(src.name) or specs[0]
             progress("load", seq / (len(files) + 1), f"Leyendo {src.name}")
@@ -156,22 +167,13 @@ def _run_locked(
         curate.build_maps(con, curate_known, crimes, methods)
         stats = curate.curate(con, reduced)
         merge.define_curated_all(con, [d.view for d in direct_loads])
-        merge.attach_current(con, depot)
         _known_views(con)
         merge.summarize_cells(con, direct=[d.summary for d in direct_loads])
         for seq, (layout, spec) in monthly.items():
             coverage.own_slices(con, seq, layout, spec.coverage, _find(reports, seq))
         _finish_reports(con, reports, stats)
         progress("publish", 0.0, "Preparando versión")
-        built = query_db.attach_new(con, work)  # the observations are written once, into the query database
-        ready = assembly.assemble(
-            con,
-            load_id,
-            loaded_at,
-            monthly_files=len(monthly),
-            direct_files=[d.path for d in direct_loads],
-            obs_table=f"{built}.observations",
-        )
+        assembly.assemble(con, load_id, loaded_at, monthly_files=len(monthly), obs_table=f"{built}.observations")
         previous = depot.metadata()
         geo = metadata.geo_digest(previous, geo_files)
         extra = {"formato": metadata.DERIVED_FORMAT} | ({"geo": geo} if geo else {})
@@ -204,7 +206,7 @@ def _run_locked(
         vid = f"gx-{now:%Y.%m.%d}-{digest[:8]}"
         staging = depot.new_staging_version()
         try:
-            counts = merge.write_tables(con, staging, ready)
+            counts = merge.write_tables(con, staging)
             geo_meta = metadata.copy_geo(depot, previous, geo_files, staging)
             meta = metadata.build_metadata(con, vid, digest, loaded_at, previous, counts, reports, load_id, geo_meta)
             meta["publicacion"] = publication.record(summary)
@@ -283,6 +285,14 @@ def _unchanged(con, previous: dict | None, digest: str, geo_files) -> bool:
     if previous.get("content_hash") == digest:
         return True
     return not metadata.stale(previous) and changes.same_tables(con)
+
+
+def _whole_version(con, files: list) -> bool:
+    """Whether a directly loaded file's cells are the whole next version's (one file over a version without cells
+    or observations): then they go straight into its query database (core.etl.direct), written once."""
+    if len(files) != 1 or merge.current_cells(con):
+        return False
+    return con.execute("SELECT count(*) FROM (SELECT 1 FROM cur_observations LIMIT 1)").fetchone()[0] == 0
 
 
 def _known_views(con) -> None:

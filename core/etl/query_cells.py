@@ -17,6 +17,10 @@ query database's ``observations``, so a national version's 20 M municipal rows a
 state question about such a state reads none of them (its ``estatal`` is the constant false, which DuckDB folds).
 The municipality code the view gives them comes from ``entities`` written into its definition (none outside
 Guanajuato today); ``obs_cubre`` holds those a standing tipo row covers, joined only when it holds some.
+
+A version keeps its curated cells only here (docs/decisions/0015, session 24): the rows of ``incidents_cells`` whose
+``origen`` is ``incidents`` (``curated_sql``). A first load of one clean IDM_NM file writes them straight into this
+table (``core.etl.direct``), with no observation to place beside them, so they are written once.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ CELLS = "incidents_cells"
 # its text keys, stored as ENUM types named after them (``_store``)
 ENUM_KEYS = ("cve_municipio", "estado_id", "entidad_id", "delito", "metodo", "source_file", "cubre", "origen")
 COVERED = "obs_cubre"
+# the curated cells' columns, as a version's incidents.parquet had them
+CELL_COLUMNS = ("row_id", "fecha", "cve_municipio", "estado_id", "entidad_id", "delito", "metodo", "eventos")
+CELL_COLUMNS += ("source_file", "source_row")
 # the standing municipal carpetas of the común IDFC series, over the alias given
 STANDING = "{0}nivel = 'municipio' AND {0}vigente AND {0}medida = 'carpetas' AND {0}fuero = 'comun' AND {0}metodologia = 'IDFC'"
 
@@ -49,7 +56,12 @@ def add(con: duckdb.DuckDBPyConnection, alias: str, inc: str, crimes: str) -> No
             WHERE {STANDING.format("o.")} AND delito IN (SELECT delito FROM {crimes} WHERE nivel = 'tipo')"""
     )
     try:
-        _store(con, alias, _stored_sql(alias, inc, crimes, inside))
+        if not _stored(con, alias):
+            _store(con, alias, _stored_sql(alias, inc, crimes, inside))
+        elif con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {obs} LIMIT 1)").fetchone()[0]:
+            # the direct path writes here only when the version has no observation (core.etl.pipeline), so that
+            # every row is a curated cell with no ``cubre``, and ``incidents`` is these rows (its state sums too)
+            raise RuntimeError("incidents_cells was written before the observations it needs were known")
         con.execute(
             f"""CREATE TABLE {alias}.{COVERED} AS
                 SELECT DISTINCT o.lugar_id, o.delito, o.tipo_key, o.fecha FROM {obs} o
@@ -70,6 +82,18 @@ def add(con: duckdb.DuckDBPyConnection, alias: str, inc: str, crimes: str) -> No
         joined = con.execute(f"SELECT count(*) FROM {alias}.{COVERED}").fetchone()[0] > 0
         view += f" UNION ALL {in_place_sql(codes, outside, joined)}"
     con.execute(f"CREATE VIEW {alias}.incidents AS {view}")
+
+
+def curated_sql(cells: str) -> str:
+    """The curated cells of the stored table ``cells`` (``incidents_cells``), with their keys as text."""
+    keys = set(ENUM_KEYS)
+    cols = ", ".join(f"{c}::VARCHAR AS {c}" if c in keys else c for c in CELL_COLUMNS)
+    return f"(SELECT {cols} FROM {cells} WHERE origen = 'incidents')"
+
+
+def _stored(con: duckdb.DuckDBPyConnection, alias: str) -> bool:
+    found = "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND table_name = ?"
+    return con.execute(found, [alias, CELLS]).fetchone()[0] > 0
 
 
 def _store(con: duckdb.DuckDBPyConnection, alias: str, rows: str) -> None:

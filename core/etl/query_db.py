@@ -74,10 +74,13 @@ def write(folder: Path, con: duckdb.DuckDBPyConnection | None = None, obs_covera
         _sweep(tmp)
 
 
-def fill(folder: Path, con: duckdb.DuckDBPyConnection, alias: str, obs_coverage: str | None = None) -> None:
+def fill(
+    folder: Path, con: duckdb.DuckDBPyConnection, alias: str, obs_coverage: str | None = None, cells: str | None = None
+) -> None:
     """Create in the attached database ``alias`` every table of the version it does not hold yet, from the
     version's Parquet files, then ``incidents``: its curated cells and a view of the observations it holds
-    (``core.etl.query_cells``; ``attach_new`` wrote them there, ``write`` copies them here first)."""
+    (``core.etl.query_cells``; ``attach_new`` wrote them there, ``write`` copies them here first). ``cells`` is
+    the relation of the curated cells in ``con`` (a load's ``new_incidents``), else the version's Parquet file."""
     present = {
         r[0]
         for r in con.execute(
@@ -99,7 +102,7 @@ def fill(folder: Path, con: duckdb.DuckDBPyConnection, alias: str, obs_coverage:
             )
         con.execute(f"CREATE TABLE {alias}.{table} AS SELECT * FROM {source}")
     if "incidents" not in present:
-        query_cells.add(con, alias, parquet(folder, "incidents"), parquet(folder, "crimes"))
+        query_cells.add(con, alias, cells or parquet(folder, "incidents"), parquet(folder, "crimes"))
     state_sums.add(con, alias)  # after incidents: the national tools' state sums of it (core/etl/state_sums.py)
 
 
@@ -135,7 +138,9 @@ def relation(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> str | 
     """A version's table as a relation in ``con``, or None when the version has none.
 
     Its Parquet file when the version has one; else the table of its query database, attached read-only: a version
-    published since docs/decisions/0015's session 20 keeps ``observations`` only there (written once)."""
+    published since docs/decisions/0015's session 20 keeps ``observations`` only there (written once), and since
+    session 24 its curated ``incidents`` too, as the rows of ``incidents_cells`` that come from them (the
+    database's ``incidents`` is a wider view), with their keys as text, the columns of the Parquet file."""
     folder = Path(folder)
     path = folder / f"{table}.parquet"
     if path.is_file():
@@ -145,10 +150,13 @@ def relation(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> str | 
         return None
     alias = "qdb_" + hashlib.md5(str(db.resolve()).encode()).hexdigest()[:12]  # one alias per file, reattach free
     con.execute(f"ATTACH IF NOT EXISTS {sql_literal(db)} AS {alias} (READ_ONLY)")
+    stored = query_cells.CELLS if table == "incidents" else table
     found = con.execute(
-        "SELECT 1 FROM duckdb_tables() WHERE database_name = ? AND table_name = ?", [alias, table]
+        "SELECT 1 FROM duckdb_tables() WHERE database_name = ? AND table_name = ?", [alias, stored]
     ).fetchall()
-    return f"{alias}.{table}" if found else None
+    if not found:
+        return None
+    return query_cells.curated_sql(f"{alias}.{stored}") if table == "incidents" else f"{alias}.{table}"
 
 
 def parquet(folder: Path, table: str) -> str:

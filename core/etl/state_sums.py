@@ -20,6 +20,9 @@ import duckdb
 
 TABLE = "incidents_by_state"
 STATE_ROWS = "carpetas_estado"
+ORDER = (
+    "delito, fecha, estado_id, metodo"  # crime, then month order: a question's crime and window read a few row groups
+)
 # the rows of observations state_cells reads for the común carpetas (core/tools/national.py, COMUN_IDFC)
 STATE_ROWS_WHERE = (
     "nivel IN ('estado', 'extranjero') AND medida = 'carpetas' AND fuero = 'comun' AND metodologia = 'IDFC'"
@@ -31,11 +34,9 @@ def add(con: duckdb.DuckDBPyConnection, alias: str) -> None:
     present = {
         r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [alias]).fetchall()
     }
-    # crime, then month order: a question's crime and window read a few row groups
+    # (a first load of one IDM_NM file wrote it already, from the file's lines: core.etl.direct)
     if TABLE not in present:
-        con.execute(
-            f"CREATE TABLE {alias}.{TABLE} AS {fold(f'{alias}.incidents')} ORDER BY delito, fecha, estado_id, metodo"
-        )
+        con.execute(f"CREATE TABLE {alias}.{TABLE} AS {fold(f'{alias}.incidents')} ORDER BY {ORDER}")
     if STATE_ROWS not in present:
         con.execute(
             f"""CREATE TABLE {alias}.{STATE_ROWS} AS SELECT * FROM {alias}.observations WHERE {STATE_ROWS_WHERE}

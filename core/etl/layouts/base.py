@@ -109,6 +109,7 @@ class ReadContext:
     work: Path  # the load's private folder
     direct: bool = True  # whether the direct path may be tried (settings.etl_direct)
     annual_cut: tuple[int, int] | None = None  # this file's declared last month of the yearly totals
+    cells_into: str | None = None  # where the direct path writes the cells when they are the whole next version
 
 
 @dataclass

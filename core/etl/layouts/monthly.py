@@ -131,7 +131,7 @@ class IdmNm(WideLayout):
         """The direct path when the file is clean, else the general one (same outcome, slower)."""
         if ctx.direct and self.direct_ready():
             fast = direct.load_direct(
-                ctx.con, source, self, seq, ctx.limits, ctx.known, ctx.crimes, ctx.methods, ctx.work
+                ctx.con, source, self, seq, ctx.limits, ctx.known, ctx.crimes, ctx.methods, ctx.work, ctx.cells_into
             )
             if fast is not None:
                 return Staged({"filas": fast.rows, "celdas": fast.cells}, direct=fast)

@@ -16,7 +16,7 @@ from core.errors import DatosFaltantesError
 from core.etl import SourceSpec, query_db, run_etl
 from core.etl.merge import DB_ONLY
 from core.etl.publish import TABLES
-from tests.conftest import FIXTURES, RAW, with_parquet_observations
+from tests.conftest import FIXTURES, RAW, with_parquet_tables
 
 
 def test_empty_store_says_so_in_spanish(empty_settings):
@@ -174,7 +174,7 @@ def legacy_settings(bundled_settings, tmp_path):
     """A copy of the bundled store as published before versions carried their query database."""
     settings = load_settings(tmp_path / "data")
     shutil.copytree(bundled_settings.store_dir, settings.store_dir)
-    with_parquet_observations(settings.store_dir)  # those versions had every table as Parquet
+    with_parquet_tables(settings.store_dir)  # those versions had every table as Parquet
     for path in settings.store_dir.glob(f"versions/*/{query_db.FILE}"):
         path.unlink()
     return settings

@@ -15,10 +15,10 @@ import duckdb
 import pytest
 
 from core.config import load_settings
-from core.etl import SourceSpec, direct, run_etl
+from core.etl import SourceSpec, direct, query_db, run_etl
 from core.etl import pipeline as etl_pipeline
 from core.etl.publish import Depot
-from tests.conftest import RAW, version_table
+from tests.conftest import RAW, version_table, with_parquet_tables
 
 pytestmark = pytest.mark.slow  # loads whole IDM_NM files through both ETL paths
 
@@ -72,6 +72,17 @@ def _load(tmp: Path, csv: Path, allow_direct: bool, used: list) -> tuple[dict, d
         con = duckdb.connect()
         tables[t] = sorted(map(repr, con.execute(f"SELECT * FROM {version_table(depot.root, t, con)}").fetchall()))
         con.close()
+    # the query database too: a first load's direct path writes its incidents_cells and state sums itself
+    con = duckdb.connect(str(depot.version_dir(depot.current_id()) / query_db.FILE), read_only=True)
+    for (t,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal"
+    ).fetchall():
+        rows = f"SELECT * EXCLUDE (load_id, loaded_at) FROM {t}" if t == "quarantine" else f"SELECT * FROM {t}"
+        tables[f"query_db.{t}"] = (
+            con.execute(f"DESCRIBE {t}").fetchall(),
+            sorted(map(repr, con.execute(rows).fetchall())),
+        )
+    con.close()
     return result.summary, tables
 
 
@@ -91,8 +102,67 @@ def test_direct_and_general_paths_agree(tmp_path, case, mutate, takes):
     slow_summary, slow_tables = _load(tmp_path / "general", csv, False, [])
     assert used == [takes], case
     assert _comparable(fast_summary) == _comparable(slow_summary)
-    for t in TABLES + ("content_hash",):
+    assert {t for t in fast_tables if t.startswith("query_db.")} >= {"query_db.incidents_cells", "query_db.incidents"}
+    assert set(fast_tables) == set(slow_tables)
+    for t in fast_tables:
         assert fast_tables[t] == slow_tables[t], t
+
+
+def _written_parquet(monkeypatch) -> list:
+    """The Parquet files the direct path writes (its cells, when they are not the whole next version)."""
+    written = []
+    real = direct._write
+
+    def spy(con, table, path):
+        written.append(path.name)
+        return real(con, table, path)
+
+    monkeypatch.setattr(direct, "_write", spy)
+    return written
+
+
+def test_a_first_load_of_one_file_writes_its_cells_once(tmp_path, monkeypatch):
+    # docs/decisions/0015, session 24: straight into the next version's query database, no Parquet copy of them
+    csv = tmp_path / "IDM_NM_caso.csv"
+    csv.write_text("\n".join(HEAD) + "\n", encoding="utf-8")
+    written = _written_parquet(monkeypatch)
+    settings = load_settings(tmp_path / "data")
+    result = run_etl([SourceSpec(csv)], settings)
+    depot = Depot(settings.store_dir)
+    folder = depot.version_dir(result.dataset_version)
+    assert written == [] and not (folder / "incidents.parquet").exists()
+    con = duckdb.connect(str(folder / query_db.FILE), read_only=True)
+    cells = con.execute("SELECT count(*), count(DISTINCT row_id) FROM incidents_cells").fetchone()
+    assert cells == (result.summary["row_counts"]["incidents"],) * 2 == (480,) * 2
+    con.close()
+    # a second file beside it: the direct path writes its own cells as Parquet, merged into the version as before
+    other = tmp_path / "IDM_NM_otro.csv"
+    other.write_text("\n".join([HEAD[0]] + [_swap(line, 0, "2019") for line in HEAD[1:]]) + "\n", encoding="utf-8")
+    again = run_etl([SourceSpec(csv), SourceSpec(other)], load_settings(tmp_path / "data2"))
+    assert written == ["direct_1.parquet", "direct_2.parquet"] and again.summary["row_counts"]["incidents"] == 960
+
+
+@pytest.mark.parametrize("kept", ["query_db", "parquet_and_query_db", "parquet"])
+def test_the_next_load_reads_the_cells_wherever_the_version_keeps_them(tmp_path, kept):
+    csv = tmp_path / "IDM_NM_caso.csv"
+    csv.write_text("\n".join(HEAD) + "\n", encoding="utf-8")
+    settings = load_settings(tmp_path / "data")
+    first = run_etl([SourceSpec(csv)], settings)
+    if kept != "query_db":  # a version published before session 24 (with_parquet_tables: its cells as Parquet)
+        with_parquet_tables(settings.store_dir)
+        if kept == "parquet":
+            (Depot(settings.store_dir).version_dir(first.dataset_version) / query_db.FILE).unlink()
+    same = run_etl([SourceSpec(csv)], settings)
+    assert not same.published and same.summary["cambios"]["totales"]["iguales"] == 480
+    revised = tmp_path / "IDM_NM_revision.csv"
+    revised.write_text("\n".join([HEAD[0], _swap(HEAD[1], 12, "999")]) + "\n", encoding="utf-8")
+    changed = run_etl([SourceSpec(revised)], settings)
+    assert changed.summary["cambios"]["totales"] == {"agregadas": 0, "eliminadas": 0, "cambiadas": 1, "iguales": 479}
+    con = duckdb.connect()
+    rel = version_table(settings.store_dir, "incidents", con)
+    assert con.execute(f"SELECT count(*), count(DISTINCT row_id), max(eventos) FROM {rel}").fetchone()[:2] == (480, 480)
+    assert con.execute(f"SELECT count(*) FROM {rel} WHERE eventos = 999").fetchone()[0] == 1
+    con.close()
 
 
 def test_direct_path_only_for_the_original_layout():

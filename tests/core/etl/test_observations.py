@@ -11,7 +11,7 @@ from core.clock import FixedClock
 from core.dataset.store import Store
 from core.etl import SourceSpec, query_db, run_etl
 from core.etl.publish import Depot
-from tests.conftest import FIXTURES, version_table, with_parquet_observations
+from tests.conftest import FIXTURES, version_table, with_parquet_tables
 
 STATE = FIXTURES / "etl" / "nacional" / "estatal_idefc_mini.csv"
 LEON = FIXTURES / "etl" / "leon_revision.csv"  # León, homicidio doloso con arma de fuego, 2024 (a wide file)
@@ -90,7 +90,7 @@ NEWER_CUT = """SELECT month(fecha), eventos, source_file FROM {t}
 
 
 def _as_published_before(store_dir, query_db_too: bool) -> None:
-    with_parquet_observations(store_dir)
+    with_parquet_tables(store_dir)
     if not query_db_too:
         for db in store_dir.glob(f"versions/*/{query_db.FILE}"):
             db.unlink()

@@ -19,7 +19,7 @@ from core.dataset.store import Store
 from core.errors import DatosFaltantesError, LimiteRecursosError, ValidacionError
 from core.etl import SourceSpec, run_etl
 from core.etl.publish import Depot
-from tests.conftest import FIXTURES, RAW
+from tests.conftest import FIXTURES, RAW, with_parquet_tables
 
 pytestmark = pytest.mark.slow  # each test loads real files into a fresh store
 
@@ -195,6 +195,7 @@ def test_a_store_from_before_the_narrow_layout_is_rekeyed_on_the_next_load(homic
     # Rewrite the current version as the wide layout with md5 row ids that versions before
     # the narrow layout published; the next load must treat its cells as the same cells.
     depot = Depot(homicide_store.store_dir)
+    with_parquet_tables(homicide_store.store_dir)  # a version of then kept its cells as Parquet
     path = depot.table_path("incidents")
     con = duckdb.connect()
     con.execute(f"""COPY (SELECT (md5_number_lower(concat_ws('|', cve_municipio, strftime(fecha, '%Y-%m'), delito,
@@ -339,8 +340,8 @@ from core.etl import publish, merge
 point = sys.argv[2]
 if point == "write":
     real = merge.write_tables
-    def dying(con, folder, ready=None):
-        real(con, folder, ready)
+    def dying(con, folder):
+        real(con, folder)
         os._exit(137)
     merge.write_tables = dying
 elif point == "commit":
@@ -390,7 +391,7 @@ def test_an_error_mid_publish_leaves_the_old_version(homicide_store, clock, monk
 
     before = snapshot(homicide_store.store_dir)
 
-    def broken(con, folder, ready=None):
+    def broken(con, folder):
         raise OSError("disk full")
 
     monkeypatch.setattr(merge, "write_tables", broken)
@@ -415,7 +416,7 @@ def test_an_error_mid_publish_leaves_the_old_version(homicide_store, clock, monk
 def test_a_database_error_mid_load_is_told_in_spanish_without_paths(homicide_store, clock, monkeypatch, exc, error):
     from core.etl import merge
 
-    def failing(con, folder, ready=None):
+    def failing(con, folder):
         raise exc
 
     monkeypatch.setattr(merge, "write_tables", failing)

@@ -11,7 +11,7 @@ from core.config import load_settings
 from core.dataset.store import Store
 from core.etl import query_db, state_sums
 from core.etl.publish import Depot
-from tests.conftest import with_parquet_observations
+from tests.conftest import with_parquet_tables
 
 
 def _query_db(settings, tmp_path) -> duckdb.DuckDBPyConnection:
@@ -28,7 +28,7 @@ def rewritten_settings(bundled_settings, tmp_path):
     (as published before session 20, with its observations.parquet)."""
     settings = load_settings(tmp_path / "data")
     shutil.copytree(bundled_settings.store_dir, settings.store_dir)
-    with_parquet_observations(settings.store_dir)
+    with_parquet_tables(settings.store_dir)
     for path in settings.store_dir.glob(f"versions/*/{query_db.FILE}"):
         path.unlink()
     Store(settings).query("SELECT 1")  # query_db.ensure -> write
