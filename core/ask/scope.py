@@ -343,7 +343,10 @@ _UNPUBLISHED = (
         "el motivo de cada delito (crimen organizado, ajustes de cuentas…)",
     ),
     (
-        r"\bpresupuesto\w*\b|\b(?:cuanto|cuanta)\s+(?:dinero|lana)\s+(?:tiene|gasta|invierte|le\s+dan)\b",
+        # «¿cuánto presupuesto tiene la policía?» (not «queremos pedir más presupuesto al congreso…, ¿cuántas…?»)
+        r"\b(?:cuant[oa]|cual\s+es\s+el|que)\s+presupuesto\b|\bpresupuesto\s+(?:de|del|tiene)\s+(?:la\s+|el\s+)?"
+        r"(?:policia|seguridad|municipio|ayuntamiento|estado)\b|\b(?:cuanto|cuanta)\s+(?:dinero|lana)\s+(?:tiene|gasta|"
+        r"invierte|le\s+dan)\b",
         "el presupuesto de la policía o del municipio",
     ),
     (
