@@ -264,12 +264,13 @@ def _complete(u) -> bool:
 
 def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
-    from core.ask.understand.anaphora import answered_window, earlier_years, home_place
+    from core.ask.understand.anaphora import home_place
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.national_carry import capital_city
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
     from core.ask.understand.shapes import yearly_series
+    from core.ask.understand.talkedtime import answered_window, earlier_years
     from core.ask.understand.timerelative import months_of_that_year, that_period
 
     question = as_spanish((turn.question or "").strip()[:2000])  # «how many homicides…»: read as Spanish

@@ -29,10 +29,10 @@ from core.ask.scope import (
     level_word,
     menu,
     rnid_municipal_reply,
-    unpublished,
     unpublished_reply,
 )
 from core.ask.understand import Understanding
+from core.ask.unpublished import unpublished
 from core.text import normalize_text
 
 if TYPE_CHECKING:  # the spine's types, without importing the pipeline at run time

@@ -137,3 +137,22 @@ def kind_with_violence_kept(current: Understanding, previous: Understanding) -> 
 _OF_THOSE = re.compile(
     r"\b(?:de|d)\s+(?:esos|esas|ellos|ellas|estos|estas|los\s+cuales|las\s+cuales)\b|\bcuant[oa]s\s+fueron\b"
 )
+
+
+def pointed_word(current: Understanding) -> bool:
+    """Whether the only crimes named are everyday words pointed at («esas balaceras», «esos levantones»)."""
+    words = [c.text for c in current.crimes if c.delito.startswith("no_sesnsp:")]
+    if not words or len(words) != len(current.crimes):
+        return False
+    text = tokenize(current.question or "").text
+    return all(re.search(rf"\b(?:es[oa]s|est[oa]s|dich[oa]s|aquell[oa]s)\s+{re.escape(w)}", text) for w in words)
+
+
+def unanswered_word(previous: Understanding, conversation) -> bool:
+    """Whether the last turn named only words that are no SESNSP crime and got no number."""
+    turns = getattr(conversation, "turns", None) or []
+    return (
+        bool(turns)
+        and getattr(turns[-1], "status", None) != "ok"
+        and all(c.delito.startswith("no_sesnsp:") for c in previous.crimes)
+    )

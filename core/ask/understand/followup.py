@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import date
 
 from core.ask.understand import Understanding, composition
 from core.ask.understand.anaphora import (
     ANY_METHOD,
     ORDINALS,
     TOGETHER,
-    answered_month,
-    answered_window,
     earlier_places,
-    earlier_years,
     picked_option,
     place_from_ranking,
-    relative_window,
     sibling_place,
     those_places,
 )
@@ -29,7 +24,9 @@ from core.ask.understand.carried import (
     kind_with_violence_kept,
     methods_carried,
     narrowed_crime,
+    pointed_word,
     qualified,
+    unanswered_word,
     violence_of_kind,
     with_earlier_crime,
 )
@@ -50,10 +47,16 @@ from core.ask.understand.continuation import (
 from core.ask.understand.national_carry import carry as national_carry
 from core.ask.understand.rewrite import crime_phrase, describe
 from core.ask.understand.shapes import yearly_series
+from core.ask.understand.talkedtime import (
+    answered_month,
+    answered_window,
+    earlier_years,
+    part_named_apart,
+    relative_window,
+)
 from core.ask.understand.timepairs import year_on_year
-from core.ask.understand.timewords import PART_MONTHS
 from core.ask.understand.tokens import tokenize
-from core.text import month_end, normalize_text
+from core.text import normalize_text
 
 # After a peak: «¿y el mejor?», «¿y el de menos?», «¿y el más bajo?» ask the other end; «¿y el peor?» the top.
 _TO_LOW = re.compile(r"\b(?:menos|menor|mejor|minimo|mas\s+(?:baj|tranquil|calmad)\w*)\b")
@@ -165,44 +168,6 @@ _THAT_ONE = re.compile(r"^\W*(?:y\s+)?(?:la|el)\s+(?:de|del)\b")  # «¿y la de 
 _ONLY = re.compile(r"\b(?:solo|solamente|nada\s+mas|nomas|unicamente)\b")
 
 
-# «regresa a trimestres: el tercero»: the unit said apart from its ordinal
-_UNIT_THEN_ORDINAL = re.compile(
-    r"\b(trimestre|semestre|bimestre|cuatrimestre)s?\b\W+(?:\w+\s+){0,2}?(?:el|la)\s+"
-    r"(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)\W*$"
-)
-
-
-def _part_named_apart(question: str, window: tuple[date, date]) -> tuple[date, date] | None:
-    """The n-th part of the year talked about when the unit and its ordinal are said apart; None otherwise."""
-    found = _UNIT_THEN_ORDINAL.search(tokenize(question or "").text)
-    if found is None:
-        return None
-    size, n = PART_MONTHS[found.group(1)], ORDINALS[found.group(2)]
-    if not 1 <= n <= 12 // size:
-        return None
-    first, year = size * (n - 1) + 1, window[0].year
-    return date(year, first, 1), month_end(year, first + size - 1)
-
-
-def _pointed_word(current: Understanding) -> bool:
-    """Whether the only crimes named are everyday words pointed at («esas balaceras», «esos levantones»)."""
-    words = [c.text for c in current.crimes if c.delito.startswith("no_sesnsp:")]
-    if not words or len(words) != len(current.crimes):
-        return False
-    text = tokenize(current.question or "").text
-    return all(re.search(rf"\b(?:es[oa]s|est[oa]s|dich[oa]s|aquell[oa]s)\s+{re.escape(w)}", text) for w in words)
-
-
-def _unanswered_word(previous: Understanding, conversation) -> bool:
-    """Whether the last turn named only words that are no SESNSP crime and got no number."""
-    turns = getattr(conversation, "turns", None) or []
-    return (
-        bool(turns)
-        and getattr(turns[-1], "status", None) != "ok"
-        and all(c.delito.startswith("no_sesnsp:") for c in previous.crimes)
-    )
-
-
 def merge_follow_up(
     current: Understanding, previous: Understanding | None, lexicon=None, conversation=None
 ) -> Understanding:
@@ -219,15 +184,15 @@ def merge_follow_up(
     if previous.window is None and "time:previous_window" in current.signals:
         # «el peor mes de todo ese rango» after an answer with no period said: the period that answer covered
         previous = replace(previous, window=answered_window(conversation))
-    if current.window is None and previous.window and (part := _part_named_apart(current.question, previous.window)):
+    if current.window is None and previous.window and (part := part_named_apart(current.question, previous.window)):
         current = replace(current, window=part)  # «regresa a trimestres: el tercero» after a semester
     if current.window is None and (years := earlier_years(current.question, conversation)):
         current = replace(current, window=years)  # «ahora solo León, mismos años»: the years of the series before
         if yearly_series(current.kind, years, current.normalized):
             current = replace(current, kind="annual_series")  # «…, la serie» of ten whole years: year by year
-    if _pointed_word(current) and previous.crimes:  # «de las víctimas de esas balaceras»: the crime talked about
+    if pointed_word(current) and previous.crimes:  # «de las víctimas de esas balaceras»: the crime talked about
         current = replace(current, crimes=[], signals=[s for s in current.signals if s != "crime:not_sesnsp"])
-    if not current.crimes and (not previous.crimes or _unanswered_word(previous, conversation)):
+    if not current.crimes and (not previous.crimes or unanswered_word(previous, conversation)):
         # a clarifying question left unanswered, or a word the data has no crime for («¿en qué colonias hay más
         # balaceras?», given no number): the talk's crime stands
         previous = with_earlier_crime(previous, conversation)
