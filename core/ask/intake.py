@@ -266,7 +266,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     """Rewrite follow-ups, classify, moderate, key the cache."""
     from core.ask.understand.anaphora import home_place
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
-    from core.ask.understand.national_carry import capital_city
+    from core.ask.understand.national_carry import back_to_talk_state, capital_city
     from core.ask.understand.parse import understand
     from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
     from core.ask.understand.shapes import yearly_series
@@ -330,6 +330,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
         u = replace(u, window=years, kind="annual_series" if yearly_series(u.kind, years, normalized) else u.kind)
     u = home_place(u, conv) if u is not None else None  # «¿y en mi municipio…?»: the one the asker said was theirs
     u = capital_city(u, conv) if u is not None else None  # «la capital» in a talk about the Ciudad de México
+    u = back_to_talk_state(u, conv) if u is not None else None  # «volviendo al estado» in a talk about Michoacán
     rewritten = question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)

@@ -182,6 +182,12 @@ def qualify(tokens: Tokens, lex: Lexicon, taken: set[int], res: CrimeResult) -> 
             if crime.delito != tipo and all(c.delito != sub for _, c in res.crimes):  # a tipo already sums it
                 res.crimes.append((k, _crime_by_delito(lex, sub, word, 95.0)))
                 res.signals.append("crime:qualifier")
+            elif crime.delito == tipo and not _other_qualifier_said(tokens, lex, word, tipo):
+                # «todos los homicidios dolosos»: one qualifier only names that subtipo, never the sum
+                res.crimes = [
+                    (i, c) if c is not crime else (i, _crime_by_delito(lex, sub, word, 95.0)) for i, c in res.crimes
+                ]
+                res.signals.append("crime:qualifier")
             elif crime.delito == tipo:  # "homicidios, dolosos y culposos juntos": the tipo was qualified
                 res.signals.append(f"crime:tipo_qualified:{tipo}")
             taken.add(k)
@@ -313,6 +319,15 @@ def verb_beside_kind(crimes: list[CrimeMatch], lex: Lexicon, said: str) -> list[
         return not any(re.search(rf"\b{re.escape(n)}", said) for n in names if n)
 
     return [c for c in crimes if not redundant(c)]
+
+
+def _other_qualifier_said(tokens: Tokens, lex: Lexicon, word: str, tipo: str) -> bool:
+    """Whether another qualifier of the same tipo is said too («dolosos y culposos»): the tipo is their sum."""
+    mine = qualifier_key(word)
+    return any(
+        w.isalpha() and qualifier_key(w) != mine and tipo in (lex.qualifiers.get(qualifier_key(w)) or {})
+        for w in tokens.words
+    )
 
 
 def unqualified(crimes: list[CrimeMatch], lex: Lexicon, signals=()) -> list[str]:

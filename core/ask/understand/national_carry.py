@@ -140,13 +140,7 @@ def capital_city(current: Understanding, conversation) -> Understanding:
     text = tokenize(current.question or "").text
     if not _CAPITAL.search(text) or any(not (_CITY_WORDS & set(p.text.split())) for p in current.places):
         return current
-    last = None
-    for turn in reversed(getattr(conversation, "turns", None) or []):
-        u = getattr(turn, "understanding", None)
-        states = [s.rsplit(":", 1)[1] for s in (u.signals if u else []) if s.startswith("national:place:")]
-        if states:
-            last = states[-1]
-            break
+    last = _talk_state(conversation)
     country = re.search(r"\bcapital\s+(?:del\s+pais|de\s+la\s+republica|de\s+mexico|nacional)\b", text)
     if last != "CDMX" and not country:  # «¿y la capital del país?» is the CDMX in any talk
         return current
@@ -163,3 +157,34 @@ def capital_city(current: Understanding, conversation) -> Understanding:
         group_by_municipio=False,
         kind=kind,
     )
+
+
+def _talk_state(conversation) -> str | None:
+    """The state the talk was last about: its last national turn's state, or Guanajuato when a turn about one of its
+    places came after; None when nothing was said."""
+    for turn in reversed(getattr(conversation, "turns", None) or []):
+        u = getattr(turn, "understanding", None)
+        states = [s.rsplit(":", 1)[1] for s in (u.signals if u else []) if s.startswith("national:place:")]
+        if states:
+            return states[-1]
+        if u is not None and (u.places or u.whole_state):
+            return "GTO"
+    return None
+
+
+_BACK_TO_STATE = re.compile(
+    r"\b(?:volviendo|regresando|de\s+vuelta|regresemos|volvamos|regresa|vuelve)\s+al\s+estado\b"
+)
+
+
+def back_to_talk_state(current: Understanding, conversation) -> Understanding:
+    """«volviendo al estado» in a talk about Michoacán (after one of its municipalities): that state, never ours."""
+    text = tokenize(current.question or "").text
+    named = any(s.startswith("national:place:") for s in current.signals)
+    if not _BACK_TO_STATE.search(text) or named or any(p.nivel == "municipio" for p in current.places):
+        return current
+    last = _talk_state(conversation)
+    if last in (None, "MX", "GTO"):
+        return current
+    signals = [s for s in current.signals if not s.startswith("place:")] + ["national:rank", f"national:place:{last}"]
+    return replace(current, places=[], whole_state=False, signals=signals)
