@@ -118,19 +118,23 @@ def month_range(s: Scan, m: re.Match) -> None:
     s.add(m, date(y1, m1, 1), month_end(y2, m2), gran="span", year_said=said)
 
 
+def _months_to(s: Scan, m: re.Match, m1: int, m2: int, y: int, **kw) -> None:
+    """Add the span from month m1 to month m2 of year y, starting the year before when m1 comes after m2."""
+    # «nov-feb 2025» runs across the new year: it ends in y, so it starts in y - 1
+    s.add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span", **kw)
+
+
 @rule(rf"\b({_MONTH})\s+(?:a|al|hasta)\s+({_MONTH})\s+(?:de\s+|del\s+)?({_YEAR})\b")
 def bare_month_range(s: Scan, m: re.Match) -> None:
     """Two month names and a year, with no opener («… contra enero a junio de 2024»): one span of that year."""
-    m1, m2, y = MONTHS[m.group(1)], MONTHS[m.group(2)], int(m.group(3))
-    s.add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span")
+    _months_to(s, m, MONTHS[m.group(1)], MONTHS[m.group(2)], int(m.group(3)))
 
 
 @rule(rf"\b({_MONTH_OR_ABBR})\s*-\s*({_MONTH_OR_ABBR})\s+(?:de\s+|del\s+)?({_YEAR})\b")
 def abbr_range(s: Scan, m: re.Match) -> None:
     """Two months joined by a dash before a four-digit year."""
     months = {**MONTHS, **_ABBR}
-    m1, m2, y = months[m.group(1)], months[m.group(2)], int(m.group(3))
-    s.add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span")
+    _months_to(s, m, months[m.group(1)], months[m.group(2)], int(m.group(3)))
 
 
 @rule(rf"\b(?:los\s+|las\s+)?(primer|ultim)[oa]s\s+({NUMBER_RE})\s+meses\s+(?:(?:de|del)\s+)?(?:ano\s+)?({_YEAR})\b")
@@ -199,8 +203,7 @@ def abbr_range_short_year(s: Scan, m: re.Match) -> None:
     """Two months joined by a dash before a two-digit year."""
     # «ene-mar 24»: months and a two-digit year
     months = {**MONTHS, **_ABBR}
-    m1, m2, y = months[m.group(1)], months[m.group(2)], 2000 + int(m.group(3))
-    s.add(m, date(y if m1 <= m2 else y - 1, m1, 1), month_end(y, m2), gran="span")
+    _months_to(s, m, months[m.group(1)], months[m.group(2)], 2000 + int(m.group(3)))
 
 
 @rule(rf"\b(?:(?:entre|de|desde|del)\s+)?({_MONTH_OR_ABBR})\s*(-|a|al|hasta)\s*({_MONTH_OR_ABBR})(?:{_YEAR_REF})?\b")
@@ -213,13 +216,7 @@ def abbr_range_any_year(s: Scan, m: re.Match) -> None:
     months = {**MONTHS, **_ABBR}
     m1, m2 = months[m.group(1)], months[m.group(3)]
     y2 = s.year_or_recent(m.group(4), m.group(5), m2)
-    s.add(
-        m,
-        date(y2 if m1 <= m2 else y2 - 1, m1, 1),
-        month_end(y2, m2),
-        gran="span",
-        year_said=bool(m.group(4) or m.group(5)),
-    )
+    _months_to(s, m, m1, m2, y2, year_said=bool(m.group(4) or m.group(5)))
 
 
 @rule(rf"\b(?:([1-4])\s?t|t([1-4])|q([1-4]))(?:{_YEAR_REF}|{_OF})?\b")
