@@ -18,7 +18,7 @@ from pathlib import Path
 from core.ask.understand import UnknownTerm, composition
 from core.ask.understand.kind import cue_spans
 from core.ask.understand.lexicon import WEAK_NAMES, Lexicon
-from core.ask.understand.placecues import PLACE_CUES
+from core.ask.understand.placecues import PLACE_CUES, colon_marks, introduction_end
 from core.ask.understand.placenames import similarity
 from core.ask.understand.places import BELOW_MUNICIPALITY, suggestions
 from core.ask.understand.tokens import COMMON_WORDS, NUMBER_WORDS, STOPWORDS, Tokens, stem, words_of
@@ -165,10 +165,10 @@ def _gloss(tokens: Tokens, i: int) -> bool:
     return before[-2:] == ["lo", "de"] or before[-2:] == ["lo", "del"]
 
 
-def _place_in_later_clause(tokens: Tokens, j: int, place_starts: frozenset[int]) -> bool:
-    """Whether a place the question names begins after the first comma that follows token ``j``."""
-    comma = next((k for k in range(j, len(tokens)) if tokens.words[k] == ","), None)
-    return comma is not None and any(k > comma for k in place_starts)
+def _place_in_later_clause(tokens: Tokens, j: int, place_starts: frozenset[int], colons: frozenset[int]) -> bool:
+    """Whether a place the question names begins after the first comma or colon that follows token ``j``."""
+    comma = next((k for k in range(j, len(tokens)) if tokens.words[k] == "," or k in colons), None)
+    return comma is not None and any(k >= comma for k in place_starts)
 
 
 def _classify(
@@ -181,8 +181,10 @@ def _classify(
     has_place: bool,
     has_window: bool = False,
     place_starts: frozenset[int] = frozenset(),
+    frame: tuple[int, frozenset[int]] = (0, frozenset()),
 ) -> UnknownTerm:
     text = tokens.phrase(i, j)
+    intro, colons = frame
     words = tokens.words[i:j]
     if (
         has_window
@@ -202,12 +204,17 @@ def _classify(
         # «en el noreste del estado», «en la Sierra Gorda»: a region is no municipality and never the whole state;
         # in an earlier clause than the municipality asked about («un reportaje sobre el corredor industrial, ¿cuántos
         # … en Irapuato?») it is context, said as not taken into account
-        if has_place and (_place_in_later_clause(tokens, j, place_starts) or _topic_of_a_piece(tokens, i)):
+        if has_place and (_place_in_later_clause(tokens, j, place_starts, colons) or _topic_of_a_piece(tokens, i)):
             return UnknownTerm(text, "other", "región sin datos propios")
         return UnknownTerm(text, "place_unknown", "región sin datos propios", suggestions(lex, text))
     if words[0] in INSTITUTIONS:  # «en el Congreso del Estado», «la Fiscalía»: where the asker works, said as such
         return UnknownTerm(text, "other", "")
     if has_place and _introduction_before(tokens, i):  # «escribimos de la CANACO Irapuato. ¿Cuántos… en Irapuato?»
+        return UnknownTerm(text, "other", "")
+    if j <= intro and has_place:
+        # «Planeación Qro: cuántos delitos federales…», «somos de la unión ganadera: abigeato…»: the heading or the
+        # introduction names who asks; the question after it says what (with no place of its own, «Dolores: …» may
+        # be the place, asked about)
         return UnknownTerm(text, "other", "")
     named = any(w in capitalized for w in words if w not in STOPWORDS)
     if _after_cue(tokens, i) and (named or not has_place):
@@ -279,9 +286,10 @@ def account(
     """What no matcher understood, classified (place, time, crime or harmless), in the order written;
     ``place_starts`` are the token positions where a place the question names begins (the store's or not)."""
     capitalized = capitalized_words(question)
+    frame = (introduction_end(normalize_text(question)), colon_marks(question))
     deictic = [] if has_place else [UnknownTerm(m.group(0), "place_deictic") for m in _DEICTIC.finditer(tokens.text)]
     return deictic + [
-        _classify(tokens, i, j, lex, capitalized, crime_tokens, has_place, has_window, place_starts)
+        _classify(tokens, i, j, lex, capitalized, crime_tokens, has_place, has_window, place_starts, frame)
         for i, j in leftovers(tokens, used, capitalized)
     ]
 

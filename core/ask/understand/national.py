@@ -19,9 +19,11 @@ from functools import lru_cache
 
 from core.ask.understand import Understanding
 from core.ask.understand.accounting import PUBLISHER
+from core.ask.understand.placecues import introduction_chars
 from core.ask.understand.tokens import STOPWORDS, key_of, tokenize
 from core.config import CATALOGS_DIR
 from core.dataset.entities import load_states
+from core.text import normalize_text
 
 _C = lambda *parts: re.compile("|".join(parts))
 
@@ -225,11 +227,20 @@ _CITY_CUE = re.compile(
 )
 
 
+def _city_cued(u: Understanding, text: str) -> bool:
+    """Whether the question cues a city; a cue in the asker's introduction («somos del municipio de Celaya; …
+    ¿Qro?») is where they write from, not the place asked about."""
+    if not _CITY_CUE.search(text):
+        return False
+    raw = normalize_text(u.question or "")
+    return bool(_CITY_CUE.search(raw[introduction_chars(raw) :]))
+
+
 def _foreign_places(u: Understanding, text: str) -> tuple[list[str], bool]:
     """(states named, whether a municipality of another state is named).
 
     A state whose capital has its name («San Luis Potosí», «Zacatecas») is the state unless a city is cued."""
-    states, city = foreign_states(u), bool(_CITY_CUE.search(text))
+    states, city = foreign_states(u), _city_cued(u, text)
     names = _state_names()
     municipal = False
     for t in u.unknown_terms:

@@ -70,14 +70,30 @@ _ALONE_WORDS = frozenset(("ahora", "y", "e", "en", "pues", "ok", "sale", "bueno"
 
 
 # who is writing, said in a sentence of its own before the question («hablo de una radio en Monterrey.», «soy
-# reportera en Toluca.», «le escribo de la dirección de planeación de Celaya.»)
+# reportera en Toluca.», «le escribo de la dirección de planeación de Celaya.», «somos de la unión ganadera: …»)
 _INTRO_SENTENCE = re.compile(
-    r"^[^.?!¿;]*?\b(?:soy|somos|hablo|hablamos|trabajo|trabajamos|escribo|escribimos|represento|representamos|colaboro"
-    r"|colaboramos|vivo|vivimos|llamo|llamamos)\b[^.?!¿;]*[.?!;]"
+    r"^[^.?!¿;:]*?\b(?:soy|somos|hablo|hablamos|trabajo|trabajamos|escribo|escribimos|represento|representamos|colaboro"
+    r"|colaboramos|vivo|vivimos|llamo|llamamos)\b[^.?!¿;:]*[.?!;:]"
 )
+# a heading of up to four words before a colon that opens the message («Planeación Qro: cuántos…», «Urgente: …»);
+# «10:30» is a time, not a heading
+_LABEL = re.compile(r"^\s*¿?(?:[^\s:.?!¿;,]+\s+){0,3}[^\s:.?!¿;,\d]+\s*:(?!\d)\s*(?=\S)")
 
 
 def introduction_end(normalized: str) -> int:
-    """How many tokens the asker's introduction sentence takes at the start of ``normalized``; 0 without one."""
-    found = _INTRO_SENTENCE.match(normalized)
+    """How many tokens the asker's introduction sentence (or a heading before a colon) takes at the start of
+    ``normalized``; 0 without one."""
+    found = _INTRO_SENTENCE.match(normalized) or _LABEL.match(normalized)
     return len(tokenize(found.group(0)).words) if found else 0
+
+
+def introduction_chars(normalized: str) -> int:
+    """How many characters of ``normalized`` the introduction sentence or heading takes; 0 without one."""
+    found = _INTRO_SENTENCE.match(normalized) or _LABEL.match(normalized)
+    return found.end() if found else 0
+
+
+def colon_marks(question: str) -> frozenset[int]:
+    """The token positions where a colon ends a clause («en el Bajío: primero Qro») — the tokens drop colons."""
+    text = question or ""
+    return frozenset(len(tokenize(text[: m.start()]).words) for m in re.finditer(r":(?!\d)", text))

@@ -335,7 +335,8 @@ def drop_introduced(st: PlaceState, intro_end: int) -> None:
     if intro_end and any(x[0] < intro_end for x in said) and any(x[0] >= intro_end for x in said):
         st.found = [x for x in st.found if x[0] >= intro_end]
         st.outside = [x for x in st.outside if x[0] >= intro_end]
-        st.signals = [x for x in st.signals if not x.startswith("place:not_in_store")] + ["place:introduction"]
+        gone = ("place:not_in_store",) + (() if st.outside else ("place:other_state",))
+        st.signals = [x for x in st.signals if not x.startswith(gone)] + ["place:introduction"]
 
 
 def finish(

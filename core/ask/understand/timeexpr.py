@@ -97,8 +97,8 @@ _SAME_PERIOD_BEFORE = re.compile(
 )
 # "¿y en el mismo trimestre de 2025?": the previous window moved to that year (a follow-up), not a comparison
 _SAME_PART_BEFORE = re.compile(
-    r"(?:^|\s)(?:(?:en|para|durante)?\s*(?:el\s+|los\s+)?mism[oa]s?\s+"
-    r"(?:periodo|meses|lapso|mes|trimestre|semestre|bimestre|cuatrimestre|tramo)(?:\s+pero)?"  # «… semestre pero de 2023»
+    r"(?:^|\s)(?:(?:en|para|durante)?\s*(?:el\s+|los\s+|las\s+|es[oa]s\s+)?mism[oa]s?\s+(?:\d+\s+)?"  # «los mismos 3 meses»
+    r"(?:periodo|meses|lapso|mes|trimestre|semestre|bimestre|cuatrimestre|tramo|semanas)(?:\s+pero)?"  # «… pero de 2023»
     r"(?:\s+(?:de|del|en)(?:\s+(?:el\s+)?ano)?)?"
     # «regresa a 2025», «volvamos al 2024»: back to that year, the part of the year talked about kept
     r"|(?:regres\w*|vuelv\w*|volv\w*)\s+(?:a|al)(?:\s+(?:el\s+)?ano)?(?:\s+el)?)\s*$"
