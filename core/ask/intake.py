@@ -128,6 +128,9 @@ _DESTRUCTIVE_RE = re.compile(
     r".{0,40}\b(tabla|tablas|datos|registros|base|bases|informacion|archivo|archivos|cifras|bitacora|auditoria)\b"
 )
 # Methodology questions: a question word near a methodology noun.
+_FIGURE_ASKED = re.compile(
+    r"\b(?:es[ea]|este|esta|aquel) (?:ano|mes|periodo)\b|\btasas? (?:nacional|estatal|municipal)\b"
+)
 _METHOD_RE = re.compile(
     r"\b(que|como|cual|cuales|por que|donde)\b.{0,40}\b(poblacion|tasa|tasas|fuente|fuentes|metodologia|cobertura|"
     r"significa|definicion|calcul\w*|vienen|provienen|publica\w*|cuenta|cuentan|carpetas?|cifra negra|rnid|sesnsp)\b"
@@ -158,7 +161,9 @@ def classify(normalized: str, has_domain_signal: bool) -> str:
     if has_phrase(stripped, SUPPORT) and not has_domain_signal:
         return "support"
     numeric = re.search(r"\b(cuant[oa]s|20[12]\d|top|ranking|mas|menos|posicion|puesto|(que|en que) lugar)\b", stripped)
-    if (has_phrase(f"{stripped} ", DEFINITION) or _METHOD_RE.search(stripped)) and not numeric:
+    # «¿cuál fue la tasa nacional de feminicidio ese año?»: a figure of a place or a period, not what a rate is
+    figure = _FIGURE_ASKED.search(stripped)
+    if (has_phrase(f"{stripped} ", DEFINITION) or (_METHOD_RE.search(stripped) and not figure)) and not numeric:
         return "definition"
     if has_phrase(stripped, OFF_TOPIC) or not has_domain_signal:
         return "irrelevant"
@@ -268,7 +273,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     from core.ask.understand.followup import describe, is_follow_up, merge_follow_up
     from core.ask.understand.national_carry import back_to_talk_state, capital_city
     from core.ask.understand.parse import understand
-    from core.ask.understand.series_end import SeriesEnds, anchored_follow_up
+    from core.ask.understand.series_end import SeriesEnds, anchored_follow_up, home_past_state_file
     from core.ask.understand.shapes import yearly_series
     from core.ask.understand.talkedtime import answered_window, earlier_years
     from core.ask.understand.timerelative import months_of_that_year, that_period
@@ -335,6 +340,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)
         u = anchored_follow_up(u, lex, ctx.anchor, ctx.min_date, ends)  # «¿y en lo que va del año?»: its series
+        u = home_past_state_file(u, ends)  # «y los mismos tres meses de 2025 en Guanajuato» after the country
         rewritten = describe(u, lex)
     # Without data there is no lexicon to understand with: treat the question as on-topic so the
     # answer is "no hay datos publicados", not an off-topic refusal.

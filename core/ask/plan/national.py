@@ -17,7 +17,9 @@ from core.ask.plan.granularity import ALSO, LEAD, named_methods, narrowing_words
 from core.ask.plan.rules import STATE_DEFAULT, ToolPlan, _step
 from core.ask.understand import Understanding
 from core.ask.understand.national import RNID_YEAR
-from core.ask.understand.tokens import key_of
+from core.ask.understand.placecues import introduction_chars
+from core.ask.understand.tokens import key_of, tokenize
+from core.text import normalize_text
 
 HOME = STATE_DEFAULT  # Casandra's state: the place of a national question that names none
 
@@ -154,6 +156,25 @@ def _rnid_subtipo(catalog, asked: dict, kinds: list[str]) -> dict | None:
     return found[0] if len(found) == 1 else None
 
 
+# ages the victims file does not split: a range of years other than 0-17 / 18 and more, or a stage of life
+_AGE = re.compile(
+    r"\b(?:entre|de)\s+(\d{1,2})\s+(?:y|a)\s+(\d{1,3})\s+anos\b|\b(\d{1,2})\s*-\s*(\d{1,3})\s+anos\b"
+    r"|\b(?:adolescentes?|jovenes|adultos?\s+mayores|tercera\s+edad|ancian[oa]s|bebes|infantes|primera\s+infancia)\b"
+)
+
+
+def unpublished_age(question: str) -> str | None:
+    """The age a victims question names that the file does not publish («entre 12 y 15 años», «adolescentes»)."""
+    said = normalize_text(question)
+    text = tokenize(said[introduction_chars(said) :]).text  # «le escribo de la Procuraduría de… Adolescentes.»
+    for m in _AGE.finditer(text):
+        low, high = m.group(1) or m.group(3), m.group(2) or m.group(4)
+        if low is not None and (int(low), int(high)) in ((0, 17), (0, 18), (18, 99), (18, 100)):
+            continue  # «de 0 a 17 años»: the minors the file publishes
+        return as_written(question, m.group(0))
+    return None
+
+
 def build(u: Understanding) -> ToolPlan:
     """The tool plan of a national question."""
     places, signals = _places(u), set(u.signals)
@@ -190,6 +211,11 @@ def build(u: Understanding) -> ToolPlan:
             notes.append(
                 f"{LEAD}Las víctimas (por sexo y edad) no se publican por municipio, solo por estado: no hay cifra de "
                 f"{towns[0]}; esta es la del estado."
+            )
+        if age := unpublished_age(u.question or ""):  # «¿cuántas tenían entre 12 y 15 años?», «adolescentes»
+            notes.append(
+                f"{LEAD}El SESNSP no publica las víctimas por la edad «{age}»: su archivo de víctimas solo distingue "
+                "menores de edad (0-17), adultos (18 y más) y edad no especificada; no doy una cifra para esa edad."
             )
         args = {"lugar_id": lugar, **_crime(u), **_window(u)}
         if u.window is not None and u.compare_window is not None:  # «¿y en el mismo periodo de 2024?»: both periods

@@ -33,6 +33,28 @@ def qualified(current: Understanding, previous: Understanding, lexicon) -> list[
     return out
 
 
+# «volviendo a los dolosos», «regresemos a los culposos»: a crime the talk had before, named by its qualifier
+_BACK_TO = re.compile(r"\b(?:volv\w*|regres\w*|de\s+vuelta)\s+(?:a|al|con)\s+(?:l[oa]s?\s+|el\s+)?(\w+)")
+
+
+def back_to_qualified(current: Understanding, previous: Understanding, conversation, lexicon) -> list[CrimeMatch]:
+    """«volviendo a los dolosos» after lesiones, in a talk that was about homicidios dolosos: that earlier crime."""
+    back = _BACK_TO.search(tokenize(current.question or "").text)
+    tags = [s for s in current.signals if s.startswith("crime:qualifier:")]
+    if back is None or not tags:
+        return []
+    key, _, version = tags[0][len("crime:qualifier:") :].partition("@")
+    lex = lexicon or Lexicon.cached(version)
+    targets = set((lex.qualifiers.get(key, {}) if lex is not None else {}).values())
+    now = {c.delito for c in qualified(current, previous, lexicon)} | {c.delito for c in previous.crimes}
+    for turn in reversed(getattr(conversation, "turns", None) or []):
+        u = getattr(turn, "understanding", None)
+        earlier = [c for c in (u.crimes if u else []) if c.delito in targets and c.delito not in now]
+        if earlier:
+            return earlier[:1]
+    return []
+
+
 def both_subtypes(current: Understanding, previous: Understanding, lexicon) -> Understanding:
     """ "ambos" after «¿homicidio doloso o culposo?»: every qualified subtype of the bare tipo, said as a sum."""
     tipos = [s.split(":", 2)[2] for s in previous.signals if s.startswith("crime:unqualified:")]
@@ -146,6 +168,19 @@ def pointed_word(current: Understanding) -> bool:
         return False
     text = tokenize(current.question or "").text
     return all(re.search(rf"\b(?:es[oa]s|est[oa]s|dich[oa]s|aquell[oa]s)\s+{re.escape(w)}", text) for w in words)
+
+
+def pointed_crime(current: Understanding, previous: Understanding, family: dict[str, str]) -> bool:
+    """«de las víctimas de esos homicidios» after homicidios dolosos: the crime talked about, pointed at by its tipo
+    (or its own name), never the bare tipo asked back."""
+    if not current.crimes or not previous.crimes:
+        return False
+    talked = {c.delito for c in previous.crimes} | {family.get(c.delito) for c in previous.crimes}
+    text = tokenize(current.question or "").text
+    return all(
+        c.delito in talked and re.search(rf"\b(?:es[oa]s|est[oa]s|dich[oa]s|aquell[oa]s)\s+{re.escape(c.text)}", text)
+        for c in current.crimes
+    )
 
 
 def unanswered_word(previous: Understanding, conversation) -> bool:

@@ -99,7 +99,7 @@ _BARE_QUESTION = re.compile(
     r"^(?:y\s+)?(?:cuales|cual|donde|cuantos|cuantas|que\s+municipios|en\s+cuales)(?:\s+son|\s+fueron)?$"
 )
 ORDINAL_ALONE = re.compile(
-    rf"^(?:{_SORRY}\s*,?\s*)*(?:y\s+|mejor\s+|era\s+)?(?:en\s+|para\s+|durante\s+|de\s+)?(?:el|la|del)\s+"
+    rf"^(?:{_SORRY}\s*,?\s*)*(?:y\s+|mejor\s+|era\s+)?(?:en\s+|para\s+|durante\s+|de\s+)?(?:(?:el|la|del)\s+)?"
     r"(primer|primero|segundo|tercer|tercero|cuarto|quinto|sexto)"
     r"(?:\s+(?:trimestre|semestre|bimestre|cuatrimestre))?$"
 )
@@ -189,7 +189,7 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     # «dolosos» alone names a crime only when nothing came before to qualify
     named_crime = bool(current.crimes) and "crime:qualifier_alone" not in current.signals
     if named_crime:
-        return False
+        return _same_crime_again(current, conversation)
     if n_words > _MAX_FOLLOW_UP_TOKENS:  # «regresando a 2024, dámelo como tasa por cada cien mil habitantes»
         # «¿En qué mes de 2025, hasta donde haya datos publicados, se registró el máximo en el estado?»: no crime
         # named and a shape or a period asked keeps the talk's crime, however long (never «¿sobre qué delito?»)
@@ -204,6 +204,15 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
     )  # "¿cuántos por día?", "¿cómo se reparten por modalidad?"
     # «¿y en Celaya?», «el municipio de guanajuato, la capital»: a place alone, said with a few words around it
     return _modifies(current) or shape_only or (bool(current.places) and n_words <= (4 if current.window else 7))
+
+
+def _same_crime_again(current: Understanding, conversation) -> bool:
+    """«¿cuál fue el mes con más carpetas de vf en 2022?» in a talk about San Luis de la Paz's violencia familiar: the
+    crime talked about said again, with no place, goes on about the talk's place (a new crime starts anew)."""
+    before = getattr(conversation, "last_understanding", None)
+    if before is None or _names_place(current) or not before.places:
+        return False
+    return {c.delito for c in current.crimes} == {c.delito for c in before.crimes}
 
 
 def _names_place(u: Understanding) -> bool:

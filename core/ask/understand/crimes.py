@@ -109,7 +109,7 @@ def exact_crimes(tokens: Tokens, lex: Lexicon, taken: set[int], said: str = "") 
     if said:
         kept = verb_beside_kind([c for _, c in res.crimes], lex, said)
         res.crimes = [(i, c) for i, c in res.crimes if c in kept]
-    _with_violence_said(res, lex)
+    _with_violence_said(res, lex, said)
     return res
 
 
@@ -126,12 +126,22 @@ _BOTH_VIOLENCES = re.compile(
 )
 
 
-def _with_violence_said(res: CrimeResult, lex: Lexicon) -> None:
+# «acoso sexual (no hostigamiento, sino acoso)», «sin contar el culposo»: a crime named only to be set aside
+NEGATED_CRIME = r"\b(?:no|ni|sin\s+contar|excepto|salvo)\s+(?:el\s+|la\s+|los\s+|las\s+|de\s+|del\s+)?"
+
+
+def negated(crime: CrimeMatch, text: str) -> bool:
+    """Whether ``text`` names the crime only to set it aside («sin contar feminicidios»)."""
+    return bool(crime.text and re.search(NEGATED_CRIME + re.escape(crime.text) + r"\b", text))
+
+
+def _with_violence_said(res: CrimeResult, lex: Lexicon, said: str = "") -> None:
     """«robo de carro con violencia»: the kind's modalidades an alias implies, only those of the violence said; the
     bare «con violencia» then names nothing more (the kind's own modalidad holds it). Beside another crime the kind
-    is a part of what is counted, and implies no filter."""
+    is a part of what is counted, and implies no filter (a crime set aside is no other crime: «asesinadas a balazos,
+    sin contar feminicidios»)."""
     if (
-        len({c.delito for _, c in res.crimes if not c.note}) > 1
+        len({c.delito for _, c in res.crimes if not c.note and not negated(c, said)}) > 1
     ):  # «robos con violencia, contando robo de carro…»: a part
         res.methods = [(i, m) for i, m in res.methods if m not in res.implied]  # of a sum said, not a filter
         res.implied.clear()

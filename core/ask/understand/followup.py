@@ -19,11 +19,13 @@ from core.ask.understand.anaphora import (
     those_places,
 )
 from core.ask.understand.carried import (
+    back_to_qualified,
     both_said,
     both_subtypes,
     kind_with_violence_kept,
     methods_carried,
     narrowed_crime,
+    pointed_crime,
     pointed_word,
     qualified,
     unanswered_word,
@@ -190,8 +192,11 @@ def merge_follow_up(
         current = replace(current, window=years)  # «ahora solo León, mismos años»: the years of the series before
         if yearly_series(current.kind, years, current.normalized):
             current = replace(current, kind="annual_series")  # «…, la serie» of ten whole years: year by year
-    if pointed_word(current) and previous.crimes:  # «de las víctimas de esas balaceras»: the crime talked about
-        current = replace(current, crimes=[], signals=[s for s in current.signals if s != "crime:not_sesnsp"])
+    family = getattr(lexicon, "family", {}) or {}
+    if (pointed_word(current) and previous.crimes) or pointed_crime(current, previous, family):
+        # «de las víctimas de esas balaceras», «… de esos homicidios»: the crime talked about
+        dropped = ("crime:not_sesnsp", "crime:unqualified:")
+        current = replace(current, crimes=[], signals=[s for s in current.signals if not s.startswith(dropped)])
     if not current.crimes and (not previous.crimes or unanswered_word(previous, conversation)):
         # a clarifying question left unanswered, or a word the data has no crime for («¿en qué colonias hay más
         # balaceras?», given no number): the talk's crime stands
@@ -222,7 +227,9 @@ def merge_follow_up(
     kept: list[str] = []
     merged = replace(current, signals=list(current.signals))
     if not current.crimes or "crime:qualifier_alone" in current.signals:
-        requalified = qualified(current, previous, lexicon)  # «¿y dolosos?» after «lesiones culposas»: that tipo
+        requalified = back_to_qualified(current, previous, conversation, lexicon) or qualified(
+            current, previous, lexicon
+        )  # «¿y dolosos?» after «lesiones culposas»: that tipo; «volviendo a los dolosos»: the earlier one
         if requalified:
             merged.crimes = requalified
             current = replace(current, crimes=requalified)
@@ -318,6 +325,7 @@ def merge_follow_up(
         and previous.compare_window is None
         and current.window != previous.window
         and previous.kind != "comparison"
+        and "time:previous_window" not in current.signals  # «ese año, para comparar»: the same period, no second
     ):  # «y en 2015, para ver cómo cambió» after 2024: the year talked about against the one said now
         merged.window, merged.compare_window = (
             max(current.window, previous.window),

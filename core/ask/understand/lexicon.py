@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
-from core.ask.understand.tokens import COMMON_WORDS, STOPWORDS, key_of, stem, words_of
+from core.ask.understand.tokens import COMMON_WORDS, STOPWORDS, feminine, key_of, stem, words_of
 
 # Single-word names that are also ordinary Spanish words: a place only after a place cue.
 WEAK_NAMES = words_of(
@@ -298,9 +298,11 @@ class Lexicon:
 
     def _add_press_aliases(self, data: dict) -> None:
         """alias_prensa.json: abbreviations and colloquial names; the taxonomy's own names win a clash."""
-        for entry in data.get("delitos", []):
+        entries = [(e, key_of(e["alias"], stemmed=True)) for e in data.get("delitos", [])]
+        # «mujeres asesinadas a balazos»: the feminine of «asesinado a balazo», after every alias as written
+        entries += [(e, fem) for e, key in list(entries) if (fem := feminine(key))]
+        for entry, key in entries:
             ref = self.crime_by_key.get(entry["delito"])
-            key = key_of(entry["alias"], stemmed=True)
             if ref is not None and key and key not in STOPWORDS and key not in self.crimes:
                 self.crimes[key] = CrimeRef(ref.delito, ref.label, ref.nivel, ref.in_data, "alias")
                 self.exact_only.add(key)

@@ -95,10 +95,6 @@ def _carry(merged: Understanding, current: Understanding, previous: Understandin
     states = foreign_states(current) or [s.rsplit(":", 1)[1] for s in own if s.startswith("national:place:")]
     merged = replace(merged, signals=[s for s in merged.signals if s not in own])
     scope_ = [s for s in before if not (states and s.startswith("national:place:"))]
-    if _home_before_2026(current, merged, scope_):
-        # «y los mismos tres meses de 2025 en Guanajuato» after the country in 2026: Guanajuato's own figure, no
-        # longer the country's
-        scope_ = [s for s in scope_ if s not in ("national:country", "national:place:MX")]
     kept = [t for t in merged.unknown_terms if not (t.kind == "place_foreign" and states)]
     dropped = {s for s in merged.signals if s.startswith("place:not_in_store:") or s == "place:other_state"}
     signals = [s for s in merged.signals if s not in dropped] + scope_ + [f"national:place:{s}" for s in states]
@@ -106,15 +102,6 @@ def _carry(merged: Understanding, current: Understanding, previous: Understandin
     whole = merged.whole_state and not states
     merged = replace(merged, unknown_terms=kept, signals=list(dict.fromkeys(signals)), places=places, whole_state=whole)
     return _before_2026(merged)
-
-
-def _home_before_2026(current: Understanding, merged: Understanding, scope_: list[str]) -> bool:
-    """Whether a follow-up names Guanajuato (the whole state) for a window before 2026 after a question about the
-    country with no measure of its own (federal crimes, victims)."""
-    home = current.whole_state or any(p.nivel == "estado" for p in current.places)
-    early = merged.window is not None and merged.window[1].year < RNID_YEAR
-    measured = any(s.startswith(("national:federal", "national:victims")) for s in scope_)
-    return home and early and not measured and "national:country" in scope_
 
 
 def _before_2026(u: Understanding) -> Understanding:

@@ -126,13 +126,9 @@ def _places_compared(text: str, time, places, whole_state: bool):
     return replace(time, window=span, compare_window=None, signals=signals)
 
 
-# «acoso sexual (no hostigamiento, sino acoso)», «sin contar el culposo»: a crime named only to be set aside
-_NEGATED_CRIME = r"\b(?:no|ni|sin\s+contar|excepto|salvo)\s+(?:el\s+|la\s+|los\s+|las\s+|de\s+|del\s+)?"
-
-
 def _not_negated(crimes: list, text: str) -> list:
     """The crimes of a question without the ones it sets aside (never all of them)."""
-    kept = [c for c in crimes if not (c.text and re.search(_NEGATED_CRIME + re.escape(c.text) + r"\b", text))]
+    kept = [c for c in crimes if not crime_matcher.negated(c, text)]
     return kept or crimes
 
 

@@ -75,9 +75,9 @@ _INTRO_SENTENCE = re.compile(
     r"^[^.?!¿;:]*?\b(?:soy|somos|hablo|hablamos|trabajo|trabajamos|escribo|escribimos|represento|representamos|colaboro"
     r"|colaboramos|vivo|vivimos|llamo|llamamos)\b[^.?!¿;:]*[.?!;:]"
 )
-# a heading of up to four words before a colon that opens the message («Planeación Qro: cuántos…», «Urgente: …»);
+# a heading of up to ten words before a colon that opens the message («Planeación Qro: cuántos…», «Urgente: …»);
 # «10:30» is a time, not a heading
-_LABEL = re.compile(r"^\s*¿?(?:[^\s:.?!¿;,]+\s+){0,3}[^\s:.?!¿;,\d]+\s*:(?!\d)\s*(?=\S)")
+_LABEL = re.compile(r"^\s*¿?(?:[^\s:.?!¿;,]+\s+){0,9}[^\s:.?!¿;,\d]+\s*:(?!\d)\s*(?=\S)")
 
 
 def introduction_end(normalized: str) -> int:

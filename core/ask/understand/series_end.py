@@ -90,3 +90,16 @@ def anchored_follow_up(
         return national_anchor(u, text, asked, anchor, min_date, ends)
     end, subject = (ends or SeriesEnds()).of_crimes(u.crimes, u.places, lexicon, anchor)
     return anchored_to(u, text, asked, end, anchor, min_date, subject)
+
+
+def home_past_state_file(u: Understanding, ends: SeriesEnds | None) -> Understanding:
+    """«y los mismos tres meses de 2025 en Guanajuato» after a question about the country: a window the state file
+    does not reach, for Guanajuato, is Guanajuato's own figure (its municipalities' sums), not the country's."""
+    end = ((ends.series if ends else None) or {}).get("carpetas/comun/IDFC")
+    home = u.whole_state or any(p.nivel == "estado" for p in u.places)
+    country = {"national:country", "national:place:MX"}
+    if end is None or not home or u.window is None or u.window[0] <= end or not country & set(u.signals):
+        return u
+    if national.series_key(u) != "carpetas/comun/IDFC":
+        return u  # victims and federal crimes are the state files' own: their end is said
+    return replace(u, signals=[s for s in u.signals if s not in country])

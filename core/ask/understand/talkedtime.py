@@ -75,6 +75,8 @@ def relative_window(
         merged.window, merged.compare_window, merged.kind = current.window, current.compare_window, "comparison"
     elif _of_those_year(text, current.window, pw):  # «de esas del 2023, ¿cuántas en Irapuato?» after its semester
         merged.window, merged.compare_window = pw, None
+    elif (year := _year_corrected(text, pw)) is not None:  # «no perdón, era 2021» after its first semester of 2022
+        merged.window, merged.compare_window = shift_year(pw, year - pw[0].year), None
     elif (out := excluded(sig)) and current.window is None:  # «y el año con menos, sin contar 2025»
         merged.window, merged.compare_window = without(pw, out), None
     elif "time:same_period_prev" in sig:  # "¿y el mismo periodo del año anterior?"
@@ -130,6 +132,21 @@ def relative_window(
         return
     merged.window_text = None
     merged.signals.append("followup:relative_window")
+
+
+# «no perdón, era 2021», «ups, 2023», «perdón, quise decir del 2020»: only the year of the period talked about is wrong
+_YEAR_CORRECTION = re.compile(
+    r"^(?:(?:no|perdon|perdona|disculpa|disculpe|ups|oops|error|corrijo|me\s+equivoque)\s*,?\s*)+"
+    r"(?:(?:era|es|quise\s+decir|queria\s+decir|me\s+referia\s+a|me\s+refiero\s+a|mas\s+bien|mejor)\s+)?"
+    r"(?:(?:en|el|del|de)\s+)?(?:(?:el\s+)?ano\s+)?((?:19|20)\d{2})$"
+)
+
+
+def _year_corrected(text: str, pw: tuple[date, date]) -> int | None:
+    """The year a correction says when the period talked about is a part of one year; None otherwise."""
+    found = _YEAR_CORRECTION.match(text)
+    part = pw[0].year == pw[1].year and (pw[0].month, pw[1].month) != (1, 12)
+    return int(found.group(1)) if found and part else None
 
 
 def _before_talked_about(text: str, current: Understanding, pw) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import pairwise
 
 from core.ask.understand.timegrammar import atomic_periods
 from core.ask.understand.timepairs import TO_DATE, base_start, period_pairs, versus_between
@@ -135,6 +136,17 @@ def parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     return _parse_time(text, anchor, min_date)
 
 
+# «hace un año, o sea 2020», «el año pasado, es decir 2024»: the second names the first, it is no second period
+_THAT_IS = re.compile(r"^\W*(?:,\s*)?(?:o\s+sea|osea|es\s+decir|mejor\s+dicho)\s*,?\s*(?:el\s+|en\s+|del?\s+)?$")
+
+
+def _restated(text: str, periods: list) -> list:
+    """The periods without one a later period restates right after «o sea» / «es decir»."""
+    ordered = sorted(periods, key=lambda p: p.begin)
+    named = [a for a, b in pairwise(ordered) if _THAT_IS.match(text[a.finish : b.begin])]
+    return [p for p in periods if p not in named]
+
+
 def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     res = TimeResult()
     a_end = month_end(anchor.year, anchor.month)
@@ -146,7 +158,7 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     res.notes = list(dict.fromkeys(p.note for p in periods if p.note))
     res.signals += [p.tag for p in periods if p.tag]
     invalid_spans = [(p.begin, p.finish) for p in periods if p.kind == "invalid"]
-    periods = [p for p in periods if p.kind != "invalid"]
+    periods = _restated(text, [p for p in periods if p.kind != "invalid"])
     if not periods:
         days = re.search(r"\b(?:hoy|ayer|esta semana|la semana pasada|ultim[oa]s? (?:\w+ )?(?:dias|semanas?))\b", text)
         if days:

@@ -58,6 +58,9 @@ def that_period(text: str, window: tuple[date, date]) -> str | None:
     if found is None:
         return None
     said = f"entre {window[0].isoformat()} y {window[1].isoformat()}"
+    start, end = window
+    if start == date(start.year, 1, 1) and end == date(start.year, 12, 31):
+        said = f"en {window[0].year}"  # «ese año, para comparar»: one whole year, never two dates a change runs between
     if found.group(1) == "ano" and re.search(rf"\b{_PART_OF_YEAR}\s+(?:(?:de|del)\s+)?$", text[: found.start()]):
         said = str(window[1].year)  # «violencia familiar en Uriangato en abril de ese año»: that year's April
     return text[: found.start()] + said + text[found.end() :]

@@ -187,6 +187,14 @@ def stem(token: str) -> str:
     return token
 
 
+def feminine(key: str) -> str | None:
+    """The feminine of a key whose participles say who died («asesinado a balazo» → «asesinada a balazo»); None
+    when it has none (the stems are singular, not gender-free)."""
+    words = key.split()
+    fem = [w[:-1] + "a" if w.endswith(("ado", "ido")) or w == "muerto" else w for w in words]
+    return " ".join(fem) if fem != words else None
+
+
 @dataclass(frozen=True)
 class Tokens:
     """The question as accent-free tokens, with their stems and character offsets in ``text``."""
