@@ -36,7 +36,14 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
     key, metodo = args.get("clave_delito"), args.get("metodo")
     how = tuple(metodo) if isinstance(metodo, list) else metodo
     # victims share the IDFC catalogue's keys
-    crime_ = ctx.memo(("victims_crime", key, how), lambda: crime(ctx, CARPETAS, key, metodo))
+    try:
+        crime_ = ctx.memo(("victims_crime", key, how), lambda: crime(ctx, CARPETAS, key, metodo))
+    except FiltroInvalidoError:
+        # «víctimas de violación»: a crime of the store the state files name otherwise (its two tipos) has no victims
+        row = next((c for c in getattr(ctx.catalog, "crimes", None) or [] if c.get("delito") == key), None)
+        if row is None:
+            raise
+        raise _not_published(str(row.get("subtipo") or row.get("tipo") or key)) from None
     crime_sql, crime_params = crime_.where()
     vcond, vparams = VICTIMS.where()
     at = "TRUE" if lugar_id == COUNTRY else "o.lugar_id = ?"
@@ -48,12 +55,7 @@ def victimas_sexo_edad(ctx: ToolContext, step: ResolvedStep) -> ToolOutput:
         ),
     )
     if not has[0][0]:
-        raise FiltroInvalidoError(
-            f"El SESNSP no publica víctimas de {crime_.label.lower()}: su archivo de víctimas cubre homicidio, "
-            "feminicidio, lesiones, secuestro, extorsión, trata, tráfico y corrupción de menores, rapto, aborto y otros.",
-            ["Pregunte por carpetas de investigación de ese delito."],
-            "args.clave_delito",
-        )
+        raise _not_published(crime_.label)
     # Carpetas of the same place and crime, month by month, beside the victims of the same months.
     # only the crimes with victims in this place and window (``v`` below): «all crimes» divides like by like
     covered = f"{at} AND o.delito IN (SELECT DISTINCT delito FROM v)"
@@ -172,3 +174,13 @@ def chart(env: dict, pipeline: list[dict] | None = None) -> dict:
         "y_label": "Víctimas",
         "data": records(env),
     }
+
+
+def _not_published(label: str) -> FiltroInvalidoError:
+    """The error of a crime the SESNSP victims file does not cover, with the crimes it does."""
+    return FiltroInvalidoError(
+        f"El SESNSP no publica víctimas de {label.lower()}: su archivo de víctimas cubre homicidio, "
+        "feminicidio, lesiones, secuestro, extorsión, trata, tráfico y corrupción de menores, rapto, aborto y otros.",
+        ["Pregunte por carpetas de investigación de ese delito."],
+        "args.clave_delito",
+    )

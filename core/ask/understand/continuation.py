@@ -208,11 +208,19 @@ def is_follow_up(question: str, current: Understanding | None = None, conversati
 
 def _same_crime_again(current: Understanding, conversation) -> bool:
     """«¿cuál fue el mes con más carpetas de vf en 2022?» in a talk about San Luis de la Paz's violencia familiar: the
-    crime talked about said again, with no place, goes on about the talk's place (a new crime starts anew)."""
+    crime talked about said again, with no place (or no period), goes on about the talk's place and period (a new
+    crime starts anew)."""
     before = getattr(conversation, "last_understanding", None)
-    if before is None or _names_place(current) or not before.places:
+    if before is None or {c.delito for c in current.crimes} != {c.delito for c in before.crimes}:
         return False
-    return {c.delito for c in current.crimes} == {c.delito for c in before.crimes}
+    if current.group_by_municipio or current.kind == "ranking" or re.search(r"\bmunicipios\b", current.normalized):
+        return False  # «¿cuáles fueron los 3 municipios con más…?», «¿cuántos municipios no tuvieron…?»
+    turns = getattr(conversation, "turns", None) or []
+    if before.methods or not turns or getattr(turns[-1], "status", None) != "ok":
+        return False  # «secuestros de 2015 a 2024» after the extorsivos: the whole crime, a question of its own
+    municipal = any(p.nivel == "municipio" for p in before.places)
+    # «¿cuántas víctimas de feminicidio fueron en Silao?» after feminicidios in 2021: the period talked about too
+    return (not _names_place(current) and municipal) or (current.window is None and before.window is not None)
 
 
 def _names_place(u: Understanding) -> bool:

@@ -351,7 +351,8 @@ def unqualified(crimes: list[CrimeMatch], lex: Lexicon, signals=()) -> list[str]
         ref = lex.crime_by_key.get(c.delito)
         if f"crime:tipo_qualified:{c.delito}" in signals:
             continue
-        bare = key_of(c.text, stemmed=True) in _bare_names(ref) if ref is not None else False
+        # «¿cuántos muertos hubo?»: a word for the dead says no more than the bare tipo
+        bare = key_of(c.text, stemmed=True) in _bare_names(ref) | {"muerto", "muerta"} if ref is not None else False
         misspelt = c.score < 100 and len(c.text.split()) == 1  # «omicidios»: the bare tipo written with a typo
         if c.delito in split and ref is not None and (bare or misspelt):
             out.append(c.delito)

@@ -126,6 +126,9 @@ def _places_compared(text: str, time, places, whole_state: bool):
     return replace(time, window=span, compare_window=None, signals=signals)
 
 
+_DEATH_WORDS = frozenset({"muerto", "muertos", "muerta", "muertas"})
+
+
 def _not_negated(crimes: list, text: str) -> list:
     """The crimes of a question without the ones it sets aside (never all of them)."""
     kept = [c for c in crimes if not crime_matcher.negated(c, text)]
@@ -176,6 +179,9 @@ def understand(
     crimes, methods = crime_matcher.ordered(found)
     crimes = _not_negated(crimes, tokens.text)
     crimes = _named_as_place(crimes, found, tokens, question, lexicon)
+    # «muertos por homicidio doloso»: a word that only says someone died names no crime beside a crime said
+    said = [c for c in crimes if c.text not in _DEATH_WORDS]
+    crimes = said or crimes
     # «asaltos en la calle… asaltos a transeúntes»: a subtipo named beside the sum that includes it is that sum
     inside = {k for c in crimes for k in lexicon.members.get(c.delito, ())}
     crimes = [c for c in crimes if c.delito not in inside]

@@ -203,21 +203,25 @@ def answered_window(conv) -> tuple[date, date] | None:
 
 
 _THAT_MONTH = re.compile(r"\b(?:es[ea]|dicho|aquel|el\s+mismo)\s+mes\b")
+_THAT_YEAR = re.compile(r"\b(?:es[ea]|dicho|aquel|el\s+mismo)\s+ano\b")
 
 
 def answered_month(conversation, question: str) -> tuple[date, date] | None:
     """«de ese mes, ¿cuántos fueron con arma de fuego?» after «¿cuál fue el pico?»: the month the last answer named
-    (its peak or its low, as it was asked), or None."""
+    (its peak or its low, as it was asked), or None; «ese año» after «¿cuál fue el año con más?», that year."""
     turns = getattr(conversation, "turns", None) or []
     metrics = ((turns[-1].result or {}).get("metrics") or {}) if turns else {}
-    if metrics.get("por") != "mes" or not _THAT_MONTH.search(tokenize(question or "").text):
+    text = tokenize(question or "").text
+    by_month = metrics.get("por") == "mes" and _THAT_MONTH.search(text)
+    by_year = metrics.get("por") == "anio" and _THAT_YEAR.search(text)
+    if not (by_month or by_year):
         return None
-    month = metrics.get("minimo_periodo" if metrics.get("enfoque") == "minimo" else "maximo_periodo")
+    named = metrics.get("minimo_periodo" if metrics.get("enfoque") == "minimo" else "maximo_periodo")
     try:
-        start = date.fromisoformat(f"{month}-01")
+        start = date.fromisoformat(f"{named}-01" if by_month else f"{named}-01-01")
     except (TypeError, ValueError):
         return None
-    return start, month_end(start.year, start.month)
+    return (start, month_end(start.year, start.month)) if by_month else (start, date(start.year, 12, 31))
 
 
 # «mismos años», «esos diez años», «esos años»: the years a window of the talk spanned, however many turns ago
