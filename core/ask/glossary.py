@@ -176,6 +176,13 @@ GLOSSARY: tuple[Term, ...] = (
         ("tasa",),
     ),
     Term(
+        "victimas_valores",
+        (r"\bno identificad[oa]s?\b", r"\brangos? de edad\b", r"\bedad(es)? no especificad[oa]s?\b"),
+        _C + "Valores del archivo de víctimas: «No identificado» y rangos de edad",
+        ("no identificado", "rango de edad", "no especificado"),
+        covers=("sexo_edad", "no_especificado", "carpetas_vs_victimas"),
+    ),
+    Term(
         "sexo_edad",
         (
             r"\b(edad|edades|sexo|genero)\b.{0,40}\bvictimas?\b",

@@ -48,6 +48,27 @@ def test_the_issue_topics_are_in_the_glossary(topic):
     assert any(t.key == topic for t in GLOSSARY)
 
 
+@pytest.mark.parametrize(
+    "question,section",
+    [
+        (
+            "¿qué significa que el sexo de una víctima sea «No identificado»?",
+            "conceptos.md § Valores del archivo de víctimas: «No identificado» y rangos de edad",
+        ),
+        (
+            "¿qué quiere decir edad no especificada en las víctimas?",
+            "conceptos.md § Valores del archivo de víctimas: «No identificado» y rangos de edad",
+        ),
+        (
+            "¿por qué no puedo saber el sexo de las víctimas?",
+            "limitaciones.md § El archivo municipal no informa sexo ni edad de las víctimas",
+        ),
+    ],
+)
+def test_a_question_names_the_section_of_its_term(question, section):
+    assert terms_in(fold(question))[0].section == section
+
+
 def test_a_section_is_found_by_its_citation():
     assert section_of("conceptos.md § Doloso y culposo").section == "Doloso y culposo"
 
