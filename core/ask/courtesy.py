@@ -48,7 +48,10 @@ _COURTESY = frozenset(
         "casandra aqui desde cabina programa radio saludamos saludan saluda informacion ha sido gran util nos con gusto "
         # acknowledgments and sign-offs («ok», «va», «bueno ya, adiós», «ya estuvo, hasta mañana», «muy amables»)
         "ok va sale vale listo entendido entiendo genial chido orale sobres ya bueno ah veo acuerdo pues amables adios "
-        "hasta luego pronto manana vemos despido",
+        "hasta luego pronto manana vemos despido "
+        # how a memo addresses a person («Buenos días, licenciada. Quedo atento.»)
+        "licenciado licenciada lic licenciados maestro maestra mtro mtra ingeniero ingeniera ing doctor doctora dr dra "
+        "senor senora senorita don dona joven",
     )
 )
 # The words that make a message courtesy (the rest of _COURTESY only glues them: «y», «por», «día», «la»)

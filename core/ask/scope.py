@@ -70,6 +70,8 @@ _BELOW = re.compile(
     # «por la zona de la estación del tren»: the part of town around a landmark
     rf"|\b(la )?zona (de|del) (la |el |los |las )?({_LANDMARKS})\b"
     r"|\balrededores\b|\b(por|a la) vuelta de\b"
+    # «¿en qué carretera o tramo se concentran esos accidentes?»: a road or a stretch of it
+    r"|\b(que|cuales?|las|la|sus|cada|esa|esta|en) (carreteras?|tramos?|autopistas?|libramientos?)\b"
     # «¿en qué zona de Celaya…?», «las partes de la ciudad donde…»: a part of the town, asked about
     r"|\b(que|cuales?|las|sus|cada|varias) ((zonas?|sectores?|areas?) (de|del)\b(?! los municipios\b)"
     r"|(partes?|puntos?) (de la ciudad|del municipio|de la zona)\b)"
@@ -96,6 +98,9 @@ _LEVEL_WORDS = (
     ("cerca de", "zona cercana a un lugar"),
     ("centro de", "zona"),
     ("cuadra", "calle"),
+    ("carretera", "carretera o tramo"),
+    ("tramo", "carretera o tramo"),
+    ("autopista", "carretera o tramo"),
 )
 MENU_LEAD = "Para un panorama"
 MAX_QUESTION = 300  # ClarifyingQuestion.question's limit
@@ -114,7 +119,9 @@ _FORECAST = re.compile(
     # «si sigue la tendencia, ¿cuántos tendría León en 2026?», «¿cuántos crees que haya este diciembre?»
     r"|si\s+sigue\w*\s+(?:la|esta|esa|asi)\b|si\s+(?:continua|se\s+mantiene)\w*\s+(?:la|esta|esa)\s+tendencia"
     r"|cre(?:es|e|en)\s+que\s+(?:haya|habra|vaya|vayan|suba|baje|aumente|disminuya)"
-    r"|cuant[oa]s\s+(?:\w+\s+){0,3}?(?:tendria|tendrian|habria|habrian|tendra|tendran))\b"
+    r"|cuant[oa]s\s+(?:\w+\s+){0,3}?(?:tendria|tendrian|habria|habrian|tendra|tendran)"
+    # «una estimación de la tasa que tendrá Guanajuato al cierre de 2026», «¿cuántos va a ver el año que entra?»
+    r"|estimacion\w*\s+(?:\w+\s+){0,6}?(?:tendra|tendran|habra|habran|sera|seran)|ano\s+que\s+(?:entra|viene))\b"
 )
 # «¿qué opinas?», «en tu opinión el gobernador lo está haciendo bien o mal?»: a judgement, never a count
 _OPINION = re.compile(

@@ -194,7 +194,7 @@ def _classify(
         return UnknownTerm(text, "other", "")
     if any(w in _VAGUE_TIME for w in words) and not any(w in TIME_WORDS or _YEAR.match(w) for w in words):
         return UnknownTerm(text, "other" if has_window else "time", "" if has_window else "periodo no reconocido")
-    if any(w in TIME_WORDS or _YEAR.match(w) for w in words) and tokens.words[i - 1 : i] != ["ese"]:
+    if any(w in TIME_WORDS or _YEAR.match(w) for w in words) and tokens.words[i - 1 : i] != ("ese",):
         return UnknownTerm(text, "time", "periodo no reconocido")
     if _gloss(tokens, i):  # «violación a la intimidad sexual (lo de la Ley Olimpia)»: what the crime is called
         return UnknownTerm(text, "other", "")
@@ -217,6 +217,10 @@ def _classify(
         # be the place, asked about)
         return UnknownTerm(text, "other", "")
     named = any(w in capitalized for w in words if w not in STOPWORDS)
+    verb = [w for w in words if w != "para"]
+    purpose = "para" in words[:1] or tokens.words[i - 1 : i] == ("para",)
+    if not named and purpose and len(verb) == 1 and re.search(r"(?:ar|er|ir)$", verb[0]):
+        return UnknownTerm(text, "other", "")  # «…el mismo semestre de 2023 para contrastar»: a purpose, no place
     if _after_cue(tokens, i) and (named or not has_place):
         # with no place in the question, a word after «en» is asked about: the state is never its stand-in
         near = suggestions(lex, text)

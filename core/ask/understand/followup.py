@@ -48,7 +48,7 @@ from core.ask.understand.continuation import (
 )
 from core.ask.understand.national_carry import carry as national_carry
 from core.ask.understand.rewrite import crime_phrase, describe
-from core.ask.understand.shapes import yearly_series
+from core.ask.understand.shapes import extreme_direction, other_end, presence_side, yearly_series
 from core.ask.understand.talkedtime import (
     answered_month,
     answered_window,
@@ -59,50 +59,6 @@ from core.ask.understand.talkedtime import (
 from core.ask.understand.timepairs import year_on_year
 from core.ask.understand.tokens import tokenize
 from core.text import normalize_text
-
-# After a peak: «¿y el mejor?», «¿y el de menos?», «¿y el más bajo?» ask the other end; «¿y el peor?» the top.
-_TO_LOW = re.compile(r"\b(?:menos|menor|mejor|minimo|mas\s+(?:baj|tranquil|calmad)\w*)\b")
-_TO_HIGH = re.compile(r"\b(?:peor|mayor|maximo|mas\s+(?:alt|violent|peligros)\w*)\b")
-
-
-def _extreme_direction(merged: Understanding, text: str) -> None:
-    """A follow-up to a peak that names the other end flips it; one that names neither keeps the previous end."""
-    to = "min" if _TO_LOW.search(text) else "max" if _TO_HIGH.search(text) else None
-    if to:
-        merged.signals = [s for s in merged.signals if s not in ("extreme:min", "extreme:max")] + [f"extreme:{to}"]
-
-
-# After «¿qué municipios no registraron…?»: «¿y cuántos sí tuvieron al menos uno?» asks the other side.
-_WITH_SOME = re.compile(
-    r"\b(?:al|por\s+lo)\s+menos\s+(?:un|uno|una|1)\b|\bcuant\w+\s+si\b|\bcon\s+(?:casos|alguno|registros)\b"
-)
-_WITH_NONE = re.compile(r"\bningun\w*\b|\bsin\s+(?:casos|ningun\w*|registros)\b|\bcuant\w+\s+no\b|\bno\s+tuvieron\b")
-
-
-def _presence_side(merged: Understanding, current: Understanding, previous: Understanding) -> None:
-    """A follow-up to «municipios sin/con casos» that names the other side keeps the shape and flips the side."""
-    if previous.kind != "presence" or current.places or merged.kind not in ("presence", "single_value", "unknown"):
-        return
-    text = tokenize(current.question).text
-    side = "con" if _WITH_SOME.search(text) else "sin" if _WITH_NONE.search(text) else None
-    if side:
-        merged.kind = "presence"
-        merged.signals = [s for s in merged.signals if not s.startswith("presence:")] + [f"presence:{side}"]
-
-
-# «¿y en total?», «de todo tipo», «sin importar el arma», «todas las modalidades»: no modalidad filter any more
-_PLACES_WORDS = re.compile(r"\b(?:municipios?|lugar(?:es)?|ciudad(?:es)?|donde|en\s+cual(?:es)?)\b")
-
-
-def _other_end(current: Understanding, previous: Understanding) -> bool:
-    """«¿y el más violento?» after «el mes más tranquilo»: the other end of the same peak, not a ranking of places."""
-    text = tokenize(current.question).text
-    return (
-        previous.kind == "extremes"
-        and current.kind == "ranking"
-        and not current.places
-        and not _PLACES_WORDS.search(text)
-    )
 
 
 def negated_places(current: Understanding) -> set[str]:
@@ -274,7 +230,7 @@ def merge_follow_up(
         merged.compare_window = previous.compare_window
         kept.append("window")
     same_thing = bool(SAME_THING.search(tokenize(current.question).text))
-    other_end = _other_end(current, previous)
+    at_other_end = other_end(current, previous)
     # «y por conteo», «¿y en tasa?» after a ranking: only the measure changes, the shape stays
     measure_only = (
         any(x in current.signals for x in ("medida:tasa", "medida:conteo")) and current.kind == "single_value"
@@ -283,18 +239,21 @@ def merge_follow_up(
     # a whole new question («ahora lesiones dolosas en Irapuato 2022») has its own shape, never the last one's share
     pending = bool(turns := getattr(conversation, "turns", None)) and getattr(turns[-1], "status", None) == "clarify"
     own_question = restated(current, previous) and not explicit_kind(current) and not same_thing and not pending
-    if (not explicit_kind(current) or same_thing or other_end or measure_only) and not own_question:
+    if (not explicit_kind(current) or same_thing or at_other_end or measure_only) and not own_question:
         merged.kind = previous.kind
         if previous.kind == "breakdown" and "medida:tasa" in current.signals and not merged.methods:
             merged.kind = "single_value"  # «pásamelo en tasa» after a total and its part: the total's rate
+        if previous.kind == "average" and "medida:conteo" in current.signals:
+            merged.kind = "single_value"  # «¿y en conteo?» after a monthly average: the count of the period
         # the shape's own settings go with it: «y en 2023?» after the lowest month is still the lowest month
-        merged.signals += [s for s in previous.signals if s.split(":")[0] in SHAPE_SETTINGS]
+        if merged.kind == previous.kind:
+            merged.signals += [s for s in previous.signals if s.split(":")[0] in SHAPE_SETTINGS]
         merged.group_by_municipio = previous.group_by_municipio or current.group_by_municipio
         new_municipality = any(p.nivel == "municipio" for p in current.places)
         if previous.kind == "ranking" and (new_municipality or current.whole_state):
             # "top 5…" then "¿y en Celaya?" or «¿y la tasa de todo el estado?»: that place's value
             merged.kind, merged.group_by_municipio = "single_value", False
-        if other_end:
+        if at_other_end:
             merged.group_by_municipio = False
         if merged.kind == "extremes" and "medida:tasa" in current.signals and current.window is not None:
             merged.kind = "single_value"  # «tasa 2022» after «el peor año»: that year's rate
@@ -316,7 +275,7 @@ def merge_follow_up(
         merged.kind = "composition"  # «¿y cuánto pesa la violencia familiar?» after a place's crimes: its part of them
     if previous.group_by_municipio and not (current.places or current.whole_state) and merged.kind == previous.kind:
         merged.group_by_municipio = True  # «¿y en cuál bajaron más?» after a ranking of changes: still every place
-    _presence_side(merged, current, previous)
+    presence_side(merged, current, previous)
     if (
         merged.kind == "comparison"
         and current.window is not None
@@ -354,7 +313,7 @@ def merge_follow_up(
         # total, not the place's part of the state
         merged.kind, merged.crimes = "breakdown", list(previous.crimes)
     if merged.kind == "extremes":
-        _extreme_direction(merged, text)
+        extreme_direction(merged, text)
         if current.window is None and previous.compare_window and "time:compare_span" in previous.signals:
             merged.window, merged.compare_window = (previous.compare_window[0], previous.window[1]), None  # «esos años»
         said_unit = re.search(r"\b(?:mes|meses|ano|anos|trimestres?|semestres?)\b", text)

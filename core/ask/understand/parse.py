@@ -109,7 +109,11 @@ def _kinds_of_bare_tipo(crimes: list, signals: list[str], kind: str, text: str, 
     return crimes, signals, ("single_value" if kind == "breakdown" else kind)
 
 
-_TOTAL_AND_PART = re.compile(r"\bcuant[oa]s\s+(?:fueron|hubo|son|hay|van)\b(?:\s+\w+){0,3}?\s+y\s+cuant[oa]s\b")
+_TOTAL_AND_PART = re.compile(
+    r"\bcuant[oa]s\s+(?:fueron|hubo|son|hay|van)\b(?:\s+\w+){0,3}?\s+y\s+cuant[oa]s\b"
+    # «cuántos homicidios dolosos hubo en León en 2023 y cuántos de esos fueron con arma de fuego»
+    r"|\bcuant[oa]s\b(?:\s+\w+){1,12}?\s+y\s+cuant[oa]s\s+de\s+(?:es[oa]s|ell[oa]s|l[oa]s\s+cuales)\s+(?:fueron|eran|son)\b"
+)
 _RISE_OR_FALL = re.compile(
     r"\b(?:aument|disminu|cambi|crec|subi|baj|increment|reduj|reduc|vari|mejor|empeor|cay|caid)\w*"
 )

@@ -40,7 +40,8 @@ from core.ask.understand.tokens import (
 
 BELOW_MUNICIPALITY = words_of(
     "colonia colonias col barrio barrios fraccionamiento fraccionamientos fracc calle calles avenida av bulevar "
-    "boulevard blvd calzada callejon privada cuadrante cuadrantes cuadra manzana localidad rancheria ejido"
+    "boulevard blvd calzada callejon privada cuadrante cuadrantes cuadra manzana localidad rancheria ejido "
+    "carretera carreteras tramo tramos autopista autopistas libramiento crucero"
 )
 # A lowercase one-word name right after one of these is the ordinary noun («la suma de los municipios»: not Suma,
 # Yucatán): Spanish puts no article before a bare town name; names that carry one hold it («El Salto»).

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 
+from core.ask.understand import Understanding
+from core.ask.understand.tokens import tokenize
+
 _C = lambda *parts: re.compile("|".join(parts))
 
 EXTREME = _C(
@@ -258,3 +261,48 @@ def yearly_series(kind: str, window, text: str) -> bool:
         return False
     whole = (window[0].month, window[0].day, window[1].month, window[1].day) == (1, 1, 12, 31)
     return whole and window[1].year - window[0].year >= 2
+
+
+# After a peak: «¿y el mejor?», «¿y el de menos?», «¿y el más bajo?» ask the other end; «¿y el peor?» the top.
+_TO_LOW = re.compile(r"\b(?:menos|menor|mejor|minimo|mas\s+(?:baj|tranquil|calmad)\w*)\b")
+_TO_HIGH = re.compile(r"\b(?:peor|mayor|maximo|mas\s+(?:alt|violent|peligros)\w*)\b")
+
+
+def extreme_direction(merged: Understanding, text: str) -> None:
+    """A follow-up to a peak that names the other end flips it; one that names neither keeps the previous end."""
+    to = "min" if _TO_LOW.search(text) else "max" if _TO_HIGH.search(text) else None
+    if to:
+        merged.signals = [s for s in merged.signals if s not in ("extreme:min", "extreme:max")] + [f"extreme:{to}"]
+
+
+# After «¿qué municipios no registraron…?»: «¿y cuántos sí tuvieron al menos uno?» asks the other side.
+_WITH_SOME = re.compile(
+    r"\b(?:al|por\s+lo)\s+menos\s+(?:un|uno|una|1)\b|\bcuant\w+\s+si\b|\bcon\s+(?:casos|alguno|registros)\b"
+)
+_WITH_NONE = re.compile(r"\bningun\w*\b|\bsin\s+(?:casos|ningun\w*|registros)\b|\bcuant\w+\s+no\b|\bno\s+tuvieron\b")
+
+
+def presence_side(merged: Understanding, current: Understanding, previous: Understanding) -> None:
+    """A follow-up to «municipios sin/con casos» that names the other side keeps the shape and flips the side."""
+    if previous.kind != "presence" or current.places or merged.kind not in ("presence", "single_value", "unknown"):
+        return
+    text = tokenize(current.question).text
+    side = "con" if _WITH_SOME.search(text) else "sin" if _WITH_NONE.search(text) else None
+    if side:
+        merged.kind = "presence"
+        merged.signals = [s for s in merged.signals if not s.startswith("presence:")] + [f"presence:{side}"]
+
+
+# «¿y en total?», «de todo tipo», «sin importar el arma», «todas las modalidades»: no modalidad filter any more
+_PLACES_WORDS = re.compile(r"\b(?:municipios?|lugar(?:es)?|ciudad(?:es)?|donde|en\s+cual(?:es)?)\b")
+
+
+def other_end(current: Understanding, previous: Understanding) -> bool:
+    """«¿y el más violento?» after «el mes más tranquilo»: the other end of the same peak, not a ranking of places."""
+    text = tokenize(current.question).text
+    return (
+        previous.kind == "extremes"
+        and current.kind == "ranking"
+        and not current.places
+        and not _PLACES_WORDS.search(text)
+    )

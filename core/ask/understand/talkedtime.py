@@ -26,6 +26,8 @@ _PAST = re.compile(r"\b(?:pasad[oa]|anterior|previo)\b")
 WHOLE_PART = re.compile(
     r"\btod[oa]\s+(?:el|ese|este|aquel)\s+(ano|semestre|trimestre|bimestre|cuatrimestre)\b"
     r"|\b(?:el|ese|al|del|de\s+ese)\s+(ano|semestre|trimestre|bimestre|cuatrimestre)\s+(?:complet|enter)o\b"
+    # «la cifra al cierre de ese año»: the whole year the period talked about is in
+    r"|\bcierre\s+(?:de|del)\s+(?:es[ea]\s+|este\s+|aquel\s+)?(ano|semestre|trimestre)\b"
 )
 _PART_SIZE = {"ano": 12, "semestre": 6, "trimestre": 3, "bimestre": 2, "cuatrimestre": 4}
 
@@ -35,7 +37,7 @@ def _whole_part(text: str, pw: tuple[date, date]) -> tuple[date, date] | None:
     found = WHOLE_PART.search(text)
     if found is None:
         return None
-    size = _PART_SIZE[found.group(1) or found.group(2)]
+    size = _PART_SIZE[found.group(1) or found.group(2) or found.group(3)]
     first = (pw[0].month - 1) // size * size + 1
     if pw[1].year != pw[0].year or pw[1].month > first + size - 1:
         return None

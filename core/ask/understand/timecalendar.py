@@ -137,6 +137,15 @@ def abbr_range(s: Scan, m: re.Match) -> None:
     _months_to(s, m, months[m.group(1)], months[m.group(2)], int(m.group(3)))
 
 
+@rule(
+    rf"\b(?:con\s+|al\s+|a\s+)?(?:cierre|corte)\s+(?:a|al|de)\s+(?:(?:el\s+)?mes\s+de\s+)?({_MONTH})"
+    rf"\s+(?:de\s+|del\s+)?({_YEAR})\b"
+)
+def closing_month(s: Scan, m: re.Match) -> None:
+    """«con cierre a diciembre de 2024», «con corte a mayo de 2025»: the year so far, to that month."""
+    _months_to(s, m, 1, MONTHS[m.group(1)], int(m.group(2)))
+
+
 @rule(rf"\b(?:los\s+|las\s+)?(primer|ultim)[oa]s\s+({NUMBER_RE})\s+meses\s+(?:(?:de|del)\s+)?(?:ano\s+)?({_YEAR})\b")
 def months_of_year(s: Scan, m: re.Match) -> None:
     """«Los primeros/últimos N meses de» a year."""

@@ -22,6 +22,7 @@ RULES = (
     cal.day,
     cal.numeric_day,
     cal.iso_day,
+    cal.closing_month,
     cal.month_range,
     cal.bare_month_range,
     cal.abbr_range,
