@@ -130,7 +130,9 @@ def _places_compared(text: str, time, places, whole_state: bool):
     return replace(time, window=span, compare_window=None, signals=signals)
 
 
-_DEATH_WORDS = frozenset({"muerto", "muertos", "muerta", "muertas"})
+_DEATH_WORDS = frozenset(
+    {"muerto", "muertos", "muerta", "muertas", "asesinado", "asesinados", "asesinada", "asesinadas"}
+)
 
 
 def _not_negated(crimes: list, text: str) -> list:
@@ -183,7 +185,8 @@ def understand(
     crimes, methods = crime_matcher.ordered(found)
     crimes = _not_negated(crimes, tokens.text)
     crimes = _named_as_place(crimes, found, tokens, question, lexicon)
-    # «muertos por homicidio doloso»: a word that only says someone died names no crime beside a crime said
+    # «muertos por homicidio doloso», «un reportaje sobre las mujeres asesinadas… los feminicidios»: a word that only
+    # says someone died names no crime beside a crime said
     said = [c for c in crimes if c.text not in _DEATH_WORDS]
     crimes = said or crimes
     # «asaltos en la calle… asaltos a transeúntes»: a subtipo named beside the sum that includes it is that sum
