@@ -128,6 +128,10 @@ _DESTRUCTIVE_RE = re.compile(
     r".{0,40}\b(tabla|tablas|datos|registros|base|bases|informacion|archivo|archivos|cifras|bitacora|auditoria)\b"
 )
 # Methodology questions: a question word near a methodology noun.
+_NOT_COMPARABLE = re.compile(
+    r"\b(?:no\s+(?:es|son|sea|sean)\s+comparables?|no\s+se\s+(?:puede|pueden)\s+comparar|por\s*que\b.{0,60}\bcompar\w*)"
+)
+RNID_WHY = "¿Por qué las cifras de 2026 (metodología RNID) no son comparables con las de años anteriores?"
 _FIGURE_ASKED = re.compile(
     r"\b(?:es[ea]|este|esta|aquel) (?:ano|mes|periodo)\b|\btasas? (?:nacional|estatal|municipal)\b"
 )
@@ -311,6 +315,13 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     framed_only = follow or conv.last_understanding is not None
     definition = asks_definition(normalized, u, framed_only=framed_only) and not below_municipality(normalized)
     definition = definition or continues_definition(conv, normalized, u)
+    # «¿por qué esa cifra no es comparable con la de años anteriores?» after a 2026 figure: the methodology's change
+    rnid_why = bool(
+        conv.last_understanding is not None
+        and "national:rnid" in conv.last_understanding.signals
+        and _NOT_COMPARABLE.search(normalized)
+    )
+    definition = definition or rnid_why
     follow = follow and not definition
     previous = conv.last_understanding
     if not follow and not definition and u is not None and previous is not None and previous.places:
@@ -336,7 +347,7 @@ def stage(turn: Turn, ctx: StageContext, conv: Conversation) -> None:
     u = home_place(u, conv) if u is not None else None  # «¿y en mi municipio…?»: the one the asker said was theirs
     u = capital_city(u, conv) if u is not None else None  # «la capital» in a talk about the Ciudad de México
     u = back_to_talk_state(u, conv) if u is not None else None  # «volviendo al estado» in a talk about Michoacán
-    rewritten = question
+    rewritten = RNID_WHY if rnid_why else question
     if follow:
         u = merge_follow_up(u, conv.last_understanding, lex, conv)
         u = anchored_follow_up(u, lex, ctx.anchor, ctx.min_date, ends)  # «¿y en lo que va del año?»: its series

@@ -185,6 +185,11 @@ def build(u: Understanding) -> ToolPlan:
     if len(u.crimes) > 1:
         notes.append(f"Las tablas nacionales se consultan un delito a la vez: se usó {u.crimes[0].label.lower()}.")
     notes += _rnid_only(u)
+    if "national:rnid" in signals and u.group_by_municipio:  # «favor de desagregar ese dato de 2026 por municipio»
+        notes.append(
+            f"{LEAD}Las cifras de 2026 (metodología RNID) se publican solo por estado: no hay desglose por "
+            "municipio; esta es la cifra estatal."
+        )
     if u.kind == "composition":  # the tipo breakdown reads the municipal cells: Guanajuato's only
         notes.append(
             f"{LEAD}El desglose de todos los delitos por tipo (y la parte de un delito en ese total) lo calculo solo "

@@ -53,6 +53,8 @@ _SPAN_BEFORE = re.compile(
 
 _OF_THOSE = re.compile(
     r"^\W*(?:y\s+)?(?:de|d)\s+(?:esos|esas|estos|estas|ellos|ellas)\s+(?:del?\s+)?(?:ano\s+)?(?:19|20)\d\d\b"
+    # «favor de desagregar ese dato de 2026 por municipio»: the figure talked about, named by its year
+    r"|\b(?:es[ea]s?|dich[oa]s?)\s+(?:dato|datos|cifra|cifras|numero|numeros)\s+(?:del?\s+)?(?:ano\s+)?(?:19|20)\d\d\b"
 )
 
 
