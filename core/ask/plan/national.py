@@ -223,6 +223,9 @@ def build(u: Understanding) -> ToolPlan:
                 "menores de edad (0-17), adultos (18 y más) y edad no especificada; no doy una cifra para esa edad."
             )
         args = {"lugar_id": lugar, **_crime(u), **_window(u)}
+        if others and u.compare_window is None:  # «¿cuántas mujeres en Jalisco? ¿y cuántas en Guanajuato?»: each
+            steps = [_step("victimas_sexo_edad", {**args, "lugar_id": p}) for p in [*others[:3], lugar]]
+            return ToolPlan({"plan": steps}, [*notes, *(f"{ALSO}{k}" for k in range(len(steps) - 1))], "national")
         if u.window is not None and u.compare_window is not None:  # «¿y en el mismo periodo de 2024?»: both periods
             periods = sorted([u.window, u.compare_window])
             steps = [

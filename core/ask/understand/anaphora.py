@@ -187,13 +187,36 @@ _INTRO = re.compile(r"\b(?:trabajo|trabajamos|soy|somos|vivo|vivimos|colaboro|re
 
 def home_place(current: Understanding, conversation) -> Understanding:
     """«¿y en mi municipio…?» after «trabajo en planeación del municipio de Salamanca»: the municipality the asker said
-    was theirs (the first turn that introduced them with one municipality); unchanged when none was said."""
-    if current.places or not _MINE.search(current.generic_place or ""):
+    was theirs (the first turn that introduced them with one municipality); unchanged when none was said. «bueno,
+    cambiando de tema: narcomenudeo primer semestre 2024» from that asker, still talking about it: the same."""
+    home = _home(conversation)
+    if current.places or home is None:
         return current
+    if _MINE.search(current.generic_place or "") or _still_home(current, conversation, home):
+        return replace(current, places=[home], generic_place=None, signals=[*current.signals, "place:home"])
+    return current
+
+
+def _home(conversation):
+    """The municipality the asker introduced themselves with, or None."""
     for turn in getattr(conversation, "turns", None) or []:
         u = getattr(turn, "understanding", None)
         said = tokenize(getattr(turn, "question", "") or "").text
         munis = [p for p in (u.places if u else []) if p.nivel == "municipio"]
         if len(munis) == 1 and (_INTRO.search(said) or "place:generic" in u.signals):
-            return replace(current, places=munis, generic_place=None, signals=[*current.signals, "place:home"])
-    return current
+            return munis[0]
+    return None
+
+
+# «cambiando de tema: …», «otra cosa: …»: a new crime, said with no place
+_TOPIC_CHANGE = re.compile(
+    r"^\W*(?:(?:bueno|ok|oye|va|ya)\W+)?(?:cambiando(?:\s+de\s+tema)?|otro\s+tema|otra\s+cosa)\b"
+)
+
+
+def _still_home(current: Understanding, conversation, home) -> bool:
+    """Whether a topic change that names no place comes right after a turn about the asker's own municipality."""
+    last = getattr(conversation, "last_understanding", None)
+    named = current.whole_state or current.generic_place or any(s.startswith("national:") for s in current.signals)
+    talked = last is not None and [p.entidad_id for p in last.places] == [home.entidad_id]
+    return bool(_TOPIC_CHANGE.search(tokenize(current.question or "").text)) and not named and talked

@@ -28,7 +28,7 @@ _ANAPHORA = re.compile(
     r"\b(?:(?:el|ese|este)\s+mismo\s+(?:indicador|dato|calculo|ejercicio|analisis|reporte|desglose|numero|conteo)"
     r"|(?:la|esa|esta)\s+misma\s+(?:serie|consulta|cifra|tabla|grafica|informacion|tasa|comparacion|pregunta)"
     r"|el\s+(?:dato|valor|indicador|numero)\s+equivalente|el\s+equivalente"
-    r"|(?:de|entre)\s+(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+(?:periodo|ano|mes|semestre|trimestre)"
+    r"|(?:de|entre)\s+(?:tod[oa]s\s+)?(?:ellos|ellas|esos|esas|estos|estas)|(?:ese|este)\s+mismo\s+(?:periodo|ano|mes|semestre|trimestre)"
     r"|(?:en|de|con|sobre|para)\s+eso|(?:ese|este)\s+(?:mismo\s+)?delito)\b"  # «¿en qué lugar quedó … en eso?»
 )
 _MAX_FORMAL_TOKENS = 16

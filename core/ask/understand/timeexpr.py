@@ -143,7 +143,10 @@ _THAT_IS = re.compile(r"^\W*(?:,\s*)?(?:o\s+sea|osea|es\s+decir|mejor\s+dicho)\s
 def _restated(text: str, periods: list) -> list:
     """The periods without one a later period restates right after «o sea» / «es decir»."""
     ordered = sorted(periods, key=lambda p: p.begin)
-    named = [a for a, b in pairwise(ordered) if _THAT_IS.match(text[a.finish : b.begin])]
+    pairs = [(a, b) for a, b in pairwise(ordered) if _THAT_IS.match(text[a.finish : b.begin])]
+    # «hace un año, o sea 2020»: the year said wins; «el segundo trimestre de 2023 (es decir, de abril a junio)»: the
+    # months without a year only gloss the period before them
+    named = [a if b.year_said or a.kind != "absolute" else b for a, b in pairs]
     return [p for p in periods if p not in named]
 
 
@@ -158,7 +161,9 @@ def _parse_time(text: str, anchor: date, min_date: date) -> TimeResult:
     res.notes = list(dict.fromkeys(p.note for p in periods if p.note))
     res.signals += [p.tag for p in periods if p.tag]
     invalid_spans = [(p.begin, p.finish) for p in periods if p.kind == "invalid"]
-    periods = _restated(text, [p for p in periods if p.kind != "invalid"])
+    valid = [p for p in periods if p.kind != "invalid"]
+    periods = _restated(text, valid)
+    invalid_spans += [(p.begin, p.finish) for p in valid if p not in periods]  # a gloss is time words, not unread
     if not periods:
         days = re.search(r"\b(?:hoy|ayer|esta semana|la semana pasada|ultim[oa]s? (?:\w+ )?(?:dias|semanas?))\b", text)
         if days:
