@@ -46,11 +46,14 @@ def municipal(con: duckdb.DuckDBPyConnection, table: str = "new_observations") -
            SELECT estado_id, delito, unnest(generate_series(desde, hasta, INTERVAL 1 MONTH))::DATE AS mes
            FROM new_coverage_month"""
     )
-    con.execute(
-        f"""UPDATE {table} o SET vigente = false, sustituida_por = '{BY_INCIDENTS}' FROM obs_inc_month m
-            WHERE o.nivel = 'municipio' AND {SERIES} AND m.estado_id = o.estado_id AND m.delito = o.delito
-              AND m.mes = o.fecha"""
-    )
+    # The covered states named as text too: the scan then skips the row groups of every other state.
+    states = _states(con, "SELECT DISTINCT estado_id FROM obs_inc_month")
+    if states:
+        con.execute(
+            f"""UPDATE {table} o SET vigente = false, sustituida_por = '{BY_INCIDENTS}' FROM obs_inc_month m
+                WHERE o.nivel = 'municipio' AND {SERIES} AND o.estado_id IN ({states}) AND m.estado_id = o.estado_id
+                  AND m.delito = o.delito AND m.mes = o.fecha"""
+        )
     # The finer observation rows (a subtipo of a tipo-level key), whether they stand or not.
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE obs_fine AS
@@ -58,25 +61,49 @@ def municipal(con: duckdb.DuckDBPyConnection, table: str = "new_observations") -
             WHERE o.nivel = 'municipio' AND {SERIES} AND delito IN (SELECT member FROM obs_tipo_members)
             GROUP BY ALL"""
     )
-    # Only places some finer cell can cover need the check: Guanajuato's (incidents) and those of obs_fine.
+    # Only places some finer cell can cover need the check: those of a state the incidents cover (named as text, so
+    # the scan skips the row groups of other states) and the (place, tipo, month) whose every subtipo a finer
+    # observation holds (the only way a tipo row of another state can stand aside), found among the finer rows: the
+    # parts' robo de vehículo rows are finer rows of every municipality, and none of them completes a tipo.
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE obs_fine_full AS
+           SELECT f.lugar_id, mb.tipo AS delito, f.fecha FROM obs_fine f JOIN obs_tipo_members mb ON mb.member = f.delito
+           JOIN (SELECT tipo, count(*) AS n FROM obs_tipo_members GROUP BY tipo) c ON c.tipo = mb.tipo
+           GROUP BY f.lugar_id, mb.tipo, f.fecha, c.n HAVING count(*) = c.n"""
+    )
+    picked = [f"o.estado_id IN ({states})"] if states else []
+    if con.execute("SELECT count(*) FROM (SELECT 1 FROM obs_fine_full LIMIT 1)").fetchone()[0]:
+        picked.append(
+            """EXISTS (SELECT 1 FROM obs_fine_full x WHERE x.lugar_id = o.lugar_id AND x.delito = o.delito
+                                                       AND x.fecha = o.fecha)"""
+        )
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE obs_tipo_aside AS
             WITH t AS (SELECT DISTINCT lugar_id, estado_id, delito, fecha FROM new_observations o
                        WHERE o.nivel = 'municipio' AND {SERIES} AND delito IN (SELECT tipo FROM obs_tipo_members)
-                         AND (estado_id IN (SELECT estado_id FROM obs_inc_month)
-                              OR lugar_id IN (SELECT lugar_id FROM obs_fine)))
-            SELECT t.lugar_id, t.delito, t.fecha,
+                         AND ({" OR ".join(picked) or "FALSE"}))
+            SELECT t.lugar_id, t.estado_id, t.delito, t.fecha,
                    CASE WHEN count(i.delito) = count(*) THEN '{BY_INCIDENTS}' ELSE min(f.source_file) END AS por
             FROM t JOIN obs_tipo_members mb ON mb.tipo = t.delito
             LEFT JOIN obs_inc_month i ON i.estado_id = t.estado_id AND i.delito = mb.member AND i.mes = t.fecha
             LEFT JOIN obs_fine f ON f.lugar_id = t.lugar_id AND f.delito = mb.member AND f.fecha = t.fecha
             GROUP BY ALL HAVING count(*) FILTER (WHERE i.delito IS NOT NULL OR f.delito IS NOT NULL) = count(*)"""
     )
-    con.execute(
-        f"""UPDATE {table} o SET vigente = false, sustituida_por = a.por FROM obs_tipo_aside a
-            WHERE o.nivel = 'municipio' AND {SERIES} AND o.lugar_id = a.lugar_id AND o.delito = a.delito
-              AND o.fecha = a.fecha"""
-    )
+    aside = _states(con, "SELECT DISTINCT estado_id FROM obs_tipo_aside")
+    stateless = con.execute("SELECT count(*) FROM obs_tipo_aside WHERE estado_id IS NULL").fetchone()[0]
+    if aside or stateless:
+        where = f"o.estado_id IN ({aside})" if aside and not stateless else "TRUE"
+        con.execute(
+            f"""UPDATE {table} o SET vigente = false, sustituida_por = a.por FROM obs_tipo_aside a
+                WHERE o.nivel = 'municipio' AND {SERIES} AND {where} AND o.lugar_id = a.lugar_id
+                  AND o.delito = a.delito AND o.fecha = a.fecha"""
+        )
+
+
+def _states(con: duckdb.DuckDBPyConnection, query: str) -> str:
+    """The states ``query`` gives, as a list of SQL literals ("" when none): a filter DuckDB checks per row group."""
+    found = sorted(r[0] for r in con.execute(query).fetchall() if r[0] is not None)
+    return ", ".join("'" + s.replace("'", "''") + "'" for s in found)
 
 
 # The municipal carpetas of the común IDFC series, one number per cell, over a published version's query
