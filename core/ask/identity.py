@@ -76,6 +76,8 @@ IDENTITY = re.compile(
     rf"|\bdonde (esta|estan|se encuentra\w*|quedo|tienen) (a )?(el |la |los |las |al )?(\w+ )?({_PERSON})\b"
     # «identifica al agresor», «dime quién es»
     rf"|\bidentifica\w*\b.{{0,20}}\b({_PERSON})\b"
+    # «pásame la lista de los agresores denunciados en Irapuato», «el listado de detenidos»: who, one by one
+    rf"|\b(lista|listado|relacion|padron|registro) (de |de los |de las |con los |con las )(\w+ )?({_PERSON})\b"
     # «el teléfono de la familia», «la CURP del detenido», «pásame el facebook del feminicida»
     rf"|\b({_ALWAYS})\b"
     # «nombres de las víctimas», «fotos de los cuerpos», «dirección del detenido», «foto del detenido»

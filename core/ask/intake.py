@@ -260,6 +260,9 @@ def accepted_option(conv: Conversation, normalized: str) -> str | None:
         return None
     if len(getattr(last, "clarify", None) or []) > 1:
         return None  # it asked two things at once («no tengo Morelia…; ¿doloso o culposo?»): «ok» chooses neither
+    words = set(re.findall(r"\w+", normalized))
+    if "gracias" in words and words <= {"ok", "okay", "gracias", "muchas", "mil", "bueno", "va"}:
+        return None  # «ok gracias» closes the talk; «sí, gracias» takes the offer
     return options[0] if _YES.match(normalized.strip()) else None
 
 

@@ -130,6 +130,9 @@ def _places_compared(text: str, time, places, whole_state: bool):
     return replace(time, window=span, compare_window=None, signals=signals)
 
 
+_METHOD_ASIDE = re.compile(
+    r"\b(?:no\s+(?:solo|solamente|nomas|unicamente)|sin\s+(?:importar|distinguir))(?:\s+(?:con|el|la|los|las|por|de|a))*$"
+)
 _DEATH_WORDS = frozenset(
     {"muerto", "muertos", "muerta", "muertas", "asesinado", "asesinados", "asesinada", "asesinadas"}
 )
@@ -183,6 +186,9 @@ def understand(
         # the asker's introduction names where they work, the question names its own
         found.crimes = [(i, c) for i, c in found.crimes if i >= intro_end]
     crimes, methods = crime_matcher.ordered(found)
+    # «…de 2024, todos, no solo arma de fuego», «sin importar el arma»: a modalidad named only to say it is not a filter
+    aside = {m for i, m in found.methods if _METHOD_ASIDE.search(" ".join(tokens.words[max(0, i - 4) : i]))}
+    methods = [m for m in methods if m not in aside]
     crimes = _not_negated(crimes, tokens.text)
     crimes = _named_as_place(crimes, found, tokens, question, lexicon)
     # «muertos por homicidio doloso», «un reportaje sobre las mujeres asesinadas… los feminicidios»: a word that only

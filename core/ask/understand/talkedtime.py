@@ -98,8 +98,11 @@ def relative_window(
     elif "time:month_of_that_year" in sig and current.window:  # «¿y nomás en abril de ese año?»
         merged.window, merged.compare_window = shift_year(current.window, pw[1].year - current.window[0].year), None
     elif (shift := next((s for s in sig if s.startswith("time:shift_years:")), None)) and not _YEAR_SAID.search(text):
-        # «¿y dos años antes?» (not «y hace dos años, todo 2023»: the year said is the window)
-        merged.window, merged.compare_window = shift_year(pw, int(shift.rsplit(":", 1)[1])), None
+        # «¿y dos años antes?» (not «y hace dos años, todo 2023»: the year said is the window); after several years
+        # («del 2022 al 2024» → «y hace dos años, nada más ese año») one year, counted from the data's year
+        several = pw[0].year != pw[1].year and current.window is not None
+        merged.window = current.window if several else shift_year(pw, int(shift.rsplit(":", 1)[1]))
+        merged.compare_window = None
     elif adjacent := next((s for s in sig if s.startswith("time:adjacent:")), None):  # "¿y el año siguiente?"
         merged.window, merged.compare_window = _adjacent_window(pw, adjacent), None
     elif _SPAN_BEFORE.search(text) and current.window is None:  # «¿y los tres meses de antes?»: the span before

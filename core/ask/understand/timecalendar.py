@@ -55,16 +55,16 @@ def year_to_month(s: Scan, m: re.Match) -> None:
 
 @rule(
     r"\b(?:(del|de|desde|entre)\s+(?:el\s+)?(?:ano\s+)?)?(20[12]\d|20[3]0|1[5-9]|2\d)\s*"
-    r"(-|a|al|hasta(?:\s+el)?|y(?:\s+el)?)\s*(20[12]\d|2030|1[5-9]|2\d)\b(?!\s*(?:de\b|del\b|%|mil\b|por\b))"
+    r"(-|a|al|hasta(?:\s+el)?|y(?:\s+el)?|vs|versus|contra)\s*(20[12]\d|2030|1[5-9]|2\d)\b(?!\s*(?:de\b|del\b|%|mil\b|por\b))"
 )
 def short_year_range(s: Scan, m: re.Match) -> None:
-    """A range of years written with a two-digit year: two whole years."""
+    """A range (or a comparison) of years written with a two-digit year: two whole years."""
     # «del 21 al 24», «2019-24», «de 2020 a 24»: a range of years with a two-digit one (never a count or days)
     one, two = m.group(2), m.group(4)
     if len(one) == 4 and len(two) == 4:
         return
-    if len(one) == 2 and not m.group(1):
-        return  # «21 y 24» alone may be counts
+    if len(one) == 2 and not m.group(1) and m.group(3) not in ("vs", "versus", "contra"):
+        return  # «21 y 24» alone may be counts; «hom dol leon 23 vs 24» compares two years
     y1, y2 = (int(y) + (2000 if len(y) == 2 else 0) for y in (one, two))
     if not 2015 <= y1 < y2 <= 2030:
         return

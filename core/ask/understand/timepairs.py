@@ -95,7 +95,9 @@ def period_pairs(text: str, periods: list[Period], change: bool) -> list[tuple[P
             pairs.append((a, b, "compare_same"))
             i += 2
         elif _RANGE_CONNECTORS.match(gap) and not (verb_before and symmetric):
-            if change and a.granularity == b.granularity and (opener or gap == "y") and b.start > a.start:
+            # «variación del estado 2022 a 2023»: the change named right before the two periods, no «de» needed
+            near = bool(re.search(r"\b(?:vari\w*|cambi\w*|diferencia\w*)\b", before[-40:]))
+            if change and a.granularity == b.granularity and (opener or gap == "y" or near) and b.start > a.start:
                 pairs.append((b, a, "compare_span"))  # "cómo cambió entre 2023 y 2024": later vs earlier
             else:
                 pairs.append((a, b, "union" if gap.startswith("y") and not opener else "range"))
@@ -107,6 +109,8 @@ def period_pairs(text: str, periods: list[Period], change: bool) -> list[tuple[P
             elif gap.startswith("que") and not _COMPARATIVE.search(before):
                 i += 1
                 continue
+            elif re.match(r"(?:vs|versus|contra)\b", gap) and a.end < b.start and a.granularity == b.granularity:
+                pairs.append((b, a, "compare"))  # «hom dol León 23 vs 24»: how 2024 came out against 2023
             else:
                 pairs.append((a, b, "compare"))
             i += 2
@@ -137,15 +141,22 @@ def versus_between(text: str, texts: list[tuple[int, int]], a: Period) -> bool:
 
 # «variación interanual», «comparativo interanual», «vs el año anterior (interanual)»
 _YEAR_ON_YEAR = re.compile(r"\binteranual(?:es|mente)?\b")
+_SAME_DATE = re.compile(
+    r"\b(?:a|al)\s+(?:la\s+)?mism[oa]\s+(?:fecha|corte|altura)\b"
+    r"|\b(?:vs|versus|contra|respecto\s+al|frente\s+al)\s+(?:el\s+)?(?:ano\s+)?pasado\b"
+)
 
 
 def year_on_year(u):
     """«primer trimestre de 2025, variación interanual», «¿y el segundo trimestre, mismo comparativo interanual?»: a
     window inside one year against the same months a year before, not a yearly series of one partial year."""
     window = u.window
-    if u.kind != "annual_series" or window is None or window[0].year != window[1].year:
+    if window is None or window[0].year != window[1].year:
         return u
-    if not _YEAR_ON_YEAR.search(tokenize(u.question or "").text):
+    text = tokenize(u.question or "").text
+    # «¿cómo vamos este año vs el pasado, a la misma fecha?»: this year so far against the same months a year before
+    same_date = u.kind == "comparison" and u.compare_window is None and bool(_SAME_DATE.search(text))
+    if not (same_date or (u.kind == "annual_series" and _YEAR_ON_YEAR.search(text))):
         return u
     before = (window[0].replace(year=window[0].year - 1), month_end(window[1].year - 1, window[1].month))
     return replace(u, kind="comparison", compare_window=before, signals=[*u.signals, "time:year_on_year"])
