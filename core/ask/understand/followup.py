@@ -48,7 +48,7 @@ from core.ask.understand.continuation import (
 )
 from core.ask.understand.national_carry import carry as national_carry
 from core.ask.understand.rewrite import crime_phrase, describe
-from core.ask.understand.shapes import extreme_direction, other_end, presence_side, yearly_series
+from core.ask.understand.shapes import extreme_direction, other_end, presence_side, series_talked, yearly_series
 from core.ask.understand.talkedtime import (
     answered_month,
     answered_window,
@@ -338,6 +338,8 @@ def merge_follow_up(
     _corrected_places(merged, current, previous)
     if TOGETHER.search(text) and len(merged.places) >= 2 and "kind:default" in current.signals:
         merged.kind, merged.compare_window = "places", None  # «pon a Celaya y a Salamanca lado a lado, solo 2024»
+    if (series := series_talked(current, previous, conversation)) is not None:
+        merged.kind = series  # «ahora la misma serie pero de Celaya» after the series' peak: the series again
     merged.top_k = current.top_k if current.top_k is not None else previous.top_k
     if "order:asc" not in current.signals:
         merged.order = previous.order

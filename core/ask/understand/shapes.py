@@ -306,3 +306,17 @@ def other_end(current: Understanding, previous: Understanding) -> bool:
         and not current.places
         and not _PLACES_WORDS.search(text)
     )
+
+
+_SAME_SERIES = re.compile(r"\b(?:la\s+)?misma\s+serie\b")
+
+
+def series_talked(current: Understanding, previous: Understanding, conversation) -> str | None:
+    """«la misma serie» after a turn that was no series: the kind of the last series of the talk, or None."""
+    if previous.kind in ("series", "annual_series") or not _SAME_SERIES.search(tokenize(current.question or "").text):
+        return None
+    for turn in reversed(getattr(conversation, "turns", None) or []):
+        u = getattr(turn, "understanding", None)
+        if u is not None and u.kind in ("series", "annual_series"):
+            return u.kind
+    return None
