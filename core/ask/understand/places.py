@@ -258,8 +258,10 @@ def other_states(
             return False
         if all(key_of(p.nombre) != key for p in index[key]):
             # a short everyday form («Tlaquepaque», but also «nombre» of Nombre de Dios): written as a name
-            # or said where a place goes, never an ordinary word of the sentence («el nombre del delito»)
-            return key in capitalized or cue_before(tokens, i)
+            # or said where a place goes, never an ordinary word of the sentence («el nombre del delito»); in a terse
+            # note a year right after it («hom dol tlaquepaque 2024») says where it goes too
+            year_next = j < len(tokens) and re.fullmatch(r"(?:19|20)\d\d", tokens.words[j]) is not None
+            return key in capitalized or cue_before(tokens, i) or year_next
         return True
 
     longest = max((len(k.split()) for k in index), default=1)
