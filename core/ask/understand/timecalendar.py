@@ -81,24 +81,25 @@ def day(s: Scan, m: re.Match) -> None:
     s.day(m, m.group(1), mo, int(m.group(3)) if said else _recent_year(s.anchor, mo), said)
 
 
+def _written_day(s: Scan, m: re.Match, day: str, month: str, year: str) -> None:
+    """A day written in digits: its whole month, or not understood when the month is no month."""
+    mo = int(month)
+    if 1 <= mo <= 12:
+        s.day(m, day, mo, int(year), True)
+    else:
+        s.invalid(m)
+
+
 @rule(rf"\b(\d{{1,2}})\s*/\s*(\d{{1,2}})\s*/\s*({_YEAR})\b")
 def numeric_day(s: Scan, m: re.Match) -> None:
     """A day written dd/mm/yyyy: its whole month."""
-    mo = int(m.group(2))
-    if 1 <= mo <= 12:
-        s.day(m, m.group(1), mo, int(m.group(3)), True)
-    else:
-        s.invalid(m)
+    _written_day(s, m, m.group(1), m.group(2), m.group(3))
 
 
 @rule(rf"\b({_YEAR})\s*-\s*(\d{{1,2}})\s*-\s*(\d{{1,2}})\b")
 def iso_day(s: Scan, m: re.Match) -> None:
     """A day written yyyy-mm-dd: its whole month."""
-    mo = int(m.group(2))
-    if 1 <= mo <= 12:
-        s.day(m, m.group(3), mo, int(m.group(1)), True)
-    else:
-        s.invalid(m)
+    _written_day(s, m, m.group(3), m.group(2), m.group(1))
 
 
 @rule(

@@ -398,6 +398,19 @@ def _compare(entidad, delito, a, b, base_a, base_b, **extra) -> dict:
     }
 
 
+def _celaya_rate_plan() -> dict:
+    """«homicidio doloso en Celaya en tasa, 2024 contra 2023»: the plan two tests read."""
+    return _compare(
+        "GTO.MUN.CELAYA",
+        "homicidio_doloso",
+        "2024-01-01",
+        "2024-12-31",
+        "2023-01-01",
+        "2023-12-31",
+        medida="tasa_per_100k",
+    )
+
+
 COMPARE_COLUMNS = [
     "entidad_id",
     "label",
@@ -594,15 +607,7 @@ def test_compare_rates_use_each_windows_population_year(bundled_settings, raw, e
 def test_compare_celaya_rates_2024_2023(bundled_settings):
     """The figures of the answer «homicidio doloso en Celaya en tasa, 2024 contra 2023» (443 and 370 cases)."""
     env = run(
-        _compare(
-            "GTO.MUN.CELAYA",
-            "homicidio_doloso",
-            "2024-01-01",
-            "2024-12-31",
-            "2023-01-01",
-            "2023-12-31",
-            medida="tasa_per_100k",
-        ),
+        _celaya_rate_plan(),
         bundled_settings,
     )
     assert env["data"]["inline"]["rows"] == [["GTO.MUN.CELAYA", "Celaya", 443, 370, 73, 19.73, 80.3, 67.81]]
@@ -645,15 +650,7 @@ def test_compare_rate_is_null_without_population(bundled_settings):
     store = get_store(bundled_settings)
     catalog = build_catalog(store)
     metadata = store.metadata()
-    plan = _compare(
-        "GTO.MUN.CELAYA",
-        "homicidio_doloso",
-        "2024-01-01",
-        "2024-12-31",
-        "2023-01-01",
-        "2023-12-31",
-        medida="tasa_per_100k",
-    )
+    plan = _celaya_rate_plan()
     step = validate_plan(plan, catalog, metadata).steps[0]
     ctx = ToolContext(store=_WithoutPopulationOf(store, 2023), catalog=catalog, metadata=metadata)
     out = comparar_periodos(ctx, step)
